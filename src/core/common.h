@@ -1,0 +1,59 @@
+// Shared types, errors and limits of the attention engine.
+#pragma once
+
+#include <Eigen/Core>
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ap {
+
+using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Vec = Eigen::VectorXf;
+
+// Every bad input throws this; the message names the argument and the shapes or values.
+struct Error : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// Documented limits (README "Limits"): past them a clear Error, never an out-of-memory abort.
+constexpr int kMaxTokens = 4096;          // tokens in one text for run()
+constexpr int kMaxDim = 4096;             // dModel, dq, dk, dv, hidden sizes
+constexpr long long kMaxMatrix = 1LL << 26;   // elements of one materialized score matrix (256 MiB)
+constexpr int kMaxSeq = 65536;            // rows of Q/K/V for attention() without weights
+constexpr std::size_t kMaxTextBytes = 1 << 20;  // 1 MiB of UTF-8
+
+inline std::string shape_str(std::initializer_list<long long> dims) {
+  std::string s = "[";
+  bool first = true;
+  for (long long d : dims) {
+    if (!first) s += ", ";
+    s += std::to_string(d);
+    first = false;
+  }
+  return s + "]";
+}
+
+inline std::string shape_str(const Mat& m) { return shape_str({m.rows(), m.cols()}); }
+
+inline void require(bool ok, const std::string& message) {
+  if (!ok) throw Error(message);
+}
+
+// Throws naming the argument and the first offending index and value.
+inline void check_finite(const std::string& name, const float* p, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(p[i])) {
+      throw Error(name + ": every value must be finite, got " + std::to_string(p[i]) + " at index " +
+                  std::to_string(i));
+    }
+  }
+}
+
+inline void check_finite(const std::string& name, const Mat& m) {
+  check_finite(name, m.data(), static_cast<std::size_t>(m.size()));
+}
+
+}  // namespace ap

@@ -1,0 +1,27 @@
+// Hot loops of attention. Row-major float buffers, no allocation, no exceptions.
+// Under __wasm_simd128__ they run hand-written SIMD128 code; elsewhere the scalar twin,
+// which computes the same results to 1e-5 and is what the native tests run.
+#pragma once
+
+namespace ap::kernels {
+
+// S[nq, nk] = alpha * Q[nq, d] · K[nk, d]ᵀ
+void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept;
+
+// Row-wise softmax of S[nq, nk] / temperature, in place, max-subtracted.
+// -inf entries are masked cells; a row with every cell -inf becomes all zeros.
+void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
+
+// O[nq, dv] = W[nq, nk] · V[nk, dv]
+void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
+
+// O[nq, dv] = softmax(alpha·Q·Kᵀ / T (causal: j > i masked)) · V, without building the nq×nk matrix.
+// workspace: at least flash_workspace_floats(nq, nk, d, dv) floats. Fully masked rows give 0.
+long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept;
+void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
+                     int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept;
+
+// Which implementation this build runs ("simd128" or "scalar").
+const char* backend() noexcept;
+
+}  // namespace ap::kernels
