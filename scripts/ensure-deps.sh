@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what `npm start` / `npm test` / `npm run bench` need and is missing: Debian packages (as root) and
+# the npm devDependencies. Safe to run again: it only acts on what is absent.
+#   --test  also the packages only the tests use (GoogleTest, Chromium, clang for fuzzing, wabt, PyTorch).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want=(cmake make g++ libeigen3-dev emscripten)
+if [[ "${1:-}" == "--test" ]]; then
+  want+=(libgtest-dev chromium fonts-noto-cjk clang libclang-rt-14-dev wabt python3-torch)
+fi
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "ensure-deps: installing Debian packages: ${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then
+    SUDO=sudo
+  else
+    SUDO=
+  fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# npm dependencies: install when node_modules is absent or older than the lock file.
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "ensure-deps: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

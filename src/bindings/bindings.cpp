@@ -1,0 +1,311 @@
+// embind only: decode the JS options, call the core, encode the result (copies). Documented in src/js/index.ts.
+#include <emscripten/bind.h>
+#include <emscripten/heap.h>
+#include <malloc.h>
+
+#include "bindings/convert.h"
+#include "core/attention.h"
+#include "core/multihead.h"
+#include "core/pipeline.h"
+#include "core/tokenizer.h"
+#include "kernels/kernels.h"
+
+using emscripten::val;
+using namespace apb;
+
+namespace {
+
+ap::Mask decode_mask(const val& m, const std::string& name) {
+  ap::Mask mask;
+  if (m.isUndefined() || m.isNull()) return mask;
+  if (type_of(m) == "string") {
+    const std::string s = m.as<std::string>();
+    if (s == "none") return mask;
+    if (s == "causal") {
+      mask.kind = ap::Mask::Kind::Causal;
+      return mask;
+    }
+    throw ap::Error(name + ": unknown mask '" + s + "'; expected 'none', 'causal', { keyPadding } or { matrix }");
+  }
+  if (type_of(m) != "object") throw ap::Error(name + ": expected 'none', 'causal', { keyPadding } or { matrix }");
+  if (has(m, "keyPadding")) {
+    mask.kind = ap::Mask::Kind::KeyPadding;
+    mask.keyPadding = bytes_from_js(m["keyPadding"], name + ".keyPadding");
+  } else if (has(m, "matrix")) {
+    mask.kind = ap::Mask::Kind::Matrix;
+    mask.matrix = bytes_from_js(m["matrix"], name + ".matrix");
+  } else {
+    throw ap::Error(name + ": an object mask needs keyPadding (one boolean per key) or matrix (nq·nk, 1 = masked)");
+  }
+  return mask;
+}
+
+ap::ScoreParams decode_params(const val& p, ap::ScoreRule rule) {
+  ap::ScoreParams out;
+  auto need = [&](const char* key) {
+    if (!has(p, key))
+      throw ap::Error(std::string("params.") + key + ": score '" + ap::score_name(rule) + "' needs params." + key);
+    return p[key];
+  };
+  switch (rule) {
+    case ap::ScoreRule::General:
+      out.W = matrix_from_js(need("W"), "params.W");
+      break;
+    case ap::ScoreRule::Additive:
+      out.Wq = matrix_from_js(need("Wq"), "params.Wq");
+      out.Wk = matrix_from_js(need("Wk"), "params.Wk");
+      out.v = vector_from_js(need("v"), "params.v");
+      break;
+    case ap::ScoreRule::Concat:
+      out.concatW = matrix_from_js(need("W"), "params.W");
+      out.concatB = vector_from_js(need("b"), "params.b");
+      if (has(p, "combineW") || has(p, "combineB")) {
+        out.combineW = matrix_from_js(need("combineW"), "params.combineW");
+        out.combineB = vector_from_js(need("combineB"), "params.combineB");
+      }
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+val encode_params(const ap::ScoreParams& p, ap::ScoreRule rule) {
+  val o = val::object();
+  switch (rule) {
+    case ap::ScoreRule::General: o.set("W", tensor_to_js(p.W)); break;
+    case ap::ScoreRule::Additive:
+      o.set("Wq", tensor_to_js(p.Wq));
+      o.set("Wk", tensor_to_js(p.Wk));
+      o.set("v", tensor_to_js(p.v));
+      break;
+    case ap::ScoreRule::Concat:
+      o.set("W", tensor_to_js(p.concatW));
+      o.set("b", tensor_to_js(p.concatB));
+      break;
+    default: break;
+  }
+  return o;
+}
+
+// scale: a number (multiplier), false (off = 1), or absent (the rule's default).
+void decode_scale(const val& o, bool* hasScale, float* scale) {
+  if (!has(o, "scale")) return;
+  const val s = o["scale"];
+  if (type_of(s) == "boolean") {
+    if (s.as<bool>()) return;  // true = the default
+    *hasScale = true;
+    *scale = 1.f;
+    return;
+  }
+  *hasScale = true;
+  *scale = static_cast<float>(number_of(s, "scale"));
+}
+
+val tokenized_to_js(const ap::Tokenized& t) {
+  val o = val::object();
+  o.set("tokens", string_array(t.tokens));
+  o.set("ids", int_array(t.ids));
+  o.set("vocab", string_array(t.vocab));
+  val merges = val::array();
+  for (const auto& m : t.merges) merges.call<void>("push", string_array({m.first, m.second}));
+  o.set("merges", merges);
+  return o;
+}
+
+ap::TokenizerOptions decode_tokenizer_options(const val& o) {
+  ap::TokenizerOptions t;
+  if (has(o, "bpeCorpus")) t.bpeCorpus = string_of(o["bpeCorpus"], "bpeCorpus");
+  if (has(o, "bpeMerges")) {
+    t.bpeMerges = int_of(o["bpeMerges"], "bpeMerges");
+    ap::require(t.bpeMerges >= 0 && t.bpeMerges <= 4096,
+                "bpeMerges: must be from 0 to 4096, got " + std::to_string(t.bpeMerges));
+  }
+  return t;
+}
+
+val run(val o) {
+  return guarded([&] {
+    ap::RunOptions r;
+    if (has(o, "source") || has(o, "target")) {
+      if (!has(o, "source") || !has(o, "target"))
+        throw ap::Error("source/target: cross attention needs both source (keys, values) and target (queries)");
+      r.cross = true;
+      r.source = string_of(o["source"], "source");
+      r.target = string_of(o["target"], "target");
+    } else if (has(o, "text")) {
+      r.text = string_of(o["text"], "text");
+    }
+    if (has(o, "tokenizer")) r.tokenizer = string_of(o["tokenizer"], "tokenizer");
+    r.tokenizerOptions = decode_tokenizer_options(o);
+    if (has(o, "dModel")) r.dModel = int_of(o["dModel"], "dModel");
+    if (has(o, "dq")) r.dq = int_of(o["dq"], "dq");
+    if (has(o, "dk")) r.dk = int_of(o["dk"], "dk");
+    if (has(o, "dv")) r.dv = int_of(o["dv"], "dv");
+    if (has(o, "heads")) r.heads = int_of(o["heads"], "heads");
+    if (has(o, "seed")) {
+      const double s = number_of(o["seed"], "seed");
+      ap::require(s >= 0 && s == std::floor(s) && s <= 9007199254740991.0,
+                  "seed: expected an integer from 0 to 2^53 - 1, got " + std::to_string(s));
+      r.seed = static_cast<uint64_t>(s);
+    }
+    if (has(o, "score")) r.score = ap::parse_score(string_of(o["score"], "score"));
+    decode_scale(o, &r.hasScale, &r.scale);
+    if (has(o, "temperature")) r.temperature = static_cast<float>(number_of(o["temperature"], "temperature"));
+    r.mask = decode_mask(o["mask"], "mask");
+    if (has(o, "embeddings")) r.embeddings = matrix_from_js(o["embeddings"], "embeddings");
+    if (has(o, "sourceEmbeddings")) r.sourceEmbeddings = matrix_from_js(o["sourceEmbeddings"], "sourceEmbeddings");
+    if (has(o, "Wq")) r.Wq = matrix_from_js(o["Wq"], "Wq");
+    if (has(o, "Wk")) r.Wk = matrix_from_js(o["Wk"], "Wk");
+    if (has(o, "Wv")) r.Wv = matrix_from_js(o["Wv"], "Wv");
+
+    const ap::Trace t = ap::run(r);
+    val out = val::object();
+    out.set("tokens", string_array(t.tokens.tokens));
+    out.set("tokenIds", int_array(t.tokens.ids));
+    out.set("vocab", string_array(t.tokens.vocab));
+    val merges = val::array();
+    for (const auto& m : t.tokens.merges) merges.call<void>("push", string_array({m.first, m.second}));
+    out.set("merges", merges);
+    out.set("selfAttention", t.selfAttention);
+    if (r.cross) {
+      out.set("sourceTokens", string_array(t.sourceTokens.tokens));
+      out.set("sourceTokenIds", int_array(t.sourceTokens.ids));
+      out.set("sourceEmbeddings", tensor_to_js(t.sourceEmbeddings));
+    }
+    out.set("embeddings", tensor_to_js(t.embeddings));
+    out.set("Wq", tensor_to_js(t.Wq));
+    out.set("Wk", tensor_to_js(t.Wk));
+    out.set("Wv", tensor_to_js(t.Wv));
+    out.set("Q", tensor_to_js(t.Q));
+    out.set("K", tensor_to_js(t.K));
+    out.set("V", tensor_to_js(t.V));
+    const bool one = t.heads == 1;
+    out.set("scores", one ? tensor_to_js(t.scores[0]) : stack_to_js(t.scores));
+    out.set("scaledScores", one ? tensor_to_js(t.scaledScores[0]) : stack_to_js(t.scaledScores));
+    out.set("maskedScores", one ? tensor_to_js(t.maskedScores[0]) : stack_to_js(t.maskedScores));
+    out.set("weights", one ? tensor_to_js(t.weights[0]) : stack_to_js(t.weights));
+    out.set("output", tensor_to_js(t.output));
+    out.set("maskedRows", int_array(t.maskedRows));
+    out.set("scale", t.scale);
+    out.set("heads", t.heads);
+    if (one) {
+      out.set("params", encode_params(t.params[0], r.score));
+    } else {
+      val ps = val::array();
+      for (const auto& p : t.params) ps.call<void>("push", encode_params(p, r.score));
+      out.set("params", ps);
+    }
+    return out;
+  });
+}
+
+val attention(val o) {
+  return guarded([&] {
+    for (const char* k : {"query", "key", "value"})
+      if (!has(o, k)) throw ap::Error(std::string(k) + ": missing (a Tensor [n, d] or [batch, n, d])");
+    int rq = 0, rk = 0, rv = 0;
+    const auto Q = batch_from_js(o["query"], "query", &rq);
+    const auto K = batch_from_js(o["key"], "key", &rk);
+    const auto V = batch_from_js(o["value"], "value", &rv);
+    if (rq != rk || rk != rv || Q.size() != K.size() || K.size() != V.size())
+      throw ap::Error("query/key/value: need the same rank and batch size, got " + std::to_string(Q.size()) + ", " +
+                      std::to_string(K.size()) + ", " + std::to_string(V.size()) + " batch items");
+    ap::AttentionOptions a;
+    if (has(o, "score")) a.score = ap::parse_score(string_of(o["score"], "score"));
+    decode_scale(o, &a.hasScale, &a.scale);
+    if (has(o, "temperature")) a.temperature = static_cast<float>(number_of(o["temperature"], "temperature"));
+    a.mask = decode_mask(o["mask"], "mask");
+    a.params = decode_params(has(o, "params") ? o["params"] : val::object(), a.score);
+    if (has(o, "needWeights")) a.needWeights = bool_of(o["needWeights"], "needWeights");
+    const int batch = static_cast<int>(Q.size());
+    for (int b = 0; b < batch; ++b) ap::validate_attention(Q[b], K[b], V[b], a, batch);
+
+    std::vector<ap::AttentionResult> rs;
+    for (int b = 0; b < batch; ++b) rs.push_back(ap::attention(Q[b], K[b], V[b], a, b));
+    auto pick = [&](auto member) {
+      if (rq == 2) return tensor_to_js(rs[0].*member);
+      std::vector<ap::Mat> ms;
+      for (auto& r : rs) ms.push_back(r.*member);
+      return stack_to_js(ms);
+    };
+    val out = val::object();
+    if (a.needWeights) {
+      out.set("scores", pick(&ap::AttentionResult::scores));
+      out.set("weights", pick(&ap::AttentionResult::weights));
+    }
+    out.set("output", pick(&ap::AttentionResult::output));
+    if (a.score == ap::ScoreRule::Concat && a.params.hasCombine()) out.set("context", pick(&ap::AttentionResult::context));
+    if (rq == 2) {
+      out.set("maskedRows", int_array(rs[0].maskedRows));
+    } else {
+      val rows = val::array();
+      for (auto& r : rs) rows.call<void>("push", int_array(r.maskedRows));
+      out.set("maskedRows", rows);
+    }
+    out.set("scale", rs[0].scale);
+    bool self = true;
+    for (int b = 0; b < batch && self; ++b) self = ap::is_self_attention(Q[b], K[b], V[b]);
+    out.set("selfAttention", self);
+    return out;
+  });
+}
+
+val multiHeadAttention(val o) {
+  return guarded([&] {
+    for (const char* k : {"query", "key", "value"})
+      if (!has(o, k)) throw ap::Error(std::string(k) + ": missing (a Tensor [n, E])");
+    const ap::Mat q = matrix_from_js(o["query"], "query");
+    const ap::Mat k = matrix_from_js(o["key"], "key");
+    const ap::Mat v = matrix_from_js(o["value"], "value");
+    ap::MultiHeadParams p;
+    if (!has(o, "numHeads")) throw ap::Error("numHeads: missing");
+    p.numHeads = int_of(o["numHeads"], "numHeads");
+    if (has(o, "inProjWeight")) p.inProjWeight = matrix_from_js(o["inProjWeight"], "inProjWeight");
+    if (has(o, "qProjWeight")) p.qProjWeight = matrix_from_js(o["qProjWeight"], "qProjWeight");
+    if (has(o, "kProjWeight")) p.kProjWeight = matrix_from_js(o["kProjWeight"], "kProjWeight");
+    if (has(o, "vProjWeight")) p.vProjWeight = matrix_from_js(o["vProjWeight"], "vProjWeight");
+    if (has(o, "inProjBias")) p.inProjBias = vector_from_js(o["inProjBias"], "inProjBias");
+    if (!has(o, "outProjWeight")) throw ap::Error("outProjWeight: missing (a Tensor [E, E])");
+    p.outProjWeight = matrix_from_js(o["outProjWeight"], "outProjWeight");
+    if (has(o, "outProjBias")) p.outProjBias = vector_from_js(o["outProjBias"], "outProjBias");
+    if (has(o, "causal")) p.causal = bool_of(o["causal"], "causal");
+    if (has(o, "keyPaddingMask")) p.keyPaddingMask = bytes_from_js(o["keyPaddingMask"], "keyPaddingMask");
+    if (has(o, "attnMask")) p.attnMask = bytes_from_js(o["attnMask"], "attnMask");
+    const ap::MultiHeadResult r = ap::multi_head_attention(q, k, v, p);
+    val out = val::object();
+    out.set("output", tensor_to_js(r.output));
+    out.set("weights", stack_to_js(r.weights));
+    out.set("maskedRows", int_array(r.maskedRows));
+    return out;
+  });
+}
+
+val tokenize(val text, val kind, val opts) {
+  return guarded([&] {
+    const std::string k = kind.isUndefined() || kind.isNull() ? "word-sorted" : string_of(kind, "tokenizer");
+    return tokenized_to_js(ap::tokenize(string_of(text, "text"), k, decode_tokenizer_options(opts)));
+  });
+}
+
+// Bytes of wasm memory and bytes malloc has handed out (for leak checks and the memory budget).
+val memoryStats() {
+  val o = val::object();
+  const struct mallinfo mi = mallinfo();
+  o.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
+  o.set("allocatedBytes", static_cast<double>(mi.uordblks));
+  return o;
+}
+
+std::string backend() { return ap::kernels::backend(); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_playground) {
+  emscripten::function("run", &run);
+  emscripten::function("attention", &attention);
+  emscripten::function("multiHeadAttention", &multiHeadAttention);
+  emscripten::function("tokenize", &tokenize);
+  emscripten::function("memoryStats", &memoryStats);
+  emscripten::function("backend", &backend);
+}

@@ -1,0 +1,78 @@
+// Scaled dot-product attention and its relatives, one step at a time, so every intermediate matrix can be shown.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/common.h"
+
+namespace ap {
+
+// The scoring rules. dot / scaled-dot: qᵀk; general (Luong): qᵀ W k; additive (Bahdanau, the course's
+// rule 2): vᵀ tanh(Wq q + Wk k); concat (the course's rule 1, its seq2seq Attn class): Linear([q_i; k_i])
+// gives one score per value row.
+enum class ScoreRule { Dot, ScaledDot, General, Additive, Concat };
+
+ScoreRule parse_score(const std::string& name);  // throws naming the argument `score`
+const char* score_name(ScoreRule rule);
+
+struct Mask {
+  enum class Kind { None, Causal, KeyPadding, Matrix };
+  Kind kind = Kind::None;
+  std::vector<uint8_t> keyPadding;  // nk, or batch·nk; 1 = this key is padding
+  std::vector<uint8_t> matrix;      // nq·nk, or batch·nq·nk; 1 = masked
+
+  // Is query row i barred from key j (for batch item b)?
+  bool masked(int b, int i, int j, int nq, int nk) const;
+  // Check sizes against the shapes; throws naming `mask`.
+  void validate(int batch, int nq, int nk) const;
+};
+
+// Parameters of the rules that have them (shapes in PyTorch's Linear layout: [out, in]).
+struct ScoreParams {
+  Mat W;                  // general: [dq, dk]
+  Mat Wq, Wk;             // additive: [h, dq], [h, dk]
+  Vec v;                  // additive: [h]
+  Mat concatW;            // concat: [nv, dq + dk]
+  Vec concatB;            // concat: [nv]
+  Mat combineW;           // concat, optional: [out, dq + dv]
+  Vec combineB;           // concat, optional: [out]
+  bool hasCombine() const { return combineW.size() > 0; }
+};
+
+struct AttentionOptions {
+  ScoreRule score = ScoreRule::ScaledDot;
+  bool hasScale = false;  // false: the rule's default (1/√dk for scaled-dot, 1 otherwise)
+  float scale = 1.f;      // a multiplier on the scores
+  Mask mask;
+  float temperature = 1.f;
+  ScoreParams params;
+  bool needWeights = true;  // false: the fused kernel, no nq×nk matrix (dot / scaled-dot, none / causal)
+};
+
+// One batch item, every step kept. With needWeights = false only output (and context) are filled.
+struct AttentionResult {
+  Mat scores;        // raw rule scores [nq, nk]
+  Mat scaledScores;  // scale · scores
+  Mat maskedScores;  // masked cells = -inf
+  Mat weights;       // softmax(maskedScores / temperature), fully masked rows = 0
+  Mat context;       // weights · V
+  Mat output;        // context, or the combine layer's output (concat with combine params)
+  std::vector<int> maskedRows;
+  float scale = 1.f;
+};
+
+float resolve_scale(const AttentionOptions& opts, int dk);
+
+// Validates everything (shapes, finiteness, rule parameters, mask sizes) and throws ap::Error naming the argument.
+void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts, int batch = 1);
+
+// Q [nq, dq], K [nk, dk], V [nv, dv]; batchIndex selects this item's slice of a batched mask.
+AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts,
+                          int batchIndex = 0);
+
+// The rule's raw scores [nq, nv].
+Mat compute_scores(const Mat& Q, const Mat& K, ScoreRule rule, const ScoreParams& params);
+
+}  // namespace ap

@@ -1,0 +1,138 @@
+#include "core/pipeline.h"
+
+#include "core/rng.h"
+
+namespace ap {
+namespace {
+
+void check_dim(const char* name, int v) {
+  require(v >= 1 && v <= kMaxDim, std::string(name) + ": must be an integer from 1 to " + std::to_string(kMaxDim) +
+                                      ", got " + std::to_string(v));
+}
+
+void apply_override(const char* name, const std::optional<Mat>& given, Mat& target) {
+  if (!given) return;
+  require(given->rows() == target.rows() && given->cols() == target.cols(),
+          std::string(name) + ": expected " + shape_str(target) + ", got " + shape_str(*given));
+  check_finite(name, *given);
+  target = *given;
+}
+
+Mat gather_rows(const Mat& table, const std::vector<int>& ids) {
+  Mat out(static_cast<Eigen::Index>(ids.size()), table.cols());
+  for (std::size_t i = 0; i < ids.size(); ++i) out.row(static_cast<Eigen::Index>(i)) = table.row(ids[i]);
+  return out;
+}
+
+// Rule parameters for one head, drawn as nn.Linear would draw them (docs/design.md, "Random draws of run").
+ScoreParams draw_params(Generator& g, ScoreRule rule, int dqh, int dkh, int nk) {
+  ScoreParams p;
+  switch (rule) {
+    case ScoreRule::General:
+      g.linear(dqh, dkh, p.W, nullptr);
+      break;
+    case ScoreRule::Additive: {
+      g.linear(dkh, dqh, p.Wq, nullptr);
+      g.linear(dkh, dkh, p.Wk, nullptr);
+      Mat v;
+      g.linear(1, dkh, v, nullptr);
+      p.v = v.row(0).transpose();
+      break;
+    }
+    case ScoreRule::Concat:
+      g.linear(nk, dqh + dkh, p.concatW, &p.concatB);
+      break;
+    default:
+      break;
+  }
+  return p;
+}
+
+}  // namespace
+
+bool is_self_attention(const Mat& Q, const Mat& K, const Mat& V) {
+  return Q.rows() == K.rows() && Q.cols() == K.cols() && K.rows() == V.rows() && K.cols() == V.cols() && Q == K &&
+         K == V;
+}
+
+Trace run(const RunOptions& o) {
+  check_dim("dModel", o.dModel);
+  check_dim("dq", o.dq);
+  check_dim("dk", o.dk);
+  check_dim("dv", o.dv);
+  require(o.heads >= 1 && o.heads <= 64, "heads: must be an integer from 1 to 64, got " + std::to_string(o.heads));
+  require(o.dq % o.heads == 0 && o.dk % o.heads == 0 && o.dv % o.heads == 0,
+          "heads: must divide dq, dk and dv, got heads = " + std::to_string(o.heads) + " with dq = " +
+              std::to_string(o.dq) + ", dk = " + std::to_string(o.dk) + ", dv = " + std::to_string(o.dv));
+  if (o.score == ScoreRule::Dot || o.score == ScoreRule::ScaledDot) {
+    require(o.dq == o.dk, std::string("dq/dk: score '") + score_name(o.score) + "' needs dq = dk, got dq = " +
+                              std::to_string(o.dq) + ", dk = " + std::to_string(o.dk));
+  }
+
+  Trace t;
+  t.heads = o.heads;
+  t.selfAttention = !o.cross;
+  if (o.cross) {
+    auto both = tokenize_joint({o.source, o.target}, o.tokenizer, o.tokenizerOptions);
+    t.sourceTokens = std::move(both[0]);
+    t.tokens = std::move(both[1]);
+  } else {
+    t.tokens = tokenize(o.text, o.tokenizer, o.tokenizerOptions);
+  }
+  const std::vector<std::string>& vocab = t.tokens.vocab;
+  const int nq = static_cast<int>(t.tokens.ids.size());
+  const int nk = o.cross ? static_cast<int>(t.sourceTokens.ids.size()) : nq;
+  require(static_cast<long long>(vocab.size()) * o.dModel <= kMaxMatrix,
+          "dModel: the embedding table [" + std::to_string(vocab.size()) + ", " + std::to_string(o.dModel) +
+              "] is too large");
+
+  Generator g(o.seed);
+  const Mat table = g.embedding(static_cast<int>(vocab.size()), o.dModel);
+  t.Wq = g.rand(o.dModel, o.dq);
+  t.Wk = g.rand(o.dModel, o.dk);
+  t.Wv = g.rand(o.dModel, o.dv);
+  const int dqh = o.dq / o.heads, dkh = o.dk / o.heads, dvh = o.dv / o.heads;
+  for (int h = 0; h < o.heads; ++h) t.params.push_back(draw_params(g, o.score, dqh, dkh, nk));
+
+  t.embeddings = gather_rows(table, t.tokens.ids);
+  apply_override("embeddings", o.embeddings, t.embeddings);
+  apply_override("Wq", o.Wq, t.Wq);
+  apply_override("Wk", o.Wk, t.Wk);
+  apply_override("Wv", o.Wv, t.Wv);
+  const Mat* kvInput = &t.embeddings;
+  if (o.cross) {
+    t.sourceEmbeddings = gather_rows(table, t.sourceTokens.ids);
+    apply_override("sourceEmbeddings", o.sourceEmbeddings, t.sourceEmbeddings);
+    kvInput = &t.sourceEmbeddings;
+  }
+
+  t.Q = t.embeddings * t.Wq;
+  t.K = *kvInput * t.Wk;
+  t.V = *kvInput * t.Wv;
+
+  AttentionOptions a;
+  a.score = o.score;
+  a.hasScale = o.hasScale;
+  a.scale = o.scale;
+  a.mask = o.mask;
+  a.temperature = o.temperature;
+  t.output.resize(nq, o.dv);
+  for (int h = 0; h < o.heads; ++h) {
+    a.params = t.params[static_cast<std::size_t>(h)];
+    const Mat Qh = t.Q.middleCols(h * dqh, dqh);
+    const Mat Kh = t.K.middleCols(h * dkh, dkh);
+    const Mat Vh = t.V.middleCols(h * dvh, dvh);
+    validate_attention(Qh, Kh, Vh, a);
+    AttentionResult r = attention(Qh, Kh, Vh, a);
+    t.scale = r.scale;
+    t.output.middleCols(h * dvh, dvh) = r.output;
+    t.scores.push_back(std::move(r.scores));
+    t.scaledScores.push_back(std::move(r.scaledScores));
+    t.maskedScores.push_back(std::move(r.maskedScores));
+    t.weights.push_back(std::move(r.weights));
+    t.maskedRows = std::move(r.maskedRows);
+  }
+  return t;
+}
+
+}  // namespace ap

@@ -1,0 +1,162 @@
+/**
+ * attention-playground: the attention engine (C++ / Eigen / WebAssembly SIMD128) for Node ≥ 20, browsers and bundlers.
+ *
+ * ```ts
+ * import { init } from 'attention-playground'
+ * const ap = await init()
+ * const trace = ap.run({ text: 'this is my cat' })   // the course's numbers, equal to PyTorch's
+ * ```
+ */
+import createAttentionModule from './attention.js';
+import type {
+  AttentionOptions, AttentionResult, MemoryStats, MultiHeadAttentionOptions, MultiHeadAttentionResult, RunOptions,
+  TokenizerName, Tokenization, Trace,
+} from './types.js';
+import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js';
+import type { Tensor } from './util.js';
+
+export * from './types.js';
+export { AttentionError, toTensor } from './util.js';
+export type { Tensor, TensorLike } from './util.js';
+
+/** How to find the `.wasm` file. By default it is loaded from beside this module (`attention.wasm`). */
+export interface InitOptions {
+  /** The module's bytes, if you have them (skips fetching). */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Where the `.wasm` is served from, e.g. `(file) => '/assets/' + file`. */
+  locateFile?: (file: string) => string;
+}
+
+/** The embind module's raw functions (internal: results are `{ error }` or plain objects). */
+export interface RawModule {
+  run(o: object): unknown;
+  attention(o: object): unknown;
+  multiHeadAttention(o: object): unknown;
+  tokenize(text: unknown, kind: unknown, o: object): unknown;
+  memoryStats(): MemoryStats;
+  backend(): string;
+  [key: string]: unknown;
+}
+
+export interface Engine {
+  /** The course's pipeline with every step kept (defaults reproduce its PyTorch program). */
+  run(options?: RunOptions): Trace;
+  /** One attention call on your own Q, K, V ([n, d] or [batch, n, d]). */
+  attention(options: AttentionOptions): AttentionResult;
+  /** torch.nn.MultiheadAttention's computation (weights in PyTorch layout). */
+  multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult;
+  tokenize(text: string, tokenizer?: TokenizerName, options?: { bpeCorpus?: string; bpeMerges?: number }): Tokenization;
+  /** Wasm memory in use (for leak checks and budgets). */
+  memoryStats(): MemoryStats;
+  /** 'simd128' in WebAssembly builds. */
+  readonly backend: string;
+  /** The underlying module (advanced: trainers and tests use it). */
+  readonly module: RawModule;
+}
+
+const RUN_KEYS = [
+  'text', 'source', 'target', 'tokenizer', 'bpeCorpus', 'bpeMerges', 'dModel', 'dq', 'dk', 'dv', 'seed', 'score',
+  'scale', 'mask', 'temperature', 'heads', 'embeddings', 'sourceEmbeddings', 'Wq', 'Wk', 'Wv',
+] as const;
+const ATTENTION_KEYS = ['query', 'key', 'value', 'score', 'scale', 'mask', 'temperature', 'params', 'needWeights'] as const;
+const PARAM_KEYS = ['W', 'Wq', 'Wk', 'v', 'b', 'combineW', 'combineB'] as const;
+const MHA_KEYS = [
+  'query', 'key', 'value', 'numHeads', 'inProjWeight', 'qProjWeight', 'kProjWeight', 'vProjWeight', 'inProjBias',
+  'outProjWeight', 'outProjBias', 'causal', 'keyPaddingMask', 'attnMask',
+] as const;
+const TENSOR_KEYS = new Set([
+  'embeddings', 'sourceEmbeddings', 'Wq', 'Wk', 'Wv', 'query', 'key', 'value', 'inProjWeight', 'qProjWeight',
+  'kProjWeight', 'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias',
+]);
+
+function tensors(opts: Record<string, unknown>, prefix = ''): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(opts)) {
+    out[k] = TENSOR_KEYS.has(k) && v !== undefined ? toTensor(prefix + k, v) : v;
+  }
+  return out;
+}
+
+function makeEngine(module: RawModule): Engine {
+  return {
+    run(options?: RunOptions): Trace {
+      const o = checkOptions('run', options);
+      checkKeys('run', o, RUN_KEYS);
+      return unwrap<Trace>(module.run(tensors(o)));
+    },
+    attention(options: AttentionOptions): AttentionResult {
+      const o = checkOptions('attention', options);
+      checkKeys('attention', o, ATTENTION_KEYS);
+      const t = tensors(o);
+      if (o.params !== undefined) {
+        const p = checkOptions('attention: params', o.params);
+        checkKeys('attention: params', p, PARAM_KEYS);
+        const params: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(p)) params[k] = v === undefined ? v : toTensor(`params.${k}`, v);
+        t.params = params;
+      }
+      return unwrap<AttentionResult>(module.attention(t));
+    },
+    multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult {
+      const o = checkOptions('multiHeadAttention', options);
+      checkKeys('multiHeadAttention', o, MHA_KEYS);
+      return unwrap<MultiHeadAttentionResult>(module.multiHeadAttention(tensors(o)));
+    },
+    tokenize(text: string, tokenizer?: TokenizerName, options?: { bpeCorpus?: string; bpeMerges?: number }): Tokenization {
+      const o = checkOptions('tokenize', options);
+      checkKeys('tokenize', o, ['bpeCorpus', 'bpeMerges']);
+      return unwrap<Tokenization>(module.tokenize(text, tokenizer, o));
+    },
+    memoryStats: () => module.memoryStats(),
+    backend: module.backend(),
+    module,
+  };
+}
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+
+async function instantiate(options: InitOptions): Promise<RawModule> {
+  const moduleArgs: Record<string, unknown> = {};
+  if (options.wasmBinary) {
+    moduleArgs.wasmBinary = options.wasmBinary;
+  } else if (options.locateFile) {
+    moduleArgs.locateFile = options.locateFile;
+  } else if (isNode) {
+    // Hidden from bundlers: only Node reads the file; browsers fetch it from beside this module.
+    const fsName = 'node:fs/promises';
+    const fs = (await import(/* @vite-ignore */ fsName)) as typeof import('node:fs/promises');
+    moduleArgs.wasmBinary = await fs.readFile(new URL('./attention.wasm', import.meta.url));
+  } else {
+    const url = new URL('./attention.wasm', import.meta.url).href;
+    moduleArgs.locateFile = () => url;
+  }
+  return (await createAttentionModule(moduleArgs)) as RawModule;
+}
+
+let defaultEngine: Promise<Engine> | undefined;
+
+/**
+ * Loads the WebAssembly module. The first call without options loads it once and later calls share it;
+ * calls with options make a separate instance (its own memory).
+ */
+export function init(options?: InitOptions): Promise<Engine> {
+  if (options && (options.wasmBinary || options.locateFile)) return instantiate(options).then(makeEngine);
+  if (!defaultEngine) {
+    defaultEngine = instantiate({}).then(makeEngine);
+    defaultEngine.catch(() => {
+      defaultEngine = undefined;  // a failed load (say, a 404) may be retried
+    });
+  }
+  return defaultEngine;
+}
+
+/** Element count of a shape. */
+export function size(shape: readonly number[]): number {
+  return shape.reduce((a, b) => a * b, 1);
+}
+
+/** Row `i` of a 2-D tensor as a copy. */
+export function row(t: Tensor, i: number): Float32Array {
+  const cols = t.shape[t.shape.length - 1];
+  return t.data.slice(i * cols, (i + 1) * cols);
+}

@@ -1,0 +1,172 @@
+import type { Tensor, TensorLike } from './util.js';
+
+export type TokenizerName = 'word-sorted' | 'word' | 'char' | 'bpe';
+export type ScoreRule = 'dot' | 'scaled-dot' | 'general' | 'additive' | 'concat';
+/** 'causal': query i sees keys j ≤ i. keyPadding: one boolean per key (true = padding). matrix: nq·nk, 1 = masked. */
+export type MaskSpec =
+  | 'none'
+  | 'causal'
+  | { keyPadding: ArrayLike<boolean | number> }
+  | { matrix: Uint8Array | ArrayLike<number> };
+
+/** The fixed step names, in pipeline order (the same in C++, the page's `data-step` and the tests). */
+export const STEP_NAMES = [
+  'embeddings', 'Wq', 'Wk', 'Wv', 'Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores', 'weights', 'output',
+] as const;
+export type StepName = (typeof STEP_NAMES)[number];
+
+export interface RunOptions {
+  /** The sentence (self-attention). Default "this is my cat". */
+  text?: string;
+  /** Cross attention: the encoder sentence (keys, values). Give `target` too. */
+  source?: string;
+  /** Cross attention: the decoder sentence (queries). */
+  target?: string;
+  tokenizer?: TokenizerName;
+  /** bpe: the text to learn merges from (default: a small built-in English + Chinese corpus). */
+  bpeCorpus?: string;
+  /** bpe: how many merges to learn. */
+  bpeMerges?: number;
+  dModel?: number;
+  dq?: number;
+  dk?: number;
+  dv?: number;
+  seed?: number;
+  score?: ScoreRule;
+  /** A multiplier on the scores: default 1/√(dk/heads) for scaled-dot, 1 otherwise; `false` switches it off. */
+  scale?: number | boolean;
+  mask?: MaskSpec;
+  temperature?: number;
+  heads?: number;
+  /** Edited cells: replace what the seed drew (the other draws stay the same). */
+  embeddings?: TensorLike;
+  sourceEmbeddings?: TensorLike;
+  Wq?: TensorLike;
+  Wk?: TensorLike;
+  Wv?: TensorLike;
+}
+
+export interface ScoreParamsOut {
+  W?: Tensor;
+  Wq?: Tensor;
+  Wk?: Tensor;
+  v?: Tensor;
+  b?: Tensor;
+}
+
+export interface Trace {
+  tokens: string[];
+  tokenIds: number[];
+  vocab: string[];
+  /** bpe merges in learned order. */
+  merges: [string, string][];
+  /** true when Q, K and V come from one sequence. */
+  selfAttention: boolean;
+  sourceTokens?: string[];
+  sourceTokenIds?: number[];
+  sourceEmbeddings?: Tensor;
+  embeddings: Tensor;
+  Wq: Tensor;
+  Wk: Tensor;
+  Wv: Tensor;
+  Q: Tensor;
+  K: Tensor;
+  V: Tensor;
+  /** [nq, nk], or [heads, nq, nk] when heads > 1 (the same for the next three). */
+  scores: Tensor;
+  scaledScores: Tensor;
+  /** Masked cells are -Infinity. */
+  maskedScores: Tensor;
+  weights: Tensor;
+  output: Tensor;
+  /** Query rows whose keys were all masked: their weights and output are exactly 0. */
+  maskedRows: number[];
+  /** The scale multiplier that was applied. */
+  scale: number;
+  heads: number;
+  /** The rule's parameters (an array, one per head, when heads > 1). */
+  params: ScoreParamsOut | ScoreParamsOut[];
+}
+
+export interface AttentionParams {
+  /** general: [dq, dk]; concat: [nv, dq + dk]. */
+  W?: TensorLike;
+  /** additive: [h, dq]. */
+  Wq?: TensorLike;
+  /** additive: [h, dk]. */
+  Wk?: TensorLike;
+  /** additive: [h]. */
+  v?: TensorLike;
+  /** concat: [nv]. */
+  b?: TensorLike;
+  /** concat, optional combine layer: [out, dq + dv]. */
+  combineW?: TensorLike;
+  combineB?: TensorLike;
+}
+
+export interface AttentionOptions {
+  /** [nq, dq] or [batch, nq, dq]. */
+  query: TensorLike;
+  key: TensorLike;
+  value: TensorLike;
+  score?: ScoreRule;
+  scale?: number | boolean;
+  mask?: MaskSpec;
+  temperature?: number;
+  params?: AttentionParams;
+  /** false: the fused kernel (no nq×nk matrix; dot / scaled-dot with none / causal masks). Default true. */
+  needWeights?: boolean;
+}
+
+export interface AttentionResult {
+  /** Raw scores before scaling (absent with needWeights: false). */
+  scores?: Tensor;
+  weights?: Tensor;
+  output: Tensor;
+  /** concat with combine params: weights · V (output is then the combine layer's). */
+  context?: Tensor;
+  /** Fully masked query rows (per batch item for batched input). */
+  maskedRows: number[] | number[][];
+  scale: number;
+  /** query, key and value are equal: self-attention (the course's check). */
+  selfAttention: boolean;
+}
+
+export interface MultiHeadAttentionOptions {
+  query: TensorLike;
+  key: TensorLike;
+  value: TensorLike;
+  numHeads: number;
+  inProjWeight?: TensorLike;
+  qProjWeight?: TensorLike;
+  kProjWeight?: TensorLike;
+  vProjWeight?: TensorLike;
+  inProjBias?: TensorLike;
+  outProjWeight: TensorLike;
+  outProjBias?: TensorLike;
+  causal?: boolean;
+  keyPaddingMask?: ArrayLike<boolean | number>;
+  /** nq·nk, 1 = masked. */
+  attnMask?: ArrayLike<boolean | number>;
+}
+
+export interface MultiHeadAttentionResult {
+  output: Tensor;
+  /** [numHeads, nq, nk] (PyTorch's average_attn_weights=False). */
+  weights: Tensor;
+  maskedRows: number[];
+}
+
+export interface Tokenization {
+  tokens: string[];
+  ids: number[];
+  vocab: string[];
+  merges: [string, string][];
+}
+
+export interface MemoryStats {
+  /** Bytes of wasm linear memory. */
+  heapBytes: number;
+  /** Bytes malloc has handed out and not taken back. */
+  allocatedBytes: number;
+}
