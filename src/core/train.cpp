@@ -1,0 +1,624 @@
+// The trainable attention model: forward pass with caches, hand-written backward pass, optimizers.
+#include "core/train.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/rng.h"
+
+namespace ap {
+namespace train {
+
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+struct HeadCache {
+  Mat Qh, Kh, Vh;   // this head's columns of Q, K, V
+  Mat S, Sc, M, P;  // scores, scaled, masked, weights
+  Mat A, B, T;      // additive: Wq q, Wk k, tanh(A_i + B_j) as rows i*n+j
+  Mat C;            // concat: [q_i; k_i]
+};
+
+struct LayerCache {
+  Mat X, Q, K, V, O, Y;
+  std::vector<HeadCache> h;
+};
+
+// PyTorch's nn.Linear(in, out) weight is [out, in] for y = x·Wᵀ; our layers compute x·W, so they hold
+// its transpose. Drawing through the same call keeps the initialisation identical to PyTorch's.
+Mat linear_t(Generator& g, int in, int out, Mat* bias) {
+  Mat W;
+  Vec b;
+  g.linear(out, in, W, bias ? &b : nullptr);
+  if (bias) *bias = b.transpose();
+  return W.transpose();
+}
+
+Mat linear_w(Generator& g, int in, int out, Mat* bias) {
+  Mat W;
+  Vec b;
+  g.linear(out, in, W, bias ? &b : nullptr);
+  if (bias) *bias = b.transpose();
+  return W;
+}
+
+int argmax_row(const float* p, int n) {
+  int best = 0;
+  for (int j = 1; j < n; ++j)
+    if (p[j] > p[best]) best = j;
+  return best;
+}
+
+}  // namespace
+
+Rule parse_rule(const std::string& s) {
+  if (s == "dot") return Rule::Dot;
+  if (s == "scaled-dot") return Rule::ScaledDot;
+  if (s == "general") return Rule::General;
+  if (s == "additive") return Rule::Additive;
+  if (s == "concat") return Rule::Concat;
+  throw Error("score: expected one of dot, scaled-dot, general, additive, concat, got '" + s + "'");
+}
+
+const char* rule_name(Rule r) {
+  switch (r) {
+    case Rule::Dot: return "dot";
+    case Rule::ScaledDot: return "scaled-dot";
+    case Rule::General: return "general";
+    case Rule::Additive: return "additive";
+    case Rule::Concat: return "concat";
+  }
+  return "?";
+}
+
+float ModelConfig::resolved_scale() const {
+  if (!std::isnan(scale)) return scale;
+  if (score == Rule::ScaledDot) return 1.0f / std::sqrt(static_cast<float>(dk / heads));
+  return 1.0f;
+}
+
+void ModelConfig::validate() const {
+  auto in_range = [](const char* name, int v, int lo, int hi) {
+    require(v >= lo && v <= hi, std::string(name) + ": expected an integer in [" + std::to_string(lo) + ", " +
+                                    std::to_string(hi) + "], got " + std::to_string(v));
+  };
+  in_range("vocab", vocab, 1, 1 << 16);
+  in_range("maxLen", maxLen, 1, kMaxTrainSeq);
+  in_range("classes", classes, 0, 1 << 16);
+  in_range("dModel", dModel, 1, kMaxTrainDim);
+  in_range("dq", dq, 1, kMaxTrainDim);
+  in_range("dk", dk, 1, kMaxTrainDim);
+  in_range("dv", dv, 1, kMaxTrainDim);
+  in_range("heads", heads, 1, kMaxTrainHeads);
+  in_range("layers", layers, 1, kMaxTrainLayers);
+  for (auto [name, d] : {std::pair<const char*, int>{"dq", dq}, {"dk", dk}, {"dv", dv}}) {
+    require(d % heads == 0, std::string("heads: must divide ") + name + " = " + std::to_string(d) + ", got heads = " +
+                                std::to_string(heads));
+  }
+  if (score == Rule::Dot || score == Rule::ScaledDot) {
+    require(dq == dk, std::string("score: '") + rule_name(score) + "' needs dq = dk, got dq = " + std::to_string(dq) +
+                          ", dk = " + std::to_string(dk));
+  }
+  require(std::isfinite(temperature) && temperature > 0,
+          "temperature: expected a finite number > 0, got " + std::to_string(temperature));
+  require(std::isnan(scale) || std::isfinite(scale), "scale: expected a finite number, got " + std::to_string(scale));
+}
+
+Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
+  cfg_.validate();
+  const int H = cfg_.heads, dqh = cfg_.dq / H, dkh = cfg_.dk / H;
+  auto add = [this](std::string name, Mat m) {
+    params_.push_back({std::move(name), std::move(m)});
+    return static_cast<int>(params_.size()) - 1;
+  };
+  E_ = add("embedding", g.embedding(cfg_.vocab, cfg_.dModel));
+  // Learned positions, drawn like a second nn.Embedding but at 0.1 of its scale so that at the start
+  // the token identity dominates (N(0,1) positions swamp 16-32-wide token vectors).
+  P_ = add("position", g.embedding(cfg_.maxLen, cfg_.dModel) * 0.1f);
+  for (int l = 0; l < cfg_.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    LayerIdx L;
+    L.Wq = add(p + "Wq", linear_t(g, cfg_.dModel, cfg_.dq, nullptr));
+    L.Wk = add(p + "Wk", linear_t(g, cfg_.dModel, cfg_.dk, nullptr));
+    L.Wv = add(p + "Wv", linear_t(g, cfg_.dModel, cfg_.dv, nullptr));
+    for (int h = 0; h < H; ++h) {
+      const std::string hp = p + "heads." + std::to_string(h) + ".";
+      std::vector<int> idx;
+      // Same draws and layouts as design.md gives for ap.run's rule parameters.
+      switch (cfg_.score) {
+        case Rule::General:
+          idx.push_back(add(hp + "W", linear_w(g, dkh, dqh, nullptr)));  // [dqh, dkh]
+          break;
+        case Rule::Additive:
+          idx.push_back(add(hp + "Wq", linear_w(g, dqh, dkh, nullptr)));  // [dkh, dqh]
+          idx.push_back(add(hp + "Wk", linear_w(g, dkh, dkh, nullptr)));  // [dkh, dkh]
+          idx.push_back(add(hp + "v", linear_w(g, dkh, 1, nullptr)));     // [1, dkh]
+          break;
+        case Rule::Concat: {
+          Mat b;
+          Mat W = linear_w(g, dqh + dkh, cfg_.maxLen, &b);  // [maxLen, dqh + dkh]
+          idx.push_back(add(hp + "W", std::move(W)));
+          idx.push_back(add(hp + "b", std::move(b)));
+          break;
+        }
+        default:
+          break;
+      }
+      L.rule.push_back(idx);
+    }
+    Mat bo;
+    L.Wo = add(p + "Wo", linear_t(g, cfg_.dv, cfg_.dModel, &bo));
+    L.bo = add(p + "bo", std::move(bo));
+    layers_.push_back(L);
+  }
+  if (cfg_.classes > 0) {
+    Mat bh;
+    Wh_ = add("head.W", linear_t(g, cfg_.dModel, cfg_.classes, &bh));
+    bh_ = add("head.b", std::move(bh));
+  }
+}
+
+int Model::param_index(const std::string& name) const {
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (params_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+void Model::check_ids(const std::vector<int>& ids) const {
+  const int n = static_cast<int>(ids.size());
+  require(n >= 1 && n <= cfg_.maxLen, "ids: expected 1.." + std::to_string(cfg_.maxLen) + " tokens, got " +
+                                          std::to_string(n));
+  for (int i = 0; i < n; ++i) {
+    require(ids[i] >= 0 && ids[i] < cfg_.vocab, "ids: token " + std::to_string(i) + " is " + std::to_string(ids[i]) +
+                                                    ", expected 0.." + std::to_string(cfg_.vocab - 1));
+  }
+}
+
+namespace {
+
+// Forward of one layer for one sequence, keeping what the backward pass needs.
+void layer_forward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq, int Wk, int Wv, int Wo, int bo,
+                   const std::vector<std::vector<int>>& rule, const Mat& X, LayerCache& c) {
+  const int n = static_cast<int>(X.rows()), H = cfg.heads;
+  const int dqh = cfg.dq / H, dkh = cfg.dk / H, dvh = cfg.dv / H;
+  const float scale = cfg.resolved_scale(), invT = 1.0f / cfg.temperature;
+  c.X = X;
+  c.Q = X * ps[Wq].value;
+  c.K = X * ps[Wk].value;
+  c.V = X * ps[Wv].value;
+  c.O.setZero(n, cfg.dv);
+  c.h.assign(H, HeadCache{});
+  for (int h = 0; h < H; ++h) {
+    HeadCache& hc = c.h[h];
+    hc.Qh = c.Q.middleCols(h * dqh, dqh);
+    hc.Kh = c.K.middleCols(h * dkh, dkh);
+    hc.Vh = c.V.middleCols(h * dvh, dvh);
+    switch (cfg.score) {
+      case Rule::Dot:
+      case Rule::ScaledDot:
+        hc.S = hc.Qh * hc.Kh.transpose();
+        break;
+      case Rule::General:
+        hc.S = hc.Qh * ps[rule[h][0]].value * hc.Kh.transpose();
+        break;
+      case Rule::Additive: {
+        const Mat& Wa = ps[rule[h][0]].value;
+        const Mat& Ua = ps[rule[h][1]].value;
+        const Mat& v = ps[rule[h][2]].value;
+        hc.A = hc.Qh * Wa.transpose();
+        hc.B = hc.Kh * Ua.transpose();
+        hc.T.resize(n * n, dkh);
+        hc.S.resize(n, n);
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) {
+            hc.T.row(i * n + j) = (hc.A.row(i) + hc.B.row(j)).array().tanh();
+            hc.S(i, j) = hc.T.row(i * n + j).dot(v.row(0));
+          }
+        break;
+      }
+      case Rule::Concat: {
+        const Mat& W = ps[rule[h][0]].value;
+        const Mat& b = ps[rule[h][1]].value;
+        hc.C.resize(n, dqh + dkh);
+        hc.C << hc.Qh, hc.Kh;
+        hc.S = hc.C * W.topRows(n).transpose();
+        hc.S.rowwise() += b.leftCols(n).row(0);
+        break;
+      }
+    }
+    hc.Sc = hc.S * scale;
+    hc.M = hc.Sc;
+    if (cfg.causal)
+      for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) hc.M(i, j) = kNegInf;
+    hc.P.resize(n, n);
+    for (int i = 0; i < n; ++i) {
+      float mx = kNegInf;
+      for (int j = 0; j < n; ++j) mx = std::max(mx, hc.M(i, j));
+      if (mx == kNegInf) {  // every key masked: zero weights, never NaN
+        hc.P.row(i).setZero();
+        continue;
+      }
+      float sum = 0;
+      for (int j = 0; j < n; ++j) {
+        const float e = hc.M(i, j) == kNegInf ? 0.0f : std::exp((hc.M(i, j) - mx) * invT);
+        hc.P(i, j) = e;
+        sum += e;
+      }
+      hc.P.row(i) /= sum;
+    }
+    c.O.middleCols(h * dvh, dvh) = hc.P * hc.Vh;
+  }
+  c.Y = c.O * ps[Wo].value;
+  c.Y.rowwise() += ps[bo].value.row(0);
+}
+
+// Backward of one layer: dOut is d(loss)/d(layer output) [n, dModel]; extraDP (optional, per head)
+// adds gradient arriving directly at the attention weights (the pointer loss). Returns d/dX.
+Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq, int Wk, int Wv, int Wo, int bo,
+                   const std::vector<std::vector<int>>& rule, const LayerCache& c, const Mat& dOut,
+                   const std::vector<Mat>* extraDP, std::vector<Mat>& g) {
+  const int n = static_cast<int>(c.X.rows()), H = cfg.heads;
+  const int dqh = cfg.dq / H, dkh = cfg.dk / H, dvh = cfg.dv / H;
+  const float scale = cfg.resolved_scale(), invT = 1.0f / cfg.temperature;
+  Mat dX = dOut;  // residual path
+  g[Wo].noalias() += c.O.transpose() * dOut;
+  g[bo] += dOut.colwise().sum();
+  const Mat dO = dOut * ps[Wo].value.transpose();
+  Mat dQ = Mat::Zero(n, cfg.dq), dK = Mat::Zero(n, cfg.dk), dV = Mat::Zero(n, cfg.dv);
+  for (int h = 0; h < H; ++h) {
+    const HeadCache& hc = c.h[h];
+    const Mat dOh = dO.middleCols(h * dvh, dvh);
+    Mat dP = dOh * hc.Vh.transpose();
+    if (extraDP) dP += (*extraDP)[h];
+    dV.middleCols(h * dvh, dvh).noalias() += hc.P.transpose() * dOh;
+    // softmax(M / T): dM = P ⊙ (dP - Σ_j dP⊙P) / T. Masked cells have P = 0, so they get no gradient.
+    Mat dS(n, n);
+    for (int i = 0; i < n; ++i) {
+      const float r = hc.P.row(i).dot(dP.row(i));
+      dS.row(i) = (hc.P.row(i).array() * (dP.row(i).array() - r)) * (invT * scale);
+    }
+    auto dQh = dQ.middleCols(h * dqh, dqh);
+    auto dKh = dK.middleCols(h * dkh, dkh);
+    switch (cfg.score) {
+      case Rule::Dot:
+      case Rule::ScaledDot:
+        dQh.noalias() += dS * hc.Kh;
+        dKh.noalias() += dS.transpose() * hc.Qh;
+        break;
+      case Rule::General: {
+        const Mat& W = ps[rule[h][0]].value;
+        const Mat KW = hc.Kh * W.transpose();  // rows: W k_j
+        dQh.noalias() += dS * KW;
+        dKh.noalias() += dS.transpose() * (hc.Qh * W);
+        g[rule[h][0]].noalias() += hc.Qh.transpose() * dS * hc.Kh;
+        break;
+      }
+      case Rule::Additive: {
+        const Mat& Wa = ps[rule[h][0]].value;
+        const Mat& Ua = ps[rule[h][1]].value;
+        const Mat& v = ps[rule[h][2]].value;
+        Mat dA = Mat::Zero(n, dkh), dB = Mat::Zero(n, dkh);
+        Mat& gv = g[rule[h][2]];
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) {
+            const float s = dS(i, j);
+            if (s == 0.0f) continue;
+            const auto t = hc.T.row(i * n + j).array();
+            gv.row(0).array() += s * t;
+            const Eigen::Array<float, 1, Eigen::Dynamic> dt = s * v.row(0).array() * (1.0f - t * t);
+            dA.row(i).array() += dt;
+            dB.row(j).array() += dt;
+          }
+        g[rule[h][0]].noalias() += dA.transpose() * hc.Qh;
+        g[rule[h][1]].noalias() += dB.transpose() * hc.Kh;
+        dQh.noalias() += dA * Wa;
+        dKh.noalias() += dB * Ua;
+        break;
+      }
+      case Rule::Concat: {
+        const Mat& W = ps[rule[h][0]].value;
+        g[rule[h][0]].topRows(n).noalias() += dS.transpose() * hc.C;
+        g[rule[h][1]].leftCols(n) += dS.colwise().sum();
+        const Mat dC = dS * W.topRows(n);
+        dQh += dC.leftCols(dqh);
+        dKh += dC.rightCols(dkh);
+        break;
+      }
+    }
+  }
+  g[Wq].noalias() += c.X.transpose() * dQ;
+  g[Wk].noalias() += c.X.transpose() * dK;
+  g[Wv].noalias() += c.X.transpose() * dV;
+  dX.noalias() += dQ * ps[Wq].value.transpose();
+  dX.noalias() += dK * ps[Wk].value.transpose();
+  dX.noalias() += dV * ps[Wv].value.transpose();
+  return dX;
+}
+
+}  // namespace
+
+double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, int& correct, int& terms) const {
+  check_ids(ex.ids);
+  const int n = static_cast<int>(ex.ids.size()), H = cfg_.heads;
+  require(ex.targets.empty() || static_cast<int>(ex.targets.size()) == n,
+          "targets: expected " + std::to_string(n) + " entries (one per token) or none, got " +
+              std::to_string(ex.targets.size()));
+  const bool pointer = ex.pointerFrom >= 0;
+  if (pointer) {
+    require(ex.pointerFrom < n && ex.pointerTo >= 0 && ex.pointerTo < n,
+            "pointer: expected positions in 0.." + std::to_string(n - 1) + ", got from " +
+                std::to_string(ex.pointerFrom) + " to " + std::to_string(ex.pointerTo));
+  }
+  Mat X(n, cfg_.dModel);
+  for (int i = 0; i < n; ++i) X.row(i) = params_[E_].value.row(ex.ids[i]) + params_[P_].value.row(i);
+  std::vector<LayerCache> caches(layers_.size());
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    const LayerIdx& L = layers_[l];
+    layer_forward(cfg_, params_, L.Wq, L.Wk, L.Wv, L.Wo, L.bo, L.rule, X, caches[l]);
+    X = caches[l].X + caches[l].Y;
+  }
+  const Mat& top = X;
+  double loss = 0;
+  Mat dTop = Mat::Zero(n, cfg_.dModel);
+  bool anyHead = false;
+  for (int i = 0; i < static_cast<int>(ex.targets.size()); ++i) {
+    const int t = ex.targets[i];
+    if (t < 0) continue;
+    require(Wh_ >= 0, "targets: this model has no task head; use a pointer");
+    require(t < cfg_.classes, "targets: position " + std::to_string(i) + " is " + std::to_string(t) + ", expected 0.." +
+                                  std::to_string(cfg_.classes - 1));
+    Eigen::Matrix<float, 1, Eigen::Dynamic> z = top.row(i) * params_[Wh_].value + params_[bh_].value;
+    const float mx = z.maxCoeff();
+    Eigen::Matrix<float, 1, Eigen::Dynamic> p = (z.array() - mx).exp();
+    const float sum = p.sum();
+    p /= sum;
+    loss -= static_cast<double>(z(t) - mx) - std::log(static_cast<double>(sum));
+    ++terms;
+    if (argmax_row(z.data(), cfg_.classes) == t) ++correct;
+    if (grads) {
+      p(t) -= 1.0f;
+      p *= norm;
+      (*grads)[Wh_].noalias() += top.row(i).transpose() * p;
+      (*grads)[bh_] += p;
+      dTop.row(i).noalias() += p * params_[Wh_].value.transpose();
+      anyHead = true;
+    }
+  }
+  std::vector<Mat> extra;
+  if (pointer) {
+    const LayerCache& c = caches.back();
+    Eigen::Matrix<float, 1, Eigen::Dynamic> w = Eigen::Matrix<float, 1, Eigen::Dynamic>::Zero(n);
+    for (int h = 0; h < H; ++h) w += c.h[h].P.row(ex.pointerFrom) / static_cast<float>(H);
+    const float pt = std::max(w(ex.pointerTo), 1e-30f);
+    loss -= std::log(static_cast<double>(pt));
+    ++terms;
+    if (argmax_row(w.data(), n) == ex.pointerTo) ++correct;
+    if (grads) {
+      extra.assign(H, Mat::Zero(n, n));
+      for (int h = 0; h < H; ++h) extra[h](ex.pointerFrom, ex.pointerTo) = -norm / (H * pt);
+    }
+  }
+  if (grads) {
+    Mat d = dTop;
+    for (int l = static_cast<int>(layers_.size()) - 1; l >= 0; --l) {
+      const LayerIdx& L = layers_[l];
+      const bool last = l == static_cast<int>(layers_.size()) - 1;
+      if (last && !anyHead && !pointer) break;
+      d = layer_backward(cfg_, params_, L.Wq, L.Wk, L.Wv, L.Wo, L.bo, L.rule, caches[l], d,
+                         last && pointer ? &extra : nullptr, *grads);
+    }
+    if (anyHead || pointer) {
+      for (int i = 0; i < n; ++i) {
+        (*grads)[E_].row(ex.ids[i]) += d.row(i);
+        (*grads)[P_].row(i) += d.row(i);
+      }
+    }
+  }
+  return loss;
+}
+
+Score Model::loss(const std::vector<Example>& batch, std::vector<Mat>* grads) const {
+  require(!batch.empty(), "batch: expected at least one example, got none");
+  int total = 0;
+  for (const Example& ex : batch) {
+    for (int t : ex.targets) total += t >= 0;
+    total += ex.pointerFrom >= 0;
+  }
+  require(total > 0, "batch: no example has a target or a pointer, so there is no loss");
+  if (grads) {
+    grads->resize(params_.size());
+    for (size_t i = 0; i < params_.size(); ++i) (*grads)[i].setZero(params_[i].value.rows(), params_[i].value.cols());
+  }
+  const float norm = 1.0f / static_cast<float>(total);
+  double loss = 0;
+  int correct = 0, terms = 0;
+  for (const Example& ex : batch) loss += example(ex, norm, grads, correct, terms);
+  Score s;
+  s.terms = terms;
+  s.loss = loss / terms;
+  s.accuracy = static_cast<double>(correct) / terms;
+  return s;
+}
+
+std::vector<LayerTrace> Model::trace(const std::vector<int>& ids) const {
+  check_ids(ids);
+  const int n = static_cast<int>(ids.size()), H = cfg_.heads;
+  Mat X(n, cfg_.dModel);
+  for (int i = 0; i < n; ++i) X.row(i) = params_[E_].value.row(ids[i]) + params_[P_].value.row(i);
+  std::vector<LayerTrace> out;
+  for (const LayerIdx& L : layers_) {
+    LayerCache c;
+    layer_forward(cfg_, params_, L.Wq, L.Wk, L.Wv, L.Wo, L.bo, L.rule, X, c);
+    LayerTrace t;
+    t.input = X;
+    t.Q = c.Q;
+    t.K = c.K;
+    t.V = c.V;
+    for (int h = 0; h < H; ++h) {
+      t.scores.push_back(c.h[h].S);
+      t.scaled.push_back(c.h[h].Sc);
+      t.masked.push_back(c.h[h].M);
+      t.weights.push_back(c.h[h].P);
+    }
+    t.output = c.O;
+    t.result = X + c.Y;
+    X = t.result;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Mat Model::logits(const std::vector<int>& ids) const {
+  if (Wh_ < 0) return Mat();
+  const auto t = trace(ids);
+  Mat z = t.back().result * params_[Wh_].value;
+  z.rowwise() += params_[bh_].value.row(0);
+  return z;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Optimizers
+
+namespace {
+
+class Sgd : public Optimizer {
+ public:
+  void update(std::vector<Param>& ps, const std::vector<Mat>& g) override {
+    for (size_t i = 0; i < ps.size(); ++i) ps[i].value -= lr * g[i];
+  }
+};
+
+class Adam : public Optimizer {
+ public:
+  void update(std::vector<Param>& ps, const std::vector<Mat>& g) override {
+    if (m_.empty()) {
+      for (const Param& p : ps) {
+        m_.push_back(Mat::Zero(p.value.rows(), p.value.cols()));
+        v_.push_back(Mat::Zero(p.value.rows(), p.value.cols()));
+      }
+    }
+    ++t_;
+    const float c1 = 1.0f - std::pow(b1_, static_cast<float>(t_));
+    const float c2 = 1.0f - std::pow(b2_, static_cast<float>(t_));
+    for (size_t i = 0; i < ps.size(); ++i) {
+      m_[i] = b1_ * m_[i] + (1.0f - b1_) * g[i];
+      v_[i] = b2_ * v_[i] + (1.0f - b2_) * g[i].cwiseProduct(g[i]);
+      // torch.optim.Adam: p -= lr · m̂ / (sqrt(v̂) + eps)
+      ps[i].value.array() -= lr * (m_[i].array() / c1) / ((v_[i].array() / c2).sqrt() + eps_);
+    }
+  }
+
+ private:
+  float b1_ = 0.9f, b2_ = 0.999f, eps_ = 1e-8f;
+  long long t_ = 0;
+  std::vector<Mat> m_, v_;
+};
+
+}  // namespace
+
+std::unique_ptr<Optimizer> Optimizer::make(const std::string& name, float lr) {
+  require(std::isfinite(lr) && lr > 0 && lr <= 10, "lr: expected a finite number in (0, 10], got " + std::to_string(lr));
+  std::unique_ptr<Optimizer> o;
+  if (name == "sgd") o = std::make_unique<Sgd>();
+  else if (name == "adam") o = std::make_unique<Adam>();
+  else throw Error("optimizer: expected 'sgd' or 'adam', got '" + name + "'");
+  o->lr = lr;
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trainer
+
+Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
+  if (o.task == "coreference") task_ = make_coreference();
+  else if (o.task == "reverse") task_ = make_reverse();
+  else if (o.task == "next-char") task_ = make_next_char(o.text, o.context);
+  else throw Error("task: expected 'coreference', 'reverse' or 'next-char', got '" + o.task + "'");
+  require(o.batchSize >= 1 && o.batchSize <= 4096,
+          "batchSize: expected an integer in [1, 4096], got " + std::to_string(o.batchSize));
+  require(o.layers >= 0 && o.layers <= kMaxTrainLayers,
+          "layers: expected an integer in [1, " + std::to_string(kMaxTrainLayers) + "], got " + std::to_string(o.layers));
+  ModelConfig cfg;
+  cfg.vocab = static_cast<int>(task_.vocab.size());
+  cfg.classes = static_cast<int>(task_.classes.size());
+  cfg.maxLen = task_.maxLen;
+  cfg.dModel = o.dModel;
+  cfg.dq = o.dq ? o.dq : o.dModel;
+  cfg.dk = o.dk ? o.dk : o.dModel;
+  cfg.dv = o.dv ? o.dv : o.dModel;
+  cfg.heads = o.heads;
+  cfg.layers = o.layers ? o.layers : task_.defaultLayers;
+  cfg.score = parse_rule(o.score);
+  cfg.scale = o.scale;
+  cfg.temperature = o.temperature;
+  if (o.mask == "auto") cfg.causal = task_.causal;
+  else if (o.mask == "none") cfg.causal = false;
+  else if (o.mask == "causal") cfg.causal = true;
+  else throw Error("mask: expected 'auto', 'none' or 'causal', got '" + o.mask + "'");
+  require(!(task_.causal && !cfg.causal),
+          "mask: task '" + task_.name + "' predicts the next token, so it needs the causal mask, got 'none'");
+  float lr = o.lr;
+  if (std::isnan(lr)) lr = o.optimizer == "sgd" ? 0.1f : 0.01f;
+  opt_ = Optimizer::make(o.optimizer, lr);
+  gen_ = std::make_unique<Generator>(o.seed);
+  model_ = std::make_unique<Model>(cfg, *gen_);
+}
+
+Trainer::~Trainer() = default;
+
+void Trainer::set_lr(float lr) {
+  require(std::isfinite(lr) && lr > 0 && lr <= 10, "lr: expected a finite number in (0, 10], got " + std::to_string(lr));
+  opt_->lr = lr;
+}
+
+Score Trainer::step(int n) {
+  require(n >= 1 && n <= kMaxTrainSteps,
+          "n: expected an integer in [1, " + std::to_string(kMaxTrainSteps) + "], got " + std::to_string(n));
+  const int N = static_cast<int>(task_.train.size());
+  const int B = opts_.batchSize;
+  std::vector<float> u(B);
+  std::vector<Example> batch(B);
+  std::vector<Mat> grads;
+  double loss = 0, acc = 0;
+  for (int s = 0; s < n; ++s) {
+    gen_->rand(u.data(), B);  // minibatch draws come from the seeded generator: same seed, same run
+    for (int b = 0; b < B; ++b) batch[b] = task_.train[std::min(N - 1, static_cast<int>(u[b] * N))];
+    const Score sc = model_->loss(batch, &grads);
+    opt_->update(model_->params(), grads);
+    loss += sc.loss;
+    acc += sc.accuracy;
+    ++steps_;
+  }
+  Score r;
+  r.loss = loss / n;
+  r.accuracy = acc / n;
+  r.terms = n;
+  return r;
+}
+
+Score Trainer::evaluate() const { return model_->loss(task_.test, nullptr); }
+Score Trainer::evaluate_train() const { return model_->loss(task_.train, nullptr); }
+
+Trainer::TextTrace Trainer::trace(const std::string& text) const {
+  TextTrace t;
+  t.ids = encode_text(task_, text, &t.tokens);
+  require(static_cast<int>(t.ids.size()) <= task_.maxLen,
+          "text: at most " + std::to_string(task_.maxLen) + " tokens for task '" + task_.name + "', got " +
+              std::to_string(t.ids.size()));
+  t.layers = model_->trace(t.ids);
+  Mat z = model_->logits(t.ids);
+  if (z.size()) {
+    for (int i = 0; i < z.rows(); ++i) {
+      z.row(i).array() = (z.row(i).array() - z.row(i).maxCoeff()).exp();
+      z.row(i) /= z.row(i).sum();
+    }
+  }
+  t.probs = z;
+  return t;
+}
+
+}  // namespace train
+}  // namespace ap

@@ -1,0 +1,197 @@
+// Training a small attention model in the browser (issue 5): the model, its backward pass, the
+// optimizers and the tasks. Everything is deterministic for a given seed: parameters are drawn from
+// ap::Generator (PyTorch's generator) and so are the minibatches.
+//
+// The model, for a sequence of token ids x_0..x_{n-1}:
+//   H_0 = E[x] + P[0..n)                       token embedding + learned position embedding
+//   for each layer l:  H_{l+1} = H_l + MHA_l(H_l)     (residual)
+//     MHA: Q = H·Wq, K = H·Wk, V = H·Wv (course layout: W is [dModel, d]); split into heads by columns;
+//          per head: scores by the rule, ·scale, mask (-inf), softmax(·/temperature), ·V;
+//          heads concatenated -> O [n, dv];  MHA = O·Wo + bo
+//   task head (tasks with classes): logits_i = H_L[i]·Whead + bhead, cross-entropy on the targets
+//   pointer loss (coreference): the last layer's attention row of the pronoun, averaged over heads, is
+//          the model's answer: loss = -log(weight of the referent's position).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/common.h"
+
+namespace ap {
+class Generator;
+
+namespace train {
+
+// Largest sizes a trainer accepts (a browser tab must not be asked for gigabytes).
+constexpr int kMaxTrainDim = 256;
+constexpr int kMaxTrainLayers = 4;
+constexpr int kMaxTrainHeads = 16;
+constexpr int kMaxTrainSeq = 64;
+constexpr int kMaxTrainSteps = 1000000;
+
+enum class Rule { Dot, ScaledDot, General, Additive, Concat };
+Rule parse_rule(const std::string& score);  // throws naming `score`
+const char* rule_name(Rule r);
+
+struct ModelConfig {
+  int vocab = 0;    // input tokens
+  int classes = 0;  // outputs of the task head; 0 = no head (pointer tasks)
+  int maxLen = 0;   // rows of the position embedding (and outputs of the concat rule)
+  int dModel = 32, dq = 32, dk = 32, dv = 32;
+  int heads = 1, layers = 1;
+  Rule score = Rule::ScaledDot;
+  float scale = std::numeric_limits<float>::quiet_NaN();  // NaN: 1/sqrt(dk per head) for scaled-dot, else 1
+  float temperature = 1.0f;
+  bool causal = false;
+
+  float resolved_scale() const;
+  void validate() const;  // throws ap::Error naming the option
+};
+
+struct Param {
+  std::string name;
+  Mat value;  // vectors are stored as [1, n]
+};
+
+// One training example. targets[i] >= 0 puts a cross-entropy term on position i.
+// pointerFrom/pointerTo >= 0 puts the pointer term on the last layer's attention row pointerFrom.
+struct Example {
+  std::vector<int> ids;
+  std::vector<int> targets;
+  int pointerFrom = -1;
+  int pointerTo = -1;
+};
+
+struct Score {
+  double loss = 0;      // mean over the terms of the batch
+  double accuracy = 0;  // fraction of terms whose argmax is right
+  int terms = 0;
+};
+
+// Every intermediate of one attention layer for one sequence, as the course names them.
+struct LayerTrace {
+  Mat input;                                     // H_l [n, dModel]
+  Mat Q, K, V;                                   // [n, dq], [n, dk], [n, dv]
+  std::vector<Mat> scores, scaled, masked, weights;  // per head [n, n]
+  Mat output;                                    // concatenated heads, before Wo [n, dv]
+  Mat result;                                    // H_{l+1}
+};
+
+class Model {
+ public:
+  Model(const ModelConfig& cfg, Generator& gen);
+
+  const ModelConfig& config() const { return cfg_; }
+  std::vector<Param>& params() { return params_; }
+  const std::vector<Param>& params() const { return params_; }
+  int param_index(const std::string& name) const;  // -1 if absent
+
+  // Loss and accuracy of a batch; when grads is given, it receives d(loss)/d(param) for each
+  // parameter (same order and shapes as params()). Throws ap::Error on a bad example.
+  Score loss(const std::vector<Example>& batch, std::vector<Mat>* grads) const;
+
+  // Forward pass only, with every intermediate kept.
+  std::vector<LayerTrace> trace(const std::vector<int>& ids) const;
+  // Task-head logits of the last layer [n, classes] (empty without a head).
+  Mat logits(const std::vector<int>& ids) const;
+
+ private:
+  struct LayerIdx {
+    int Wq, Wk, Wv, Wo, bo;
+    std::vector<std::vector<int>> rule;  // per head, indices of the rule's parameters
+  };
+  ModelConfig cfg_;
+  std::vector<Param> params_;
+  int E_ = -1, P_ = -1, Wh_ = -1, bh_ = -1;
+  std::vector<LayerIdx> layers_;
+
+  void check_ids(const std::vector<int>& ids) const;
+  double example(const Example& ex, float norm, std::vector<Mat>* grads, int& correct, int& terms) const;
+};
+
+// SGD (plain) and Adam (PyTorch's update, bias-corrected).
+class Optimizer {
+ public:
+  static std::unique_ptr<Optimizer> make(const std::string& name, float lr);  // throws naming `optimizer` / `lr`
+  virtual ~Optimizer() = default;
+  virtual void update(std::vector<Param>& params, const std::vector<Mat>& grads) = 0;
+  float lr = 0.01f;
+};
+
+// A task: a vocabulary and data generated in code, held-out data disjoint from training.
+struct TaskData {
+  std::string name;
+  std::string tokenizer;  // "word" (lower-cased, punctuation dropped) or "char"
+  std::vector<std::string> vocab;
+  std::vector<std::string> classes;  // names of the task head's outputs (empty: pointer task)
+  int maxLen = 0;
+  bool causal = false;
+  int defaultLayers = 1;
+  std::vector<Example> train, test;
+  std::string sample;  // a sentence to trace by default
+};
+
+TaskData make_coreference();
+TaskData make_reverse();
+TaskData make_next_char(const std::string& text, int context);
+
+// Splits text as the task does and maps it to ids; throws naming `text` and the unknown token.
+std::vector<int> encode_text(const TaskData& task, const std::string& text, std::vector<std::string>* tokens);
+
+struct TrainerOptions {
+  std::string task = "coreference";
+  uint64_t seed = 0;
+  int heads = 1;
+  int dModel = 32;
+  int dq = 0, dk = 0, dv = 0;  // 0: dModel
+  int layers = 0;              // 0: the task's default
+  std::string score = "scaled-dot";
+  std::string optimizer = "adam";
+  float lr = std::numeric_limits<float>::quiet_NaN();  // NaN: 0.01 for adam, 0.1 for sgd
+  float temperature = 1.0f;
+  float scale = std::numeric_limits<float>::quiet_NaN();
+  int batchSize = 32;
+  std::string mask = "auto";   // auto (the task's), none, causal
+  std::string text;            // next-char: the text to learn
+  int context = 16;            // next-char: window length
+};
+
+class Trainer {
+ public:
+  explicit Trainer(const TrainerOptions& opts);
+  ~Trainer();
+
+  Score step(int n);  // n optimizer steps; returns the mean over them
+  Score evaluate() const;
+  Score evaluate_train() const;
+  const TaskData& task() const { return task_; }
+  Model& model() { return *model_; }
+  const Model& model() const { return *model_; }
+  const TrainerOptions& options() const { return opts_; }
+  long long steps_done() const { return steps_; }
+  void set_lr(float lr);
+
+  // Trace of `text` through the trained model; layer = -1 for the last.
+  struct TextTrace {
+    std::vector<std::string> tokens;
+    std::vector<int> ids;
+    std::vector<LayerTrace> layers;
+    Mat probs;  // [n, classes] softmax of the task head (empty without one)
+  };
+  TextTrace trace(const std::string& text) const;
+
+ private:
+  TrainerOptions opts_;
+  TaskData task_;
+  std::unique_ptr<Generator> gen_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Optimizer> opt_;
+  long long steps_ = 0;
+};
+
+}  // namespace train
+}  // namespace ap

@@ -1,0 +1,308 @@
+// Backprop of the trainable attention model checked against central finite differences, for every
+// parameter of every scoring rule, with and without the causal mask, one and several heads; plus the
+// optimizers, determinism, the tasks' data and learning itself.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include "core/rng.h"
+#include "core/train.h"
+
+using ap::Mat;
+using namespace ap::train;
+
+namespace {
+
+ModelConfig small_config(Rule rule, int heads, bool causal) {
+  ModelConfig c;
+  c.vocab = 7;
+  c.classes = 5;
+  c.maxLen = 6;
+  c.dModel = 8;
+  c.dq = 8;
+  // dot-style rules need dq = dk; the others get different sizes so a transposed shape cannot hide
+  c.dk = (rule == Rule::Dot || rule == Rule::ScaledDot) ? 8 : 6;
+  c.dv = 4;
+  c.heads = heads;
+  c.layers = 2;
+  c.score = rule;
+  c.temperature = 0.7f;
+  c.causal = causal;
+  return c;
+}
+
+std::vector<Example> small_batch() {
+  // Lengths 5 and 4 (< maxLen 6) exercise the concat rule's unused rows; head targets on some
+  // positions, a pointer on the first example.
+  Example a;
+  a.ids = {1, 4, 2, 6, 0};
+  a.targets = {3, -1, 0, 4, 1};
+  a.pointerFrom = 3;
+  a.pointerTo = 1;
+  Example b;
+  b.ids = {5, 5, 3, 2};
+  b.targets = {-1, 2, -1, 0};
+  return {a, b};
+}
+
+// Scale the random init down so softmax and tanh work in their curved region, not saturated.
+void shrink(Model& m) {
+  for (Param& p : m.params()) p.value *= 0.6f;
+}
+
+using Case = std::tuple<Rule, int, bool>;
+
+class GradCheck : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GradCheck, EveryParameterMatchesFiniteDifferences) {
+  const auto [rule, heads, causal] = GetParam();
+  ap::Generator g(7);
+  Model m(small_config(rule, heads, causal), g);
+  shrink(m);
+  const auto batch = small_batch();
+  std::vector<Mat> grads;
+  m.loss(batch, &grads);
+  ASSERT_EQ(grads.size(), m.params().size());
+  const float eps = 2e-3f;
+  for (size_t k = 0; k < m.params().size(); ++k) {
+    Param& p = m.params()[k];
+    Mat fd(p.value.rows(), p.value.cols());
+    for (int i = 0; i < p.value.size(); ++i) {
+      float& x = p.value.data()[i];
+      const float x0 = x;
+      x = x0 + eps;
+      const double up = m.loss(batch, nullptr).loss;
+      x = x0 - eps;
+      const double down = m.loss(batch, nullptr).loss;
+      x = x0;
+      fd.data()[i] = static_cast<float>((up - down) / (2 * eps));
+    }
+    // Float central differences carry ~1e-5 of rounding noise (loss ~2, eps 2e-3), so each element
+    // gets that floor plus 1 % of its size; a missing or wrong backward term is far larger.
+    int bad = 0;
+    for (int i = 0; i < fd.size(); ++i) {
+      const float a = grads[k].data()[i], n = fd.data()[i];
+      if (std::abs(a - n) > 3e-5f + 1e-2f * std::abs(n)) ++bad;
+    }
+    EXPECT_EQ(bad, 0) << p.name << "\nanalytic\n" << grads[k] << "\nnumeric\n" << fd;
+    // and the tensor as a whole: the gradient's direction and size
+    EXPECT_LT((fd - grads[k]).norm(), 2e-2f * fd.norm() + 3e-5f * std::sqrt(static_cast<float>(fd.size()))) << p.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllRules, GradCheck,
+    ::testing::Combine(::testing::Values(Rule::Dot, Rule::ScaledDot, Rule::General, Rule::Additive, Rule::Concat),
+                       ::testing::Values(1, 2), ::testing::Bool()),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      std::string name = rule_name(std::get<0>(info.param));
+      for (char& c : name)
+        if (c == '-') c = '_';
+      return name + "_h" + std::to_string(std::get<1>(info.param)) + (std::get<2>(info.param) ? "_causal" : "_open");
+    });
+
+TEST(Train, GradientsAreNonTrivial) {
+  // A grad check passes vacuously if every gradient is zero; make sure the parameters the batch
+  // reaches do get gradient, and the concat rows past the longest sequence get none.
+  ap::Generator g(3);
+  Model m(small_config(Rule::Concat, 2, false), g);
+  std::vector<Mat> grads;
+  m.loss(small_batch(), &grads);
+  for (size_t k = 0; k < grads.size(); ++k) {
+    if (m.params()[k].name == "embedding" || m.params()[k].name == "position") continue;
+    EXPECT_GT(grads[k].norm(), 1e-6f) << m.params()[k].name;
+  }
+  const int W = m.param_index("layers.0.heads.0.W");
+  ASSERT_GE(W, 0);
+  EXPECT_EQ(grads[W].row(5).norm(), 0.0f);  // position 5 never exists in a length-5 sequence
+  EXPECT_GT(grads[W].row(4).norm(), 0.0f);
+}
+
+TEST(Train, TemperatureAndScaleChangeWeightsAsDefined) {
+  // weights = softmax(scale · scores / T): doubling T equals halving the scale.
+  ap::Generator g1(11), g2(11);
+  ModelConfig a = small_config(Rule::General, 1, false);
+  a.temperature = 2.0f;
+  a.scale = 1.0f;
+  ModelConfig b = a;
+  b.temperature = 1.0f;
+  b.scale = 0.5f;
+  Model ma(a, g1), mb(b, g2);
+  const auto ta = ma.trace({1, 2, 3, 4});
+  const auto tb = mb.trace({1, 2, 3, 4});
+  EXPECT_LT((ta[0].weights[0] - tb[0].weights[0]).cwiseAbs().maxCoeff(), 1e-6f);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(ta[0].weights[0].row(i).sum(), 1.0f, 1e-5f);
+}
+
+TEST(Train, CausalWeightsAboveDiagonalAreZero) {
+  ap::Generator g(5);
+  Model m(small_config(Rule::Additive, 2, true), g);
+  const auto t = m.trace({1, 2, 3, 4, 5});
+  for (const auto& w : t[1].weights)
+    for (int i = 0; i < 5; ++i)
+      for (int j = i + 1; j < 5; ++j) EXPECT_EQ(w(i, j), 0.0f);
+  EXPECT_TRUE(std::isinf(t[1].masked[0](0, 4)));
+}
+
+TEST(Train, SgdStepIsMinusLrTimesGradient) {
+  ap::Generator g(1);
+  Model m(small_config(Rule::Dot, 1, false), g);
+  const Mat before = m.params()[0].value;
+  std::vector<Mat> grads;
+  m.loss(small_batch(), &grads);
+  auto opt = Optimizer::make("sgd", 0.5f);
+  opt->update(m.params(), grads);
+  EXPECT_LT((m.params()[0].value - (before - 0.5f * grads[0])).cwiseAbs().maxCoeff(), 1e-7f);
+}
+
+TEST(Train, AdamFirstStepMovesEachWeightByLr) {
+  // With bias correction, Adam's first step is lr · g / (|g| + eps): every weight with a gradient
+  // moves by lr against its sign — the textbook property of torch.optim.Adam.
+  ap::Generator g(1);
+  Model m(small_config(Rule::Dot, 1, false), g);
+  const int k = m.param_index("head.W");
+  const Mat before = m.params()[k].value;
+  std::vector<Mat> grads;
+  m.loss(small_batch(), &grads);
+  auto opt = Optimizer::make("adam", 0.01f);
+  opt->update(m.params(), grads);
+  const Mat delta = m.params()[k].value - before;
+  for (int i = 0; i < delta.size(); ++i) {
+    const float gi = grads[k].data()[i];
+    if (std::abs(gi) < 1e-5f) continue;
+    EXPECT_NEAR(delta.data()[i], gi > 0 ? -0.01f : 0.01f, 1e-4f);
+  }
+}
+
+TEST(Train, SameSeedSameRunOtherSeedOtherRun) {
+  TrainerOptions o;
+  o.task = "reverse";
+  o.dModel = 16;
+  Trainer a(o), b(o);
+  o.seed = 1;
+  Trainer c(o);
+  for (int i = 0; i < 5; ++i) {
+    const double la = a.step(3).loss, lb = b.step(3).loss, lc = c.step(3).loss;
+    EXPECT_EQ(la, lb);
+    EXPECT_NE(la, lc);
+  }
+  EXPECT_EQ(a.model().params()[0].value, b.model().params()[0].value);
+}
+
+TEST(Train, CoreferenceDataIsHeldOutByCombination) {
+  const TaskData t = make_coreference();
+  EXPECT_GE(t.vocab.size(), 40u);
+  auto key = [&](const Example& e) {
+    // the nouns (where the pointer can go) and the adjective (last token) identify the combination
+    std::multiset<int> k;
+    const int it = e.pointerFrom;
+    for (size_t i = 0; i < e.ids.size(); ++i)
+      if (static_cast<int>(i) != it && t.vocab[e.ids[i]] != "the") k.insert(e.ids[i]);
+    return std::make_tuple(e.ids[e.pointerTo], e.ids.back(), k);
+  };
+  std::set<std::tuple<int, int, std::multiset<int>>> train;
+  for (const Example& e : t.train) train.insert(key(e));
+  ASSERT_FALSE(t.test.empty());
+  for (const Example& e : t.test) EXPECT_EQ(train.count(key(e)), 0u);
+  for (const auto* set : {&t.train, &t.test})
+    for (const Example& e : *set) {
+      ASSERT_EQ(t.vocab[e.ids[e.pointerFrom]], "it");
+      const std::string adj = t.vocab[e.ids.back()], ref = t.vocab[e.ids[e.pointerTo]];
+      if (adj == "tired") {
+        EXPECT_TRUE(ref != "street" && ref != "road") << ref;
+      }
+      if (adj == "wide") {
+        EXPECT_TRUE(ref != "animal" && ref != "dog") << ref;
+      }
+    }
+  const auto ids = encode_text(t, "The animal didn't cross the street because it was too tired.", nullptr);
+  EXPECT_EQ(ids.size(), 11u);
+}
+
+TEST(Train, ReverseLearns) {
+  TrainerOptions o;
+  o.task = "reverse";
+  o.dModel = 32;
+  o.seed = 4;
+  Trainer tr(o);
+  const Score before = tr.evaluate();
+  Score after;
+  for (int i = 0; i < 6; ++i) after = tr.step(50);
+  const Score held = tr.evaluate();
+  EXPECT_LT(held.loss, before.loss * 0.5);
+  EXPECT_GT(held.accuracy, 0.5);  // chance is 0.1
+  (void)after;
+}
+
+TEST(Train, CoreferenceLearnsToPointAtTheReferent) {
+  TrainerOptions o;
+  o.task = "coreference";
+  o.seed = 1;
+  Trainer tr(o);
+  const Score before = tr.evaluate();
+  for (int i = 0; i < 8; ++i) tr.step(50);
+  const Score held = tr.evaluate();
+  EXPECT_LT(held.loss, before.loss);
+  EXPECT_GT(held.accuracy, 0.8);  // chance between the two nouns is 0.5, over all 11 tokens less
+  for (const char* adj : {"tired", "wide"}) {
+    const auto t = tr.trace(std::string("the animal didn't cross the street because it was too ") + adj);
+    const Mat& w = t.layers.back().weights[0];
+    const int it = 7, animal = 1, street = 5;
+    if (std::string(adj) == "tired") EXPECT_GT(w(it, animal), w(it, street));
+    else EXPECT_GT(w(it, street), w(it, animal));
+  }
+}
+
+TEST(Train, NextCharLearnsWithCausalMask) {
+  TrainerOptions o;
+  o.task = "next-char";
+  o.text = "abcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabc";
+  o.context = 8;
+  Trainer tr(o);
+  EXPECT_TRUE(tr.model().config().causal);
+  for (int i = 0; i < 4; ++i) tr.step(50);
+  EXPECT_GT(tr.evaluate().accuracy, 0.9);  // a period-3 text is fully predictable
+}
+
+TEST(Train, BadOptionsNameTheArgument) {
+  auto msg = [](TrainerOptions o) {
+    try {
+      Trainer t(o);
+    } catch (const ap::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  TrainerOptions o;
+  o.task = "translate";
+  EXPECT_NE(msg(o).find("task"), std::string::npos);
+  o = TrainerOptions();
+  o.score = "cosine";
+  EXPECT_NE(msg(o).find("score"), std::string::npos);
+  o = TrainerOptions();
+  o.heads = 3;  // 32 % 3 != 0
+  EXPECT_NE(msg(o).find("heads"), std::string::npos);
+  o = TrainerOptions();
+  o.optimizer = "rmsprop";
+  EXPECT_NE(msg(o).find("optimizer"), std::string::npos);
+  o = TrainerOptions();
+  o.lr = -1;
+  EXPECT_NE(msg(o).find("lr"), std::string::npos);
+  o = TrainerOptions();
+  o.dModel = 0;
+  EXPECT_NE(msg(o).find("dModel"), std::string::npos);
+  o = TrainerOptions();
+  o.task = "next-char";
+  o.text = "too short";
+  EXPECT_NE(msg(o).find("text"), std::string::npos);
+  o.mask = "none";
+  o.text = std::string(200, 'a');
+  EXPECT_NE(msg(o).find("mask"), std::string::npos);
+  Trainer ok{TrainerOptions()};
+  EXPECT_THROW(ok.trace("the unicorn didn't cross"), ap::Error);
+  EXPECT_THROW(ok.step(0), ap::Error);
+}
+
+}  // namespace
