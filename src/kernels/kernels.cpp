@@ -1,64 +1,44 @@
-// Placeholder scalar kernels; the SIMD128 versions replace these (issue 6).
+// Dispatch: one build runs one implementation, chosen at compile time (wasm has no runtime
+// feature detection worth paying for: a module either validates with SIMD128 or not at all).
 #include "kernels.h"
 
-#include <algorithm>
-#include <cmath>
-#include <limits>
+#include "kernels_internal.h"
 
 namespace ap::kernels {
 
+#ifdef __wasm_simd128__
+namespace impl = simd;
+#else
+namespace impl = scalar;
+#endif
+
 void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept {
-  for (int i = 0; i < nq; ++i)
-    for (int j = 0; j < nk; ++j) {
-      float acc = 0.f;
-      for (int t = 0; t < d; ++t) acc += Q[i * d + t] * K[j * d + t];
-      S[i * nk + j] = alpha * acc;
-    }
+  impl::qkt(Q, K, S, nq, nk, d, alpha);
 }
 
 void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept {
-  for (int i = 0; i < nq; ++i) {
-    float* r = S + static_cast<long long>(i) * nk;
-    float m = -std::numeric_limits<float>::infinity();
-    for (int j = 0; j < nk; ++j) m = std::max(m, r[j]);
-    if (m == -std::numeric_limits<float>::infinity()) {
-      std::fill(r, r + nk, 0.f);
-      continue;
-    }
-    float sum = 0.f;
-    for (int j = 0; j < nk; ++j) {
-      r[j] = std::exp((r[j] - m) * invTemp);
-      sum += r[j];
-    }
-    for (int j = 0; j < nk; ++j) r[j] /= sum;
-  }
+  impl::softmax_rows(S, nq, nk, invTemp);
 }
 
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept {
-  for (int i = 0; i < nq; ++i) {
-    float* o = O + static_cast<long long>(i) * dv;
-    std::fill(o, o + dv, 0.f);
-    for (int j = 0; j < nk; ++j) {
-      const float w = W[static_cast<long long>(i) * nk + j];
-      if (w == 0.f) continue;
-      for (int t = 0; t < dv; ++t) o[t] += w * V[static_cast<long long>(j) * dv + t];
-    }
-  }
+  impl::weights_v(W, V, O, nq, nk, dv);
 }
 
-long long flash_workspace_floats(int, int nk, int, int) noexcept { return nk; }
+long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept {
+  return detail::flash_workspace_floats(nq, nk, d, dv);
+}
 
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
                      int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept {
-  for (int i = 0; i < nq; ++i) {
-    const int kEnd = causal ? std::min(nk, i + 1) : nk;
-    qkt(Q + static_cast<long long>(i) * d, K, workspace, 1, kEnd, d, alpha);
-    for (int j = kEnd; j < nk; ++j) workspace[j] = -std::numeric_limits<float>::infinity();
-    softmax_rows(workspace, 1, nk, invTemp);
-    weights_v(workspace, V, O + static_cast<long long>(i) * dv, 1, nk, dv);
-  }
+  impl::flash_attention(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace);
 }
 
-const char* backend() noexcept { return "scalar"; }
+const char* backend() noexcept {
+#ifdef __wasm_simd128__
+  return "simd128";
+#else
+  return "scalar";
+#endif
+}
 
 }  // namespace ap::kernels

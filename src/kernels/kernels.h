@@ -10,6 +10,7 @@ void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float 
 
 // Row-wise softmax of S[nq, nk] / temperature, in place, max-subtracted.
 // -inf entries are masked cells; a row with every cell -inf becomes all zeros.
+// +inf (an overflowed score) counts as the largest float, so no row ever yields NaN.
 void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
 
 // O[nq, dv] = W[nq, nk] · V[nk, dv]
@@ -23,5 +24,26 @@ void flash_attention(const float* Q, const float* K, const float* V, float* O, i
 
 // Which implementation this build runs ("simd128" or "scalar").
 const char* backend() noexcept;
+
+// The portable twins, compiled in every build, so that a wasm build can check its SIMD path
+// against them in the same module. Same contracts and workspace size as above.
+namespace scalar {
+void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept;
+void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
+void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
+void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
+                     int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept;
+}  // namespace scalar
+
+#ifdef __wasm_simd128__
+// The SIMD128 versions (only in wasm builds); the unqualified functions above call these.
+namespace simd {
+void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept;
+void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
+void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
+void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
+                     int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept;
+}  // namespace simd
+#endif
 
 }  // namespace ap::kernels

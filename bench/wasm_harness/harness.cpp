@@ -1,0 +1,140 @@
+// Standalone check + timing of the kernels in WebAssembly, without the package: SIMD128 against the
+// scalar twin in the same module, then GFLOP/s of the core paths. Built by build.sh, run by Node.
+//   node build/h-kern-wasm/harness.mjs [--quick] [--check-only]
+#include <emscripten.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/kernels.h"
+
+using namespace ap::kernels;
+
+static double max_rel(const std::vector<float>& a, const std::vector<float>& b, double floor_) {
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) || std::isnan(b[i])) return INFINITY;
+    const double e = std::fabs(double(a[i]) - b[i]) / std::max(floor_, std::fabs(double(b[i])));
+    worst = std::max(worst, e);
+  }
+  return worst;
+}
+
+static int check() {
+  std::mt19937 g(7);
+  std::normal_distribution<float> N(0.f, 1.f);
+  int bad = 0;
+  const int sizes[] = {1, 3, 7, 17, 64, 130};
+  const int dims[] = {1, 5, 24, 64, 300};
+  for (int nq : sizes)
+    for (int nk : sizes)
+      for (int d : dims) {
+        const int dv = d == 24 ? 28 : d;
+        std::vector<float> Q(nq * d), K(nk * d), V(nk * dv);
+        for (auto& x : Q) x = N(g);
+        for (auto& x : K) x = N(g);
+        for (auto& x : V) x = N(g);
+        const float alpha = 1.f / std::sqrt(float(d));
+        std::vector<float> S1(nq * nk), S2(nq * nk);
+        qkt(Q.data(), K.data(), S1.data(), nq, nk, d, alpha);
+        scalar::qkt(Q.data(), K.data(), S2.data(), nq, nk, d, alpha);
+        double e1 = max_rel(S1, S2, 1e-3);
+        for (bool causal : {false, true}) {
+          std::vector<float> W1 = S2, W2 = S2;
+          if (causal)
+            for (int i = 0; i < nq; ++i)
+              for (int j = i + 1; j < nk; ++j) W1[i * nk + j] = W2[i * nk + j] = -INFINITY;
+          softmax_rows(W1.data(), nq, nk, 0.7f);
+          scalar::softmax_rows(W2.data(), nq, nk, 0.7f);
+          double e2 = max_rel(W1, W2, 1e-30);
+          std::vector<float> O1(nq * dv), O2(nq * dv), F1(nq * dv), F2(nq * dv);
+          weights_v(W2.data(), V.data(), O1.data(), nq, nk, dv);
+          scalar::weights_v(W2.data(), V.data(), O2.data(), nq, nk, dv);
+          double e3 = max_rel(O1, O2, 1e-3);
+          std::vector<float> ws(flash_workspace_floats(nq, nk, d, dv));
+          flash_attention(Q.data(), K.data(), V.data(), F1.data(), nq, nk, d, dv, alpha, 0.7f, causal, ws.data());
+          scalar::flash_attention(Q.data(), K.data(), V.data(), F2.data(), nq, nk, d, dv, alpha, 0.7f, causal, ws.data());
+          double e4 = max_rel(F1, F2, 1e-3);
+          double e5 = max_rel(F2, O2, 0.1);  // flash vs unfused; outputs near 0 are cancellations, judged against their O(1) scale
+          if (e1 > 1e-5 || e2 > 1e-5 || e3 > 1e-5 || e4 > 1e-5 || e5 > 1e-5) {
+            ++bad;
+            std::printf("{\"mismatch\":true,\"nq\":%d,\"nk\":%d,\"d\":%d,\"causal\":%d,\"qkt\":%g,\"softmax\":%g,\"wv\":%g,\"flash\":%g,\"flash_vs_unfused\":%g}\n",
+                        nq, nk, d, causal, e1, e2, e3, e4, e5);
+          }
+        }
+      }
+  std::printf("{\"check\":\"simd128 vs scalar\",\"backend\":\"%s\",\"mismatches\":%d}\n", backend(), bad);
+  return bad;
+}
+
+static double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+template <class F>
+static double time_ms(F f, int runs) {
+  f();  // warm-up (tier-up, page faults)
+  std::vector<double> t;
+  for (int r = 0; r < runs; ++r) {
+    const double t0 = emscripten_get_now();
+    f();
+    t.push_back(emscripten_get_now() - t0);
+  }
+  return median(t);
+}
+
+static void bench(bool quick) {
+  std::mt19937 g(1);
+  std::uniform_real_distribution<float> U(-1.f, 1.f);
+  const int ns[] = {128, 512, 2048, 8192};
+  for (int d : {64, 128}) {
+    if (quick && d == 128) continue;
+    for (int n : ns) {
+      if (quick && n == 8192) continue;
+      std::vector<float> Q(n * d), K(n * d), V(n * d), O(n * d);
+      for (auto& x : Q) x = U(g);
+      for (auto& x : K) x = U(g);
+      for (auto& x : V) x = U(g);
+      std::vector<float> ws(flash_workspace_floats(n, n, d, d));
+      const double flops = 4.0 * n * n * d;
+      const int runs = n >= 8192 ? 3 : n >= 2048 ? 5 : 15;
+      const float alpha = 1.f / std::sqrt(float(d));
+      for (bool causal : {false, true}) {
+        double ms = time_ms([&] { flash_attention(Q.data(), K.data(), V.data(), O.data(), n, n, d, d, alpha, 1.f, causal, ws.data()); }, runs);
+        std::printf("{\"path\":\"flash\",\"n\":%d,\"d\":%d,\"causal\":%s,\"ms\":%.3f,\"gflops\":%.2f}\n", n, d,
+                    causal ? "true" : "false", ms, flops / ms / 1e6);
+      }
+      if (n <= 2048) {
+        std::vector<float> S(size_t(n) * n);
+        double ms = time_ms([&] {
+          qkt(Q.data(), K.data(), S.data(), n, n, d, alpha);
+          softmax_rows(S.data(), n, n, 1.f);
+          weights_v(S.data(), V.data(), O.data(), n, n, d);
+        }, runs);
+        std::printf("{\"path\":\"unfused\",\"n\":%d,\"d\":%d,\"causal\":false,\"ms\":%.3f,\"gflops\":%.2f}\n", n, d, ms, flops / ms / 1e6);
+        double ms1 = time_ms([&] { qkt(Q.data(), K.data(), S.data(), n, n, d, alpha); }, runs);
+        double ms2 = time_ms([&] { softmax_rows(S.data(), n, n, 1.f); }, runs);
+        double ms3 = time_ms([&] { weights_v(S.data(), V.data(), O.data(), n, n, d); }, runs);
+        std::printf("{\"path\":\"parts\",\"n\":%d,\"d\":%d,\"qkt_gflops\":%.2f,\"softmax_ms\":%.3f,\"wv_gflops\":%.2f}\n", n, d,
+                    2.0 * n * n * d / ms1 / 1e6, ms2, 2.0 * n * n * d / ms3 / 1e6);
+      }
+      std::fflush(stdout);
+    }
+  }
+}
+
+int main(int argc, char** argv) {
+  bool quick = false, checkOnly = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) quick = true;
+    if (!std::strcmp(argv[i], "--check-only")) checkOnly = true;
+  }
+  const int bad = check();
+  if (!checkOnly) bench(quick);
+  return bad ? 1 : 0;
+}

@@ -1,0 +1,251 @@
+// The blocking, masking and tail handling of every kernel, written once as templates over an
+// `Ops` type that supplies the inner loops (scalar in kernels_scalar.cpp, SIMD128 in
+// kernels_simd.cpp). Sharing the drivers keeps the two twins doing the same arithmetic in the
+// same order, which is why they agree to ~1e-7 rather than merely 1e-5.
+//
+// Ops provides:
+//   qk_tile(q[4], kt, d, out, ldo)  out[r*ldo + c] = Σ_t q[r][t]·kt[t*8 + c], r < 4, c < 8
+//   scale_max(s, n, alpha)          s[j] = min(alpha·s[j], FLT_MAX); returns max_j s[j]
+//   exp_sum(s, n, m, ls)            s[j] = 2^((s[j] - m)·ls); returns Σ s[j]
+//   scale(s, n, k)                  s[j] *= k
+//   pv_tile8(p[4], nj, v, ldv, o[4], c[4])   o[r][0..8) = c[r]·o[r] + Σ_j p[r][j]·v[j*ldv + 0..8)
+//   pv_tile4(...)                            the same for 4 columns
+#pragma once
+
+#include <algorithm>
+#include <limits>
+
+#include "kernels_internal.h"
+
+namespace ap::kernels::detail {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Columns past the last multiple of 4: plain loops, the same order of operations as the tiles.
+inline void pv_tile_tail(const float* const p[kMR], int nj, const float* v, int ldv,
+                         float* const o[kMR], const float c[kMR], int cols) {
+  for (int r = 0; r < kMR; ++r)
+    for (int x = 0; x < cols; ++x) {
+      float acc = o[r][x] * c[r];
+      for (int j = 0; j < nj; ++j) acc = acc + p[r][j] * v[static_cast<long long>(j) * ldv + x];
+      o[r][x] = acc;
+    }
+}
+
+template <class Ops>
+void pv_rows(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
+             const float c[kMR], int dv) {
+  int x = 0;
+  for (; x + 8 <= dv; x += 8) {
+    float* ox[kMR] = {o[0] + x, o[1] + x, o[2] + x, o[3] + x};
+    Ops::pv_tile8(p, nj, v + x, ldv, ox, c);
+  }
+  if (x + 4 <= dv) {
+    float* ox[kMR] = {o[0] + x, o[1] + x, o[2] + x, o[3] + x};
+    Ops::pv_tile4(p, nj, v + x, ldv, ox, c);
+    x += 4;
+  }
+  if (x < dv) {
+    float* ox[kMR] = {o[0] + x, o[1] + x, o[2] + x, o[3] + x};
+    pv_tile_tail(p, nj, v + x, ldv, ox, c, dv - x);
+  }
+}
+
+// Packs keys [j0, j0 + 8) × dims [t0, t0 + dc) of K (row stride d) as [dc][8], zero past nk.
+inline void pack_panel(const float* K, int nk, int d, int j0, int t0, int dc, float* dst) {
+  for (int c = 0; c < kNR; ++c) {
+    const int j = j0 + c;
+    if (j < nk) {
+      const float* src = K + static_cast<long long>(j) * d + t0;
+      for (int t = 0; t < dc; ++t) dst[t * kNR + c] = src[t];
+    } else {
+      for (int t = 0; t < dc; ++t) dst[t * kNR + c] = 0.f;
+    }
+  }
+}
+
+template <class Ops>
+void qkt_driver(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) {
+  if (nq <= 0 || nk <= 0) return;
+  if (d <= 0) {
+    std::fill(S, S + static_cast<long long>(nq) * nk, 0.f);
+    return;
+  }
+  alignas(16) float pack[kBC * kDC];
+  alignas(16) float tile[kMR * kNR];
+  const int chunks = (d + kDC - 1) / kDC;
+  for (int j0 = 0; j0 < nk; j0 += kBC) {
+    const int bc = std::min(kBC, nk - j0);
+    const int panels = (bc + kNR - 1) / kNR;
+    for (int ch = 0; ch < chunks; ++ch) {
+      const int t0 = ch * kDC;
+      const int dc = std::min(kDC, d - t0);
+      for (int p = 0; p < panels; ++p) pack_panel(K, nk, d, j0 + p * kNR, t0, dc, pack + p * kNR * dc);
+      const bool first = ch == 0, last = ch == chunks - 1;
+      for (int i0 = 0; i0 < nq; i0 += kMR) {
+        const int rows = std::min(kMR, nq - i0);
+        // Rows past nq reuse the last row: computed, never stored.
+        const float* q[kMR];
+        for (int r = 0; r < kMR; ++r)
+          q[r] = Q + static_cast<long long>(i0 + std::min(r, rows - 1)) * d + t0;
+        for (int p = 0; p < panels; ++p) {
+          Ops::qk_tile(q, pack + p * kNR * dc, dc, tile, kNR);
+          const int cols = std::min(kNR, bc - p * kNR);
+          for (int r = 0; r < rows; ++r) {
+            float* s = S + static_cast<long long>(i0 + r) * nk + j0 + p * kNR;
+            const float* a = tile + r * kNR;
+            for (int c = 0; c < cols; ++c) {
+              const float prev = first ? 0.f : s[c];
+              const float sum = first ? a[c] : prev + a[c];
+              s[c] = last ? alpha * sum : sum;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+template <class Ops>
+void softmax_driver(float* S, int nq, int nk, float invTemp) {
+  if (nk <= 0) return;
+  const float ls = invTemp * kLog2e;
+  for (int i = 0; i < nq; ++i) {
+    float* s = S + static_cast<long long>(i) * nk;
+    const float m = Ops::scale_max(s, nk, 1.0f);
+    if (m == kNegInf) {
+      std::fill(s, s + nk, 0.f);
+      continue;
+    }
+    const float sum = Ops::exp_sum(s, nk, m, ls);
+    Ops::scale(s, nk, 1.0f / sum);
+  }
+}
+
+template <class Ops>
+void weights_v_driver(const float* W, const float* V, float* O, int nq, int nk, int dv) {
+  if (nq <= 0 || dv <= 0) return;
+  std::fill(O, O + static_cast<long long>(nq) * dv, 0.f);
+  if (nk <= 0) return;
+  alignas(16) float scratch[kNR];  // sink for the rows past nq of the last row group
+  const float one[kMR] = {1.f, 1.f, 1.f, 1.f};
+  for (int j0 = 0; j0 < nk; j0 += kJB) {
+    const int jb = std::min(kJB, nk - j0);
+    for (int i0 = 0; i0 < nq; i0 += kMR) {
+      const int rows = std::min(kMR, nq - i0);
+      const float* p[kMR];
+      float* o[kMR];
+      for (int r = 0; r < kMR; ++r) {
+        p[r] = W + static_cast<long long>(i0 + std::min(r, rows - 1)) * nk + j0;
+        o[r] = r < rows ? O + static_cast<long long>(i0 + r) * dv : nullptr;
+      }
+      // Trailing zero weights (causal rows, masked keys) add nothing: stop before them.
+      int nj = jb;
+      while (nj > 0 && p[0][nj - 1] == 0.f && p[1][nj - 1] == 0.f && p[2][nj - 1] == 0.f &&
+             p[3][nj - 1] == 0.f)
+        --nj;
+      if (nj == 0) continue;
+      if (rows == kMR) {
+        pv_rows<Ops>(p, nj, V + static_cast<long long>(j0) * dv, dv, o, one, dv);
+      } else {
+        // The scratch row is only 8 wide: walk the columns in 8s so each tile has its own sink.
+        for (int x = 0; x < dv; x += kNR) {
+          const int w = std::min(kNR, dv - x);
+          float* ox[kMR];
+          for (int r = 0; r < kMR; ++r) ox[r] = r < rows ? o[r] + x : scratch;
+          pv_rows<Ops>(p, nj, V + static_cast<long long>(j0) * dv + x, dv, ox, one, w);
+        }
+      }
+    }
+  }
+}
+
+template <class Ops>
+void flash_driver(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
+                  int dv, float alpha, float invTemp, bool causal, float* ws) {
+  if (nq <= 0 || dv <= 0) return;
+  std::fill(O, O + static_cast<long long>(nq) * dv, 0.f);
+  if (nk <= 0) return;
+  const FlashLayout L = flash_layout(nk, d, dv);
+  float* kt = ws + L.kt;
+  float* S = ws + L.s;
+  float* m = ws + L.m;
+  float* l = ws + L.l;
+  float* cf = ws + L.c;
+  float* orow = ws + L.orow;
+  const int dd = d > 0 ? d : 0;
+  const int panelsAll = (nk + kNR - 1) / kNR;
+  // K is packed once per call; every query block then streams the packed panels.
+  for (int p = 0; p < panelsAll; ++p) pack_panel(K, nk, dd, p * kNR, 0, dd, kt + static_cast<long long>(p) * kNR * dd);
+  const float ls = invTemp * kLog2e;
+
+  for (int i0 = 0; i0 < nq; i0 += kBR) {
+    const int rows = std::min(kBR, nq - i0);
+    const int groups = (rows + kMR - 1) / kMR;
+    for (int r = 0; r < kBR; ++r) {
+      m[r] = kNegInf;
+      l[r] = 0.f;
+      cf[r] = 1.f;
+    }
+    // Causal: keys past the block's last row are masked for every row of it; skip those tiles.
+    const int kEnd = causal ? std::min(nk, i0 + rows) : nk;
+    for (int j0 = 0; j0 < kEnd; j0 += kBC) {
+      const int bc = std::min(kBC, kEnd - j0);
+      const int panels = (bc + kNR - 1) / kNR;
+      for (int g = 0; g < groups; ++g) {
+        const int r0 = g * kMR;
+        const float* q[kMR];
+        for (int r = 0; r < kMR; ++r)
+          q[r] = Q + static_cast<long long>(i0 + std::min(r0 + r, rows - 1)) * dd;
+        for (int p = 0; p < panels; ++p)
+          Ops::qk_tile(q, kt + static_cast<long long>(j0 / kNR + p) * kNR * dd, dd,
+                       S + r0 * kBC + p * kNR, kBC);
+      }
+      // Online softmax: fold this block into each row's running max and sum, remembering the
+      // factor by which the row's partial output must shrink when the max grew.
+      for (int r = 0; r < groups * kMR; ++r) {
+        float* s = S + r * kBC;
+        const int lim = r >= rows ? 0 : causal ? std::min(bc, i0 + r - j0 + 1) : bc;
+        if (lim <= 0) {
+          cf[r] = 1.f;
+          std::fill(s, s + bc, 0.f);
+          continue;
+        }
+        const float mb = Ops::scale_max(s, lim, alpha);
+        const float mn = std::max(m[r], mb);
+        if (mn == kNegInf) {  // every score so far overflowed to -inf: nothing to add yet
+          cf[r] = 1.f;
+          std::fill(s, s + bc, 0.f);
+          continue;
+        }
+        const float corr = exp2_neg((m[r] - mn) * ls);
+        const float sum = Ops::exp_sum(s, lim, mn, ls);
+        std::fill(s + lim, s + bc, 0.f);
+        l[r] = l[r] * corr + sum;
+        cf[r] = corr;
+        m[r] = mn;
+      }
+      for (int g = 0; g < groups; ++g) {
+        const int r0 = g * kMR;
+        const int rowsHere = std::min(kMR, rows - r0);
+        // Causal: in a diagonal tile the group's last row sees the most keys.
+        const int nj = causal ? std::min(bc, i0 + r0 + rowsHere - 1 - j0 + 1) : bc;
+        const float* p[kMR];
+        float* o[kMR];
+        for (int r = 0; r < kMR; ++r) {
+          p[r] = S + (r0 + r) * kBC;
+          o[r] = r < rowsHere ? O + static_cast<long long>(i0 + r0 + r) * dv : orow;
+        }
+        if (nj <= 0) continue;  // all factors are 1 and all weights 0
+        pv_rows<Ops>(p, nj, V + static_cast<long long>(j0) * dv, dv, o, cf + r0, dv);
+      }
+    }
+    for (int r = 0; r < rows; ++r) {
+      float* o = O + static_cast<long long>(i0 + r) * dv;
+      // l == 0 only for a row with no finite score: its output is 0, never NaN.
+      Ops::scale(o, dv, l[r] > 0.f ? 1.0f / l[r] : 0.f);
+    }
+  }
+}
+
+}  // namespace ap::kernels::detail

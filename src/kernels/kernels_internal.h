@@ -1,0 +1,95 @@
+// Shared by the scalar and SIMD128 kernels: tile sizes, the workspace layout and the exp
+// approximation, so that both twins run the same arithmetic in the same order.
+#pragma once
+
+#include <cfloat>
+#include <cstdint>
+#include <cstring>
+
+namespace ap::kernels::detail {
+
+// Register tile: 4 rows × 8 columns = 8 f32x4 accumulators, which with 2 loads of K (or V) and
+// 4 broadcasts of Q (or P) fits V8's 16 xmm registers on x86 without spilling.
+constexpr int kMR = 4;
+constexpr int kNR = 8;
+// Flash blocks: kBR query rows share one pass over each block of kBC keys. kBC keys × d = 64 × 64
+// floats of packed K plus the same of V stay in L1/L2 while the kBR rows reuse them.
+constexpr int kBR = 32;
+constexpr int kBC = 64;
+// qkt packs K in blocks of kBC keys × at most kDC dims on the stack (64 KiB) because it gets
+// no workspace; larger d is summed over chunks.
+constexpr int kDC = 256;
+// weights_v walks V in blocks of kJB rows so a block stays in cache across all row groups.
+constexpr int kJB = 256;
+
+constexpr float kLog2e = 1.44269504088896341f;
+
+inline long long round_up(long long x, long long m) { return (x + m - 1) / m * m; }
+
+// Layout: packed Kᵀ (panels of kNR keys, [d][kNR] each, zero-padded), the S/P tile, the per-row
+// running max, running sum and rescale factor, and a scratch output row for the tail rows of a
+// block past nq.
+struct FlashLayout {
+  long long kt = 0, s = 0, m = 0, l = 0, c = 0, orow = 0, total = 0;
+};
+
+inline FlashLayout flash_layout(int nk, int d, int dv) {
+  FlashLayout f;
+  f.kt = 0;
+  f.s = round_up(nk > 0 ? nk : 0, kNR) * (d > 0 ? d : 0);
+  f.m = f.s + static_cast<long long>(kBR) * kBC;
+  f.l = f.m + kBR;
+  f.c = f.l + kBR;
+  f.orow = f.c + kBR;
+  f.total = f.orow + round_up(dv > 0 ? dv : 0, kNR) + kNR;
+  return f;
+}
+
+inline long long flash_workspace_floats(int, int nk, int d, int dv) noexcept {
+  return flash_layout(nk, d, dv).total;
+}
+
+inline std::uint32_t bits_of(float x) {
+  std::uint32_t u;
+  std::memcpy(&u, &x, 4);
+  return u;
+}
+inline float float_of(std::uint32_t u) {
+  float x;
+  std::memcpy(&x, &u, 4);
+  return x;
+}
+
+// 2^t for t <= 0 (the softmax only ever exponentiates max-subtracted values). Cephes exp2f:
+// t = n + f with n = round(t), |f| <= 1/2, 2^f = 1 + f·P(f) (relative error ~2e-7), 2^n put
+// straight into the exponent bits. The rounding uses the 1.5·2^23 trick, whose low mantissa
+// bits then hold n + 127, so no float->int conversion is needed (SIMD128's trunc_sat is slow
+// on x86). Below -126 the result would be subnormal (< 1.2e-38); it is returned as 0, as are
+// -inf and NaN inputs (a masked cell times a zero inverse temperature).
+constexpr float kExpMagic = 12582912.0f + 127.0f;
+constexpr float kP0 = 1.535336188319500e-4f;
+constexpr float kP1 = 1.339887440266574e-3f;
+constexpr float kP2 = 9.618437357674640e-3f;
+constexpr float kP3 = 5.550332471162809e-2f;
+constexpr float kP4 = 2.402264791363012e-1f;
+constexpr float kP5 = 6.931472028550421e-1f;
+constexpr float kExpMin = -126.0f;
+
+inline float exp2_neg(float t) {
+  const float v = t + kExpMagic;
+  const float n = v - kExpMagic;
+  const float f = t - n;
+  float p = kP0;
+  p = p * f + kP1;
+  p = p * f + kP2;
+  p = p * f + kP3;
+  p = p * f + kP4;
+  p = p * f + kP5;
+  p = p * f;
+  p = p + 1.0f;
+  const float scale = float_of(bits_of(v) << 23);
+  const float r = p * scale;
+  return t > kExpMin ? r : 0.0f;
+}
+
+}  // namespace ap::kernels::detail

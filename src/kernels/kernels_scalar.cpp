@@ -1,0 +1,108 @@
+// The portable twin: the same drivers as the SIMD128 build with plain loops inside. Compiled in
+// every build (native tests run it; in wasm it is the reference the SIMD path is checked against).
+// The loops over the 8 columns of a tile have constant trip counts so compilers vectorize them.
+#include <algorithm>
+#include <cfloat>
+
+#include "kernels.h"
+#include "kernels_driver.h"
+
+namespace ap::kernels::scalar {
+namespace {
+
+using namespace ap::kernels::detail;
+
+struct ScalarOps {
+  static void qk_tile(const float* const q[kMR], const float* kt, int d, float* out, int ldo) {
+    float acc[kMR][kNR] = {};
+    for (int t = 0; t < d; ++t) {
+      const float* b = kt + t * kNR;
+      for (int r = 0; r < kMR; ++r) {
+        const float a = q[r][t];
+        for (int c = 0; c < kNR; ++c) acc[r][c] = acc[r][c] + a * b[c];
+      }
+    }
+    for (int r = 0; r < kMR; ++r)
+      for (int c = 0; c < kNR; ++c) out[r * ldo + c] = acc[r][c];
+  }
+
+  static float scale_max(float* s, int n, float alpha) {
+    // max is exact, so the SIMD version's lane order gives the same result.
+    float m = kNegInf;
+    for (int j = 0; j < n; ++j) {
+      const float x = std::min(alpha * s[j], FLT_MAX);
+      s[j] = x;
+      m = std::max(m, x);
+    }
+    return m;
+  }
+
+  static float exp_sum(float* s, int n, float m, float ls) {
+    // Four partial sums, lane j % 4, added as the SIMD version does at the end.
+    float part[4] = {0.f, 0.f, 0.f, 0.f};
+    int j = 0;
+    for (; j + 4 <= n; j += 4)
+      for (int k = 0; k < 4; ++k) {
+        const float e = exp2_neg((s[j + k] - m) * ls);
+        s[j + k] = e;
+        part[k] = part[k] + e;
+      }
+    float tail = 0.f;
+    for (; j < n; ++j) {
+      const float e = exp2_neg((s[j] - m) * ls);
+      s[j] = e;
+      tail = tail + e;
+    }
+    return ((part[0] + part[1]) + (part[2] + part[3])) + tail;
+  }
+
+  static void scale(float* s, int n, float k) {
+    for (int j = 0; j < n; ++j) s[j] = s[j] * k;
+  }
+
+  template <int W>
+  static void pv_tile(const float* const p[kMR], int nj, const float* v, int ldv,
+                      float* const o[kMR], const float c[kMR]) {
+    float acc[kMR][W];
+    for (int r = 0; r < kMR; ++r)
+      for (int x = 0; x < W; ++x) acc[r][x] = o[r][x] * c[r];
+    for (int j = 0; j < nj; ++j) {
+      const float* b = v + static_cast<long long>(j) * ldv;
+      for (int r = 0; r < kMR; ++r) {
+        const float a = p[r][j];
+        for (int x = 0; x < W; ++x) acc[r][x] = acc[r][x] + a * b[x];
+      }
+    }
+    for (int r = 0; r < kMR; ++r)
+      for (int x = 0; x < W; ++x) o[r][x] = acc[r][x];
+  }
+  static void pv_tile8(const float* const p[kMR], int nj, const float* v, int ldv,
+                       float* const o[kMR], const float c[kMR]) {
+    pv_tile<8>(p, nj, v, ldv, o, c);
+  }
+  static void pv_tile4(const float* const p[kMR], int nj, const float* v, int ldv,
+                       float* const o[kMR], const float c[kMR]) {
+    pv_tile<4>(p, nj, v, ldv, o, c);
+  }
+};
+
+}  // namespace
+
+void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept {
+  qkt_driver<ScalarOps>(Q, K, S, nq, nk, d, alpha);
+}
+
+void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept {
+  softmax_driver<ScalarOps>(S, nq, nk, invTemp);
+}
+
+void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept {
+  weights_v_driver<ScalarOps>(W, V, O, nq, nk, dv);
+}
+
+void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
+                     int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept {
+  flash_driver<ScalarOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace);
+}
+
+}  // namespace ap::kernels::scalar

@@ -1,0 +1,197 @@
+// SIMD128 inner loops for the shared drivers (kernels_driver.h). Plain SIMD128 only: relaxed
+// SIMD (fused multiply-add) is rejected by Node 20, so every product is a mul followed by an add.
+// pmax/pmin are used instead of max/min: they lower to one maxps/minps on x86, while the
+// NaN-propagating max/min need a fix-up sequence; the inputs here are never NaN.
+#ifdef __wasm_simd128__
+
+#include <wasm_simd128.h>
+
+#include <algorithm>
+#include <cfloat>
+
+#include "kernels.h"
+#include "kernels_driver.h"
+
+namespace ap::kernels::simd {
+namespace {
+
+using namespace ap::kernels::detail;
+
+inline v128_t madd(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
+
+// 2^t lane-wise, the same steps as detail::exp2_neg.
+inline v128_t exp2_neg4(v128_t t) {
+  const v128_t magic = wasm_f32x4_splat(kExpMagic);
+  const v128_t v = wasm_f32x4_add(t, magic);
+  const v128_t n = wasm_f32x4_sub(v, magic);
+  const v128_t f = wasm_f32x4_sub(t, n);
+  v128_t p = wasm_f32x4_splat(kP0);
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(kP1));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(kP2));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(kP3));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(kP4));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(kP5));
+  p = wasm_f32x4_mul(p, f);
+  p = wasm_f32x4_add(p, wasm_f32x4_splat(1.0f));
+  const v128_t scale = wasm_i32x4_shl(v, 23);
+  const v128_t r = wasm_f32x4_mul(p, scale);
+  return wasm_v128_and(r, wasm_f32x4_gt(t, wasm_f32x4_splat(kExpMin)));
+}
+
+struct SimdOps {
+  static void qk_tile(const float* const q[kMR], const float* kt, int d, float* out, int ldo) {
+    v128_t a00 = wasm_f32x4_splat(0.f), a01 = a00, a10 = a00, a11 = a00;
+    v128_t a20 = a00, a21 = a00, a30 = a00, a31 = a00;
+    const float *q0 = q[0], *q1 = q[1], *q2 = q[2], *q3 = q[3];
+    for (int t = 0; t < d; ++t) {
+      const v128_t b0 = wasm_v128_load(kt + t * kNR);
+      const v128_t b1 = wasm_v128_load(kt + t * kNR + 4);
+      const v128_t x0 = wasm_v128_load32_splat(q0 + t);
+      a00 = madd(a00, x0, b0);
+      a01 = madd(a01, x0, b1);
+      const v128_t x1 = wasm_v128_load32_splat(q1 + t);
+      a10 = madd(a10, x1, b0);
+      a11 = madd(a11, x1, b1);
+      const v128_t x2 = wasm_v128_load32_splat(q2 + t);
+      a20 = madd(a20, x2, b0);
+      a21 = madd(a21, x2, b1);
+      const v128_t x3 = wasm_v128_load32_splat(q3 + t);
+      a30 = madd(a30, x3, b0);
+      a31 = madd(a31, x3, b1);
+    }
+    wasm_v128_store(out, a00);
+    wasm_v128_store(out + 4, a01);
+    wasm_v128_store(out + ldo, a10);
+    wasm_v128_store(out + ldo + 4, a11);
+    wasm_v128_store(out + 2 * ldo, a20);
+    wasm_v128_store(out + 2 * ldo + 4, a21);
+    wasm_v128_store(out + 3 * ldo, a30);
+    wasm_v128_store(out + 3 * ldo + 4, a31);
+  }
+
+  static float scale_max(float* s, int n, float alpha) {
+    const v128_t va = wasm_f32x4_splat(alpha);
+    const v128_t big = wasm_f32x4_splat(FLT_MAX);
+    v128_t vm = wasm_f32x4_splat(kNegInf);
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+      const v128_t x = wasm_f32x4_pmin(wasm_f32x4_mul(va, wasm_v128_load(s + j)), big);
+      wasm_v128_store(s + j, x);
+      vm = wasm_f32x4_pmax(vm, x);
+    }
+    float m = std::max(std::max(wasm_f32x4_extract_lane(vm, 0), wasm_f32x4_extract_lane(vm, 1)),
+                       std::max(wasm_f32x4_extract_lane(vm, 2), wasm_f32x4_extract_lane(vm, 3)));
+    for (; j < n; ++j) {
+      const float x = std::min(alpha * s[j], FLT_MAX);
+      s[j] = x;
+      m = std::max(m, x);
+    }
+    return m;
+  }
+
+  static float exp_sum(float* s, int n, float m, float ls) {
+    const v128_t vm = wasm_f32x4_splat(m);
+    const v128_t vls = wasm_f32x4_splat(ls);
+    v128_t sum = wasm_f32x4_splat(0.f);
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+      const v128_t e = exp2_neg4(wasm_f32x4_mul(wasm_f32x4_sub(wasm_v128_load(s + j), vm), vls));
+      wasm_v128_store(s + j, e);
+      sum = wasm_f32x4_add(sum, e);
+    }
+    float tail = 0.f;
+    for (; j < n; ++j) {
+      const float e = exp2_neg((s[j] - m) * ls);
+      s[j] = e;
+      tail = tail + e;
+    }
+    return ((wasm_f32x4_extract_lane(sum, 0) + wasm_f32x4_extract_lane(sum, 1)) +
+            (wasm_f32x4_extract_lane(sum, 2) + wasm_f32x4_extract_lane(sum, 3))) +
+           tail;
+  }
+
+  static void scale(float* s, int n, float k) {
+    const v128_t vk = wasm_f32x4_splat(k);
+    int j = 0;
+    for (; j + 4 <= n; j += 4) wasm_v128_store(s + j, wasm_f32x4_mul(wasm_v128_load(s + j), vk));
+    for (; j < n; ++j) s[j] = s[j] * k;
+  }
+
+  static void pv_tile8(const float* const p[kMR], int nj, const float* v, int ldv,
+                       float* const o[kMR], const float c[kMR]) {
+    const v128_t c0 = wasm_f32x4_splat(c[0]), c1 = wasm_f32x4_splat(c[1]);
+    const v128_t c2 = wasm_f32x4_splat(c[2]), c3 = wasm_f32x4_splat(c[3]);
+    v128_t a00 = wasm_f32x4_mul(wasm_v128_load(o[0]), c0), a01 = wasm_f32x4_mul(wasm_v128_load(o[0] + 4), c0);
+    v128_t a10 = wasm_f32x4_mul(wasm_v128_load(o[1]), c1), a11 = wasm_f32x4_mul(wasm_v128_load(o[1] + 4), c1);
+    v128_t a20 = wasm_f32x4_mul(wasm_v128_load(o[2]), c2), a21 = wasm_f32x4_mul(wasm_v128_load(o[2] + 4), c2);
+    v128_t a30 = wasm_f32x4_mul(wasm_v128_load(o[3]), c3), a31 = wasm_f32x4_mul(wasm_v128_load(o[3] + 4), c3);
+    const float *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3];
+    for (int j = 0; j < nj; ++j) {
+      const float* b = v + static_cast<long long>(j) * ldv;
+      const v128_t b0 = wasm_v128_load(b);
+      const v128_t b1 = wasm_v128_load(b + 4);
+      const v128_t x0 = wasm_v128_load32_splat(p0 + j);
+      a00 = madd(a00, x0, b0);
+      a01 = madd(a01, x0, b1);
+      const v128_t x1 = wasm_v128_load32_splat(p1 + j);
+      a10 = madd(a10, x1, b0);
+      a11 = madd(a11, x1, b1);
+      const v128_t x2 = wasm_v128_load32_splat(p2 + j);
+      a20 = madd(a20, x2, b0);
+      a21 = madd(a21, x2, b1);
+      const v128_t x3 = wasm_v128_load32_splat(p3 + j);
+      a30 = madd(a30, x3, b0);
+      a31 = madd(a31, x3, b1);
+    }
+    wasm_v128_store(o[0], a00);
+    wasm_v128_store(o[0] + 4, a01);
+    wasm_v128_store(o[1], a10);
+    wasm_v128_store(o[1] + 4, a11);
+    wasm_v128_store(o[2], a20);
+    wasm_v128_store(o[2] + 4, a21);
+    wasm_v128_store(o[3], a30);
+    wasm_v128_store(o[3] + 4, a31);
+  }
+
+  static void pv_tile4(const float* const p[kMR], int nj, const float* v, int ldv,
+                       float* const o[kMR], const float c[kMR]) {
+    v128_t a0 = wasm_f32x4_mul(wasm_v128_load(o[0]), wasm_f32x4_splat(c[0]));
+    v128_t a1 = wasm_f32x4_mul(wasm_v128_load(o[1]), wasm_f32x4_splat(c[1]));
+    v128_t a2 = wasm_f32x4_mul(wasm_v128_load(o[2]), wasm_f32x4_splat(c[2]));
+    v128_t a3 = wasm_f32x4_mul(wasm_v128_load(o[3]), wasm_f32x4_splat(c[3]));
+    for (int j = 0; j < nj; ++j) {
+      const v128_t b = wasm_v128_load(v + static_cast<long long>(j) * ldv);
+      a0 = madd(a0, wasm_v128_load32_splat(p[0] + j), b);
+      a1 = madd(a1, wasm_v128_load32_splat(p[1] + j), b);
+      a2 = madd(a2, wasm_v128_load32_splat(p[2] + j), b);
+      a3 = madd(a3, wasm_v128_load32_splat(p[3] + j), b);
+    }
+    wasm_v128_store(o[0], a0);
+    wasm_v128_store(o[1], a1);
+    wasm_v128_store(o[2], a2);
+    wasm_v128_store(o[3], a3);
+  }
+};
+
+}  // namespace
+
+void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept {
+  qkt_driver<SimdOps>(Q, K, S, nq, nk, d, alpha);
+}
+
+void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept {
+  softmax_driver<SimdOps>(S, nq, nk, invTemp);
+}
+
+void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept {
+  weights_v_driver<SimdOps>(W, V, O, nq, nk, dv);
+}
+
+void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
+                     int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept {
+  flash_driver<SimdOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace);
+}
+
+}  // namespace ap::kernels::simd
+
+#endif  // __wasm_simd128__

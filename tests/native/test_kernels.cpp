@@ -1,0 +1,280 @@
+// The kernels against straightforward double-precision references, on sizes that are not
+// multiples of the tiles (4×8 registers, 32×64 flash blocks, 256-dim qkt chunks).
+// Error bounds are relative to the magnitude of what is summed (Σ|terms|), not to the result,
+// because a float sum of mixed-sign terms that nearly cancel is only ever that accurate.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/kernels.h"
+
+namespace {
+
+namespace k = ap::kernels;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::vector<float> randn(std::size_t n, unsigned seed, float scale = 1.f) {
+  std::mt19937 g(seed);
+  std::normal_distribution<float> N(0.f, 1.f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = scale * N(g);
+  return v;
+}
+
+struct Ref {
+  std::vector<double> val, mag;  // value, and Σ|terms| that produced it
+};
+
+Ref ref_qkt(const std::vector<float>& Q, const std::vector<float>& K, int nq, int nk, int d, double alpha) {
+  Ref r{std::vector<double>(std::size_t(nq) * nk), std::vector<double>(std::size_t(nq) * nk)};
+  for (int i = 0; i < nq; ++i)
+    for (int j = 0; j < nk; ++j) {
+      double s = 0, m = 0;
+      for (int t = 0; t < d; ++t) {
+        const double p = double(Q[i * d + t]) * K[j * d + t];
+        s += p;
+        m += std::fabs(p);
+      }
+      r.val[i * nk + j] = alpha * s;
+      r.mag[i * nk + j] = std::fabs(alpha) * m;
+    }
+  return r;
+}
+
+// Softmax of float scores in double; -inf cells are masked; an all-masked row is all zero.
+std::vector<double> ref_softmax(const std::vector<float>& S, int nq, int nk, double invTemp) {
+  std::vector<double> W(S.size(), 0.0);
+  for (int i = 0; i < nq; ++i) {
+    double m = -kInf;
+    for (int j = 0; j < nk; ++j) m = std::max(m, double(S[i * nk + j]));
+    if (m == -kInf) continue;
+    double sum = 0;
+    for (int j = 0; j < nk; ++j) {
+      const double s = S[i * nk + j];
+      const double e = s == -kInf ? 0.0 : std::exp((s - m) * invTemp);
+      W[i * nk + j] = e;
+      sum += e;
+    }
+    for (int j = 0; j < nk; ++j) W[i * nk + j] /= sum;
+  }
+  return W;
+}
+
+Ref ref_weights_v(const std::vector<double>& W, const std::vector<float>& V, int nq, int nk, int dv) {
+  Ref r{std::vector<double>(std::size_t(nq) * dv), std::vector<double>(std::size_t(nq) * dv)};
+  for (int i = 0; i < nq; ++i)
+    for (int c = 0; c < dv; ++c) {
+      double s = 0, m = 0;
+      for (int j = 0; j < nk; ++j) {
+        s += W[i * nk + j] * V[j * dv + c];
+        m += std::fabs(W[i * nk + j] * V[j * dv + c]);
+      }
+      r.val[i * dv + c] = s;
+      r.mag[i * dv + c] = m;
+    }
+  return r;
+}
+
+// Full attention in double from float inputs: the reference the flash kernel must match.
+Ref ref_attention(const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V,
+                  int nq, int nk, int d, int dv, double alpha, double invTemp, bool causal) {
+  const Ref s = ref_qkt(Q, K, nq, nk, d, alpha);
+  std::vector<double> W(std::size_t(nq) * nk, 0.0);
+  for (int i = 0; i < nq; ++i) {
+    double m = -kInf;
+    for (int j = 0; j < nk; ++j)
+      if (!causal || j <= i) m = std::max(m, s.val[i * nk + j]);
+    if (m == -kInf) continue;
+    double sum = 0;
+    for (int j = 0; j < nk; ++j) {
+      const double e = (!causal || j <= i) ? std::exp((s.val[i * nk + j] - m) * invTemp) : 0.0;
+      W[i * nk + j] = e;
+      sum += e;
+    }
+    for (int j = 0; j < nk; ++j) W[i * nk + j] /= sum;
+  }
+  return ref_weights_v(W, V, nq, nk, dv);
+}
+
+void expect_close(const std::vector<float>& got, const Ref& want, double rel, const char* what) {
+  ASSERT_EQ(got.size(), want.val.size());
+  int reported = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double tol = rel * want.mag[i] + 1e-30;
+    if (!(std::fabs(got[i] - want.val[i]) <= tol) && reported++ < 5)
+      ADD_FAILURE() << what << "[" << i << "] = " << got[i] << ", want " << want.val[i] << " ± " << tol;
+  }
+}
+
+const int kSizes[] = {1, 3, 7, 17, 64, 130};
+
+TEST(Kernels, QktMatchesDoubleReference) {
+  for (int nq : kSizes)
+    for (int nk : kSizes)
+      for (int d : {1, 5, 24, 64, 300}) {  // 300 crosses the 256-dim packing chunk
+        SCOPED_TRACE(testing::Message() << "nq=" << nq << " nk=" << nk << " d=" << d);
+        const auto Q = randn(std::size_t(nq) * d, 1 + nq), K = randn(std::size_t(nk) * d, 100 + nk);
+        std::vector<float> S(std::size_t(nq) * nk, NAN);
+        const float alpha = 1.f / std::sqrt(float(d));
+        k::qkt(Q.data(), K.data(), S.data(), nq, nk, d, alpha);
+        expect_close(S, ref_qkt(Q, K, nq, nk, d, alpha), 1e-5, "S");
+      }
+}
+
+TEST(Kernels, SoftmaxMatchesDoubleReferenceWithMasksAndTemperature) {
+  for (int nq : kSizes)
+    for (int nk : kSizes)
+      for (float invTemp : {1.f, 0.25f, 3.f}) {
+        SCOPED_TRACE(testing::Message() << "nq=" << nq << " nk=" << nk << " invTemp=" << invTemp);
+        auto S = randn(std::size_t(nq) * nk, 7 + nq * 31 + nk, 4.f);
+        // Causal cells, plus row 1 fully masked when it exists.
+        for (int i = 0; i < nq; ++i)
+          for (int j = 0; j < nk; ++j)
+            if (j > i || i == 1) S[i * nk + j] = -std::numeric_limits<float>::infinity();
+        const auto want = ref_softmax(S, nq, nk, invTemp);
+        k::softmax_rows(S.data(), nq, nk, invTemp);
+        for (std::size_t x = 0; x < S.size(); ++x) {
+          if (want[x] == 0.0) {
+            ASSERT_EQ(S[x], 0.f) << "masked cell " << x << " must be exactly 0";
+            continue;
+          }
+          // Weights under 1e-12 carry no visible mass; their relative error may exceed 1e-5.
+          ASSERT_LE(std::fabs(S[x] - want[x]), 1e-5 * want[x] + 1e-12) << "cell " << x;
+        }
+        for (int i = 0; i < nq; ++i) {
+          double sum = 0;
+          for (int j = 0; j < nk; ++j) sum += S[i * nk + j];
+          EXPECT_NEAR(sum, i == 1 ? 0.0 : 1.0, 1e-5) << "row " << i;
+        }
+      }
+}
+
+TEST(Kernels, SoftmaxOfHugeLogitsHasNoNanOrInf) {
+  // ±1e30 after scaling: max-subtraction must keep exp in range; +inf (an overflowed score)
+  // counts as the largest float rather than poisoning the row with inf - inf.
+  const float big = 1e30f;
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> S = {big, -big, 0.f, big,      -big,  // two maxima tie
+                          -big, -big, -big, -big, -3e30f,  // all very negative, finite
+                          inf, 1.f, -inf, 2.f, inf};       // overflowed scores
+  k::softmax_rows(S.data(), 3, 5, 1.f);
+  const std::vector<float> want = {0.5f, 0, 0, 0.5f, 0, 0.25f, 0.25f, 0.25f, 0.25f, 0, 0.5f, 0, 0, 0, 0.5f};
+  for (std::size_t x = 0; x < S.size(); ++x) {
+    ASSERT_TRUE(std::isfinite(S[x])) << x;
+    EXPECT_NEAR(S[x], want[x], 1e-6) << x;
+  }
+}
+
+TEST(Kernels, WeightsVMatchesDoubleReference) {
+  for (int nq : kSizes)
+    for (int nk : {1, 3, 17, 130, 300})  // 300 crosses the 256-row V block
+      for (int dv : {1, 3, 7, 12, 28, 64}) {
+        SCOPED_TRACE(testing::Message() << "nq=" << nq << " nk=" << nk << " dv=" << dv);
+        auto W = randn(std::size_t(nq) * nk, 3 + nq + nk);
+        // Causal zeros exercise the trailing-zero skip.
+        for (int i = 0; i < nq; ++i)
+          for (int j = i + 1; j < nk; ++j) W[i * nk + j] = 0.f;
+        const auto V = randn(std::size_t(nk) * dv, 5 + dv);
+        std::vector<float> O(std::size_t(nq) * dv, NAN);
+        k::weights_v(W.data(), V.data(), O.data(), nq, nk, dv);
+        expect_close(O, ref_weights_v(std::vector<double>(W.begin(), W.end()), V, nq, nk, dv), 1e-5, "O");
+      }
+}
+
+std::vector<float> run_flash(const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V,
+                             int nq, int nk, int d, int dv, float alpha, float invTemp, bool causal) {
+  // Workspace is poisoned so a read before write shows up as NaN.
+  std::vector<float> ws(static_cast<std::size_t>(k::flash_workspace_floats(nq, nk, d, dv)) + 1, NAN);
+  const float guard = 12345.f;
+  ws.back() = guard;
+  std::vector<float> O(std::size_t(nq) * dv, NAN);
+  k::flash_attention(Q.data(), K.data(), V.data(), O.data(), nq, nk, d, dv, alpha, invTemp, causal, ws.data());
+  EXPECT_EQ(ws.back(), guard) << "flash wrote past flash_workspace_floats";
+  return O;
+}
+
+TEST(Kernels, FlashMatchesDoubleReference) {
+  for (int nq : kSizes)
+    for (int nk : kSizes)
+      for (int d : {1, 24, 64, 130}) {
+        const int dv = d == 24 ? 28 : d;
+        const auto Q = randn(std::size_t(nq) * d, 11 + nq), K = randn(std::size_t(nk) * d, 13 + nk);
+        const auto V = randn(std::size_t(nk) * dv, 17 + nk);
+        const float alpha = 1.f / std::sqrt(float(d));
+        for (bool causal : {false, true})
+          for (float invTemp : {1.f, 0.5f, 4.f}) {
+            SCOPED_TRACE(testing::Message() << "nq=" << nq << " nk=" << nk << " d=" << d << " causal=" << causal
+                                            << " invTemp=" << invTemp);
+            const auto O = run_flash(Q, K, V, nq, nk, d, dv, alpha, invTemp, causal);
+            expect_close(O, ref_attention(Q, K, V, nq, nk, d, dv, alpha, invTemp, causal), 1e-5, "O");
+          }
+      }
+}
+
+TEST(Kernels, FlashEqualsUnfusedPath) {
+  // The fused kernel and qkt + softmax_rows + weights_v are two routes to the same numbers.
+  const int nq = 150, nk = 211, d = 40, dv = 36;
+  const auto Q = randn(nq * d, 1), K = randn(nk * d, 2), V = randn(nk * dv, 3);
+  for (bool causal : {false, true}) {
+    std::vector<float> S(nq * nk), O(nq * dv);
+    k::qkt(Q.data(), K.data(), S.data(), nq, nk, d, 0.3f);
+    if (causal)
+      for (int i = 0; i < nq; ++i)
+        for (int j = i + 1; j < nk; ++j) S[i * nk + j] = -std::numeric_limits<float>::infinity();
+    k::softmax_rows(S.data(), nq, nk, 0.8f);
+    k::weights_v(S.data(), V.data(), O.data(), nq, nk, dv);
+    const auto F = run_flash(Q, K, V, nq, nk, d, dv, 0.3f, 0.8f, causal);
+    const auto ref = ref_attention(Q, K, V, nq, nk, d, dv, 0.3, 0.8, causal);
+    for (std::size_t x = 0; x < O.size(); ++x)
+      ASSERT_LE(std::fabs(F[x] - O[x]), 2e-5 * ref.mag[x] + 1e-30) << "causal=" << causal << " cell " << x;
+  }
+}
+
+TEST(Kernels, FlashHugeLogitsStayFinite) {
+  // Scores near ±1e30 after alpha: the softmax is one-hot on each row's best key.
+  const int n = 37, d = 8;
+  const auto Q = randn(n * d, 21), K = randn(n * d, 22), V = randn(n * d, 23);
+  for (bool causal : {false, true}) {
+    const auto O = run_flash(Q, K, V, n, n, d, d, 1e29f, 1.f, causal);
+    const auto ref = ref_attention(Q, K, V, n, n, d, d, 1e29, 1.0, causal);
+    for (std::size_t x = 0; x < O.size(); ++x) {
+      ASSERT_TRUE(std::isfinite(O[x])) << x;
+      EXPECT_NEAR(O[x], ref.val[x], 1e-5 * ref.mag[x] + 1e-30) << x;
+    }
+  }
+  // Scores that overflow float: +inf counts as the largest float, -inf everywhere is a fully
+  // masked row (output 0).
+  std::vector<float> ones(4 * d, 1.f), neg(4 * d, -1.f), Vs = randn(4 * d, 5);
+  const auto Opos = run_flash(ones, ones, Vs, 4, 4, d, d, 1e38f, 1.f, false);
+  for (int c = 0; c < d; ++c) {  // all keys tie at +inf: the mean of V
+    const double mean = (double(Vs[c]) + Vs[d + c] + Vs[2 * d + c] + Vs[3 * d + c]) / 4;
+    EXPECT_NEAR(Opos[c], mean, 1e-5);
+  }
+  const auto Oneg = run_flash(ones, neg, Vs, 4, 4, d, d, 1e38f, 1.f, false);
+  for (float x : Oneg) EXPECT_EQ(x, 0.f);
+}
+
+TEST(Kernels, FlashCausalWithMoreQueriesThanKeysAndEmptyKeys) {
+  // Causal with nq > nk: rows past nk see every key; nk = 0 gives zeros, not NaN.
+  const int nq = 70, nk = 9, d = 16;
+  const auto Q = randn(nq * d, 31), K = randn(nk * d, 32), V = randn(nk * d, 33);
+  const auto O = run_flash(Q, K, V, nq, nk, d, d, 0.25f, 1.f, true);
+  expect_close(O, ref_attention(Q, K, V, nq, nk, d, d, 0.25, 1.0, true), 1e-5, "O");
+  std::vector<float> none;
+  const auto Z = run_flash(Q, none, none, nq, 0, d, d, 0.25f, 1.f, true);
+  for (float x : Z) EXPECT_EQ(x, 0.f);
+}
+
+TEST(Kernels, ScalarTwinIsWhatNativeRunsAndWorkspaceIsLinear) {
+  EXPECT_STREQ(k::backend(), "scalar");
+  // O(n·d): packed K plus fixed-size tiles, never n².
+  const long long a = k::flash_workspace_floats(8192, 8192, 64, 64);
+  const long long b = k::flash_workspace_floats(16384, 16384, 64, 64);
+  EXPECT_LT(b, 2 * a + 10000);
+  EXPECT_LT(b, 16384LL * 64 * 2);
+}
+
+}  // namespace
