@@ -1,0 +1,38 @@
+// needWeights: false takes the fused (FlashAttention-style) kernel; its output must equal PyTorch
+// within 1e-5 relative, with and without the causal mask, up to n = 300 (tests/fixtures/engine-fused.json).
+import { beforeAll, describe, expect, it } from 'vitest'
+import { decodeInput, expectTensorClose, getAp, loadFixture, rng, type Engine } from './helpers'
+
+const fx = loadFixture('engine-fused.json')
+
+let ap: Engine
+beforeAll(async () => {
+  ap = await getAp()
+})
+
+describe('attention({ needWeights: false }) reproduces PyTorch', () => {
+  for (const c of fx.cases) {
+    it(c.name, () => {
+      const r = ap.attention({ ...decodeInput(c.input, fx.tensors), needWeights: false })
+      expectTensorClose(r.output, c.expected.output, 'output')
+      // the point of the path: no nq×nk matrix comes back (it was never built)
+      expect(r.weights == null || r.weights.data.length === 0, 'weights returned on the fused path').toBe(true)
+    })
+  }
+})
+
+describe('fused and materialized paths agree', () => {
+  // sizes that are not multiples of any tile or SIMD width, so the kernel's edge handling runs
+  const shapes: [number, number, number, number][] = [[1, 1, 1, 1], [3, 5, 7, 2], [129, 67, 33, 17], [250, 250, 64, 64]]
+  for (const [nq, nk, d, dv] of shapes) {
+    for (const mask of ['none', 'causal'] as const) {
+      it(`nq=${nq} nk=${nk} d=${d} dv=${dv} ${mask}`, () => {
+        const g = rng(nq * 1000 + nk + (mask === 'causal' ? 7 : 0))
+        const base = { query: g.tensor([nq, d]), key: g.tensor([nk, d]), value: g.tensor([nk, dv]), mask }
+        const full = ap.attention(base)
+        const fused = ap.attention({ ...base, needWeights: false })
+        expectTensorClose(fused.output, full.output, 'fused vs materialized output')
+      })
+    }
+  }
+})
