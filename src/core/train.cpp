@@ -109,8 +109,8 @@ void ModelConfig::validate() const {
 Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
   cfg_.validate();
   const int H = cfg_.heads, dqh = cfg_.dq / H, dkh = cfg_.dk / H;
-  auto add = [this](std::string name, Mat m) {
-    params_.push_back({std::move(name), std::move(m)});
+  auto add = [this](std::string name, Mat m, bool vec = false) {
+    params_.push_back({std::move(name), std::move(m), vec});
     return static_cast<int>(params_.size()) - 1;
   };
   E_ = add("embedding", g.embedding(cfg_.vocab, cfg_.dModel));
@@ -134,13 +134,13 @@ Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
         case Rule::Additive:
           idx.push_back(add(hp + "Wq", linear_w(g, dqh, dkh, nullptr)));  // [dkh, dqh]
           idx.push_back(add(hp + "Wk", linear_w(g, dkh, dkh, nullptr)));  // [dkh, dkh]
-          idx.push_back(add(hp + "v", linear_w(g, dkh, 1, nullptr)));     // [1, dkh]
+          idx.push_back(add(hp + "v", linear_w(g, dkh, 1, nullptr), true));     // [1, dkh]
           break;
         case Rule::Concat: {
           Mat b;
           Mat W = linear_w(g, dqh + dkh, cfg_.maxLen, &b);  // [maxLen, dqh + dkh]
           idx.push_back(add(hp + "W", std::move(W)));
-          idx.push_back(add(hp + "b", std::move(b)));
+          idx.push_back(add(hp + "b", std::move(b), true));
           break;
         }
         default:
@@ -150,13 +150,13 @@ Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
     }
     Mat bo;
     L.Wo = add(p + "Wo", linear_t(g, cfg_.dv, cfg_.dModel, &bo));
-    L.bo = add(p + "bo", std::move(bo));
+    L.bo = add(p + "bo", std::move(bo), true);
     layers_.push_back(L);
   }
   if (cfg_.classes > 0) {
     Mat bh;
     Wh_ = add("head.W", linear_t(g, cfg_.dModel, cfg_.classes, &bh));
-    bh_ = add("head.b", std::move(bh));
+    bh_ = add("head.b", std::move(bh), true);
   }
 }
 
@@ -424,6 +424,7 @@ Score Model::loss(const std::vector<Example>& batch, std::vector<Mat>* grads) co
   require(!batch.empty(), "batch: expected at least one example, got none");
   int total = 0;
   for (const Example& ex : batch) {
+    check_ids(ex.ids);
     for (int t : ex.targets) total += t >= 0;
     total += ex.pointerFrom >= 0;
   }

@@ -54,7 +54,8 @@ struct ModelConfig {
 
 struct Param {
   std::string name;
-  Mat value;  // vectors are stored as [1, n]
+  Mat value;            // vectors are stored as [1, n]
+  bool vector = false;  // a bias or the additive rule's v: shown to JS as 1-D [n], as PyTorch has it
 };
 
 // One training example. targets[i] >= 0 puts a cross-entropy term on position i.

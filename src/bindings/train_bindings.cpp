@@ -1,0 +1,357 @@
+// embind for the trainer (issue 5): decode JS options, call the training core, copy results out.
+// Every method returns a plain object or { error } (see guarded in convert.h); src/js/trainer.ts
+// turns the latter into a thrown Error.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <memory>
+
+#include "bindings/convert.h"
+#include "core/train.h"
+
+namespace {
+
+using emscripten::val;
+using namespace apb;
+namespace tr = ap::train;
+
+val score_to_js(const tr::Score& s) {
+  val o = val::object();
+  o.set("loss", s.loss);
+  o.set("accuracy", s.accuracy);
+  return o;
+}
+
+val param_to_js(const tr::Param& p) {
+  if (p.vector) return tensor_to_js(p.value.data(), {static_cast<int>(p.value.cols())});
+  return tensor_to_js(p.value);
+}
+
+val params_to_js(const std::vector<tr::Param>& ps) {
+  val o = val::object();
+  for (const auto& p : ps) o.set(p.name, param_to_js(p));
+  return o;
+}
+
+val grads_to_js(const std::vector<tr::Param>& ps, const std::vector<ap::Mat>& gs) {
+  val o = val::object();
+  for (size_t i = 0; i < ps.size(); ++i) {
+    tr::Param g{ps[i].name, gs[i], ps[i].vector};
+    o.set(g.name, param_to_js(g));
+  }
+  return o;
+}
+
+// A Tensor { data, shape } of exactly `shape`, copied in. Decoded here with int/double conversions only:
+// embind in Emscripten 3.1.6 has no 64-bit integer type without WASM_BIGINT, so `as<long long>` throws.
+ap::Mat tensor_of(const val& t, const std::string& name, int rows, int cols, bool vector) {
+  if (!has(t, "shape") || !has(t, "data")) throw ap::Error(name + ": expected a Tensor { data: Float32Array, shape }");
+  const val shape = t["shape"];
+  if (!val::global("Array").call<bool>("isArray", shape)) throw ap::Error(name + ".shape: expected an array of sizes");
+  std::vector<int> dims;
+  const int rank = shape["length"].as<int>();
+  for (int i = 0; i < rank && i < 8; ++i) dims.push_back(int_of(shape[i], name + ".shape[" + std::to_string(i) + "]"));
+  const std::vector<int> want = vector ? std::vector<int>{cols} : std::vector<int>{rows, cols};
+  if (dims != want) {
+    std::string got = "[";
+    for (size_t i = 0; i < dims.size(); ++i) got += (i ? ", " : "") + std::to_string(dims[i]);
+    throw ap::Error(name + ": expected " + (vector ? ap::shape_str({cols}) : ap::shape_str({rows, cols})) + ", got " +
+                    got + (rank > 8 ? ", …" : "") + "]");
+  }
+  const val data = t["data"];
+  const double len = data["length"].isUndefined() ? -1 : data["length"].as<double>();
+  if (len != static_cast<double>(rows) * cols)
+    throw ap::Error(name + ": data has " + std::to_string(static_cast<long long>(len)) + " values, shape needs " +
+                    std::to_string(rows * cols));
+  ap::Mat m(rows, cols);
+  if (m.size()) val(emscripten::typed_memory_view(static_cast<size_t>(m.size()), m.data())).call<void>("set", data);
+  ap::check_finite(name, m);
+  return m;
+}
+
+std::vector<int> ints_of(const val& a, const std::string& name) {
+  if (!val::global("Array").call<bool>("isArray", a) && !val::global("ArrayBuffer").call<bool>("isView", a))
+    throw ap::Error(name + ": expected an array of integers, got a " + type_of(a));
+  const int n = a["length"].as<int>();
+  if (n > 1 << 20) throw ap::Error(name + ": too long (" + std::to_string(n) + ")");
+  std::vector<int> out(n);
+  for (int i = 0; i < n; ++i) out[i] = int_of(a[i], name + "[" + std::to_string(i) + "]");
+  return out;
+}
+
+std::vector<tr::Example> batch_of(const val& b) {
+  if (!val::global("Array").call<bool>("isArray", b))
+    throw ap::Error("batch: expected an array of { ids, targets?, pointer? }, got a " + type_of(b));
+  const int n = b["length"].as<int>();
+  if (n < 1 || n > 4096) throw ap::Error("batch: expected 1..4096 examples, got " + std::to_string(n));
+  std::vector<tr::Example> out;
+  for (int i = 0; i < n; ++i) {
+    const std::string name = "batch[" + std::to_string(i) + "]";
+    const val e = b[i];
+    if (!has(e, "ids")) throw ap::Error(name + ".ids: required");
+    tr::Example ex;
+    ex.ids = ints_of(e["ids"], name + ".ids");
+    if (has(e, "targets")) ex.targets = ints_of(e["targets"], name + ".targets");
+    if (has(e, "pointer")) {
+      const auto p = ints_of(e["pointer"], name + ".pointer");
+      if (p.size() != 2) throw ap::Error(name + ".pointer: expected [from, to], got " + std::to_string(p.size()) + " numbers");
+      ex.pointerFrom = p[0];
+      ex.pointerTo = p[1];
+    }
+    out.push_back(std::move(ex));
+  }
+  return out;
+}
+
+val example_to_js(const tr::Example& e) {
+  val o = val::object();
+  o.set("ids", int_array(e.ids));
+  if (!e.targets.empty()) o.set("targets", int_array(e.targets));
+  if (e.pointerFrom >= 0) o.set("pointer", int_array({e.pointerFrom, e.pointerTo}));
+  return o;
+}
+
+class TrainerHandle {
+ public:
+  val configure(val opts) {
+    return guarded([&] {
+      tr::TrainerOptions o;
+      auto str = [&](const char* k, std::string& dst) {
+        if (has(opts, k)) dst = string_of(opts[k], k);
+      };
+      auto integer = [&](const char* k, int& dst) {
+        if (has(opts, k)) dst = int_of(opts[k], k);
+      };
+      auto number = [&](const char* k, float& dst) {
+        if (has(opts, k)) dst = static_cast<float>(number_of(opts[k], k));
+      };
+      str("task", o.task);
+      str("score", o.score);
+      str("optimizer", o.optimizer);
+      str("mask", o.mask);
+      str("text", o.text);
+      integer("heads", o.heads);
+      integer("dModel", o.dModel);
+      integer("dq", o.dq);
+      integer("dk", o.dk);
+      integer("dv", o.dv);
+      integer("layers", o.layers);
+      integer("batchSize", o.batchSize);
+      integer("context", o.context);
+      number("lr", o.lr);
+      number("temperature", o.temperature);
+      number("scale", o.scale);
+      if (has(opts, "seed")) {
+        const double s = number_of(opts["seed"], "seed");
+        if (s < 0 || s != std::floor(s) || s > 9007199254740991.0)
+          throw ap::Error("seed: expected an integer in [0, 2^53), got " + std::to_string(s));
+        o.seed = static_cast<uint64_t>(s);
+      }
+      for (auto [k, v] : {std::pair<const char*, int>{"dq", o.dq}, {"dk", o.dk}, {"dv", o.dv}, {"layers", o.layers}})
+        if (has(opts, k) && v < 1) throw ap::Error(std::string(k) + ": expected an integer ≥ 1, got " + std::to_string(v));
+      t_ = std::make_unique<tr::Trainer>(o);
+      return info();
+    });
+  }
+
+  val info() const {
+    const auto& task = t_->task();
+    const auto& c = t_->model().config();
+    val o = val::object();
+    o.set("task", task.name);
+    o.set("vocab", string_array(task.vocab));
+    o.set("classes", string_array(task.classes));
+    o.set("tokenizer", task.tokenizer);
+    o.set("maxLen", task.maxLen);
+    o.set("sample", task.sample);
+    o.set("trainSize", static_cast<int>(task.train.size()));
+    o.set("testSize", static_cast<int>(task.test.size()));
+    val cfg = val::object();
+    cfg.set("dModel", c.dModel);
+    cfg.set("dq", c.dq);
+    cfg.set("dk", c.dk);
+    cfg.set("dv", c.dv);
+    cfg.set("heads", c.heads);
+    cfg.set("layers", c.layers);
+    cfg.set("score", std::string(tr::rule_name(c.score)));
+    cfg.set("scale", c.resolved_scale());
+    cfg.set("temperature", c.temperature);
+    cfg.set("mask", std::string(c.causal ? "causal" : "none"));
+    cfg.set("optimizer", t_->options().optimizer);
+    cfg.set("batchSize", t_->options().batchSize);
+    cfg.set("seed", static_cast<double>(t_->options().seed));
+    o.set("config", cfg);
+    return o;
+  }
+
+  val step(int n) {
+    return guarded([&] {
+      ready();
+      val r = score_to_js(t_->step(n));
+      r.set("steps", static_cast<double>(t_->steps_done()));
+      return r;
+    });
+  }
+
+  val evaluate() {
+    return guarded([&] {
+      ready();
+      return score_to_js(t_->evaluate());
+    });
+  }
+
+  val setLr(double lr) {
+    return guarded([&] {
+      ready();
+      t_->set_lr(static_cast<float>(lr));
+      return val::object();
+    });
+  }
+
+  val parameters() {
+    return guarded([&] {
+      ready();
+      return params_to_js(t_->model().params());
+    });
+  }
+
+  val setParameters(val obj) {
+    return guarded([&] {
+      ready();
+      if (obj.isUndefined() || obj.isNull() || type_of(obj) != "object")
+        throw ap::Error("parameters: expected an object { name: Tensor }");
+      auto& ps = t_->model().params();
+      const val keys = val::global("Object").call<val>("keys", obj);
+      const int n = keys["length"].as<int>();
+      // Decode and check everything first so a bad entry leaves the model untouched.
+      std::vector<std::pair<int, ap::Mat>> updates;
+      for (int i = 0; i < n; ++i) {
+        const std::string k = keys[i].as<std::string>();
+        const int idx = t_->model().param_index(k);
+        if (idx < 0) throw ap::Error("parameters." + k + ": no such parameter in this model");
+        const std::string name = "parameters." + k;
+        const tr::Param& p = ps[idx];
+        ap::Mat m = tensor_of(obj[k], name, static_cast<int>(p.value.rows()), static_cast<int>(p.value.cols()), p.vector);
+        updates.emplace_back(idx, std::move(m));
+      }
+      for (auto& [idx, m] : updates) ps[idx].value = std::move(m);
+      return val::object();
+    });
+  }
+
+  // Loss, accuracy and d(loss)/d(parameter) on a batch, without updating anything.
+  val gradients(val batch) {
+    return guarded([&] {
+      ready();
+      std::vector<tr::Example> b;
+      if (batch.isUndefined() || batch.isNull()) {
+        const auto& train = t_->task().train;
+        const size_t n = std::min<size_t>(train.size(), static_cast<size_t>(t_->options().batchSize));
+        b.assign(train.begin(), train.begin() + static_cast<long>(n));
+      } else {
+        b = batch_of(batch);
+      }
+      std::vector<ap::Mat> grads;
+      const tr::Score s = t_->model().loss(b, &grads);
+      val r = score_to_js(s);
+      r.set("grads", grads_to_js(t_->model().params(), grads));
+      return r;
+    });
+  }
+
+  val examples(std::string split, int count) {
+    return guarded([&] {
+      ready();
+      if (split != "train" && split != "test") throw ap::Error("split: expected 'train' or 'test', got '" + split + "'");
+      const auto& set = split == "train" ? t_->task().train : t_->task().test;
+      if (count < 0) throw ap::Error("count: expected ≥ 0, got " + std::to_string(count));
+      val a = val::array();
+      for (size_t i = 0; i < set.size() && static_cast<int>(i) < count; ++i) a.call<void>("push", example_to_js(set[i]));
+      return a;
+    });
+  }
+
+  val trace(val textVal, val layerVal) {
+    return guarded([&] {
+      ready();
+      const std::string text = string_of(textVal, "text");
+      const auto t = t_->trace(text);
+      const auto& c = t_->model().config();
+      int layer = static_cast<int>(t.layers.size()) - 1;
+      if (!layerVal.isUndefined() && !layerVal.isNull()) {
+        layer = int_of(layerVal, "layer");
+        if (layer < 0 || layer >= static_cast<int>(t.layers.size()))
+          throw ap::Error("layer: expected 0.." + std::to_string(t.layers.size() - 1) + ", got " + std::to_string(layer));
+      }
+      const tr::LayerTrace& L = t.layers[layer];
+      const auto& ps = t_->model().params();
+      const std::string pre = "layers." + std::to_string(layer) + ".";
+      auto P = [&](const std::string& n) -> const tr::Param& { return ps[t_->model().param_index(pre + n)]; };
+      auto heads = [&](const std::vector<ap::Mat>& ms) { return c.heads == 1 ? tensor_to_js(ms[0]) : stack_to_js(ms); };
+      val o = val::object();
+      o.set("tokens", string_array(t.tokens));
+      o.set("tokenIds", int_array(t.ids));
+      o.set("vocab", string_array(t_->task().vocab));
+      o.set("merges", val::array());
+      o.set("selfAttention", true);
+      o.set("embeddings", tensor_to_js(L.input));
+      o.set("Wq", tensor_to_js(P("Wq").value));
+      o.set("Wk", tensor_to_js(P("Wk").value));
+      o.set("Wv", tensor_to_js(P("Wv").value));
+      o.set("Q", tensor_to_js(L.Q));
+      o.set("K", tensor_to_js(L.K));
+      o.set("V", tensor_to_js(L.V));
+      o.set("scores", heads(L.scores));
+      o.set("scaledScores", heads(L.scaled));
+      o.set("maskedScores", heads(L.masked));
+      o.set("weights", heads(L.weights));
+      o.set("output", tensor_to_js(L.output));
+      val masked = val::array();
+      o.set("maskedRows", masked);  // causal and no mask never mask a whole row
+      o.set("scale", c.resolved_scale());
+      o.set("heads", c.heads);
+      val params = val::array();
+      for (int h = 0; h < c.heads; ++h) {
+        val hp = val::object();
+        const std::string hn = "heads." + std::to_string(h) + ".";
+        for (const char* k : {"W", "Wq", "Wk", "v", "b"}) {
+          const int idx = t_->model().param_index(pre + hn + k);
+          if (idx >= 0) hp.set(k, param_to_js(ps[idx]));
+        }
+        params.call<void>("push", hp);
+      }
+      o.set("params", c.heads == 1 ? val(params[0]) : params);
+      o.set("layer", layer);
+      o.set("layers", static_cast<int>(t.layers.size()));
+      o.set("Wo", tensor_to_js(P("Wo").value));
+      o.set("layerOutput", tensor_to_js(L.result));
+      if (t.probs.size()) {
+        o.set("probs", tensor_to_js(t.probs));
+        o.set("classes", string_array(t_->task().classes));
+      }
+      return o;
+    });
+  }
+
+ private:
+  std::unique_ptr<tr::Trainer> t_;
+  void ready() const {
+    if (!t_) throw ap::Error("trainer: not configured (or disposed)");
+  }
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(train) {
+  emscripten::class_<TrainerHandle>("TrainerHandle")
+      .constructor<>()
+      .function("configure", &TrainerHandle::configure)
+      .function("step", &TrainerHandle::step)
+      .function("evaluate", &TrainerHandle::evaluate)
+      .function("setLr", &TrainerHandle::setLr)
+      .function("parameters", &TrainerHandle::parameters)
+      .function("setParameters", &TrainerHandle::setParameters)
+      .function("gradients", &TrainerHandle::gradients)
+      .function("examples", &TrainerHandle::examples)
+      .function("trace", &TrainerHandle::trace);
+}

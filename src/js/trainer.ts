@@ -1,0 +1,254 @@
+/**
+ * Training attention in the browser (issue 5): a small attention model whose backward pass runs in the
+ * C++ core. `ap.createTrainer(options)` (wired in index.ts) calls `createTrainerFor(module, options)`.
+ *
+ * ```ts
+ * const tr = ap.createTrainer({ task: 'coreference', seed: 0 })
+ * tr.step(300)                       // { loss, accuracy } averaged over those steps' minibatches
+ * tr.evaluate()                      // { loss, accuracy } on held-out sentences
+ * tr.trace("the animal didn't cross the street because it was too tired").weights
+ * tr.dispose()
+ * ```
+ *
+ * The model: token embedding + a learned position embedding, `layers` residual multi-head attention
+ * layers (Q = H·Wq, K = H·Wk, V = H·Wv, any scoring rule, mask, softmax with temperature, ·V, heads
+ * concatenated, ·Wo + bo), then the task's output:
+ * - `coreference` (2 layers by default): the answer *is* the last layer's attention row of "it"
+ *   (averaged over heads); loss = −log(weight on the referent). Held-out sentences use
+ *   (animal, place, adjective) combinations never seen in training.
+ * - `reverse` (1 layer): 6 digits, each output position predicts the mirrored input digit (a linear head).
+ * - `next-char` (1 layer, causal mask): predicts each next character of `text` (default: a built-in
+ *   paragraph) in windows of `context` characters; the last tenth of the text is held out.
+ */
+import type { Trace } from './types.js';
+import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js';
+import type { Tensor, TensorLike } from './util.js';
+
+export type TrainTask = 'coreference' | 'reverse' | 'next-char';
+
+export interface TrainerOptions {
+  task?: TrainTask;
+  /** Seeds parameter init (PyTorch's generator) and minibatch sampling: same seed, same run. Default 0. */
+  seed?: number;
+  /** Attention heads per layer; must divide dq, dk and dv. Default 1. */
+  heads?: number;
+  /** Width of embeddings and of the residual stream. Default 32. */
+  dModel?: number;
+  /** Q, K, V widths (all heads together). Default dModel. */
+  dq?: number;
+  dk?: number;
+  dv?: number;
+  /** Attention layers. Default: the task's (coreference 2, reverse 1, next-char 1). */
+  layers?: number;
+  /** 'dot' | 'scaled-dot' | 'general' | 'additive' | 'concat' (definitions as in ap.run). Default 'scaled-dot'. */
+  score?: 'dot' | 'scaled-dot' | 'general' | 'additive' | 'concat';
+  /** 'adam' (torch.optim.Adam defaults) or 'sgd'. Default 'adam'. */
+  optimizer?: 'adam' | 'sgd';
+  /** Learning rate. Default 0.01 for adam, 0.1 for sgd. */
+  lr?: number;
+  /** Softmax temperature. Default 1. */
+  temperature?: number;
+  /** Score multiplier. Default 1/√(dk per head) for scaled-dot, else 1. */
+  scale?: number;
+  /** Examples per step. Default 32. */
+  batchSize?: number;
+  /** 'auto' (the task's: causal for next-char), 'none' or 'causal'. */
+  mask?: 'auto' | 'none' | 'causal';
+  /** next-char: the text to learn (UTF-8, any script). */
+  text?: string;
+  /** next-char: window length. Default 16. */
+  context?: number;
+}
+
+export interface TrainScore {
+  loss: number;
+  /** Fraction right: the argmax of the head (reverse, next-char) or of the attention row (coreference). */
+  accuracy: number;
+}
+
+export interface TrainerInfo {
+  task: TrainTask;
+  /** Input vocabulary (token id = index). */
+  vocab: string[];
+  /** Outputs of the task head (empty for coreference, whose output is the attention row). */
+  classes: string[];
+  tokenizer: 'word' | 'char' | 'digits';
+  maxLen: number;
+  /** A sentence of the task to trace. */
+  sample: string;
+  trainSize: number;
+  testSize: number;
+  config: {
+    dModel: number; dq: number; dk: number; dv: number; heads: number; layers: number; score: string;
+    scale: number; temperature: number; mask: 'none' | 'causal'; optimizer: string; batchSize: number; seed: number;
+  };
+}
+
+/** One example: token ids, per-position class targets (−1: no loss there), and/or a pointer [from, to]. */
+export interface TrainExample {
+  ids: number[];
+  targets?: number[];
+  pointer?: [number, number];
+}
+
+/** ap.run's trace for one layer of the trained model, plus what only a trained model has. */
+export interface TrainTrace extends Trace {
+  /** Which layer this is (default: the last) and how many there are. */
+  layer: number;
+  layers: number;
+  /** The layer's output projection [dv, dModel] and its output H + O·Wo + bo [n, dModel]. */
+  Wo: Tensor;
+  layerOutput: Tensor;
+  /** Task-head probabilities [n, classes] (not for coreference). */
+  probs?: Tensor;
+  classes?: string[];
+}
+
+export interface Trainer {
+  readonly info: TrainerInfo;
+  /** Optimizer steps done so far. */
+  readonly steps: number;
+  /** Learning rate; settable between steps. */
+  lr: number;
+  /** Runs n optimizer steps (default 1); returns the mean training loss and accuracy over them. */
+  step(n?: number): TrainScore;
+  /** Loss and accuracy on the held-out data (nothing is updated). */
+  evaluate(): TrainScore;
+  /** The same trace as ap.run, computed with the trained weights. Default text: info.sample. */
+  trace(text?: string, options?: { layer?: number }): TrainTrace;
+  /** Every parameter by name (copies): embedding, position, layers.L.Wq … head.W, head.b. */
+  parameters(): Record<string, Tensor>;
+  /** Replaces the named parameters (shapes must match); all are checked before any is changed. */
+  setParameters(params: Record<string, TensorLike>): void;
+  /** Loss, accuracy and d(loss)/d(parameter) on a batch (default: the first batchSize training examples). */
+  gradients(batch?: TrainExample[]): TrainScore & { grads: Record<string, Tensor> };
+  /** The task's generated data. */
+  examples(split: 'train' | 'test', count?: number): TrainExample[];
+  /** Frees the wasm memory. Calling any method afterwards throws. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+interface RawTrainer {
+  configure(o: object): unknown;
+  step(n: number): unknown;
+  evaluate(): unknown;
+  setLr(lr: number): unknown;
+  parameters(): unknown;
+  setParameters(p: object): unknown;
+  gradients(b: unknown): unknown;
+  examples(split: string, count: number): unknown;
+  trace(text: string, layer: unknown): unknown;
+  delete(): void;
+}
+
+export interface TrainerModule {
+  TrainerHandle: new () => RawTrainer;
+}
+
+const KEYS = [
+  'task', 'seed', 'heads', 'dModel', 'dq', 'dk', 'dv', 'layers', 'score', 'optimizer', 'lr', 'temperature', 'scale',
+  'batchSize', 'mask', 'text', 'context',
+] as const;
+
+// Frees the wasm side of a trainer that was dropped without dispose().
+const registry = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry<{ raw: RawTrainer; live: boolean }>((h) => {
+    if (h.live) {
+      h.live = false;
+      h.raw.delete();
+    }
+  })
+  : undefined;
+
+const disposeSymbol: symbol = (Symbol as unknown as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
+
+function intIn(name: string, v: unknown, lo: number, hi: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi) {
+    throw new AttentionError(`${name}: expected an integer in [${lo}, ${hi}], got ${typeof v === 'number' ? v : typeof v}`);
+  }
+  return v;
+}
+
+export function createTrainerFor(module: unknown, options?: TrainerOptions): Trainer {
+  const o = checkOptions('createTrainer', options);
+  checkKeys('createTrainer', o, KEYS);
+  const mod = module as Partial<TrainerModule>;
+  if (typeof mod?.TrainerHandle !== 'function') {
+    throw new AttentionError('createTrainer: this engine build has no trainer (TrainerHandle missing from the wasm module)');
+  }
+  const raw = new mod.TrainerHandle();
+  let info: TrainerInfo;
+  try {
+    info = unwrap<TrainerInfo>(raw.configure(o));
+  } catch (e) {
+    raw.delete();
+    throw e;
+  }
+  const handle = { raw, live: true };
+  let steps = 0;
+  let lr = typeof o.lr === 'number' ? o.lr : info.config.optimizer === 'sgd' ? 0.1 : 0.01;
+  const live = (): RawTrainer => {
+    if (!handle.live) throw new AttentionError('trainer: already disposed');
+    return raw;
+  };
+  const trainer: Trainer = {
+    info,
+    get steps() {
+      return steps;
+    },
+    get lr() {
+      return lr;
+    },
+    set lr(v: number) {
+      unwrap(live().setLr(typeof v === 'number' ? v : NaN));
+      lr = v;
+    },
+    step(n = 1) {
+      intIn('n', n, 1, 1_000_000);
+      const r = unwrap<TrainScore & { steps: number }>(live().step(n));
+      steps = r.steps;
+      return { loss: r.loss, accuracy: r.accuracy };
+    },
+    evaluate() {
+      return unwrap<TrainScore>(live().evaluate());
+    },
+    trace(text?: string, opts?: { layer?: number }) {
+      const t = text === undefined ? info.sample : text;
+      if (typeof t !== 'string') throw new AttentionError(`text: expected a string, got ${typeof t}`);
+      const to = checkOptions('trace', opts);
+      checkKeys('trace', to, ['layer']);
+      return unwrap<TrainTrace>(live().trace(t, to.layer));
+    },
+    parameters() {
+      return unwrap<Record<string, Tensor>>(live().parameters());
+    },
+    setParameters(params: Record<string, TensorLike>) {
+      const p = checkOptions('setParameters', params);
+      const t: Record<string, Tensor> = {};
+      for (const [k, v] of Object.entries(p)) t[k] = toTensor(`parameters.${k}`, v);
+      unwrap(live().setParameters(t));
+    },
+    gradients(batch?: TrainExample[]) {
+      return unwrap<TrainScore & { grads: Record<string, Tensor> }>(live().gradients(batch));
+    },
+    examples(split: 'train' | 'test', count = 100) {
+      intIn('count', count, 0, 1_000_000);
+      return unwrap<TrainExample[]>(live().examples(split, count));
+    },
+    dispose() {
+      if (!handle.live) return;
+      handle.live = false;
+      registry?.unregister(handle);
+      raw.delete();
+    },
+    [Symbol.dispose]() {
+      trainer.dispose();
+    },
+  };
+  if (disposeSymbol !== Symbol.dispose) {
+    (trainer as unknown as Record<symbol, () => void>)[disposeSymbol] = () => trainer.dispose();
+  }
+  registry?.register(trainer, handle, handle);
+  return trainer;
+}

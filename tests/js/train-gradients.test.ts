@@ -1,0 +1,58 @@
+// The trainer's backward pass against PyTorch autograd (tests/fixtures/gen_grad_fixtures.py, float64):
+// every parameter's gradient, for every scoring rule, one head without a mask and two heads with the
+// causal mask and a temperature, on a batch mixing head targets and attention pointers.
+import { readdirSync } from 'node:fs'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { createTrainerFor } from '../../dist/trainer.js'
+import { getAp, loadFixture, toTensor } from './helpers'
+
+let ap: any
+beforeAll(async () => {
+  ap = await getAp()
+})
+
+function create(opts: any) {
+  return typeof ap.createTrainer === 'function' ? ap.createTrainer(opts) : createTrainerFor(ap.module, opts)
+}
+
+const files = readdirSync(new URL('../fixtures/grad/', import.meta.url)).filter((f) => f.endsWith('.json')).sort()
+
+describe('trainer gradients equal PyTorch autograd', () => {
+  it('has a fixture for every scoring rule', () => {
+    expect(files).toEqual(['grad-additive.json', 'grad-concat.json', 'grad-dot.json', 'grad-general.json', 'grad-scaled-dot.json'])
+  })
+
+  for (const file of files) {
+    const fx = loadFixture(`grad/${file}`)
+    for (const c of fx.cases) {
+      it(c.name, () => {
+        const { task, ...cfg } = c.config
+        const tr = create({ task, seed: 0, ...cfg })
+        try {
+          const params: Record<string, any> = {}
+          for (const [k, v] of Object.entries<any>(c.params)) params[k] = toTensor(v)
+          // the model must have exactly the reference's parameters
+          expect(Object.keys(tr.parameters()).sort()).toEqual(Object.keys(params).sort())
+          tr.setParameters(params)
+          const g = tr.gradients(c.batch)
+          expect(Math.abs(g.loss - c.loss)).toBeLessThan(1e-5 * Math.max(1, Math.abs(c.loss)))
+          expect(g.accuracy).toBeCloseTo(c.accuracy, 10)
+          for (const [k, ref] of Object.entries<any>(c.grads)) {
+            const got = g.grads[k]
+            expect(got?.shape, k).toEqual(ref.shape)
+            // float32 engine vs float64 reference: errors relative to the tensor's largest gradient
+            let maxRef = 0
+            let maxErr = 0
+            for (let i = 0; i < ref.data.length; i++) {
+              maxRef = Math.max(maxRef, Math.abs(ref.data[i]))
+              maxErr = Math.max(maxErr, Math.abs(got.data[i] - ref.data[i]))
+            }
+            expect(maxErr, `${k}: max error ${maxErr} (largest gradient ${maxRef})`).toBeLessThanOrEqual(1e-4 * Math.max(maxRef, 1e-3))
+          }
+        } finally {
+          tr.dispose()
+        }
+      })
+    }
+  }
+})
