@@ -208,9 +208,14 @@ val attention(val o) {
     const auto Q = batch_from_js(o["query"], "query", &rq);
     const auto K = batch_from_js(o["key"], "key", &rk);
     const auto V = batch_from_js(o["value"], "value", &rv);
-    if (rq != rk || rk != rv || Q.size() != K.size() || K.size() != V.size())
-      throw ap::Error("query/key/value: need the same rank and batch size, got " + std::to_string(Q.size()) + ", " +
-                      std::to_string(K.size()) + ", " + std::to_string(V.size()) + " batch items");
+    if (rq != rk || rk != rv || Q.size() != K.size() || K.size() != V.size()) {
+      auto dims = [](const std::vector<ap::Mat>& b, int rank) {
+        const std::string inner = ap::shape_str(b[0]);
+        return rank == 2 ? inner : "[" + std::to_string(b.size()) + ", " + inner.substr(1);
+      };
+      throw ap::Error("query/key/value: need the same rank and batch size, got query " + dims(Q, rq) + ", key " +
+                      dims(K, rk) + ", value " + dims(V, rv));
+    }
     ap::AttentionOptions a;
     if (has(o, "score")) a.score = ap::parse_score(string_of(o["score"], "score"));
     decode_scale(o, &a.hasScale, &a.scale);

@@ -63,7 +63,8 @@ inline std::vector<long long> shape_of(const val& t, const std::string& name) {
     total *= d;
     if (total > (1LL << 28)) throw ap::Error(name + ": too many elements (limit 2^28)");
   }
-  const long long len = t["data"]["length"].isUndefined() ? -1 : t["data"]["length"].as<long long>();
+  const long long len =
+      t["data"]["length"].isUndefined() ? -1 : static_cast<long long>(t["data"]["length"].as<double>());
   if (len != total) {
     std::string s = "[";
     for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
@@ -76,7 +77,7 @@ inline std::vector<long long> shape_of(const val& t, const std::string& name) {
 // Copies `count` floats of the JS array-like `data` starting at `offset` into dst.
 inline void copy_in(const val& data, float* dst, long long offset, long long count) {
   val view{emscripten::typed_memory_view(static_cast<std::size_t>(count), dst)};
-  if (offset == 0 && data["length"].as<long long>() == count) {
+  if (offset == 0 && data["length"].as<double>() == count) {
     view.call<void>("set", data);
   } else {
     view.call<void>("set", data.call<val>("subarray", static_cast<double>(offset), static_cast<double>(offset + count)));
@@ -106,6 +107,7 @@ inline std::vector<ap::Mat> batch_from_js(const val& t, const std::string& name,
     throw ap::Error(name + ": expected [n, d] or [batch, n, d], got rank " + std::to_string(dims.size()));
   *rank = static_cast<int>(dims.size());
   const long long b = dims.size() == 3 ? dims[0] : 1;
+  if (b < 1) throw ap::Error(name + ": the batch size must be at least 1, got 0");
   const long long n = dims[dims.size() - 2], d = dims[dims.size() - 1];
   std::vector<ap::Mat> items;
   for (long long i = 0; i < b; ++i) {
@@ -118,7 +120,7 @@ inline std::vector<ap::Mat> batch_from_js(const val& t, const std::string& name,
 
 inline std::vector<uint8_t> bytes_from_js(const val& a, const std::string& name) {
   if (a["length"].isUndefined()) throw ap::Error(name + ": expected an array");
-  const long long n = a["length"].as<long long>();
+  const long long n = static_cast<long long>(a["length"].as<double>());
   if (n > (1LL << 28)) throw ap::Error(name + ": too long");
   std::vector<uint8_t> out(static_cast<std::size_t>(n));
   for (long long i = 0; i < n; ++i) {

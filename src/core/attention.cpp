@@ -117,12 +117,14 @@ void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const Attentio
               "params.W: score 'general' needs W [dq, dk] = " + shape_str({dq, dk}) + ", got " + dims(p.W));
       break;
     case ScoreRule::Additive: {
-      const long long h = p.v.size();
-      require(h > 0, "params.v: score 'additive' needs v [h] with h > 0, got " + shape_str({h}));
-      require(p.Wq.rows() == h && p.Wq.cols() == dq,
-              "params.Wq: score 'additive' needs Wq [h, dq] = " + shape_str({h, dq}) + ", got " + dims(p.Wq));
+      const long long h = p.Wq.rows();
+      require(h > 0 && p.Wq.cols() == dq,
+              "params.Wq: score 'additive' needs Wq [h, dq] = [h, " + std::to_string(dq) + "] with h > 0, got " +
+                  dims(p.Wq));
       require(p.Wk.rows() == h && p.Wk.cols() == dk,
               "params.Wk: score 'additive' needs Wk [h, dk] = " + shape_str({h, dk}) + ", got " + dims(p.Wk));
+      require(p.v.size() == h,
+              "params.v: score 'additive' needs v [h] = " + shape_str({h}) + ", got " + shape_str({p.v.size()}));
       break;
     }
     case ScoreRule::Concat:
