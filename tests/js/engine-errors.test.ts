@@ -29,7 +29,8 @@ const cases: [string, (ap: Engine) => unknown, RegExp[]][] = [
   ['key with the wrong width', (ap) => ap.attention({ query: q, key: T(5, 4), value: v }), [/key/, shape(5, 4)]],
   ['value rows != key rows', (ap) => ap.attention({ query: q, key: k, value: T(4, 7) }), [/value/, shape(4, 7)]],
   ['data length does not match the shape', (ap) => ap.attention({ query: { data: new Float32Array(5), shape: [2, 3] }, key: k, value: v }), [/query/, shape(2, 3)]],
-  ['batch sizes differ', (ap) => ap.attention({ query: T(2, 5, 6), key: T(3, 5, 6), value: T(3, 5, 7) }), [/key|batch/, shape(3, 5, 6)]],
+  // the batch sizes are the values that disagree: the message must name the arguments and give them
+  ['batch sizes differ', (ap) => ap.attention({ query: T(2, 5, 6), key: T(3, 5, 6), value: T(3, 5, 7) }), [/query/, /key/, /batch/, /\b2\b/, /\b3\b/]],
   ['dot with dq != dk', (ap) => ap.attention({ query: T(5, 4), key: k, value: v, score: 'dot' }), [/dot|dk|dq|key|query/, /\b4\b/, /\b6\b/]],
   // attention(): values
   ['NaN in query', (ap) => ap.attention({ query: withValue(q, 3, NaN), key: k, value: v }), [/query/, /nan|finite/i]],
@@ -46,7 +47,9 @@ const cases: [string, (ap: Engine) => unknown, RegExp[]][] = [
   ['keyPadding of the wrong length', (ap) => ap.attention({ query: q, key: k, value: v, mask: { keyPadding: [true, false, true] } }), [/keyPadding/, /\b3\b/, /\b5\b/]],
   ['general without W', (ap) => ap.attention({ query: q, key: k, value: v, score: 'general' }), [/\bW\b|params/, /general/]],
   ['general W of the wrong shape', (ap) => ap.attention({ query: q, key: k, value: v, score: 'general', params: { W: T(4, 6) } }), [/\bW\b/, shape(4, 6), /\b6\b/]],
-  ['additive v of the wrong length', (ap) => ap.attention({ query: q, key: k, value: v, score: 'additive', params: { Wq: T(8, 6), Wk: T(8, 6), v: T(5) } }), [/\bv\b/, shape(5)]],
+  // h comes from one of Wq, Wk, v; when they disagree any of them may be blamed, with both sizes
+  ['additive Wq, Wk and v disagree on h', (ap) => ap.attention({ query: q, key: k, value: v, score: 'additive', params: { Wq: T(8, 6), Wk: T(8, 6), v: T(5) } }), [/\bv\b|Wq|Wk/, /\b8\b/, /\b5\b/]],
+  ['additive v not a vector', (ap) => ap.attention({ query: q, key: k, value: v, score: 'additive', params: { Wq: T(8, 6), Wk: T(8, 6), v: T(8, 2) } }), [/\bv\b/, shape(8, 2)]],
   ['additive Wk of the wrong width', (ap) => ap.attention({ query: q, key: k, value: v, score: 'additive', params: { Wq: T(8, 6), Wk: T(8, 3), v: T(8) } }), [/Wk/, shape(8, 3)]],
   ['concat with nq != nk', (ap) => ap.attention({ query: T(3, 6), key: k, value: v, score: 'concat', params: { W: T(5, 12), b: T(5) } }), [/concat|query|key/, /\b3\b/, /\b5\b/]],
   ['concat W of the wrong shape', (ap) => ap.attention({ query: q, key: k, value: v, score: 'concat', params: { W: T(5, 11), b: T(5) } }), [/\bW\b/, shape(5, 11)]],
@@ -67,6 +70,12 @@ const cases: [string, (ap: Engine) => unknown, RegExp[]][] = [
   ['Wq override of the wrong shape', (ap) => ap.run({ Wq: T(16, 23) }), [/Wq/, shape(16, 23), /24/]],
   ['embeddings override of the wrong shape', (ap) => ap.run({ embeddings: T(3, 16) }), [/embeddings/, shape(3, 16)]],
   ['temperature 0 in run', (ap) => ap.run({ temperature: 0 }), [/temperature/]],
+  // the offending value must be shown as given, not rounded to 0 by a fixed-point format
+  ['temperature 1e-30 (below the limit)', (ap) => ap.run({ temperature: 1e-30 }), [/temperature/, /1(\.0*)?e-30/i]],
+  ['unknown option name', (ap) => ap.run({ txt: 'a' }), [/txt/]],
+  ['text not a string', (ap) => ap.run({ text: 42 }), [/text/, /number/]],
+  ['heads 0', (ap) => ap.run({ heads: 0 }), [/heads/, /\b0\b/]],
+  ['seed not an integer', (ap) => ap.run({ seed: 1.5 }), [/seed/, /1\.5/]],
   // multiHeadAttention()
   ['numHeads not dividing E', (ap) => ap.multiHeadAttention({ ...mhaBase(), numHeads: 3 }), [/numHeads/, /\b3\b/, /\b8\b/]],
   ['inProjWeight of the wrong shape', (ap) => ap.multiHeadAttention({ ...mhaBase(), inProjWeight: T(24, 7) }), [/inProjWeight/, shape(24, 7)]],
@@ -88,6 +97,24 @@ describe('bad input gives a clear Error, and the module keeps working', () => {
       expect(thrown, 'no error was thrown').toBeInstanceOf(Error)
       const msg = (thrown as Error).message
       for (const p of patterns) expect(msg, `message "${msg}"`).toMatch(p)
+      expectCourseProgram(ap)
+    })
+  }
+
+  // JS strings may hold unpaired UTF-16 surrogates (invalid as UTF-8). Whatever the engine does with
+  // one — a clear error naming text, or U+FFFD as TextEncoder writes — it must not swallow or merge
+  // the characters around it.
+  for (const tokenizer of ['char', 'word'] as const) {
+    it(`an unpaired surrogate in text (${tokenizer})`, () => {
+      let tokens: string[] | undefined
+      let thrown: any
+      try {
+        tokens = ap.run({ text: 'a \uD800 b', tokenizer }).tokens
+      } catch (e) {
+        thrown = e
+      }
+      if (thrown) expect(thrown.message).toMatch(/text/)
+      else expect(tokens).toEqual(['a', '\uFFFD', 'b'])
       expectCourseProgram(ap)
     })
   }

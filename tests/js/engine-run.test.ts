@@ -74,6 +74,14 @@ describe('run() bookkeeping', () => {
     for (const step of STEPS) expect(Array.from(a[step].data), step).toEqual(Array.from(b[step].data))
   })
 
+  it('the trace reports the scale multiplier it applied (1/√(dk/heads) by default)', () => {
+    expect(ap.run({}).scale).toBeCloseTo(1 / Math.sqrt(24), 7)
+    expect(ap.run({ heads: 2 }).scale).toBeCloseTo(1 / Math.sqrt(12), 7)
+    expect(ap.run({ scale: false }).scale).toBe(1)
+    expect(ap.run({ scale: 0.05 }).scale).toBeCloseTo(0.05, 7)
+    expect(ap.run({ score: 'general' }).scale).toBe(1)
+  })
+
   it('the same options twice give identical numbers (one generator per call, seeded)', () => {
     const opts = { text: 'the cat sat on the mat', seed: 9, score: 'additive', heads: 2 }
     const a = ap.run(opts)
