@@ -1,0 +1,95 @@
+// Shared by the real-browser tests: a static server over site/ on 127.0.0.1 (a free port), and
+// Debian's Chromium driven by playwright-core with a fresh profile.
+import { createServer } from 'node:http'
+import { readFileSync, statSync, mkdirSync, existsSync } from 'node:fs'
+import { extname, join, normalize, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium } from 'playwright-core'
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+export const SITE = join(ROOT, 'site')
+export const ARTIFACTS = join(ROOT, 'tests/e2e/artifacts')
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.svg': 'image/svg+xml', '.json': 'application/json',
+  '.png': 'image/png', '.woff2': 'font/woff2',
+}
+
+/** @returns {Promise<{ url: string, close(): Promise<void> }>} */
+export async function serveStatic(dir = SITE) {
+  if (!existsSync(join(dir, 'index.html'))) throw new Error(`${dir}/index.html is missing: build the site first (npx vite build)`)
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)
+    let file = normalize(join(dir, path))
+    if (!file.startsWith(dir + sep) && file !== dir) { res.writeHead(403).end(); return }
+    try {
+      if (statSync(file).isDirectory()) file = join(file, 'index.html')
+      const body = readFileSync(file)
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' })
+      res.end(body)
+    } catch {
+      res.writeHead(404).end('not found')
+    }
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)))
+  const addr = server.address()
+  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
+  return {
+    url: `http://127.0.0.1:${addr.port}/`,
+    close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
+  }
+}
+
+/** @returns {Promise<{ browser: import('playwright-core').Browser, close(): Promise<void> }>} */
+// playwright-core gives every launch a fresh temporary profile (it refuses --user-data-dir here).
+export async function launchChromium() {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--no-first-run', '--disable-quic', '--disable-sync'],
+  })
+  return {
+    browser,
+    async close() {
+      await browser.close()
+    },
+  }
+}
+
+/** Waits until the playground has rendered after the last change (it renders on the next frame). */
+/** @param {import('playwright-core').Page} page */
+export async function settled(page) {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(undefined)))))
+}
+
+/** Reads a panel's numbers from its text alternative (the table), as displayed. */
+/**
+ * @param {import('playwright-core').Page} page
+ * @param {string} step
+ * @returns {Promise<{ rows: string[], cols: string[], values: number[][] }>}
+ */
+export async function readPanel(page, step) {
+  const panel = page.locator(`[data-step="${step}"]`)
+  const details = panel.locator('details.hm-alt')
+  if (!(await details.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open))) await details.locator('summary').click()
+  return panel.locator('table').evaluate((table) => {
+    const parse = (/** @type {string} */ s) => {
+      const t = s.trim().replace(/^−/, '-')
+      return t === '-∞' ? -Infinity : Number(t)
+    }
+    const cols = Array.from(table.querySelectorAll('thead th')).slice(1).map((th) => th.textContent ?? '')
+    const body = Array.from(table.querySelectorAll('tbody tr'))
+    return {
+      cols,
+      rows: body.map((tr) => tr.querySelector('th')?.textContent ?? ''),
+      values: body.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => parse(td.textContent ?? ''))),
+    }
+  })
+}
+
+/** @param {string} name */
+export function artifact(name) {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  return join(ARTIFACTS, name)
+}

@@ -1,0 +1,39 @@
+// What every panel may read and do. The playground owns it; panels never talk to each other directly.
+
+import type { StepName, Trace } from './engine-types'
+import type { Translate } from './i18n'
+import type { PlaygroundState } from './state'
+import type { Texts } from './dom'
+
+export interface Highlight {
+  /** A query position (rows of Q, scores, weights, output). */
+  q: number | null
+  /** A key position (rows of K and V, columns of scores and weights). */
+  k: number | null
+}
+
+export interface Selection {
+  step: StepName
+  i: number
+  j: number
+}
+
+export interface Ctx {
+  state: PlaygroundState
+  t: Translate
+  texts: Texts
+  trace: Trace | null
+  hl: Highlight
+  sel: Selection | null
+  setState(patch: Partial<PlaygroundState>): void
+  setHighlight(q: number | null, k: number | null): void
+  select(sel: Selection | null): void
+}
+
+export interface Panel {
+  el: HTMLElement
+  /** Called after every recompute and on language change. */
+  render(ctx: Ctx): void
+  highlight?(ctx: Ctx): void
+  select?(ctx: Ctx): void
+}

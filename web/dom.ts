@@ -1,0 +1,60 @@
+// Small DOM helpers. Text always goes in through textContent or attributes, never as HTML.
+
+import type { MsgKey, Translate } from './i18n'
+
+type Attrs = Record<string, string | number | boolean | undefined>
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Array<Node | string | null | undefined>
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag)
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === false) continue
+    if (k === 'class') e.className = String(v)
+    else if (k === 'text') e.textContent = String(v)
+    else e.setAttribute(k, v === true ? '' : String(v))
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c)
+  return e
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg'
+
+export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs = {}): SVGElementTagNameMap[K] {
+  const e = document.createElementNS(SVG_NS, tag)
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === false) continue
+    if (k === 'text') e.textContent = String(v)
+    else e.setAttribute(k, String(v))
+  }
+  return e
+}
+
+/** Remembers which node shows which message, so switching language re-labels the whole UI at once. */
+export class Texts {
+  private nodes: Array<[Element, MsgKey, string | null]> = []
+
+  bind<E extends Element>(e: E, key: MsgKey, attr: string | null = null): E {
+    this.nodes.push([e, key, attr])
+    return e
+  }
+
+  apply(t: Translate): void {
+    for (const [e, key, attr] of this.nodes) {
+      if (attr) e.setAttribute(attr, t(key))
+      else e.textContent = t(key)
+    }
+  }
+}
+
+/** How a token is shown: whitespace made visible, so "char" tokens of spaces are not blank. */
+export function tokLabel(tok: string): string {
+  if (tok === '') return '∅'
+  return tok.replace(/ /g, '␣').replace(/\n/g, '⏎').replace(/\t/g, '⇥')
+}
+
+export function prefersReducedMotion(): boolean {
+  return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches
+}

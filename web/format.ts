@@ -1,0 +1,28 @@
+// Number formatting shared by heatmaps, tables and the arithmetic view.
+
+/** Four decimals, with −∞ for masked cells; the sign is a real minus so columns line up. */
+export function fmt(v: number, digits = 4): string {
+  if (v === -Infinity) return '−∞'
+  if (v === Infinity) return '∞'
+  if (Number.isNaN(v)) return 'NaN'
+  const s = Math.abs(v) >= 1e5 || (v !== 0 && Math.abs(v) < 1e-4) ? v.toExponential(2) : v.toFixed(digits)
+  return s.startsWith('-') ? '−' + s.slice(1) : s
+}
+
+/** Parses a number as shown by fmt (or typed by a learner); null when it is not one. */
+export function parseShown(s: string): number | null {
+  const t = s.trim().replace(/^−/, '-').replace(/^\+/, '')
+  if (t === '-∞') return -Infinity
+  if (!/^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t)) return null
+  const v = Number(t)
+  return Number.isFinite(v) ? v : null
+}
+
+/** The shape line of a panel, e.g. "(4,16)·(16,24) → (4,24)". */
+export function shapeOf(dims: number[]): string {
+  return `(${dims.join(',')})`
+}
+
+export function productShape(a: number[], b: number[], out: number[]): string {
+  return `${shapeOf(a)}·${shapeOf(b)} → ${shapeOf(out)}`
+}

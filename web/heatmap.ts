@@ -1,0 +1,497 @@
+// One matrix drawn as a heatmap on a canvas (fast for 128×128 and more), operable by mouse and
+// keyboard, with its numbers on hover, a live-region readout, and a table as its text alternative.
+
+import { fmt, parseShown } from './format'
+import { rgbCss, scaleFor, textOn, type ColorScale } from './palette'
+import type { Translate } from './i18n'
+
+export type Axis = 'q' | 'k' | null
+
+export interface HeatmapOptions {
+  name: string
+  rowAxis: Axis
+  colAxis: Axis
+  /** Values are probabilities: viridis from 0 to the maximum. */
+  unit?: boolean
+  editable?: boolean
+  selectable?: boolean
+  /** Column labels are tokens even though the columns are not linked to a token axis. */
+  tokenCols?: boolean
+  maxCell?: number
+  t: Translate
+  onHover?: (i: number | null, j: number | null) => void
+  onActivate?: (i: number, j: number) => void
+  onEdit?: (i: number, j: number, v: number) => void
+}
+
+const LABEL_FONT = '11px system-ui, "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", sans-serif'
+const CELL_FONT = '10px ui-monospace, "DejaVu Sans Mono", monospace'
+
+export class Heatmap {
+  readonly el: HTMLElement
+  private canvas: HTMLCanvasElement
+  private tip: HTMLElement
+  private live: HTMLElement
+  private legend: HTMLElement
+  private details: HTMLDetailsElement
+  private tableWrap: HTMLElement
+  private editor: HTMLInputElement
+  private data: Float32Array = new Float32Array(0)
+  private rows = 0
+  private cols = 0
+  private rowLabels: string[] = []
+  private colLabels: string[] = []
+  private scale: ColorScale = scaleFor([])
+  private cw = 20
+  private ch = 20
+  private labelW = 0
+  private labelH = 0
+  private hl: { q: number | null; k: number | null } = { q: null, k: null }
+  private selected: [number, number] | null = null
+  private cursor: [number, number] = [0, 0]
+  private hover: [number, number] | null = null
+  private cells: HTMLCanvasElement | null = null
+  private opts: HeatmapOptions
+
+  constructor(opts: HeatmapOptions) {
+    this.opts = opts
+    const doc = document
+    this.el = doc.createElement('div')
+    this.el.className = 'hm'
+    const scroll = doc.createElement('div')
+    scroll.className = 'hm-scroll'
+    this.canvas = doc.createElement('canvas')
+    this.canvas.tabIndex = 0
+    this.canvas.setAttribute('role', 'img')
+    this.canvas.className = 'hm-canvas'
+    scroll.append(this.canvas)
+    this.tip = doc.createElement('div')
+    this.tip.className = 'hm-tip'
+    this.tip.hidden = true
+    this.editor = doc.createElement('input')
+    this.editor.className = 'hm-editor'
+    this.editor.type = 'text'
+    this.editor.inputMode = 'decimal'
+    this.editor.hidden = true
+    scroll.append(this.tip, this.editor)
+    this.legend = doc.createElement('div')
+    this.legend.className = 'hm-legend'
+    this.live = doc.createElement('p')
+    this.live.className = 'sr-only'
+    this.live.setAttribute('aria-live', 'polite')
+    this.details = doc.createElement('details')
+    this.details.className = 'hm-alt'
+    const summary = doc.createElement('summary')
+    this.details.append(summary)
+    this.tableWrap = doc.createElement('div')
+    this.tableWrap.className = 'hm-table-wrap'
+    this.details.append(this.tableWrap)
+    this.details.addEventListener('toggle', () => { if (this.details.open) this.buildTable() })
+    this.el.append(scroll, this.legend, this.live, this.details)
+    this.bindEvents()
+    this.setLang(opts.t)
+  }
+
+  setLang(t: Translate): void {
+    this.opts.t = t
+    this.details.querySelector('summary')!.textContent = t('showNumbers')
+    this.canvas.setAttribute('aria-label', `${this.opts.name}. ${t('keyboardHelp')}`)
+    this.editor.setAttribute('aria-label', t('editCell'))
+    this.editor.placeholder = t('editCell')
+    this.renderLegend()
+  }
+
+  setData(data: Float32Array, rows: number, cols: number, rowLabels: string[], colLabels: string[]): void {
+    this.data = data
+    this.rows = rows
+    this.cols = cols
+    this.rowLabels = rowLabels
+    this.colLabels = colLabels
+    this.scale = scaleFor(data, this.opts.unit)
+    if (this.selected && (this.selected[0] >= rows || this.selected[1] >= cols)) this.selected = null
+    this.cursor = [Math.min(this.cursor[0], Math.max(rows - 1, 0)), Math.min(this.cursor[1], Math.max(cols - 1, 0))]
+    this.layout()
+    this.paintCells()
+    this.draw()
+    this.renderLegend()
+    if (this.details.open) this.buildTable()
+  }
+
+  value(i: number, j: number): number {
+    return this.data[i * this.cols + j]
+  }
+
+  setHighlight(q: number | null, k: number | null): void {
+    if (q === this.hl.q && k === this.hl.k) return
+    this.hl = { q, k }
+    this.draw()
+  }
+
+  setSelected(cell: [number, number] | null): void {
+    this.selected = cell
+    this.draw()
+  }
+
+  private layout(): void {
+    const ctx = this.canvas.getContext('2d')!
+    ctx.font = LABEL_FONT
+    const avail = Math.max(160, (this.el.clientWidth || this.el.parentElement?.clientWidth || 600) - 4)
+    let lw = 0
+    for (const l of this.rowLabels) lw = Math.max(lw, ctx.measureText(l).width)
+    this.labelW = Math.ceil(Math.min(lw, 96)) + 8
+    const maxCell = this.opts.maxCell ?? 46
+    this.cw = Math.max(5, Math.min(maxCell, Math.floor((avail - this.labelW) / Math.max(this.cols, 1))))
+    this.ch = Math.max(this.cw, this.rows > 48 ? 6 : 16)
+    if (this.ch > 34 && this.cols > 8) this.ch = 34
+    let cl = 0
+    for (const l of this.colLabels) cl = Math.max(cl, ctx.measureText(l).width)
+    this.labelH = this.colsAreTokens() ? Math.ceil(Math.min(cl, 80)) + 8 : 16
+    const w = this.labelW + this.cols * this.cw + 2
+    const h = this.labelH + this.rows * this.ch + 2
+    const dpr = window.devicePixelRatio || 1
+    this.canvas.width = Math.ceil(w * dpr)
+    this.canvas.height = Math.ceil(h * dpr)
+    this.canvas.style.width = `${w}px`
+    this.canvas.style.height = `${h}px`
+  }
+
+  private colsAreTokens(): boolean {
+    return this.opts.colAxis !== null || !!this.opts.tokenCols
+  }
+
+  /** One pixel per cell in an offscreen canvas; drawn scaled, so redraws on hover stay cheap. */
+  private paintCells(): void {
+    const { rows, cols } = this
+    if (rows === 0 || cols === 0) { this.cells = null; return }
+    const off = document.createElement('canvas')
+    off.width = cols
+    off.height = rows
+    const ctx = off.getContext('2d')!
+    const img = ctx.createImageData(cols, rows)
+    const px = img.data
+    for (let k = 0; k < rows * cols; k++) {
+      const v = this.data[k]
+      let r = 215, g = 215, b = 215
+      if (Number.isFinite(v)) [r, g, b] = this.scale.color(v)
+      else if (Number.isNaN(v)) { r = 255; g = 0; b = 255 }
+      px[k * 4] = r
+      px[k * 4 + 1] = g
+      px[k * 4 + 2] = b
+      px[k * 4 + 3] = 255
+    }
+    ctx.putImageData(img, 0, 0)
+    this.cells = off
+  }
+
+  private draw(): void {
+    const ctx = this.canvas.getContext('2d')!
+    const dpr = window.devicePixelRatio || 1
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0)
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height)
+    const { rows, cols, cw, ch, labelW: x0, labelH: y0 } = this
+    if (!this.cells) return
+    ctx.imageSmoothingEnabled = false
+    ctx.drawImage(this.cells, x0, y0, cols * cw, rows * ch)
+
+    // Hatch masked cells so "masked" never depends on colour alone.
+    ctx.strokeStyle = 'rgba(90,90,90,0.55)'
+    ctx.lineWidth = 1
+    for (let i = 0; i < rows; i++) {
+      for (let j = 0; j < cols; j++) {
+        if (this.data[i * cols + j] !== -Infinity) continue
+        const x = x0 + j * cw, y = y0 + i * ch
+        ctx.save()
+        ctx.beginPath()
+        ctx.rect(x, y, cw, ch)
+        ctx.clip()
+        ctx.beginPath()
+        for (let d = -ch; d < cw; d += 5) { ctx.moveTo(x + d, y + ch); ctx.lineTo(x + d + ch, y) }
+        ctx.stroke()
+        ctx.restore()
+      }
+    }
+    if (cw >= 8 && ch >= 8) {
+      ctx.strokeStyle = 'rgba(255,255,255,0.7)'
+      ctx.beginPath()
+      for (let j = 1; j < cols; j++) { ctx.moveTo(x0 + j * cw + 0.5, y0); ctx.lineTo(x0 + j * cw + 0.5, y0 + rows * ch) }
+      for (let i = 1; i < rows; i++) { ctx.moveTo(x0, y0 + i * ch + 0.5); ctx.lineTo(x0 + cols * cw, y0 + i * ch + 0.5) }
+      ctx.stroke()
+    }
+    if (cw >= 40 && ch >= 18) {
+      ctx.font = CELL_FONT
+      ctx.textAlign = 'center'
+      ctx.textBaseline = 'middle'
+      for (let i = 0; i < rows; i++) {
+        for (let j = 0; j < cols; j++) {
+          const v = this.data[i * cols + j]
+          const bg = Number.isFinite(v) ? this.scale.color(v) : [215, 215, 215] as [number, number, number]
+          ctx.fillStyle = textOn(bg)
+          ctx.fillText(cellText(v), x0 + j * cw + cw / 2, y0 + i * ch + ch / 2 + 0.5)
+        }
+      }
+    }
+    this.drawLabels(ctx)
+    this.drawOverlays(ctx)
+  }
+
+  private drawLabels(ctx: CanvasRenderingContext2D): void {
+    const { rows, cols, cw, ch, labelW: x0, labelH: y0 } = this
+    ctx.font = LABEL_FONT
+    ctx.fillStyle = getComputedStyle(this.el).color || '#222'
+    ctx.textBaseline = 'middle'
+    ctx.textAlign = 'right'
+    const rowStep = ch >= 11 ? 1 : Math.ceil(11 / ch)
+    for (let i = 0; i < rows; i += rowStep) {
+      const bold = this.opts.rowAxis !== null && this.hl[this.opts.rowAxis] === i
+      ctx.font = bold ? `bold ${LABEL_FONT}` : LABEL_FONT
+      ctx.fillText(clip(ctx, this.rowLabels[i] ?? String(i), x0 - 6), x0 - 5, y0 + i * ch + ch / 2)
+    }
+    ctx.font = LABEL_FONT
+    if (this.colsAreTokens()) {
+      const colStep = cw >= 11 ? 1 : Math.ceil(11 / cw)
+      ctx.textAlign = 'left'
+      for (let j = 0; j < cols; j += colStep) {
+        ctx.save()
+        ctx.translate(x0 + j * cw + cw / 2, y0 - 4)
+        ctx.rotate(-Math.PI / 2)
+        const bold = this.opts.colAxis !== null && this.hl[this.opts.colAxis] === j
+        ctx.font = bold ? `bold ${LABEL_FONT}` : LABEL_FONT
+        ctx.fillText(clip(ctx, this.colLabels[j] ?? String(j), y0 - 8), 0, 0)
+        ctx.restore()
+      }
+    } else {
+      ctx.textAlign = 'center'
+      ctx.fillStyle = '#777'
+      ctx.font = '9px ui-monospace, monospace'
+      const colStep = Math.max(1, Math.ceil(18 / cw))
+      for (let j = 0; j < cols; j += colStep) ctx.fillText(String(j), x0 + j * cw + cw / 2, y0 - 7)
+    }
+  }
+
+  private drawOverlays(ctx: CanvasRenderingContext2D): void {
+    const { rows, cols, cw, ch, labelW: x0, labelH: y0 } = this
+    const { rowAxis, colAxis } = this.opts
+    ctx.lineWidth = 2
+    ctx.strokeStyle = '#e8590c'
+    const r = rowAxis ? this.hl[rowAxis] : null
+    if (r !== null && r < rows) ctx.strokeRect(x0 + 1, y0 + r * ch + 1, cols * cw - 2, ch - 2)
+    const c = colAxis ? this.hl[colAxis] : null
+    if (c !== null && c < cols) ctx.strokeRect(x0 + c * cw + 1, y0 + 1, cw - 2, rows * ch - 2)
+    if (this.selected) {
+      const [i, j] = this.selected
+      ctx.lineWidth = 3
+      ctx.strokeStyle = '#000'
+      ctx.strokeRect(x0 + j * cw + 1.5, y0 + i * ch + 1.5, cw - 3, ch - 3)
+      ctx.lineWidth = 1
+      ctx.strokeStyle = '#fff'
+      ctx.strokeRect(x0 + j * cw + 3.5, y0 + i * ch + 3.5, cw - 7, ch - 7)
+    }
+    if (this.canvas.matches(':focus-visible') || document.activeElement === this.canvas || (this.el.getRootNode() as ShadowRoot).activeElement === this.canvas) {
+      const [i, j] = this.cursor
+      ctx.setLineDash([3, 2])
+      ctx.lineWidth = 2
+      ctx.strokeStyle = '#1c7ed6'
+      ctx.strokeRect(x0 + j * cw + 1, y0 + i * ch + 1, cw - 2, ch - 2)
+      ctx.setLineDash([])
+    }
+  }
+
+  private cellAt(ev: MouseEvent): [number, number] | null {
+    const rect = this.canvas.getBoundingClientRect()
+    const x = ev.clientX - rect.left - this.labelW
+    const y = ev.clientY - rect.top - this.labelH
+    const j = Math.floor(x / this.cw), i = Math.floor(y / this.ch)
+    if (x < 0 || y < 0 || i >= this.rows || j >= this.cols) return null
+    return [i, j]
+  }
+
+  private describe(i: number, j: number): string {
+    const t = this.opts.t
+    const rl = this.rowLabels[i] ?? String(i)
+    const cl = this.colLabels[j] ?? String(j)
+    return `${this.opts.name}[${i}, ${j}] · ${t('cellRow')} ${rl} · ${t('cellCol')} ${cl} = ${fmt(this.value(i, j), 6)}`
+  }
+
+  private showTip(i: number, j: number): void {
+    this.tip.textContent = this.describe(i, j)
+    this.tip.hidden = false
+    const x = this.labelW + (j + 1) * this.cw + 6
+    const y = this.labelH + i * this.ch - 4
+    this.tip.style.left = `${x}px`
+    this.tip.style.top = `${y}px`
+  }
+
+  private announce(i: number, j: number): void {
+    this.live.textContent = this.describe(i, j)
+  }
+
+  private bindEvents(): void {
+    const c = this.canvas
+    c.addEventListener('mousemove', (ev) => {
+      const cell = this.cellAt(ev)
+      if (!cell) { this.leave(); return }
+      if (this.hover && this.hover[0] === cell[0] && this.hover[1] === cell[1]) return
+      this.hover = cell
+      this.showTip(cell[0], cell[1])
+      this.opts.onHover?.(this.opts.rowAxis ? cell[0] : null, this.opts.colAxis ? cell[1] : null)
+      c.style.cursor = this.opts.editable || this.opts.selectable ? 'pointer' : 'crosshair'
+    })
+    c.addEventListener('mouseleave', () => this.leave())
+    c.addEventListener('click', (ev) => {
+      const cell = this.cellAt(ev)
+      if (!cell) return
+      this.cursor = cell
+      this.activate(cell[0], cell[1])
+    })
+    c.addEventListener('focus', () => { this.draw(); this.announce(...this.cursor); this.emitCursor() })
+    c.addEventListener('blur', () => { this.draw(); this.tip.hidden = true })
+    c.addEventListener('keydown', (ev) => {
+      let [i, j] = this.cursor
+      switch (ev.key) {
+        case 'ArrowUp': i = Math.max(0, i - 1); break
+        case 'ArrowDown': i = Math.min(this.rows - 1, i + 1); break
+        case 'ArrowLeft': j = Math.max(0, j - 1); break
+        case 'ArrowRight': j = Math.min(this.cols - 1, j + 1); break
+        case 'Home': j = 0; break
+        case 'End': j = this.cols - 1; break
+        case 'Enter': case ' ':
+          ev.preventDefault()
+          this.activate(i, j)
+          return
+        default: return
+      }
+      ev.preventDefault()
+      this.cursor = [i, j]
+      this.draw()
+      this.showTip(i, j)
+      this.announce(i, j)
+      this.emitCursor()
+    })
+    this.editor.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Escape') { this.closeEditor(); this.canvas.focus(); return }
+      if (ev.key !== 'Enter') return
+      const v = parseShown(this.editor.value)
+      if (v === null || !Number.isFinite(v)) {
+        this.editor.setAttribute('aria-invalid', 'true')
+        this.editor.title = this.opts.t('badNumber')
+        this.live.textContent = this.opts.t('badNumber')
+        return
+      }
+      const [i, j] = this.cursor
+      this.closeEditor()
+      this.canvas.focus()
+      this.opts.onEdit?.(i, j, v)
+    })
+    this.editor.addEventListener('blur', () => this.closeEditor())
+  }
+
+  private emitCursor(): void {
+    const [i, j] = this.cursor
+    this.opts.onHover?.(this.opts.rowAxis ? i : null, this.opts.colAxis ? j : null)
+  }
+
+  private leave(): void {
+    this.hover = null
+    this.tip.hidden = true
+    this.opts.onHover?.(null, null)
+  }
+
+  private activate(i: number, j: number): void {
+    if (this.opts.editable) { this.openEditor(i, j); return }
+    if (this.opts.selectable) this.opts.onActivate?.(i, j)
+  }
+
+  private openEditor(i: number, j: number): void {
+    const e = this.editor
+    e.hidden = false
+    e.removeAttribute('aria-invalid')
+    e.title = ''
+    e.value = String(Number(this.value(i, j).toPrecision(6)))
+    e.style.left = `${this.labelW + j * this.cw}px`
+    e.style.top = `${this.labelH + i * this.ch}px`
+    e.style.minWidth = `${Math.max(this.cw, 70)}px`
+    e.focus()
+    e.select()
+  }
+
+  private closeEditor(): void {
+    this.editor.hidden = true
+  }
+
+  private renderLegend(): void {
+    const t = this.opts.t
+    const lg = this.legend
+    lg.replaceChildren()
+    const lo = document.createElement('span')
+    lo.textContent = fmt(this.scale.lo, 2)
+    const bar = document.createElement('span')
+    bar.className = 'hm-bar'
+    const stops: string[] = []
+    for (let k = 0; k <= 8; k++) stops.push(rgbCss(this.scale.color(this.scale.lo + (this.scale.hi - this.scale.lo) * k / 8)))
+    bar.style.background = `linear-gradient(to right, ${stops.join(',')})`
+    const hi = document.createElement('span')
+    hi.textContent = fmt(this.scale.hi, 2)
+    lg.append(lo, bar, hi)
+    let masked = false
+    for (let k = 0; k < this.data.length; k++) if (this.data[k] === -Infinity) { masked = true; break }
+    if (masked) {
+      const m = document.createElement('span')
+      m.className = 'hm-masked-key'
+      m.textContent = t('legendMasked')
+      lg.append(m)
+    }
+  }
+
+  /** The text alternative: every number in a table, row and column headed by their tokens. */
+  private buildTable(): void {
+    const doc = document
+    const table = doc.createElement('table')
+    const cap = doc.createElement('caption')
+    cap.textContent = this.opts.name
+    const thead = doc.createElement('thead')
+    const hr = doc.createElement('tr')
+    hr.append(doc.createElement('th'))
+    for (let j = 0; j < this.cols; j++) {
+      const th = doc.createElement('th')
+      th.scope = 'col'
+      th.textContent = this.colLabels[j] ?? String(j)
+      hr.append(th)
+    }
+    thead.append(hr)
+    const tbody = doc.createElement('tbody')
+    for (let i = 0; i < this.rows; i++) {
+      const tr = doc.createElement('tr')
+      const th = doc.createElement('th')
+      th.scope = 'row'
+      th.textContent = this.rowLabels[i] ?? String(i)
+      tr.append(th)
+      for (let j = 0; j < this.cols; j++) {
+        const td = doc.createElement('td')
+        td.textContent = fmt(this.value(i, j), 4)
+        tr.append(td)
+      }
+      tbody.append(tr)
+    }
+    table.append(cap, thead, tbody)
+    this.tableWrap.replaceChildren(table)
+  }
+}
+
+/** Fixed-point text that fits a cell: tiny weights read as 0.000 rather than 1.4e-9. */
+function cellText(v: number): string {
+  if (!Number.isFinite(v)) return fmt(v)
+  const a = Math.abs(v)
+  const s = a >= 1000 ? v.toExponential(1) : v.toFixed(a >= 100 ? 1 : a >= 10 ? 2 : 3)
+  return s.startsWith('-') ? '−' + s.slice(1) : s
+}
+
+function clip(ctx: CanvasRenderingContext2D, s: string, max: number): string {
+  if (ctx.measureText(s).width <= max) return s
+  let lo = 0, hi = s.length
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if (ctx.measureText(s.slice(0, mid) + '…').width <= max) lo = mid
+    else hi = mid - 1
+  }
+  return s.slice(0, lo) + '…'
+}

@@ -1,0 +1,84 @@
+// Colour-blind-safe colour scales. Viridis for values in one direction (weights, torch.rand matrices),
+// a blue-orange diverging scale (PuOr-like) for signed values, so red/green never carries meaning.
+
+type RGB = [number, number, number]
+
+// Viridis control points (matplotlib), evenly spaced; linear interpolation between them.
+const VIRIDIS: RGB[] = [
+  [68, 1, 84], [72, 36, 117], [65, 68, 135], [53, 95, 141], [42, 120, 142], [33, 145, 140],
+  [34, 168, 132], [68, 191, 112], [122, 209, 81], [189, 223, 38], [253, 231, 37],
+]
+
+// Dark blue -> near white -> dark orange.
+const DIVERGING: RGB[] = [
+  [33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240], [247, 247, 247],
+  [254, 224, 182], [253, 184, 99], [224, 130, 20], [179, 88, 6],
+]
+
+function lerpScale(stops: RGB[], t: number): RGB {
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (stops.length - 1)
+  const i = Math.min(stops.length - 2, Math.floor(x))
+  const f = x - i
+  const a = stops[i], b = stops[i + 1]
+  return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f]
+}
+
+export function viridis(t: number): RGB {
+  return lerpScale(VIRIDIS, t)
+}
+
+/** t in [-1, 1]; 0 maps to the neutral middle. */
+export function diverging(t: number): RGB {
+  return lerpScale(DIVERGING, (t + 1) / 2)
+}
+
+export type ScaleKind = 'signed' | 'unit'
+
+export interface ColorScale {
+  kind: ScaleKind
+  lo: number
+  hi: number
+  color(v: number): RGB
+}
+
+/**
+ * Picks the scale from the data: any negative value -> diverging, symmetric around 0;
+ * otherwise viridis from 0 (or the minimum, when all values are far from 0) to the maximum.
+ * -Infinity (masked) is ignored here and drawn separately.
+ */
+export function scaleFor(data: ArrayLike<number>, forceUnit = false): ColorScale {
+  let lo = Infinity, hi = -Infinity
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i]
+    if (!Number.isFinite(v)) continue
+    if (v < lo) lo = v
+    if (v > hi) hi = v
+  }
+  if (lo === Infinity) { lo = 0; hi = 1 }
+  if (forceUnit) {
+    const top = Math.max(hi, 1e-12)
+    return { kind: 'unit', lo: 0, hi: top, color: (v) => viridis(v / top) }
+  }
+  if (lo < 0) {
+    const m = Math.max(Math.abs(lo), Math.abs(hi), 1e-12)
+    return { kind: 'signed', lo: -m, hi: m, color: (v) => diverging(v / m) }
+  }
+  // Values far from 0 (e.g. all in [5, 6]) would all look alike on a scale from 0.
+  const base = lo > 0.5 * hi ? lo : 0
+  const span = Math.max(hi - base, 1e-12)
+  return { kind: 'unit', lo: base, hi, color: (v) => viridis((v - base) / span) }
+}
+
+/** Black or white text, whichever reads better on the given background (WCAG relative luminance). */
+export function textOn(rgb: RGB): string {
+  const lin = rgb.map((c) => {
+    const s = c / 255
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4
+  })
+  const L = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+  return L > 0.36 ? '#111' : '#fff'
+}
+
+export function rgbCss(rgb: RGB): string {
+  return `rgb(${rgb[0] | 0},${rgb[1] | 0},${rgb[2] | 0})`
+}

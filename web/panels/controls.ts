@@ -1,0 +1,162 @@
+// The control column: preset, mode, sentences, tokenizer, rule, scaling, mask, temperature, sizes,
+// heads, seed. Every control writes into the state; the playground recomputes.
+
+import type { Ctx, Panel } from '../context'
+import { h } from '../dom'
+import type { MsgKey } from '../i18n'
+import { PRESETS, PRESET_IDS, matchingPreset, type PresetId } from '../presets'
+import { LIMITS, MASKS, RULES, TOKENIZERS, scaleIsOn, type PlaygroundState } from '../state'
+
+const TOK_KEYS: Record<string, MsgKey> = { 'word-sorted': 'tokWordSorted', word: 'tokWord', char: 'tokChar', bpe: 'tokBpe' }
+const RULE_KEYS: Record<string, MsgKey> = { dot: 'ruleDot', 'scaled-dot': 'ruleScaledDot', general: 'ruleGeneral', additive: 'ruleAdditive', concat: 'ruleConcat' }
+const MASK_KEYS: Record<string, MsgKey> = { none: 'maskNone', causal: 'maskCausal', padding: 'maskPadding', cells: 'maskCells' }
+const PRESET_KEYS: Record<PresetId, MsgKey> = { cat: 'presetCat', zh: 'presetZh', it: 'presetIt', seq2seq: 'presetSeq2seq' }
+const HEAD_CHOICES = [1, 2, 3, 4, 6, 8]
+
+export class ControlsPanel implements Panel {
+  readonly el: HTMLElement
+  private preset = h('select', { name: 'preset' })
+  private modeSelf = h('button', { type: 'button', class: 'seg', 'data-mode': 'self' })
+  private modeCross = h('button', { type: 'button', class: 'seg', 'data-mode': 'cross' })
+  private modeHint = h('p', { class: 'hint' })
+  private text = h('textarea', { name: 'text', rows: 2, spellcheck: 'false' })
+  private source = h('textarea', { name: 'source', rows: 2, spellcheck: 'false' })
+  private target = h('textarea', { name: 'target', rows: 2, spellcheck: 'false' })
+  private selfBox: HTMLElement
+  private crossBox: HTMLElement
+  private tokenizer = h('select', { name: 'tokenizer' })
+  private rule = h('select', { name: 'score' })
+  private scale = h('input', { type: 'checkbox', name: 'scale' })
+  private mask = h('select', { name: 'mask' })
+  private maskHint = h('p', { class: 'hint' })
+  private temp = h('input', { type: 'range', name: 'temperature', min: -3, max: 3, step: 0.01 })
+  private tempOut = h('output', { class: 'val' })
+  private tempHint = h('p', { class: 'hint' })
+  private nums: Record<'dModel' | 'dq' | 'dk' | 'dv' | 'seed', HTMLInputElement>
+  private heads = h('select', { name: 'heads' })
+  private head = h('select', { name: 'head' })
+  private resetEdits = h('button', { type: 'button', class: 'btn-small', name: 'resetEdits' })
+  private guided = h('button', { type: 'button', class: 'btn-primary', name: 'guided' })
+  private labels: Array<[HTMLElement, MsgKey]> = []
+
+  constructor(ctx: Ctx) {
+    const lab = (key: MsgKey, control: HTMLElement, extra?: HTMLElement) => {
+      const span = h('span', { class: 'lbl' })
+      this.labels.push([span, key])
+      return h('label', { class: 'field' }, span, control, extra ?? null)
+    }
+    this.nums = {
+      dModel: h('input', { type: 'number', name: 'dModel', min: LIMITS.dim[0], max: LIMITS.dim[1], step: 1 }),
+      dq: h('input', { type: 'number', name: 'dq', min: LIMITS.dim[0], max: LIMITS.dim[1], step: 1 }),
+      dk: h('input', { type: 'number', name: 'dk', min: LIMITS.dim[0], max: LIMITS.dim[1], step: 1 }),
+      dv: h('input', { type: 'number', name: 'dv', min: LIMITS.dim[0], max: LIMITS.dim[1], step: 1 }),
+      seed: h('input', { type: 'number', name: 'seed', min: 0, max: 4294967295, step: 1 }),
+    }
+    const modeTitle = h('span', { class: 'lbl' })
+    this.labels.push([modeTitle, 'mode'])
+    this.selfBox = lab('text', this.text)
+    this.crossBox = h('div', {}, lab('source', this.source), lab('target', this.target))
+    const sizesTitle = h('h4')
+    this.labels.push([sizesTitle, 'sizes'])
+    this.el = h('aside', { class: 'controls', 'data-panel': 'controls' },
+      this.guided,
+      lab('preset', this.preset),
+      h('div', { class: 'field' }, modeTitle, h('div', { class: 'segmented', role: 'group' }, this.modeSelf, this.modeCross), this.modeHint),
+      this.selfBox, this.crossBox,
+      lab('tokenizer', this.tokenizer),
+      lab('rule', this.rule),
+      h('label', { class: 'check' }, this.scale, this.labelled('scaleToggle')),
+      lab('mask', this.mask, this.maskHint),
+      lab('temperature', h('div', { class: 'range' }, this.temp, this.tempOut), this.tempHint),
+      sizesTitle,
+      h('div', { class: 'sizes' },
+        lab('dModel', this.nums.dModel), lab('dq', this.nums.dq), lab('dk', this.nums.dk), lab('dv', this.nums.dv)),
+      h('div', { class: 'sizes' }, lab('heads', this.heads), lab('head', this.head), lab('seed', this.nums.seed)),
+      this.resetEdits,
+    )
+    this.bind(ctx)
+  }
+
+  private labelled(key: MsgKey): HTMLElement {
+    const s = h('span')
+    this.labels.push([s, key])
+    return s
+  }
+
+  private bind(ctx: Ctx): void {
+    const set = (patch: Partial<PlaygroundState>) => ctx.setState(patch)
+    this.preset.addEventListener('change', () => {
+      const id = this.preset.value as PresetId
+      if (PRESETS[id]) set({ ...PRESETS[id] })
+    })
+    this.modeSelf.addEventListener('click', () => set({ mode: 'self' }))
+    this.modeCross.addEventListener('click', () => set({ mode: 'cross' }))
+    this.text.addEventListener('input', () => set({ text: this.text.value }))
+    this.source.addEventListener('input', () => set({ source: this.source.value }))
+    this.target.addEventListener('input', () => set({ target: this.target.value }))
+    this.tokenizer.addEventListener('change', () => set({ tokenizer: this.tokenizer.value as PlaygroundState['tokenizer'] }))
+    this.rule.addEventListener('change', () => set({ score: this.rule.value as PlaygroundState['score'], scale: 'auto' }))
+    this.scale.addEventListener('change', () => set({ scale: this.scale.checked ? 'on' : 'off' }))
+    this.mask.addEventListener('change', () => set({ mask: this.mask.value as PlaygroundState['mask'] }))
+    this.temp.addEventListener('input', () => set({ temperature: Number((10 ** (Number(this.temp.value) / 3)).toFixed(3)) }))
+    for (const [key, input] of Object.entries(this.nums) as Array<[keyof typeof this.nums, HTMLInputElement]>) {
+      input.addEventListener('change', () => {
+        const v = Number(input.value)
+        if (Number.isInteger(v) && v >= Number(input.min) && v <= Number(input.max)) set({ [key]: v })
+        else input.value = String(ctx.state[key])
+      })
+    }
+    this.heads.addEventListener('change', () => set({ heads: Number(this.heads.value), head: 0 }))
+    this.head.addEventListener('change', () => set({ head: Number(this.head.value) }))
+    this.resetEdits.addEventListener('click', () => set({ edits: [] }))
+    this.guided.addEventListener('click', () => set({ guided: ctx.state.guided ? 0 : 1, view: 'pipeline' }))
+  }
+
+  render(ctx: Ctx): void {
+    const { t, state } = ctx
+    for (const [e, key] of this.labels) e.textContent = t(key)
+    fillSelect(this.preset, [['custom', t('presetCustom')], ...PRESET_IDS.map((id) => [id, t(PRESET_KEYS[id])] as [string, string])])
+    this.preset.value = matchingPreset(state) ?? 'custom'
+    this.modeSelf.textContent = t('modeSelf')
+    this.modeCross.textContent = t('modeCross')
+    this.modeSelf.setAttribute('aria-pressed', String(state.mode === 'self'))
+    this.modeCross.setAttribute('aria-pressed', String(state.mode === 'cross'))
+    this.modeHint.textContent = state.mode === 'self' ? t('modeSelfHint') : t('modeCrossHint')
+    this.selfBox.hidden = state.mode !== 'self'
+    this.crossBox.hidden = state.mode !== 'cross'
+    setValue(this.text, state.text)
+    setValue(this.source, state.source)
+    setValue(this.target, state.target)
+    fillSelect(this.tokenizer, TOKENIZERS.map((k) => [k, t(TOK_KEYS[k])]))
+    this.tokenizer.value = state.tokenizer
+    fillSelect(this.rule, RULES.map((k) => [k, t(RULE_KEYS[k])]))
+    this.rule.value = state.score
+    this.scale.checked = scaleIsOn(state)
+    fillSelect(this.mask, MASKS.map((k) => [k, t(MASK_KEYS[k])]))
+    this.mask.value = state.mask
+    this.maskHint.textContent = state.mask === 'causal' ? t('maskCausalHint') : state.mask === 'padding' ? t('maskPaddingHint') : state.mask === 'cells' ? t('maskCellsHint') : ''
+    this.maskHint.hidden = state.mask === 'none'
+    this.temp.value = String(3 * Math.log10(state.temperature))
+    this.tempOut.textContent = `T = ${state.temperature.toFixed(2)}`
+    this.tempHint.textContent = t('temperatureHint')
+    for (const key of Object.keys(this.nums) as Array<keyof typeof this.nums>) setValue(this.nums[key], String(state[key]))
+    fillSelect(this.heads, [...new Set([...HEAD_CHOICES, state.heads])].sort((a, b) => a - b).map((n) => [String(n), String(n)]))
+    this.heads.value = String(state.heads)
+    fillSelect(this.head, Array.from({ length: state.heads }, (_, i) => [String(i), `${t('headN')} ${i}`]))
+    this.head.value = String(state.head)
+    this.head.disabled = state.heads === 1
+    this.resetEdits.hidden = state.edits.length === 0
+    this.resetEdits.textContent = `${t('resetEdits')} (${state.edits.length} ${t('editsCount')})`
+    this.guided.textContent = state.guided ? t('guidedExit') : t('guidedStart')
+  }
+}
+
+function fillSelect(sel: HTMLSelectElement, options: Array<[string, string]>): void {
+  const same = sel.options.length === options.length && options.every(([v, l], i) => sel.options[i].value === v && sel.options[i].textContent === l)
+  if (same) return
+  sel.replaceChildren(...options.map(([v, l]) => h('option', { value: v, text: l })))
+}
+
+function setValue(input: HTMLInputElement | HTMLTextAreaElement, v: string): void {
+  if (input.value !== v) input.value = v
+}

@@ -1,0 +1,97 @@
+// Tokenization: the tokens as focusable chips (tab to one, arrows to the next), their ids, the
+// vocabulary and, for BPE, the merges in the order they were learned.
+
+import type { Ctx, Panel } from '../context'
+import { h, tokLabel } from '../dom'
+import { renderTex } from '../formula'
+import { toggleIndex } from '../state'
+
+export class TokensPanel implements Panel {
+  readonly el: HTMLElement
+  private title = h('h3')
+  private formula = h('div', { class: 'formula' })
+  private help = h('p', { class: 'help' })
+  private rows = h('div', { class: 'tok-rows' })
+  private vocabTitle = h('h4')
+  private vocab = h('ol', { class: 'vocab', start: 0 })
+  private mergesBox = h('div', { class: 'merges' })
+  private chips: HTMLButtonElement[][] = []
+
+  constructor() {
+    this.el = h('section', { class: 'panel', 'data-panel': 'tokens' },
+      h('header', { class: 'panel-head' }, this.title), this.formula, this.help, this.rows,
+      h('div', { class: 'vocab-box' }, this.vocabTitle, this.vocab), this.mergesBox)
+  }
+
+  render(ctx: Ctx): void {
+    const { t, trace, state } = ctx
+    this.title.textContent = t('tokensPanel')
+    renderTex(this.formula, '\\text{text} \\to \\text{tokens} \\to \\text{ids}')
+    this.help.textContent = state.mask === 'padding' ? `${t('tokensHelp')} ${t('maskPaddingHint')}` : t('tokensHelp')
+    if (!trace) return
+    const cross = state.mode === 'cross' && !!trace.sourceTokens
+    this.rows.replaceChildren()
+    this.chips = []
+    const lines: Array<{ label: string; tokens: string[]; ids: number[]; side: 'q' | 'k' | 'both' }> = cross
+      ? [
+          { label: t('encoderTokens'), tokens: trace.sourceTokens!, ids: trace.sourceTokenIds ?? [], side: 'k' },
+          { label: t('decoderTokens'), tokens: trace.tokens, ids: trace.tokenIds, side: 'q' },
+        ]
+      : [{ label: '', tokens: trace.tokens, ids: trace.tokenIds, side: 'both' }]
+    for (const line of lines) {
+      const row = h('div', { class: 'tok-row', role: 'list' })
+      if (line.label) row.append(h('span', { class: 'tok-row-label', text: line.label }))
+      const chips: HTMLButtonElement[] = []
+      line.tokens.forEach((tok, i) => {
+        const isKey = line.side !== 'q'
+        const padded = state.mask === 'padding' && isKey && state.padKeys.includes(i)
+        const chip = h('button', { class: 'tok' + (padded ? ' pad' : ''), type: 'button', role: 'listitem', 'data-i': i, 'data-side': line.side },
+          h('span', { class: 'tok-text', text: tokLabel(tok) }),
+          h('span', { class: 'tok-id', text: String(line.ids[i] ?? '') }))
+        if (padded) chip.append(h('span', { class: 'tok-pad', text: t('padMark') }))
+        chip.setAttribute('aria-label', `${i}: ${tok} (id ${line.ids[i]})`)
+        const enter = () => ctx.setHighlight(line.side === 'k' ? null : i, line.side === 'q' ? null : i)
+        chip.addEventListener('mouseenter', enter)
+        chip.addEventListener('focus', enter)
+        chip.addEventListener('mouseleave', () => ctx.setHighlight(null, null))
+        chip.addEventListener('blur', () => ctx.setHighlight(null, null))
+        chip.addEventListener('click', () => {
+          if (state.mask === 'padding' && isKey) ctx.setState({ padKeys: toggleIndex(ctx.state.padKeys, i) })
+        })
+        chip.addEventListener('keydown', (ev) => {
+          const d = ev.key === 'ArrowRight' ? 1 : ev.key === 'ArrowLeft' ? -1 : 0
+          if (!d) return
+          ev.preventDefault()
+          chips[Math.min(chips.length - 1, Math.max(0, i + d))]?.focus()
+        })
+        chips.push(chip)
+        row.append(chip)
+      })
+      this.chips.push(chips)
+      this.rows.append(row)
+    }
+    this.vocabTitle.textContent = `${t('vocabulary')} (${trace.vocab.length})`
+    this.vocab.replaceChildren(...trace.vocab.slice(0, 400).map((w, id) =>
+      h('li', {}, h('span', { class: 'vid', text: String(id) }), h('span', { class: 'vword', text: tokLabel(w) }))))
+    this.mergesBox.replaceChildren()
+    if (state.tokenizer === 'bpe') {
+      const merges = trace.merges ?? []
+      this.mergesBox.append(h('h4', { text: `${t('merges')} (${merges.length})` }))
+      if (!merges.length) this.mergesBox.append(h('p', { class: 'help', text: t('noMerges') }))
+      const ol = h('ol', { class: 'merge-list' })
+      for (const [a, b] of merges.slice(0, 300)) {
+        ol.append(h('li', {}, h('code', { text: tokLabel(a) }), ' + ', h('code', { text: tokLabel(b) }), ' → ', h('code', { text: tokLabel(a + b) })))
+      }
+      this.mergesBox.append(ol)
+    }
+    this.highlight(ctx)
+  }
+
+  highlight(ctx: Ctx): void {
+    const cross = ctx.state.mode === 'cross' && this.chips.length === 2
+    this.chips.forEach((chips, line) => {
+      const pos = cross ? (line === 0 ? ctx.hl.k : ctx.hl.q) : (ctx.hl.q ?? ctx.hl.k)
+      chips.forEach((c, i) => c.classList.toggle('hl', pos === i))
+    })
+  }
+}

@@ -1,0 +1,186 @@
+// "Why attention": an RNN passing the sentence along word by word (what it knew of "animal" fades at
+// every step) against attention's direct one-step links, and the CNN / FC / attention comparison.
+
+import type { Ctx, Panel } from '../context'
+import { h, svg, prefersReducedMotion } from '../dom'
+import type { MsgKey } from '../i18n'
+
+const WORDS = ['The', 'animal', "didn't", 'cross', 'the', 'street', 'because', 'it', 'was', 'too', 'tired']
+const ANIMAL = 1
+const IT = 7
+
+/** Illustrative weights of a trained model: "it" looks at "animal"; other words mostly at neighbours. */
+export function illustrativeWeights(q: number): number[] {
+  const n = WORDS.length
+  const w = new Array<number>(n).fill(0)
+  if (q === IT) {
+    const base: Record<number, number> = { 1: 0.52, 5: 0.1, 7: 0.12, 10: 0.08 }
+    let rest = 1
+    for (const v of Object.values(base)) rest -= v
+    for (let j = 0; j < n; j++) w[j] = base[j] ?? rest / (n - Object.keys(base).length)
+    return w
+  }
+  for (let j = 0; j < n; j++) w[j] = j === q ? 4 : Math.abs(j - q) === 1 ? 2 : 0.5
+  const s = w.reduce((a, b) => a + b, 0)
+  return w.map((v) => v / s)
+}
+
+export class WhyPanel implements Panel {
+  readonly el: HTMLElement
+  private texts: Array<[HTMLElement | SVGElement, MsgKey]> = []
+  private rnnSvg = svg('svg', { class: 'why-rnn', viewBox: '0 0 880 150', role: 'img' })
+  private attnSvg = svg('svg', { class: 'why-attn', viewBox: '0 0 880 190', role: 'img' })
+  private step = h('input', { type: 'range', min: 0, max: WORDS.length - 1, step: 1, value: IT, name: 'rnnStep' })
+  private keep = h('input', { type: 'range', min: 0.3, max: 0.95, step: 0.05, value: 0.7, name: 'rnnKeep' })
+  private stepOut = h('output', { class: 'val' })
+  private keepOut = h('output', { class: 'val' })
+  private left = h('p', { class: 'why-left' })
+  private play = h('button', { type: 'button', name: 'rnnPlay' })
+  private query = IT
+  private timer: ReturnType<typeof setInterval> | null = null
+  private t: Ctx['t'] | null = null
+  private xs: number[] = []
+
+  constructor() {
+    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => { this.texts.push([e, key]); return e }
+    let x = 20
+    for (const w of WORDS) { this.xs.push(x + w.length * 4.3); x += w.length * 8.6 + 24 }
+    const cmpTable = this.buildTable(tx)
+    this.el = h('section', { class: 'panel why', 'data-panel': 'why' },
+      tx(h('h2'), 'whyTitle'), tx(h('p', { class: 'lead' }), 'whyIntro'),
+      h('div', { class: 'why-cols' },
+        h('div', { class: 'why-col' }, tx(h('h3'), 'whyRnnTitle'), tx(h('p', { class: 'help' }), 'whyRnnBody'),
+          h('div', { class: 'why-rnn-wrap' }, this.rnnSvg),
+          h('div', { class: 'why-ctrl' },
+            h('label', {}, tx(h('span'), 'whyStep'), this.step, this.stepOut),
+            h('label', {}, tx(h('span'), 'whyKeep'), this.keep, this.keepOut), this.play),
+          this.left),
+        h('div', { class: 'why-col' }, tx(h('h3'), 'whyAttnTitle'), tx(h('p', { class: 'help' }), 'whyAttnBody'),
+          tx(h('p', { class: 'hint' }), 'whyQuery'), h('div', { class: 'why-attn-wrap' }, this.attnSvg),
+          tx(h('p', { class: 'hint' }), 'whyIllustrative'))),
+      tx(h('h3'), 'whyCompareTitle'), this.diagrams(tx), cmpTable, tx(h('p', { class: 'lead' }), 'whySummary'))
+    this.step.addEventListener('input', () => this.draw())
+    this.keep.addEventListener('input', () => this.draw())
+    this.play.addEventListener('click', () => this.toggle())
+  }
+
+  private buildTable(tx: <E extends HTMLElement>(e: E, key: MsgKey) => E): HTMLElement {
+    const rows: Array<[MsgKey, MsgKey, MsgKey, MsgKey]> = [
+      ['whyRowHow', 'whyCnnHow', 'whyFcHow', 'whyAttnHow'],
+      ['whyRowWeights', 'whyCnnWeights', 'whyFcWeights', 'whyAttnWeights'],
+      ['whyRowFocus', 'whyCnnFocus', 'whyFcFocus', 'whyAttnFocus'],
+      ['whyRowGood', 'whyCnnGood', 'whyFcGood', 'whyAttnGood'],
+    ]
+    return h('div', { class: 'table-scroll' }, h('table', { class: 'compare' },
+      h('thead', {}, h('tr', {}, ...(['whyColAspect', 'whyColCnn', 'whyColFc', 'whyColAttn'] as MsgKey[]).map((k) => tx(h('th', { scope: 'col' }), k)))),
+      h('tbody', {}, ...rows.map(([a, b, c, d]) => h('tr', {}, tx(h('th', { scope: 'row' }), a), tx(h('td'), b), tx(h('td'), c), tx(h('td', { class: 'attn' }), d))))))
+  }
+
+  private diagrams(tx: <E extends HTMLElement>(e: E, key: MsgKey) => E): HTMLElement {
+    const mk = (kind: 'cnn' | 'fc' | 'attn', key: MsgKey) => {
+      const s = svg('svg', { viewBox: '0 0 160 110', class: 'mini', role: 'img' })
+      const n = 5
+      const x = (i: number) => 20 + i * 30
+      const strength = [[.6, .2, .05, .1, .05], [.1, .5, .3, .05, .05], [.05, .3, .4, .2, .05], [.4, .05, .05, .4, .1], [.05, .05, .1, .2, .6]]
+      for (let o = 0; o < n; o++) {
+        for (let i = 0; i < n; i++) {
+          let w = 0
+          if (kind === 'cnn') w = Math.abs(o - i) <= 1 ? 0.5 : 0
+          if (kind === 'fc') w = 0.25
+          if (kind === 'attn') w = strength[o][i]
+          if (!w) continue
+          s.append(svg('line', { x1: x(i), y1: 90, x2: x(o), y2: 20, stroke: kind === 'attn' ? '#e8590c' : '#5c7cfa', 'stroke-width': (0.6 + 5 * w).toFixed(2), 'stroke-opacity': kind === 'attn' ? (0.25 + w).toFixed(2) : '0.55' }))
+        }
+      }
+      for (let i = 0; i < n; i++) {
+        s.append(svg('circle', { cx: x(i), cy: 90, r: 6, class: 'node-in' }))
+        s.append(svg('circle', { cx: x(i), cy: 20, r: 6, class: 'node-out' }))
+      }
+      return h('figure', { class: 'mini-fig' }, s, tx(h('figcaption'), key))
+    }
+    return h('div', { class: 'minis' }, mk('cnn', 'whyDiagramCnn'), mk('fc', 'whyDiagramFc'), mk('attn', 'whyDiagramAttn'))
+  }
+
+  private toggle(): void {
+    if (this.timer) { this.stop(); this.draw(); return }
+    if (Number(this.step.value) >= WORDS.length - 1) this.step.value = '0'
+    const tick = () => {
+      const v = Number(this.step.value)
+      if (v >= WORDS.length - 1) { this.stop(); this.draw(); return }
+      this.step.value = String(v + 1)
+      this.draw()
+    }
+    this.timer = setInterval(tick, prefersReducedMotion() ? 1200 : 700)
+    this.draw()
+  }
+
+  private stop(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
+  }
+
+  render(ctx: Ctx): void {
+    this.t = ctx.t
+    for (const [e, key] of this.texts) e.textContent = ctx.t(key)
+    this.rnnSvg.setAttribute('aria-label', ctx.t('whyRnnTitle'))
+    this.attnSvg.setAttribute('aria-label', ctx.t('whyAttnTitle'))
+    this.draw()
+  }
+
+  dispose(): void {
+    this.stop()
+  }
+
+  private draw(): void {
+    const t = this.t
+    if (!t) return
+    const cur = Number(this.step.value)
+    const keep = Number(this.keep.value)
+    this.stepOut.textContent = `${cur + 1}/${WORDS.length} · ${WORDS[cur]}`
+    this.keepOut.textContent = `${Math.round(keep * 100)}%`
+    this.play.textContent = this.timer ? t('whyPause') : t('whyPlay')
+    const left = keep ** (IT - ANIMAL)
+    this.left.textContent = `${Math.round(keep * 100)}%^${IT - ANIMAL} = ${(left * 100).toFixed(1)}% ${t('whyLeft')}`
+
+    // RNN: words on top, one hidden-state box per word, a bar of how much of "animal" survives.
+    const r = this.rnnSvg
+    r.replaceChildren()
+    WORDS.forEach((w, i) => {
+      const x = this.xs[i]
+      const read = i <= cur
+      r.append(svg('text', { x, y: 18, 'text-anchor': 'middle', class: 'why-word' + (i === ANIMAL ? ' key' : i === IT ? ' query' : ''), text: w }))
+      const box = svg('rect', { x: x - 18, y: 40, width: 36, height: 60, rx: 5, class: 'why-box' + (read ? ' read' : '') })
+      r.append(box)
+      const amount = read && i >= ANIMAL ? keep ** (i - ANIMAL) : 0
+      if (amount > 0) r.append(svg('rect', { x: x - 12, y: 40 + 54 - 48 * amount, width: 24, height: 48 * amount, class: 'why-fill' }))
+      r.append(svg('text', { x, y: 118, 'text-anchor': 'middle', class: 'why-h', text: `h${i + 1}` }))
+      if (read && i >= ANIMAL) r.append(svg('text', { x, y: 138, 'text-anchor': 'middle', class: 'why-pct', text: `${Math.round(amount * 100)}%` }))
+      if (i < WORDS.length - 1) {
+        const nx = this.xs[i + 1]
+        r.append(svg('line', { x1: x + 18, y1: 70, x2: nx - 20, y2: 70, class: 'why-arrow' + (i < cur ? ' on' : '') }))
+      }
+      r.append(svg('line', { x1: x, y1: 24, x2: x, y2: 38, class: 'why-in' + (read ? ' on' : '') }))
+    })
+
+    // Attention: arcs from the query word straight to every word, width by weight.
+    const a = this.attnSvg
+    a.replaceChildren()
+    const weights = illustrativeWeights(this.query)
+    const yWords = 170
+    WORDS.forEach((_, j) => {
+      if (j === this.query) return
+      const x1 = this.xs[this.query], x2 = this.xs[j]
+      const hgt = 20 + Math.abs(x2 - x1) * 0.32
+      const d = `M ${x1} ${yWords - 16} C ${x1} ${yWords - 16 - hgt}, ${x2} ${yWords - 16 - hgt}, ${x2} ${yWords - 16}`
+      a.append(svg('path', { d, class: 'why-arc', 'stroke-width': (0.8 + 14 * weights[j]).toFixed(2), 'stroke-opacity': (0.25 + weights[j]).toFixed(2) }))
+      a.append(svg('text', { x: x2, y: yWords - 20 - hgt * 0.0, 'text-anchor': 'middle', class: 'why-wt', text: weights[j] >= 0.08 ? weights[j].toFixed(2) : '' }))
+    })
+    WORDS.forEach((w, j) => {
+      const e = svg('text', { x: this.xs[j], y: yWords, 'text-anchor': 'middle', tabindex: 0, role: 'button', class: 'why-word pick' + (j === this.query ? ' query' : ''), text: w })
+      const pick = () => { this.query = j; this.draw() }
+      e.addEventListener('click', pick)
+      e.addEventListener('keydown', (ev) => { if ((ev as KeyboardEvent).key === 'Enter' || (ev as KeyboardEvent).key === ' ') { ev.preventDefault(); pick() } })
+      a.append(e)
+    })
+  }
+}

@@ -1,0 +1,258 @@
+// mountPlayground: the whole UI as one component, mounted full-size by the page and inside a shadow
+// root by the <attention-playground> widget. It owns the state, runs the engine, and re-renders the
+// panels; bad input shows the engine's message and keeps the last good result on screen.
+
+import type { Ctx, Highlight, Panel, Selection } from './context'
+import type { Engine, RunOptions, Tensor, Trace } from './engine-types'
+import { Texts, h } from './dom'
+import { translator, type Translate } from './i18n'
+import {
+  applyEdits, baseRunOptions, cloneState, resetsEdits, resetsPositions, type EditableTensor, type Notice,
+  type PlaygroundState,
+} from './state'
+import { STYLES } from './styles'
+import { ControlsPanel } from './panels/controls'
+import { TokensPanel } from './panels/tokens'
+import { createStepPanels } from './panels/steps'
+import { ArithPanel } from './panels/arith'
+import { LinesPanel } from './panels/lines'
+import { ParamsPanel } from './panels/params'
+import { GuidedPanel } from './panels/guided'
+import { WhyPanel } from './panels/why'
+import { OriginPanel } from './panels/origin'
+import { DecoderPanel } from './panels/decoder'
+
+export interface PlaygroundOptions {
+  /** Called after every state change (the page writes it into the URL). */
+  onStateChange?: (state: PlaygroundState) => void
+  /** Invalid URL parameters or attributes, shown once as notices. */
+  notices?: Notice[]
+  /** Only these panels (data-step or data-panel names) are shown; all when absent. */
+  steps?: string[]
+  /** Hide the header (title, language switch): a course page has its own. */
+  compact?: boolean
+}
+
+export interface PlaygroundHandle {
+  setState(patch: Partial<PlaygroundState>): void
+  getState(): PlaygroundState
+  /** The last successful trace (for tests and the benchmark). */
+  getTrace(): Trace | null
+  dispose(): void
+}
+
+/** Resolves after the next render, for callers that must wait for the panels to update. */
+export const RENDERED_EVENT = 'ap-rendered'
+
+export function compute(engine: Engine, s: PlaygroundState): { trace: Trace; droppedEdits: boolean } {
+  const needsSizes = s.mask === 'padding' || s.mask === 'cells' || s.edits.length > 0
+  if (!needsSizes) return { trace: engine.run(baseRunOptions(s, 0, 0)), droppedEdits: false }
+  // The mask and the edits need the token counts and the seed's tensors: run once without them.
+  const base = engine.run({ ...baseRunOptions(s, 0, 0), mask: 'none' })
+  const nq = base.tokens.length
+  const nk = base.sourceTokens?.length ?? nq
+  const opts: RunOptions = baseRunOptions(s, nq, nk)
+  let dropped = false
+  if (s.edits.length) {
+    const tensors: Record<EditableTensor, Tensor | undefined> = {
+      embeddings: base.embeddings, sourceEmbeddings: base.sourceEmbeddings, Wq: base.Wq, Wk: base.Wk, Wv: base.Wv,
+    }
+    const { overrides, dropped: d } = applyEdits(tensors, s.edits)
+    Object.assign(opts, overrides)
+    dropped = d.length > 0
+  }
+  return { trace: engine.run(opts), droppedEdits: dropped }
+}
+
+export function mountPlayground(
+  root: ShadowRoot | HTMLElement,
+  engine: Engine,
+  initialState: PlaygroundState,
+  opts: PlaygroundOptions = {},
+): PlaygroundHandle {
+  let state = cloneState(initialState)
+  let t: Translate = translator(state.lang)
+  let trace: Trace | null = null
+  let error: string | null = null
+  let notices = [...(opts.notices ?? [])]
+  let droppedEdits = false
+  let hl: Highlight = { q: null, k: null }
+  let sel: Selection | null = null
+  let scheduled = 0
+  let disposed = false
+  let lastComputed: PlaygroundState | null = null
+
+  const style = document.createElement('style')
+  style.textContent = STYLES
+  const app = h('div', { class: 'ap-root', lang: state.lang })
+  root.append(style, app)
+
+  const ctx: Ctx = {
+    get state() { return state },
+    get t() { return t },
+    texts: new Texts(),
+    get trace() { return trace },
+    get hl() { return hl },
+    get sel() { return sel },
+    setState: (patch) => setState(patch),
+    setHighlight: (q, k) => {
+      if (q === hl.q && k === hl.k) return
+      hl = { q, k }
+      for (const p of panels) p.highlight?.(ctx)
+    },
+    select: (s) => {
+      sel = s
+      for (const p of panels) p.select?.(ctx)
+    },
+  }
+
+  // Header
+  const title = h('h1')
+  const subtitle = h('p', { class: 'subtitle' })
+  const langBtn = h('button', { type: 'button', class: 'btn-small', name: 'lang' })
+  langBtn.addEventListener('click', () => setState({ lang: state.lang === 'zh' ? 'en' : 'zh' }))
+  const header = h('header', { class: 'ap-header' }, h('div', {}, title, subtitle), langBtn)
+  header.hidden = !!opts.compact
+
+  const tabs = (['pipeline', 'why', 'origin'] as const).map((v) => {
+    const b = h('button', { type: 'button', role: 'tab', class: 'tab', 'data-view': v })
+    b.addEventListener('click', () => setState({ view: v }))
+    return b
+  })
+  const tabBar = h('nav', { class: 'tabs', role: 'tablist' }, ...tabs)
+
+  const banner = h('div', { class: 'banner error', role: 'alert', hidden: true })
+  const noticeBox = h('div', { class: 'banner notice', role: 'status', hidden: true })
+  const loading = h('p', { class: 'help' })
+
+  const controls = new ControlsPanel(ctx)
+  const guided = new GuidedPanel(ctx, () => app)
+  const tokens = new TokensPanel()
+  const steps = createStepPanels(ctx)
+  const params = new ParamsPanel()
+  const lines = new LinesPanel()
+  const arith = new ArithPanel()
+  const decoder = new DecoderPanel(engine)
+  const why = new WhyPanel()
+  const origin = new OriginPanel(ctx)
+  const maskedRowsNote = h('p', { class: 'help masked-rows', hidden: true })
+
+  const pipeline = h('div', { class: 'pipeline' },
+    guided.el, tokens.el, ...steps.groups.slice(0, 3), params.el, ...steps.groups.slice(3), maskedRowsNote,
+    h('div', { class: 'grid grid-2' }, lines.el, arith.el), decoder.el)
+  const main = h('main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el)
+  const footer = h('footer', { class: 'ap-footer' })
+  app.append(header, tabBar, h('div', { class: 'ap-layout' }, controls.el, main), footer)
+
+  const panels: Panel[] = [controls, guided, tokens, ...steps.panels.values(), params, lines, arith, decoder, why, origin]
+
+  function applyStepFilter(): void {
+    if (!opts.steps) return
+    const show = new Set(opts.steps)
+    for (const p of app.querySelectorAll<HTMLElement>('[data-step], [data-panel]')) {
+      const name = p.dataset.step ?? p.dataset.panel ?? ''
+      if (name === 'controls' || name === 'guided') continue
+      if (!show.has(name)) p.hidden = true
+    }
+  }
+
+  function setState(patch: Partial<PlaygroundState>): void {
+    if (disposed) return
+    const next = { ...cloneState(state), ...patch }
+    if (resetsPositions(state, next)) {
+      if (!('padKeys' in patch)) next.padKeys = []
+      if (!('maskCells' in patch)) next.maskCells = []
+      sel = null
+      hl = { q: null, k: null }
+    }
+    if (resetsEdits(state, next) && !('edits' in patch)) next.edits = []
+    if (next.head >= next.heads) next.head = 0
+    state = next
+    if (patch.lang) { t = translator(state.lang); app.lang = state.lang }
+    opts.onStateChange?.(cloneState(state))
+    schedule()
+  }
+
+  function schedule(): void {
+    if (scheduled) return
+    scheduled = requestAnimationFrame(() => { scheduled = 0; update() })
+  }
+
+  function needsCompute(prev: PlaygroundState | null, s: PlaygroundState): boolean {
+    if (!prev) return true
+    const keys: Array<keyof PlaygroundState> = ['mode', 'text', 'source', 'target', 'tokenizer', 'dModel', 'dq', 'dk', 'dv',
+      'seed', 'heads', 'score', 'scale', 'mask', 'temperature']
+    if (keys.some((k) => prev[k] !== s[k])) return true
+    return JSON.stringify([prev.padKeys, prev.maskCells, prev.edits]) !== JSON.stringify([s.padKeys, s.maskCells, s.edits])
+  }
+
+  function update(): void {
+    if (disposed) return
+    if (needsCompute(lastComputed, state)) {
+      lastComputed = cloneState(state)
+      try {
+        const r = compute(engine, state)
+        trace = r.trace
+        droppedEdits = r.droppedEdits
+        error = null
+        if (sel && trace && (sel.i >= trace.tokens.length)) sel = null
+      } catch (e) {
+        error = e instanceof Error ? e.message : String(e)
+      }
+    }
+    render()
+  }
+
+  function render(): void {
+    title.textContent = t('title')
+    subtitle.textContent = t('subtitle')
+    langBtn.textContent = t('langSwitch')
+    langBtn.setAttribute('aria-label', t('langSwitchLabel'))
+    const tabKeys = { pipeline: 'tabPipeline', why: 'tabWhy', origin: 'tabOrigin' } as const
+    for (const b of tabs) {
+      const v = b.dataset.view as keyof typeof tabKeys
+      b.textContent = t(tabKeys[v])
+      b.setAttribute('aria-selected', String(state.view === v))
+    }
+    pipeline.hidden = state.view !== 'pipeline'
+    why.el.hidden = state.view !== 'why'
+    origin.el.hidden = state.view !== 'origin'
+    footer.textContent = t('footer')
+
+    banner.hidden = !error
+    banner.replaceChildren()
+    if (error) banner.append(h('strong', { text: t('errorTitle') }), ' ', h('span', { class: 'error-msg', text: error }), ' ', h('span', { text: trace ? t('errorKept') : '' }))
+    const msgs: string[] = notices.map((n) => `${t('noticeInvalid')} ${n.param} = “${n.value}”`)
+    if (droppedEdits) msgs.push(t('noticeEditsDropped'))
+    noticeBox.hidden = msgs.length === 0
+    noticeBox.replaceChildren(...msgs.map((m) => h('p', { text: m })))
+
+    const rows = trace?.maskedRows ?? []
+    maskedRowsNote.hidden = rows.length === 0
+    if (trace && rows.length) maskedRowsNote.textContent = `${t('maskedRowsNote')} ${rows.map((i) => trace!.tokens[i] ?? i).join(', ')}`
+
+    for (const p of panels) {
+      if ((p === why && state.view !== 'why') || (p === origin && state.view !== 'origin')) continue
+      p.render(ctx)
+    }
+    applyStepFilter()
+    app.dispatchEvent(new CustomEvent(RENDERED_EVENT, { bubbles: true, composed: true, detail: { error } }))
+  }
+
+  loading.textContent = t('loading')
+  update()
+
+  return {
+    setState,
+    getState: () => cloneState(state),
+    getTrace: () => trace,
+    dispose() {
+      disposed = true
+      if (scheduled) cancelAnimationFrame(scheduled)
+      why.dispose()
+      style.remove()
+      app.remove()
+      notices = []
+    },
+  }
+}

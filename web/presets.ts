@@ -1,0 +1,34 @@
+// The presets of issue 3: the course's program, a Chinese sentence by characters, the lessons'
+// "it" sentence, and a translation pair for encoder–decoder attention.
+
+import { DEFAULT_STATE, type PlaygroundState } from './state'
+
+export type PresetId = 'cat' | 'zh' | 'it' | 'seq2seq'
+
+const COMMON: Partial<PlaygroundState> = {
+  dModel: DEFAULT_STATE.dModel, dq: DEFAULT_STATE.dq, dk: DEFAULT_STATE.dk, dv: DEFAULT_STATE.dv,
+  seed: DEFAULT_STATE.seed, score: 'scaled-dot', scale: 'auto', mask: 'none', temperature: 1,
+  heads: 1, head: 0, padKeys: [], maskCells: [], edits: [],
+}
+
+export const PRESETS: Record<PresetId, Partial<PlaygroundState>> = {
+  cat: { ...COMMON, mode: 'self', text: 'this is my cat', tokenizer: 'word-sorted' },
+  zh: { ...COMMON, mode: 'self', text: '我爱中国', tokenizer: 'char' },
+  it: { ...COMMON, mode: 'self', text: "The animal didn't cross the street because it was too tired", tokenizer: 'word' },
+  seq2seq: { ...COMMON, mode: 'cross', source: '我 爱 中国', target: 'I love China', tokenizer: 'word' },
+}
+
+export const PRESET_IDS = Object.keys(PRESETS) as PresetId[]
+
+export function matchingPreset(s: PlaygroundState): PresetId | null {
+  for (const id of PRESET_IDS) {
+    const p = PRESETS[id]
+    let ok = true
+    for (const [k, v] of Object.entries(p)) {
+      const cur = (s as unknown as Record<string, unknown>)[k]
+      if (Array.isArray(v) ? !(Array.isArray(cur) && cur.length === v.length) : cur !== v) { ok = false; break }
+    }
+    if (ok) return id
+  }
+  return null
+}

@@ -1,0 +1,168 @@
+// The playground's CSS as a string, injected next to the UI so it works the same in the page and
+// in a shadow root: every rule is under .ap-root (or :host), nothing styles the host page.
+
+export const STYLES = `
+:host { display: block; }
+.ap-root {
+  --bg: #f6f7f9; --card: #ffffff; --ink: #1d2330; --muted: #5b6475; --line: #e2e6ec;
+  --accent: #1c64d1; --accent-soft: #e7f0fd; --warm: #e8590c; --ok: #1f7a3a; --bad: #b42318;
+  --radius: 10px;
+  font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", "PingFang SC", sans-serif;
+  font-size: 14px; line-height: 1.5; color: var(--ink); background: var(--bg);
+  text-align: left; box-sizing: border-box; min-height: 100%;
+}
+.ap-root *, .ap-root *::before, .ap-root *::after { box-sizing: inherit; }
+.ap-root [hidden] { display: none !important; }
+.ap-root h1 { font-size: 22px; margin: 0; letter-spacing: -0.01em; }
+.ap-root h2 { font-size: 19px; margin: 0 0 6px; }
+.ap-root h3 { font-size: 15px; margin: 0; }
+.ap-root h4 { font-size: 13px; margin: 10px 0 4px; color: var(--muted); font-weight: 600; }
+.ap-root button, .ap-root select, .ap-root input, .ap-root textarea { font: inherit; color: inherit; }
+.ap-root button { cursor: pointer; border: 1px solid var(--line); background: var(--card); border-radius: 8px; padding: 5px 10px; }
+.ap-root button:hover:not(:disabled) { border-color: var(--accent); }
+.ap-root button:disabled { opacity: .45; cursor: default; }
+.ap-root :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+.ap-root .btn-primary { background: var(--accent); color: #fff; border-color: var(--accent); font-weight: 600; }
+.ap-root .btn-primary:hover:not(:disabled) { background: #1552ad; }
+.ap-root .btn-small { font-size: 12.5px; padding: 3px 9px; }
+.ap-root .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.ap-root .mono, .ap-root code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; font-size: 12px; }
+
+.ap-header { display: flex; justify-content: space-between; align-items: flex-start; gap: 16px; padding: 16px 20px 8px; }
+.ap-header .subtitle { margin: 2px 0 0; color: var(--muted); }
+.tabs { display: flex; gap: 4px; padding: 0 20px; border-bottom: 1px solid var(--line); }
+.tabs .tab { border: none; border-bottom: 3px solid transparent; border-radius: 0; background: none; padding: 8px 12px; color: var(--muted); font-weight: 600; }
+.tabs .tab[aria-selected="true"] { color: var(--accent); border-bottom-color: var(--accent); }
+.ap-layout { display: grid; grid-template-columns: 290px minmax(0, 1fr); gap: 18px; padding: 16px 20px; align-items: start; }
+@media (max-width: 860px) { .ap-layout { grid-template-columns: 1fr; } }
+.ap-footer { color: var(--muted); font-size: 12px; padding: 4px 20px 18px; }
+
+.controls { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 14px; position: sticky; top: 10px;
+  max-height: calc(100vh - 20px); overflow: auto; display: flex; flex-direction: column; gap: 10px; }
+.controls .field { display: flex; flex-direction: column; gap: 3px; }
+.controls .lbl { font-size: 12px; font-weight: 600; color: var(--muted); text-transform: none; }
+.controls select, .controls input[type=number], .controls textarea { width: 100%; border: 1px solid var(--line); border-radius: 7px; padding: 5px 7px; background: #fff; }
+.controls textarea { resize: vertical; min-height: 44px; }
+.controls .hint { margin: 0; font-size: 12px; color: var(--muted); }
+.controls .check { display: flex; gap: 8px; align-items: center; font-weight: 600; font-size: 13px; }
+.controls .sizes { display: grid; grid-template-columns: repeat(auto-fit, minmax(58px, 1fr)); gap: 6px; }
+.controls .range { display: flex; gap: 8px; align-items: center; }
+.controls .range input { flex: 1; }
+.controls .val { font-variant-numeric: tabular-nums; font-size: 12px; min-width: 58px; text-align: right; }
+.controls h4 { margin: 4px 0 -4px; }
+.segmented { display: flex; border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
+.segmented .seg { flex: 1; border: none; border-radius: 0; padding: 5px 6px; }
+.segmented .seg[aria-pressed="true"] { background: var(--accent-soft); color: var(--accent); font-weight: 600; }
+
+.ap-main { min-width: 0; display: flex; flex-direction: column; gap: 14px; }
+.pipeline { display: flex; flex-direction: column; gap: 14px; }
+.grid { display: grid; gap: 14px; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); }
+.grid-2 { grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); }
+.panel { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 12px 14px; min-width: 0; transition: opacity .2s, box-shadow .2s; }
+.panel-head { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: 4px 12px; }
+.panel .shape { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; color: var(--accent); background: var(--accent-soft); padding: 1px 7px; border-radius: 999px; }
+.panel .formula { margin: 6px 0 2px; font-size: 15px; min-height: 22px; overflow-x: auto; }
+.panel .help { margin: 2px 0 8px; color: var(--muted); font-size: 12.5px; }
+.touring .panel[data-step]:not(.tour-focus) { opacity: .38; }
+.panel.tour-focus { box-shadow: 0 0 0 3px var(--warm); }
+@media (prefers-reduced-motion: reduce) { .panel { transition: none; } }
+
+.hm { position: relative; color: var(--ink); }
+.hm-scroll { position: relative; overflow: auto; max-height: 560px; }
+.hm-canvas { display: block; border-radius: 4px; }
+.hm-canvas:focus-visible { outline: 2px solid var(--accent); }
+.hm-tip { position: absolute; z-index: 3; pointer-events: none; background: #1d2330; color: #fff; font-size: 12px; padding: 3px 7px; border-radius: 6px; white-space: nowrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+.hm-editor { position: absolute; z-index: 4; font-size: 12px; padding: 2px 4px; border: 2px solid var(--accent); border-radius: 4px; }
+.hm-editor[aria-invalid="true"] { border-color: var(--bad); }
+.hm-legend { display: flex; align-items: center; gap: 6px; font-size: 11px; color: var(--muted); margin-top: 4px; font-variant-numeric: tabular-nums; }
+.hm-bar { display: inline-block; width: 110px; height: 8px; border-radius: 4px; }
+.hm-masked-key { margin-left: 8px; padding: 0 6px; border-radius: 4px; background: repeating-linear-gradient(135deg, #d7d7d7 0 4px, #9a9a9a 4px 5px); color: #222; }
+.hm-alt { margin-top: 4px; font-size: 12px; }
+.hm-alt summary { cursor: pointer; color: var(--accent); }
+.hm-table-wrap { overflow: auto; max-height: 320px; }
+.ap-root table { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; }
+.ap-root th, .ap-root td { border: 1px solid var(--line); padding: 2px 6px; text-align: right; }
+.ap-root thead th { background: #f1f3f6; }
+.ap-root caption { text-align: left; color: var(--muted); font-size: 11px; }
+
+.tok-rows { display: flex; flex-direction: column; gap: 8px; }
+.tok-row { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+.tok-row-label { font-size: 12px; color: var(--muted); min-width: 150px; }
+.tok { display: inline-flex; flex-direction: column; align-items: center; padding: 4px 10px; border-radius: 8px; background: #eef3fb; border: 1px solid #cbd8ee; line-height: 1.2; }
+.tok .tok-text { font-weight: 600; font-size: 14px; white-space: pre; }
+.tok .tok-id { font-size: 11px; color: var(--muted); font-family: ui-monospace, monospace; }
+.tok .tok-pad { font-size: 10px; color: #fff; background: #6b7280; border-radius: 4px; padding: 0 4px; margin-top: 2px; }
+.tok.pad { background: repeating-linear-gradient(135deg, #eceff3 0 6px, #dde1e7 6px 8px); }
+.tok.hl { outline: 2px solid var(--warm); background: #fff1e6; }
+.vocab { display: flex; flex-wrap: wrap; gap: 4px 12px; list-style: none; padding: 0; margin: 0; font-size: 12.5px; }
+.vocab .vid { color: var(--muted); font-family: ui-monospace, monospace; margin-right: 4px; }
+.merge-list { columns: 3 180px; font-size: 12px; margin: 0; padding-left: 22px; }
+
+.lines-wrap { overflow: auto; max-height: 520px; }
+.lines line { stroke: var(--accent); stroke-linecap: round; }
+.lines line.on { stroke: var(--warm); }
+.lines-tok { font-size: 13px; fill: var(--ink); cursor: default; }
+.lines-tok.hl { font-weight: 700; fill: var(--warm); }
+.lines-summary { font-weight: 600; margin: 0 0 6px; }
+
+.arith-body h4 { margin-top: 10px; }
+.arith-cell { margin: 0; font-size: 14px; }
+.terms { line-height: 1.9; word-break: break-word; }
+.term { background: #f1f3f6; border-radius: 4px; padding: 1px 4px; }
+.check { font-size: 12px; margin: 4px 0; }
+.check.ok strong { color: var(--ok); }
+.check.bad strong { color: var(--bad); }
+.softmax tr.sel td, .softmax tr.sel th { background: #fff1e6; font-weight: 700; }
+.table-scroll { overflow: auto; max-width: 100%; }
+
+.banner { border-radius: var(--radius); padding: 10px 14px; }
+.banner p { margin: 0; }
+.banner.error { background: #fdecea; border: 1px solid #f5c2bd; color: #7a1a12; }
+.banner.notice { background: #fff8e1; border: 1px solid #f3dd9a; color: #5c4400; }
+.error-msg { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; white-space: pre-wrap; word-break: break-word; }
+.masked-rows { margin: -6px 0 0; }
+
+.guided { position: sticky; top: 8px; z-index: 5; background: #fffaf3; border: 2px solid var(--warm); border-radius: var(--radius); padding: 12px 16px; box-shadow: 0 6px 20px rgba(0,0,0,.08); }
+.guided-top { display: flex; justify-content: space-between; align-items: center; }
+.guided-count { font-size: 12px; font-weight: 700; color: var(--warm); text-transform: uppercase; letter-spacing: .04em; }
+.guided h3 { margin: 4px 0; font-size: 16px; }
+.guided p { margin: 0 0 8px; }
+.guided-nav { display: flex; gap: 8px; }
+
+.why .lead, .origin .lead { font-size: 15px; max-width: 70ch; }
+.why-cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 16px; margin: 10px 0 16px; }
+.why-col { border: 1px solid var(--line); border-radius: var(--radius); padding: 12px; background: #fbfcfd; min-width: 0; }
+.why-rnn-wrap, .why-attn-wrap { overflow-x: auto; }
+.why-rnn, .why-attn { width: 100%; min-width: 560px; height: auto; }
+.why-word { font-size: 13px; fill: var(--ink); }
+.why-word.key { fill: var(--warm); font-weight: 700; }
+.why-word.query { fill: var(--accent); font-weight: 700; }
+.why-word.pick { cursor: pointer; }
+.why-box { fill: #eef0f3; stroke: #c9ced6; }
+.why-box.read { fill: #fff; stroke: #8a94a6; }
+.why-fill { fill: var(--warm); opacity: .85; }
+.why-h, .why-pct { font-size: 11px; fill: var(--muted); }
+.why-arrow, .why-in { stroke: #c9ced6; stroke-width: 2; }
+.why-arrow.on, .why-in.on { stroke: #5b6475; }
+.why-arc { fill: none; stroke: var(--accent); stroke-linecap: round; }
+.why-wt { font-size: 10px; fill: var(--accent); }
+.why-ctrl { display: flex; flex-wrap: wrap; gap: 10px 16px; align-items: center; font-size: 12.5px; }
+.why-ctrl label { display: flex; gap: 6px; align-items: center; }
+.why-left { font-weight: 600; color: var(--warm); }
+.minis { display: flex; flex-wrap: wrap; gap: 14px; margin: 8px 0; }
+.mini-fig { margin: 0; text-align: center; font-size: 12px; color: var(--muted); }
+.mini { width: 170px; height: auto; }
+.node-in { fill: #fff; stroke: #5b6475; }
+.node-out { fill: #5b6475; }
+.compare { margin: 8px 0; }
+.compare th, .compare td { text-align: left; padding: 5px 9px; }
+.compare td.attn { background: #fff6ee; }
+.origin-svg { width: 100%; max-width: 380px; height: auto; }
+.obox { fill: #fff; stroke: #8a94a6; }
+.obox.q { fill: #e7f0fd; stroke: var(--accent); }
+.obox.k, .obox.v, .obox.src { fill: #fff1e6; stroke: var(--warm); }
+.obox.attn { fill: #f1f3f6; }
+.otext { font-size: 11px; fill: var(--ink); font-family: ui-monospace, monospace; }
+.oarrow { stroke: #5b6475; stroke-width: 1.5; }
+.ohead { fill: #5b6475; }
+`
