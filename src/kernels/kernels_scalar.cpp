@@ -7,13 +7,22 @@
 #include "kernels.h"
 #include "kernels_driver.h"
 
+// GCC -O3 otherwise vectorizes the tiles' outer loop (over d or keys) with shuffles and gathers,
+// 3-5x slower than the straight-line 8-wide code its SLP pass makes of the fully unrolled inner
+// loops. Clang (the wasm build) already picks the inner loops.
+#if defined(__GNUC__) && !defined(__clang__)
+#define AP_TILE_LOOPS __attribute__((optimize("no-tree-loop-vectorize")))
+#else
+#define AP_TILE_LOOPS
+#endif
+
 namespace ap::kernels::scalar {
 namespace {
 
 using namespace ap::kernels::detail;
 
 struct ScalarOps {
-  static void qk_tile(const float* const q[kMR], const float* kt, int d, float* out, int ldo) {
+  AP_TILE_LOOPS static void qk_tile(const float* const q[kMR], const float* kt, int d, float* out, int ldo) {
     float acc[kMR][kNR] = {};
     for (int t = 0; t < d; ++t) {
       const float* b = kt + t * kNR;
@@ -61,7 +70,7 @@ struct ScalarOps {
   }
 
   template <int W>
-  static void pv_tile(const float* const p[kMR], int nj, const float* v, int ldv,
+  AP_TILE_LOOPS static void pv_tile(const float* const p[kMR], int nj, const float* v, int ldv,
                       float* const o[kMR], const float c[kMR]) {
     float acc[kMR][W];
     for (int r = 0; r < kMR; ++r)

@@ -1,0 +1,305 @@
+#!/usr/bin/env node
+// npm run bench: attention on one thread, side by side in one run — this package (fused kernel with
+// needWeights: false, and the path that also returns the weights), a plain-JS Float32Array
+// implementation, the native build of the same kernels, tfjs-backend-wasm 4.22 (K transposed first,
+// and matMul(q, k, false, true) as users call it) and onnxruntime-web 1.30 (wasm, one thread).
+// Flops are counted as 4·n²·d for every case, causal included (causal work is about half of it).
+// Each case times every implementation in turn, round after round, so that load from other
+// processes on this shared machine falls on all of them alike; the medians are reported.
+//
+//   node bench/run.mjs [--quick] [--json out.json]
+//   AP_BENCH_NATIVE=/path/to/ap_bench_native   (default build/native/ap_bench_native)
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { attentionModel } from './onnx_model.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const jsonOut = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : join(root, 'build', 'bench', 'last.json');
+const t0All = performance.now();
+
+const NS = quick ? [128, 512, 2048] : [128, 512, 2048, 8192];
+const DS = quick ? [64] : [64, 128];
+const CAUSALS = [false, true];
+const log = (...a) => console.log(...a);
+const fmt = (x, w = 9, p = 2) => (x === undefined || x === null || Number.isNaN(x) ? '—' : x.toFixed(p)).padStart(w);
+
+// ---------- inputs ----------
+function rand(len, seed) {
+  // xorshift32: the same inputs for every implementation and every run of the benchmark.
+  let s = seed >>> 0 || 1;
+  const a = new Float32Array(len);
+  for (let i = 0; i < len; i++) {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    a[i] = (s / 4294967296) * 2 - 1;
+  }
+  return a;
+}
+
+// ---------- plain JS ----------
+// One row at a time (O(n) extra memory), max-subtracted softmax, masked keys not visited.
+function plainAttention(Q, K, V, n, d, scale, causal) {
+  const O = new Float32Array(n * d);
+  const s = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const qi = i * d;
+    const end = causal ? i + 1 : n;
+    let m = -Infinity;
+    for (let j = 0; j < end; j++) {
+      const kj = j * d;
+      let acc = 0;
+      for (let t = 0; t < d; t++) acc += Q[qi + t] * K[kj + t];
+      acc *= scale;
+      s[j] = acc;
+      if (acc > m) m = acc;
+    }
+    let sum = 0;
+    for (let j = 0; j < end; j++) {
+      const e = Math.exp(s[j] - m);
+      s[j] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    for (let j = 0; j < end; j++) {
+      const w = s[j] * inv;
+      const vj = j * d;
+      for (let t = 0; t < d; t++) O[qi + t] += w * V[vj + t];
+    }
+  }
+  return O;
+}
+
+// ---------- peers ----------
+async function loadTf() {
+  // Both through require: the backend's Node build registers itself on the CommonJS tfjs-core,
+  // and an ESM import of tfjs-core would be a second, backend-less copy.
+  const tf = require('@tensorflow/tfjs-core');
+  const wasm = require('@tensorflow/tfjs-backend-wasm');
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  wasm.setThreadsCount?.(1);
+  await tf.setBackend('wasm');
+  await tf.ready();
+  return { tf, version: wasm.version_wasm ?? '4.22', simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') };
+}
+
+function tfAttention(tf, q, k, v, mask, scale, transposeFirst) {
+  const out = tf.tidy(() => {
+    const s = transposeFirst ? tf.matMul(q, tf.transpose(k)) : tf.matMul(q, k, false, true);
+    let x = tf.mul(s, tf.scalar(scale));
+    if (mask) x = tf.add(x, mask);
+    return tf.matMul(tf.softmax(x), v);
+  });
+  const data = out.dataSync();
+  out.dispose();
+  return data;
+}
+
+async function loadOrt() {
+  const ort = await import('onnxruntime-web');
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.proxy = false;
+  ort.env.logLevel = 'error';
+  return ort;
+}
+
+// ---------- this package ----------
+async function loadPackage() {
+  const entry = join(root, 'dist', 'index.js');
+  if (!existsSync(entry)) return { error: 'dist/index.js missing (run node scripts/build.mjs)' };
+  try {
+    const { init } = await import(pathToFileURL(entry).href);
+    const ap = await init();
+    return { ap };
+  } catch (e) {
+    return { error: `init failed: ${e.message}` };
+  }
+}
+
+// ---------- native ----------
+function runNative() {
+  const exe = process.env.AP_BENCH_NATIVE ?? join(root, 'build', 'native', 'ap_bench_native');
+  if (!existsSync(exe)) return { error: `${exe} missing (node scripts/build.mjs --native, or set AP_BENCH_NATIVE)` };
+  const r = spawnSync(exe, quick ? ['--quick'] : [], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.status !== 0) return { error: `${exe} exited ${r.status}: ${r.stderr}` };
+  const rows = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  return { rows, exe };
+}
+
+// ---------- timing ----------
+const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+
+function maxRelDiff(a, b) {
+  // Against the largest |value|: outputs are weighted means of V, so near-zero entries are cancellations.
+  let scale = 0, worst = 0;
+  for (let i = 0; i < b.length; i++) scale = Math.max(scale, Math.abs(b[i]));
+  for (let i = 0; i < b.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+  return worst / (scale || 1);
+}
+
+async function main() {
+  log(`attention benchmark — one thread, Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}, ` +
+      `load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}${quick ? ', --quick' : ''}`);
+  log('flops = 4·n²·d for every case (causal included); ratio = GFLOP/s ÷ the best peer (tfjs, onnxruntime) of that case\n');
+
+  const pkg = await loadPackage();
+  if (pkg.error) log(`package: skipped — ${pkg.error}`);
+  let tfl = null, ort = null;
+  try { tfl = await loadTf(); } catch (e) { log(`tfjs-backend-wasm: skipped — ${e.message}`); }
+  try { ort = await loadOrt(); } catch (e) { log(`onnxruntime-web: skipped — ${e.message}`); }
+  if (tfl) log(`tfjs-backend-wasm: backend ${tfl.tf.getBackend()}, SIMD ${tfl.simd}, multithread off`);
+  const native = runNative();
+  if (native.error) log(`native: skipped — ${native.error}`);
+  const nativeRow = (path, n, d, causal) => native.rows?.find((r) => r.path === path && r.n === n && r.d === d && r.causal === causal);
+
+  const results = [];
+  const summary = [];
+  for (const d of DS) {
+    for (const n of NS) {
+      const Q = rand(n * d, 1 + n + d), K = rand(n * d, 2 + n + d), V = rand(n * d, 3 + n + d);
+      const scale = 1 / Math.sqrt(d);
+      const flops = 4 * n * n * d;
+      const rounds = quick ? 3 : n >= 8192 ? 3 : n >= 2048 ? 5 : 9;
+      const tfT = tfl && {
+        q: tfl.tf.tensor2d(Q, [n, d]), k: tfl.tf.tensor2d(K, [n, d]), v: tfl.tf.tensor2d(V, [n, d]),
+      };
+      const sessions = {};
+      if (ort) for (const c of CAUSALS) sessions[c] = await ort.InferenceSession.create(attentionModel(d, scale, c), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+      for (const causal of CAUSALS) {
+        const tensor = (data) => ({ data, shape: [n, d] });
+        let maskF32 = null;
+        if (causal && (tfl || ort)) {
+          maskF32 = new Float32Array(n * n);
+          for (let i = 0; i < n; i++) maskF32.fill(-Infinity, i * n + i + 1, (i + 1) * n);
+        }
+        const tfMask = tfl && maskF32 ? tfl.tf.tensor2d(maskF32, [n, n]) : null;
+        const impls = [];
+        if (pkg.ap) {
+          const opts = (needWeights) => ({ query: tensor(Q), key: tensor(K), value: tensor(V), score: 'scaled-dot', needWeights, ...(causal ? { mask: 'causal' } : {}) });
+          impls.push({ name: 'ours (fused, needWeights false)', ours: true, fn: () => pkg.ap.attention(opts(false)).output.data });
+          // Returning all n² weights to JS: 256 MiB at n = 8192, skipped there.
+          if (n <= 2048) impls.push({ name: 'ours (needWeights true)', ours: true, fn: () => pkg.ap.attention(opts(true)).output.data });
+        }
+        if (tfl) {
+          impls.push({ name: 'tfjs-wasm (Kᵀ first)', peer: true, fn: () => tfAttention(tfl.tf, tfT.q, tfT.k, tfT.v, tfMask, scale, true) });
+          impls.push({ name: 'tfjs-wasm matMul(q,k,f,t)', peer: true, fn: () => tfAttention(tfl.tf, tfT.q, tfT.k, tfT.v, tfMask, scale, false) });
+        }
+        if (ort) {
+          const feeds = { Q: new ort.Tensor('float32', Q, [n, d]), K: new ort.Tensor('float32', K, [n, d]), V: new ort.Tensor('float32', V, [n, d]) };
+          if (causal) feeds.mask = new ort.Tensor('float32', maskF32, [n, n]);
+          impls.push({ name: 'onnxruntime-web (wasm)', peer: true, async: true, fn: async () => (await sessions[causal].run(feeds)).O.data });
+        }
+        // ~1 GFLOP/s: n = 8192 would take ~20 s a run.
+        if (n <= 2048) impls.push({ name: 'plain JS Float32Array', fn: () => plainAttention(Q, K, V, n, d, scale, causal) });
+
+        // Warm-up run of each, which also gives the outputs to cross-check.
+        const outputs = {};
+        for (const im of impls) {
+          try { outputs[im.name] = im.async ? await im.fn() : im.fn(); } catch (e) { im.error = e.message; }
+        }
+        const times = Object.fromEntries(impls.map((im) => [im.name, []]));
+        for (let r = 0; r < rounds; r++) {
+          for (const im of impls) {
+            if (im.error) continue;
+            if (im.name.startsWith('plain') && r >= Math.min(rounds, n >= 2048 ? 3 : rounds)) continue;
+            const t = performance.now();
+            if (im.async) await im.fn(); else im.fn();
+            times[im.name].push(performance.now() - t);
+          }
+        }
+        const refName = impls.find((im) => im.name.startsWith('plain') && !im.error)?.name ?? impls.find((im) => im.name.startsWith('onnx'))?.name;
+        const rows = impls.map((im) => {
+          const ms = im.error ? NaN : median(times[im.name]);
+          const diff = refName && outputs[im.name] && im.name !== refName ? maxRelDiff(outputs[im.name], outputs[refName]) : undefined;
+          return { impl: im.name, ms, gflops: flops / ms / 1e6, runs: times[im.name].length, peer: !!im.peer, ours: !!im.ours, error: im.error, maxDiffVsRef: diff };
+        });
+        for (const path of ['flash', 'unfused']) {
+          const nr = nativeRow(path, n, d, causal);
+          if (nr) rows.push({ impl: `native ${nr.backend} (${path === 'flash' ? 'fused' : 'qkt+softmax+wv'})`, ms: nr.ms, gflops: nr.gflops, runs: nr.runs });
+        }
+        const peers = rows.filter((r) => r.peer && !r.error);
+        const best = peers.reduce((a, b) => (b.gflops > (a?.gflops ?? 0) ? b : a), null);
+        log(`n = ${n}, d = ${d}, causal ${causal ? 'on' : 'off'}   (${rounds} rounds, reference for diffs: ${refName ?? '—'})`);
+        log(`  ${'implementation'.padEnd(34)}${'ms'.padStart(10)}${'GFLOP/s'.padStart(10)}${'× best peer'.padStart(13)}${'max diff'.padStart(11)}`);
+        for (const r of rows) {
+          const ratio = best ? r.gflops / best.gflops : NaN;
+          const diff = r.maxDiffVsRef === undefined ? '' : r.maxDiffVsRef.toExponential(1);
+          log(`  ${r.impl.padEnd(34)}${fmt(r.ms, 10, n >= 2048 ? 1 : 3)}${fmt(r.gflops, 10, 1)}${fmt(ratio, 13, 2)}${diff.padStart(11)}${r.error ? `  failed: ${r.error}` : ''}`);
+          if (r.maxDiffVsRef > 1e-4) log(`  !! ${r.impl} differs from ${refName} by ${r.maxDiffVsRef.toExponential(2)} (relative to max |output|)`);
+        }
+        log('');
+        const ours = rows.find((r) => r.ours && !r.error && r.impl.includes('fused'));
+        summary.push({ n, d, causal, ours: ours?.gflops, best: best?.gflops, bestName: best?.impl, ratio: ours && best ? ours.gflops / best.gflops : undefined });
+        results.push({ n, d, causal, rows });
+        tfMask?.dispose();
+      }
+      if (tfT) for (const t of Object.values(tfT)) t.dispose();
+      for (const s of Object.values(sessions)) await s.release?.();
+    }
+  }
+
+  log('summary: ours (fused) vs the best peer');
+  log(`  ${'n'.padStart(6)}${'d'.padStart(5)}${'causal'.padStart(8)}${'ours GF/s'.padStart(11)}${'best peer GF/s'.padStart(16)}  ${'ratio'.padStart(6)}  best peer`);
+  for (const s of summary) log(`  ${String(s.n).padStart(6)}${String(s.d).padStart(5)}${(s.causal ? 'on' : 'off').padStart(8)}${fmt(s.ours, 11, 1)}${fmt(s.best, 16, 1)}  ${fmt(s.ratio, 6, 2)}  ${s.bestName ?? '—'}`);
+
+  // ---------- long input: n = 16384 without weights ----------
+  const extra = {};
+  if (pkg.ap) {
+    const n = 16384, d = 64;
+    const Q = rand(n * d, 11), K = rand(n * d, 12), V = rand(n * d, 13);
+    const t = (data) => ({ data, shape: [n, d] });
+    const times = [];
+    try {
+      for (let r = 0; r < (quick ? 1 : 3) + 1; r++) {
+        const s = performance.now();
+        pkg.ap.attention({ query: t(Q), key: t(K), value: t(V), score: 'scaled-dot', needWeights: false });
+        if (r > 0) times.push(performance.now() - s);
+      }
+      const ms = median(times);
+      const mem = typeof pkg.ap.memoryBytes === 'function' ? pkg.ap.memoryBytes() : undefined;
+      extra.long = { n, d, ms, gflops: (4 * n * n * d) / ms / 1e6, wasmMemoryBytes: mem };
+      log(`\nn = 16384, d = 64, needWeights false: ${ms.toFixed(0)} ms, ${extra.long.gflops.toFixed(1)} GFLOP/s, wasm memory ` +
+          (mem === undefined ? 'n/a (ap.memoryBytes() not exposed yet)' : `${(mem / 2 ** 20).toFixed(1)} MiB (goal ≤ 64 MiB: ${mem <= 64 * 2 ** 20 ? 'met' : 'NOT met'})`));
+    } catch (e) {
+      log(`\nn = 16384: failed — ${e.message}`);
+      extra.long = { error: e.message };
+    }
+  }
+
+  // ---------- size and start-up ----------
+  const wasmPath = join(root, 'dist', 'attention.wasm');
+  if (existsSync(wasmPath)) {
+    const raw = readFileSync(wasmPath);
+    const gz = gzipSync(raw, { level: 9 }).length;
+    extra.wasm = { bytes: raw.length, gzipBytes: gz };
+    log(`\ndist/attention.wasm: ${(raw.length / 1024).toFixed(1)} KiB, gzip -9 ${(gz / 1024).toFixed(1)} KiB (goal ≤ 150 KB: ${gz <= 150_000 ? 'met' : 'NOT met'})`);
+  }
+  if (existsSync(join(root, 'dist', 'index.js'))) {
+    // A fresh Node process each time: import + init() with nothing cached in the process.
+    const script = `const t=performance.now();const {init}=await import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'index.js')).href)});await init();console.log(performance.now()-t)`;
+    const loads = [];
+    for (let i = 0; i < 5; i++) {
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+      const v = parseFloat(r.stdout);
+      if (r.status === 0 && Number.isFinite(v)) loads.push(v);
+    }
+    if (loads.length) {
+      extra.nodeLoadInitMs = median(loads);
+      log(`Node import + init(): median ${extra.nodeLoadInitMs.toFixed(1)} ms over ${loads.length} fresh processes`);
+    }
+  }
+
+  const total = (performance.now() - t0All) / 1000;
+  log(`\nbench took ${total.toFixed(0)} s; load average now ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  mkdirSync(dirname(jsonOut), { recursive: true });
+  writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), quick, loadavg: os.loadavg(), results, summary, extra, native: native.rows ?? native.error }, null, 1));
+  log(`results written to ${jsonOut}`);
+}
+
+await main();
