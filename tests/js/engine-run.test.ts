@@ -30,6 +30,15 @@ describe('run() reproduces PyTorch', () => {
         expectTensorClose(t.sourceEmbeddings, e.sourceEmbeddings, 'sourceEmbeddings')
       }
       expect(maskedRowList(t.maskedRows), 'maskedRows').toEqual(e.maskedRows)
+      // rows with every key masked: exactly 0 in every head's weights and in the output, not ~0
+      const [nq, nk] = shapeOf(t.weights).slice(-2)
+      const dv = shapeOf(t.output)[1]
+      for (const i of e.maskedRows as number[]) {
+        for (let h = 0; h < t.weights.data.length / (nq * nk); h++) {
+          for (let j = 0; j < nk; j++) expect(Object.is(t.weights.data[(h * nq + i) * nk + j], 0), `weights row ${i}`).toBe(true)
+        }
+        for (let j = 0; j < dv; j++) expect(Object.is(t.output.data[i * dv + j], 0), `output row ${i}`).toBe(true)
+      }
     })
   }
 })
