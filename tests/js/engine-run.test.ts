@@ -91,6 +91,13 @@ describe('run() bookkeeping', () => {
     expect(ap.run({ score: 'general' }).scale).toBe(1)
   })
 
+  it('the trace carries the resolved options (docs/design.md: trace.options)', () => {
+    const t = ap.run({ heads: 2 })
+    expect(t.options, 'trace.options is missing').toBeTruthy()
+    expect(t.options).toMatchObject({ text: 'this is my cat', tokenizer: 'word-sorted', dModel: 16, dq: 24, dk: 24,
+      dv: 28, seed: 123, score: 'scaled-dot', mask: 'none', temperature: 1, heads: 2 })
+  })
+
   it('the same options twice give identical numbers (one generator per call, seeded)', () => {
     const opts = { text: 'the cat sat on the mat', seed: 9, score: 'additive', heads: 2 }
     const a = ap.run(opts)
