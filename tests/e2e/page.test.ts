@@ -1,0 +1,322 @@
+// The built page in real headless Chromium: what a learner does (type, switch rule, mask, mode,
+// heads, edit a cell, click a score) and whether the numbers on screen equal the engine's, run in
+// Node on the same options — and, for the course preset, PyTorch's own numbers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
+import type { Page } from 'playwright-core'
+import { artifact, launchChromium, readPanel, serveStatic, settled } from './harness.mjs'
+import { init } from '../../dist/index.js'
+
+const STEPS = ['embeddings', 'Wq', 'Wk', 'Wv', 'Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores', 'weights', 'output'] as const
+const fixtures = JSON.parse(readFileSync(new URL('./fixtures/web_fixtures.json', import.meta.url), 'utf8'))
+
+type Tensor = { data: Float32Array; shape: number[] }
+type Engine = Awaited<ReturnType<typeof init>>
+
+let server: Awaited<ReturnType<typeof serveStatic>>
+let session: Awaited<ReturnType<typeof launchChromium>>
+let engine: Engine
+
+beforeAll(async () => {
+  server = await serveStatic()
+  session = await launchChromium()
+  engine = await init()
+})
+
+afterAll(async () => {
+  await session?.close()
+  await server?.close()
+})
+
+async function openPage(query = '', viewport = { width: 1400, height: 1000 }): Promise<{ page: Page; errors: string[] }> {
+  const page = await session.browser.newPage({ viewport, locale: 'en-US' })
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
+  await page.goto(server.url + query)
+  await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
+  await settled(page)
+  return { page, errors }
+}
+
+/** Range inputs cannot be filled: set the value and fire input as a drag would. */
+async function setRange(page: Page, selector: string, value: string): Promise<void> {
+  await page.locator(selector).evaluate((el, v) => {
+    (el as HTMLInputElement).value = v
+    el.dispatchEvent(new Event('input', { bubbles: true }))
+  }, value)
+  await settled(page)
+}
+
+/** The matrix of one head as rows of numbers, from a [n, m] or [heads, n, m] tensor. */
+function rowsOf(t: Tensor, head = 0): number[][] {
+  const [rows, cols] = t.shape.length === 3 ? t.shape.slice(1) : t.shape
+  const off = t.shape.length === 3 ? head * rows * cols : 0
+  return Array.from({ length: rows }, (_, i) => Array.from(t.data.subarray(off + i * cols, off + (i + 1) * cols)))
+}
+
+/** Shown with 4 decimals (exponent form below 1e-4): equal within the display's rounding. */
+function expectShown(shown: number[][], expected: number[][], what: string, rel = 0): void {
+  expect(shown.length, `${what} rows`).toBe(expected.length)
+  shown.forEach((row, i) => {
+    expect(row.length, `${what} row ${i} length`).toBe(expected[i].length)
+    row.forEach((v, j) => {
+      const e = expected[i][j]
+      if (!Number.isFinite(e)) { expect(v, `${what}[${i}][${j}]`).toBe(e); return }
+      const tol = 5.1e-5 + rel * Math.max(1, Math.abs(e)) + (Math.abs(e) >= 1e5 ? Math.abs(e) * 5e-3 : 0)
+      expect(Math.abs(v - e), `${what}[${i}][${j}] shown ${v}, engine ${e}`).toBeLessThanOrEqual(tol)
+    })
+  })
+}
+
+async function expectPageEqualsTrace(page: Page, trace: Record<string, unknown>, steps: readonly string[] = STEPS, head = 0) {
+  for (const step of steps) {
+    const shown = await readPanel(page, step)
+    expectShown(shown.values, rowsOf(trace[step] as Tensor, head), step)
+  }
+}
+
+describe('the page in Chromium', () => {
+  it('the course preset shows PyTorch\'s numbers for every step, with shapes', async () => {
+    const { page, errors } = await openPage()
+    for (const step of STEPS) await expect(page.locator(`[data-step="${step}"]`).count()).resolves.toBe(1)
+    const course = fixtures.course
+    for (const step of STEPS) {
+      const f = course.steps[step]
+      const t: Tensor = { data: Float32Array.from(f.data), shape: f.shape }
+      const shown = await readPanel(page, step)
+      // The engine equals PyTorch to 1e-5 (float32); the page shows 4 decimals of the engine's value.
+      expectShown(shown.values, rowsOf(t), `${step} vs PyTorch`, 1e-5)
+    }
+    const tokens = await page.locator('[data-panel="tokens"] .tok .tok-text').allTextContents()
+    expect(tokens).toEqual(course.tokens)
+    expect(await page.locator('[data-panel="tokens"] .tok .tok-id').allTextContents()).toEqual(course.tokenIds.map(String))
+    expect(await page.locator('[data-step="Q"] .shape').textContent()).toBe('(4,16)·(16,24) → (4,24)')
+    expect(await page.locator('[data-step="output"] .shape').textContent()).toBe('(4,4)·(4,28) → (4,28)')
+    expect(await page.locator('[data-step="scores"] .formula math').count()).toBe(1)
+    await page.screenshot({ path: artifact('course-en.png'), fullPage: true })
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('typing a sentence, switching rule, mask and temperature: the numbers follow the engine', async () => {
+    const { page, errors } = await openPage()
+    const text = 'the quick brown fox jumps over the lazy dog'
+    await page.locator('textarea[name="text"]').fill(text)
+    await page.locator('select[name="tokenizer"]').selectOption('word')
+    await settled(page)
+    expect(await page.locator('[data-panel="tokens"] .tok').count()).toBe(9)
+    await expectPageEqualsTrace(page, engine.run({ text, tokenizer: 'word' }) as unknown as Record<string, unknown>)
+
+    await page.locator('select[name="score"]').selectOption('additive')
+    await page.locator('select[name="mask"]').selectOption('causal')
+    await settled(page)
+    const additive = engine.run({ text, tokenizer: 'word', score: 'additive', mask: 'causal' }) as unknown as Record<string, unknown>
+    await expectPageEqualsTrace(page, additive, ['scores', 'scaledScores', 'maskedScores', 'weights', 'output'])
+    expect(await page.locator('[data-panel="params"] [data-param]').count()).toBe(3)
+
+    await page.locator('select[name="score"]').selectOption('general')
+    await page.locator('input[name="scale"]').check()
+    await setRange(page, 'input[name="temperature"]', '1')  // the slider is log-scaled: T = 10^(1/3)
+    await settled(page)
+    const T = Number((10 ** (1 / 3)).toFixed(3))
+    const general = engine.run({ text, tokenizer: 'word', score: 'general', mask: 'causal', temperature: T, scale: 1 / Math.sqrt(24) }) as unknown as Record<string, unknown>
+    await expectPageEqualsTrace(page, general, ['scores', 'scaledScores', 'maskedScores', 'weights', 'output'])
+    await page.screenshot({ path: artifact('typed-general-causal.png'), fullPage: true })
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('padding and clicked-cell masks', async () => {
+    const { page } = await openPage()
+    await page.locator('select[name="mask"]').selectOption('padding')
+    await settled(page)
+    await page.locator('[data-panel="tokens"] .tok[data-i="3"]').click()
+    await settled(page)
+    const pad = engine.run({ mask: { keyPadding: [false, false, false, true] } }) as unknown as Record<string, unknown>
+    await expectPageEqualsTrace(page, pad, ['maskedScores', 'weights', 'output'])
+
+    await page.locator('select[name="mask"]').selectOption('cells')
+    await settled(page)
+    // keyboard: focus the masked-scores heatmap, go to (1, 2), Enter toggles the mask there
+    const canvas = page.locator('[data-step="maskedScores"] canvas')
+    await canvas.focus()
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('Enter')
+    await settled(page)
+    const matrix = new Uint8Array(16); matrix[1 * 4 + 2] = 1
+    const cells = engine.run({ mask: { matrix } }) as unknown as Record<string, unknown>
+    await expectPageEqualsTrace(page, cells, ['maskedScores', 'weights', 'output'])
+    expect((await readPanel(page, 'maskedScores')).values[1][2]).toBe(-Infinity)
+    expect(page.url()).toContain('cells=1.2')
+    await page.close()
+  })
+
+  it('cross attention: encoder → K, V and decoder → Q, with the decoder\'s causal view', async () => {
+    const { page, errors } = await openPage()
+    await page.locator('button[data-mode="cross"]').click()
+    await settled(page)
+    const source = 'the cat sat on the mat'
+    const target = 'le chat est assis'
+    await page.locator('textarea[name="source"]').fill(source)
+    await page.locator('textarea[name="target"]').fill(target)
+    await page.locator('select[name="tokenizer"]').selectOption('word')
+    await settled(page)
+    const tr = engine.run({ source, target, tokenizer: 'word' }) as unknown as Record<string, unknown> & { tokens: string[]; sourceTokens: string[] }
+    await expectPageEqualsTrace(page, tr, ['Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores', 'weights', 'output'])
+    const w = await readPanel(page, 'weights')
+    expect(w.rows).toEqual(tr.tokens)
+    expect(w.cols).toEqual(tr.sourceTokens)
+    await expect(page.locator('[data-panel="decoderSelfAttention"]').isVisible()).resolves.toBe(true)
+    await page.screenshot({ path: artifact('cross.png'), fullPage: true })
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('heads and head selector show that head\'s slice', async () => {
+    const { page } = await openPage()
+    await page.locator('select[name="heads"]').selectOption('2')
+    await settled(page)
+    await page.locator('select[name="head"]').selectOption('1')
+    await settled(page)
+    const tr = engine.run({ heads: 2 }) as unknown as Record<string, unknown>
+    await expectPageEqualsTrace(page, tr, ['scores', 'scaledScores', 'weights'], 1)
+    await expectPageEqualsTrace(page, tr, ['output'])
+    await page.close()
+  })
+
+  it('editing a cell of W_q by keyboard recomputes everything downstream', async () => {
+    const { page } = await openPage()
+    const canvas = page.locator('[data-step="Wq"] canvas')
+    await canvas.focus()
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('Enter')
+    const editor = page.locator('[data-step="Wq"] input.hm-editor')
+    await expect(editor.isVisible()).resolves.toBe(true)
+    await editor.fill('3.5')
+    await editor.press('Enter')
+    await settled(page)
+    const base = engine.run({}) as unknown as Record<string, Tensor>
+    const Wq = { data: new Float32Array(base.Wq.data), shape: base.Wq.shape }
+    Wq.data[2] = 3.5
+    const edited = engine.run({ Wq }) as unknown as Record<string, unknown>
+    await expectPageEqualsTrace(page, edited, ['Wq', 'Q', 'scores', 'weights', 'output'])
+    expect((await readPanel(page, 'Wq')).values[0][2]).toBe(3.5)
+    expect(decodeURIComponent(page.url())).toContain('edits=Wq.0.2=3.5')
+    // the same link reproduces the edited numbers
+    const again = await openPage(new URL(page.url()).search)
+    await expectPageEqualsTrace(again.page, edited, ['Q', 'weights'])
+    await again.page.close()
+    await page.close()
+  })
+
+  it('clicking a score cell shows its arithmetic, matching the engine', async () => {
+    const { page } = await openPage()
+    const canvas = page.locator('[data-step="scores"] canvas')
+    await canvas.focus()
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('Enter')
+    await settled(page)
+    const arith = page.locator('[data-panel="arith"]')
+    await expect(arith.locator('.arith-cell').textContent()).resolves.toContain('(1, 1)')
+    expect(await arith.locator('.term').count()).toBe(24)
+    const checks = await arith.locator('.check').allTextContents()
+    expect(checks.length).toBe(3)
+    for (const c of checks) expect(c).toContain('✓')
+    await page.screenshot({ path: artifact('arith.png'), fullPage: true })
+    await page.close()
+  })
+
+  it('a bad input shows the engine\'s message and keeps the last good numbers', async () => {
+    const { page } = await openPage()
+    await page.locator('select[name="score"]').selectOption('dot')
+    await settled(page)
+    await page.locator('input[name="dq"]').fill('8')
+    await page.locator('input[name="dq"]').dispatchEvent('change')
+    await settled(page)
+    const banner = page.locator('.banner.error')
+    await expect(banner.isVisible()).resolves.toBe(true)
+    expect(await banner.textContent()).toMatch(/dq = 8, dk = 24/)
+    await expectPageEqualsTrace(page, engine.run({ score: 'dot' }) as unknown as Record<string, unknown>, ['weights'])
+    await page.close()
+  })
+
+  it('typed text and URL parameters are shown literally and run nothing', async () => {
+    const attack = '<img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script>'
+    const q = `?text=${encodeURIComponent(attack)}&score=${encodeURIComponent('<img src=x onerror=window.__pwned=3>')}&mask=%22%3E%3Csvg%20onload%3Dwindow.__pwned%3D4%3E`
+    const { page } = await openPage(q)
+    await page.waitForTimeout(200)
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined()
+    expect(await page.locator('#app img, #app script, #app svg[onload]').count()).toBe(0)
+    const tokens = await page.locator('[data-panel="tokens"] .tok .tok-text').allTextContents()
+    expect(tokens.join(' ')).toContain('<img')
+    const notices = await page.locator('.banner.notice').textContent()
+    expect(notices).toContain('<img src=x onerror=window.__pwned=3>')
+    expect(await page.locator('textarea[name="text"]').inputValue()).toBe(attack)
+
+    await page.locator('textarea[name="text"]').fill('<b onmouseover=alert(1)>bold</b>')
+    await settled(page)
+    expect(await page.locator('#app b').count()).toBe(0)
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined()
+    await page.screenshot({ path: artifact('injection.png') })
+    await page.close()
+  })
+
+  it('Chinese: switch language, the 我爱中国 preset by characters, and the guided tour', async () => {
+    const { page, errors } = await openPage()
+    await page.locator('button[name="lang"]').click()
+    await settled(page)
+    expect(await page.locator('h1').textContent()).toBe('注意力机制演练场')
+    await page.locator('select[name="preset"]').selectOption('zh')
+    await settled(page)
+    expect(await page.locator('[data-panel="tokens"] .tok .tok-text').allTextContents()).toEqual(['我', '爱', '中', '国'])
+    const tr = engine.run({ text: '我爱中国', tokenizer: 'char' }) as unknown as Record<string, unknown>
+    await expectPageEqualsTrace(page, tr, ['embeddings', 'weights', 'output'])
+    await page.screenshot({ path: artifact('zh.png'), fullPage: true })
+    await page.locator('button[name="guided"]').click()
+    await settled(page)
+    await page.locator('.guided button[name="next"]').click()
+    await page.locator('.guided button[name="next"]').click()
+    await settled(page)
+    expect(await page.locator('.guided h3').textContent()).toContain('第 3 步')
+    expect(await page.locator('[data-step="maskedScores"]').getAttribute('class')).toContain('tour-focus')
+    await page.screenshot({ path: artifact('guided-zh.png') })
+    expect(new URL(page.url()).searchParams.get('lang')).toBe('zh')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('why attention and Q/K/V origin views', async () => {
+    const { page, errors } = await openPage('?lang=en&view=why')
+    await expect(page.locator('[data-panel="why"]').isVisible()).resolves.toBe(true)
+    const left = await page.locator('.why-left').textContent()
+    expect(left).toContain('70%^6 = 11.8%')
+    await setRange(page, 'input[name="rnnKeep"]', '0.9')
+    expect(await page.locator('.why-left').textContent()).toContain('90%^6 = 53.1%')
+    await page.screenshot({ path: artifact('why.png'), fullPage: true })
+    await page.locator('button.tab[data-view="origin"]').click()
+    await settled(page)
+    await expect(page.locator('[data-panel="origin"]').isVisible()).resolves.toBe(true)
+    await page.screenshot({ path: artifact('origin.png'), fullPage: true })
+    await page.locator('button[name="tryCross"]').click()
+    await settled(page)
+    expect(await page.locator('textarea[name="target"]').inputValue()).toBe('I love China')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('hovering a token highlights it across panels; tab reaches tokens', async () => {
+    const { page } = await openPage()
+    await page.locator('[data-panel="tokens"] .tok[data-i="2"]').hover()
+    await expect(page.locator('[data-panel="tokens"] .tok[data-i="2"]').getAttribute('class')).resolves.toContain('hl')
+    expect(await page.locator('.lines-tok.hl').count()).toBeGreaterThan(0)
+    await page.locator('[data-panel="tokens"] .tok[data-i="0"]').focus()
+    await page.keyboard.press('ArrowRight')
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.i)).toBe('1')
+    await page.close()
+  })
+})
