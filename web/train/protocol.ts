@@ -1,0 +1,50 @@
+// Messages between the Train panel (main thread) and its Web Worker, which owns the trainer so that
+// training never blocks the page.
+
+export interface TrainSettings {
+  task: 'coreference' | 'reverse' | 'next-char'
+  score: 'dot' | 'scaled-dot' | 'general' | 'additive' | 'concat'
+  heads: number
+  dModel: number
+  optimizer: 'adam' | 'sgd'
+  lr: number
+  seed: number
+  /** next-char only */
+  text?: string
+}
+
+export type ToWorker =
+  | { type: 'reset'; settings: TrainSettings; sentence?: string }
+  | { type: 'play' }
+  | { type: 'pause' }
+  | { type: 'step'; n: number }
+  | { type: 'lr'; lr: number }
+  | { type: 'sentence'; text: string }
+
+export interface Snapshot {
+  steps: number
+  /** Mean training loss / accuracy of the last chunk of steps. */
+  train: { loss: number; accuracy: number }
+  /** Held-out loss / accuracy (recomputed every few chunks; null before the first evaluation). */
+  test: { loss: number; accuracy: number } | null
+  /** Attention of the chosen sentence in the last layer, averaged over heads: tokens × tokens. */
+  attention: { tokens: string[]; weights: Float32Array } | null
+  attentionError: string | null
+  /** 2-D PCA of the token embeddings: x0, y0, x1, y1, … one pair per vocabulary entry. */
+  pca: Float32Array
+  playing: boolean
+}
+
+export interface ReadyInfo {
+  vocab: string[]
+  sample: string
+  testSize: number
+  trainSize: number
+  layers: number
+  heads: number
+}
+
+export type FromWorker =
+  | { type: 'ready'; info: ReadyInfo; snapshot: Snapshot }
+  | { type: 'snapshot'; snapshot: Snapshot }
+  | { type: 'error'; message: string }

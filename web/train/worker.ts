@@ -1,0 +1,161 @@
+// The Train panel's Web Worker: owns the wasm engine and the trainer, trains in small chunks while
+// "playing" (yielding between chunks so pause/step/lr messages get through), and posts snapshots:
+// losses, held-out accuracy, the chosen sentence's attention and the embeddings' 2-D PCA.
+import * as pkg from 'attention-playground'
+// The trainer wrapper straight from the package source, so the panel works whether or not this build's
+// index exposes ap.createTrainer yet; it drives the same wasm module (ap.module).
+import { createTrainerFor } from '../../src/js/trainer'
+import { Pca2 } from './pca'
+import type { FromWorker, Snapshot, ToWorker, TrainSettings } from './protocol'
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any
+
+const scope = self as unknown as {
+  postMessage(m: FromWorker, transfer?: Transferable[]): void
+  onmessage: ((e: MessageEvent<ToWorker>) => void) | null
+}
+
+let ap: Any = null
+let tr: Any = null
+let playing = false
+let sentence = ''
+let pca = new Pca2()
+let lastTest: Snapshot['test'] = null
+let lastTrain = { loss: NaN, accuracy: NaN }
+let chunksSinceEval = 0
+let timer: ReturnType<typeof setTimeout> | null = null
+
+// A chunk is a few optimizer steps (~20–40 ms); evaluating the held-out set costs about as much as
+// ten steps, so it runs every few chunks.
+const CHUNK_STEPS = 5
+const EVAL_EVERY = 4
+
+function post(m: FromWorker, transfer: Transferable[] = []) {
+  scope.postMessage(m, transfer)
+}
+
+function fail(e: unknown) {
+  playing = false
+  post({ type: 'error', message: e instanceof Error ? e.message : String(e) })
+}
+
+function create(settings: TrainSettings): Any {
+  const opts: Record<string, unknown> = {
+    task: settings.task, score: settings.score, heads: settings.heads, dModel: settings.dModel,
+    optimizer: settings.optimizer, lr: settings.lr, seed: settings.seed,
+  }
+  if (settings.task === 'next-char' && settings.text) opts.text = settings.text
+  return typeof ap.createTrainer === 'function' ? ap.createTrainer(opts) : createTrainerFor(ap.module, opts)
+}
+
+function snapshot(): Snapshot {
+  let attention: Snapshot['attention'] = null
+  let attentionError: string | null = null
+  try {
+    const t = tr.trace(sentence)
+    const n = t.tokens.length
+    const w = t.weights
+    const heads = w.shape.length === 3 ? w.shape[0] : 1
+    const avg = new Float32Array(n * n)
+    for (let h = 0; h < heads; h++) for (let i = 0; i < n * n; i++) avg[i] += w.data[h * n * n + i] / heads
+    attention = { tokens: t.tokens, weights: avg }
+  } catch (e) {
+    attentionError = e instanceof Error ? e.message : String(e)
+  }
+  const emb = tr.parameters().embedding
+  return {
+    steps: tr.steps,
+    train: lastTrain,
+    test: lastTest,
+    attention,
+    attentionError,
+    pca: pca.project(emb.data, emb.shape[0], emb.shape[1]),
+    playing,
+  }
+}
+
+function send() {
+  const s = snapshot()
+  const transfer: Transferable[] = [s.pca.buffer]
+  if (s.attention) transfer.push(s.attention.weights.buffer)
+  post({ type: 'snapshot', snapshot: s }, transfer)
+}
+
+function train(n: number) {
+  lastTrain = tr.step(n)
+  if (++chunksSinceEval >= EVAL_EVERY || lastTest === null) {
+    lastTest = tr.evaluate()
+    chunksSinceEval = 0
+  }
+}
+
+function loop() {
+  timer = null
+  if (!playing || !tr) return
+  try {
+    train(CHUNK_STEPS)
+    send()
+  } catch (e) {
+    fail(e)
+    return
+  }
+  timer = setTimeout(loop, 0)
+}
+
+async function handle(m: ToWorker) {
+  if (m.type === 'reset') {
+    playing = false
+    if (timer) clearTimeout(timer)
+    timer = null
+    ap ??= await pkg.init()
+    tr?.dispose()
+    tr = null
+    tr = create(m.settings)
+    pca = new Pca2()
+    lastTest = tr.evaluate()
+    lastTrain = { loss: NaN, accuracy: NaN }
+    chunksSinceEval = 0
+    sentence = m.sentence && m.sentence.trim() ? m.sentence : tr.info.sample
+    const s = snapshot()
+    post({
+      type: 'ready',
+      info: {
+        vocab: tr.info.vocab, sample: tr.info.sample, testSize: tr.info.testSize, trainSize: tr.info.trainSize,
+        layers: tr.info.config.layers, heads: tr.info.config.heads,
+      },
+      snapshot: s,
+    })
+    return
+  }
+  if (!tr) throw new Error('trainer: not created yet')
+  switch (m.type) {
+    case 'play':
+      if (!playing) {
+        playing = true
+        loop()
+      }
+      break
+    case 'pause':
+      playing = false
+      send()
+      break
+    case 'step':
+      playing = false
+      train(Math.max(1, Math.min(10_000, Math.floor(m.n))))
+      lastTest = tr.evaluate()
+      send()
+      break
+    case 'lr':
+      tr.lr = m.lr
+      break
+    case 'sentence':
+      sentence = m.text
+      send()
+      break
+  }
+}
+
+scope.onmessage = (e) => {
+  handle(e.data).catch(fail)
+}
