@@ -143,6 +143,56 @@ function maxRelDiff(a, b) {
   return worst / (scale || 1);
 }
 
+// The page a user's browser would load: dist/ over HTTP from 127.0.0.1, a fresh context (empty
+// cache) each time, timed from navigation start to init() resolved.
+async function chromiumLoadInit() {
+  const exe = process.env.CHROMIUM ?? '/usr/bin/chromium';
+  if (!existsSync(join(root, 'dist', 'index.js'))) return null;
+  let pw;
+  try { pw = require('playwright-core'); } catch { return { error: 'playwright-core not installed' }; }
+  if (!existsSync(exe)) return { error: `${exe} missing` };
+  const http = await import('node:http');
+  const types = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
+  const page = `<!doctype html><meta charset="utf-8"><script type="module">
+const t0 = performance.now();
+const { init } = await import('/dist/index.js');
+await init();
+window.__apTimes = { sinceNavigationMs: performance.now(), importInitMs: performance.now() - t0 };
+</script>`;
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (url.pathname === '/') { res.writeHead(200, { 'content-type': 'text/html' }); return res.end(page); }
+    const file = join(root, url.pathname);
+    if (!url.pathname.startsWith('/dist/') || !existsSync(file)) { res.writeHead(404); return res.end(); }
+    res.writeHead(200, { 'content-type': types[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  let browser;
+  try {
+    browser = await pw.chromium.launch({ executablePath: exe, args: ['--headless', '--no-sandbox', '--disable-gpu',
+      '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'] });
+    const nav = [], imp = [];
+    for (let i = 0; i < 6; i++) {
+      const ctx = await browser.newContext();
+      const pg = await ctx.newPage();
+      await pg.goto(base);
+      const t = await pg.waitForFunction(() => window.__apTimes, null, { timeout: 30000 }).then((h) => h.jsonValue());
+      await ctx.close();
+      if (i === 0) continue;  // the first launch also warms the browser process itself
+      nav.push(t.sinceNavigationMs);
+      imp.push(t.importInitMs);
+    }
+    return { sinceNavigationMs: median(nav), importInitMs: median(imp), reps: nav.length };
+  } catch (e) {
+    return { error: e.message.split('\n')[0] };
+  } finally {
+    await browser?.close();
+    server.close();
+  }
+}
+
 async function main() {
   log(`attention benchmark — one thread, Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}, ` +
       `load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}${quick ? ', --quick' : ''}`);
@@ -293,6 +343,14 @@ async function main() {
       extra.nodeLoadInitMs = median(loads);
       log(`Node import + init(): median ${extra.nodeLoadInitMs.toFixed(1)} ms over ${loads.length} fresh processes`);
     }
+  }
+
+  const chromium = await chromiumLoadInit();
+  if (chromium) {
+    extra.chromium = chromium;
+    if (chromium.error) log(`Chromium load + init(): skipped — ${chromium.error}`);
+    else log(`Chromium load + init() from localhost, cold cache: median ${chromium.sinceNavigationMs.toFixed(1)} ms from navigation start ` +
+             `(import + init ${chromium.importInitMs.toFixed(1)} ms) over ${chromium.reps} fresh contexts (goal ≤ 100 ms: ${chromium.sinceNavigationMs <= 100 ? 'met' : 'NOT met'})`);
   }
 
   const total = (performance.now() - t0All) / 1000;

@@ -5,8 +5,8 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${1:-$root/build/h-kern-wasm}"
 mkdir -p "$out"
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
-em++ -std=c++17 -O3 -msimd128 -Wall -Wextra -I"$root/src" \
+em++ -std=c++17 -O3 -msimd128 -Wall -Wextra -I"$root/src" ${HARNESS_FLAGS:-} \
   "$root/bench/wasm_harness/harness.cpp" "$root"/src/kernels/*.cpp \
   -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=1MB \
-  -o "$out/harness.cjs"
-echo "built $out/harness.cjs (node $out/harness.cjs [--quick] [--check-only])"
+  -o "$out/${HARNESS_NAME:-harness}.cjs"
+echo "built $out/${HARNESS_NAME:-harness}.cjs (node $out/harness.cjs [--quick] [--check-only])"

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -128,8 +129,32 @@ static void bench(bool quick) {
   }
 }
 
+// --flash n d runs: flash alone, non-causal, min and median (for sweeping block sizes under load).
+static void flash_only(int n, int d, int runs) {
+  std::mt19937 g(1);
+  std::uniform_real_distribution<float> U(-1.f, 1.f);
+  std::vector<float> Q(size_t(n) * d), K(size_t(n) * d), V(size_t(n) * d), O(size_t(n) * d);
+  for (auto* v : {&Q, &K, &V})
+    for (auto& x : *v) x = U(g);
+  std::vector<float> ws(flash_workspace_floats(n, n, d, d));
+  std::vector<double> t;
+  for (int r = 0; r <= runs; ++r) {
+    const double t0 = emscripten_get_now();
+    flash_attention(Q.data(), K.data(), V.data(), O.data(), n, n, d, d, 0.125f, 1.f, false, ws.data());
+    if (r) t.push_back(emscripten_get_now() - t0);
+  }
+  std::sort(t.begin(), t.end());
+  const double flops = 4.0 * n * n * d;
+  std::printf("{\"path\":\"flash\",\"n\":%d,\"d\":%d,\"min_gflops\":%.2f,\"median_gflops\":%.2f}\n", n, d,
+              flops / t.front() / 1e6, flops / t[t.size() / 2] / 1e6);
+}
+
 int main(int argc, char** argv) {
   bool quick = false, checkOnly = false;
+  if (argc == 5 && !std::strcmp(argv[1], "--flash")) {
+    flash_only(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
+    return 0;
+  }
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     if (!std::strcmp(argv[i], "--check-only")) checkOnly = true;

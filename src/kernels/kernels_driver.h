@@ -71,11 +71,11 @@ void qkt_driver(const float* Q, const float* K, float* S, int nq, int nk, int d,
     std::fill(S, S + static_cast<long long>(nq) * nk, 0.f);
     return;
   }
-  alignas(16) float pack[kBC * kDC];
+  alignas(16) float pack[kQB * kDC];
   alignas(16) float tile[kMR * kNR];
   const int chunks = (d + kDC - 1) / kDC;
-  for (int j0 = 0; j0 < nk; j0 += kBC) {
-    const int bc = std::min(kBC, nk - j0);
+  for (int j0 = 0; j0 < nk; j0 += kQB) {
+    const int bc = std::min(kQB, nk - j0);
     const int panels = (bc + kNR - 1) / kNR;
     for (int ch = 0; ch < chunks; ++ch) {
       const int t0 = ch * kDC;
@@ -178,6 +178,7 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
   // K is packed once per call; every query block then streams the packed panels.
   for (int p = 0; p < panelsAll; ++p) pack_panel(K, nk, dd, p * kNR, 0, dd, kt + static_cast<long long>(p) * kNR * dd);
   const float ls = invTemp * kLog2e;
+  const int block = dd <= 64 ? kBC : kBC / 2;  // keys per block; S rows keep the stride kBC
 
   for (int i0 = 0; i0 < nq; i0 += kBR) {
     const int rows = std::min(kBR, nq - i0);
@@ -189,8 +190,8 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
     }
     // Causal: keys past the block's last row are masked for every row of it; skip those tiles.
     const int kEnd = causal ? std::min(nk, i0 + rows) : nk;
-    for (int j0 = 0; j0 < kEnd; j0 += kBC) {
-      const int bc = std::min(kBC, kEnd - j0);
+    for (int j0 = 0; j0 < kEnd; j0 += block) {
+      const int bc = std::min(block, kEnd - j0);
       const int panels = (bc + kNR - 1) / kNR;
       for (int g = 0; g < groups; ++g) {
         const int r0 = g * kMR;

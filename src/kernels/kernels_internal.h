@@ -12,12 +12,23 @@ namespace ap::kernels::detail {
 // 4 broadcasts of Q (or P) fits V8's 16 xmm registers on x86 without spilling.
 constexpr int kMR = 4;
 constexpr int kNR = 8;
-// Flash blocks: kBR query rows share one pass over each block of kBC keys. kBC keys × d = 64 × 64
-// floats of packed K plus the same of V stay in L1/L2 while the kBR rows reuse them.
-constexpr int kBR = 32;
-constexpr int kBC = 64;
-// qkt packs K in blocks of kBC keys × at most kDC dims on the stack (64 KiB) because it gets
+// Flash blocks: kBR query rows share one pass over each block of keys, kBC keys wide for d <= 64
+// and kBC / 2 above, so that the block's packed K (keys × d floats) stays near 32 KiB of L1/L2
+// while the kBR rows reuse it. A sweep in wasm (n = 512, 2048; d = 64, 128; BR 16-64, BC 32-256)
+// put these within ~3 % of the best of each case.
+// Overridable only to let bench/wasm_harness sweep them; both must stay multiples of the tile.
+#ifndef AP_FLASH_BR
+#define AP_FLASH_BR 32
+#endif
+#ifndef AP_FLASH_BC
+#define AP_FLASH_BC 128
+#endif
+constexpr int kBR = AP_FLASH_BR;
+constexpr int kBC = AP_FLASH_BC;
+static_assert(kBR % kMR == 0 && kBC % kNR == 0, "flash blocks must be whole tiles");
+// qkt packs K in blocks of kQB keys × at most kDC dims on the stack (64 KiB) because it gets
 // no workspace; larger d is summed over chunks.
+constexpr int kQB = 64;
 constexpr int kDC = 256;
 // weights_v walks V in blocks of kJB rows so a block stays in cache across all row groups.
 constexpr int kJB = 256;

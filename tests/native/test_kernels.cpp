@@ -1,5 +1,5 @@
 // The kernels against straightforward double-precision references, on sizes that are not
-// multiples of the tiles (4×8 registers, 32×64 flash blocks, 256-dim qkt chunks).
+// multiples of the tiles (4×8 registers, flash blocks of 32 rows × 128 or 64 keys, 256-dim qkt chunks).
 // Error bounds are relative to the magnitude of what is summed (Σ|terms|), not to the result,
 // because a float sum of mixed-sign terms that nearly cancel is only ever that accurate.
 #include <gtest/gtest.h>
