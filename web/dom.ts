@@ -58,3 +58,8 @@ export function tokLabel(tok: string): string {
 export function prefersReducedMotion(): boolean {
   return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches
 }
+
+/** Sets text only when it differs: rewriting equal text still dirties style and layout. */
+export function setText(e: Node, s: string): void {
+  if (e.textContent !== s) e.textContent = s
+}

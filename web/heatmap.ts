@@ -52,6 +52,12 @@ export class Heatmap {
   private hover: [number, number] | null = null
   private cells: HTMLCanvasElement | null = null
   private opts: HeatmapOptions
+  // The container's width, kept by a ResizeObserver so updates never force a synchronous layout.
+  private avail = 0
+  private resize: ResizeObserver | null = null
+  private focused = false
+  private langSet = false
+  private legendKey = ''
 
   constructor(opts: HeatmapOptions) {
     this.opts = opts
@@ -90,9 +96,25 @@ export class Heatmap {
     this.el.append(scroll, this.legend, this.live, this.details)
     this.bindEvents()
     this.setLang(opts.t)
+    if (typeof ResizeObserver === 'function') {
+      this.resize = new ResizeObserver((entries) => {
+        const w = Math.floor(entries[entries.length - 1].contentRect.width)
+        if (w <= 0 || Math.abs(w - this.avail) < 2) return
+        const first = this.avail === 0
+        this.avail = w
+        if (!first && this.rows) { this.layout(); this.draw() }
+      })
+      this.resize.observe(this.el)
+    }
+  }
+
+  dispose(): void {
+    this.resize?.disconnect()
   }
 
   setLang(t: Translate): void {
+    if (this.opts.t === t && this.langSet) return
+    this.langSet = true
     this.opts.t = t
     this.details.querySelector('summary')!.textContent = t('showNumbers')
     this.canvas.setAttribute('aria-label', `${this.opts.name}. ${t('keyboardHelp')}`)
@@ -135,7 +157,8 @@ export class Heatmap {
   private layout(): void {
     const ctx = this.canvas.getContext('2d')!
     ctx.font = LABEL_FONT
-    const avail = Math.max(160, (this.el.clientWidth || this.el.parentElement?.clientWidth || 600) - 4)
+    if (!this.avail) this.avail = this.el.clientWidth || this.el.parentElement?.clientWidth || 600
+    const avail = Math.max(160, this.avail - 4)
     let lw = 0
     for (const l of this.rowLabels) lw = Math.max(lw, ctx.measureText(l).width)
     this.labelW = Math.ceil(Math.min(lw, 96)) + 8
@@ -149,10 +172,14 @@ export class Heatmap {
     const w = this.labelW + this.cols * this.cw + 2
     const h = this.labelH + this.rows * this.ch + 2
     const dpr = window.devicePixelRatio || 1
-    this.canvas.width = Math.ceil(w * dpr)
-    this.canvas.height = Math.ceil(h * dpr)
-    this.canvas.style.width = `${w}px`
-    this.canvas.style.height = `${h}px`
+    const W = Math.ceil(w * dpr), H = Math.ceil(h * dpr)
+    // Resizing a canvas reallocates it: only when the size really changed.
+    if (this.canvas.width !== W || this.canvas.height !== H) {
+      this.canvas.width = W
+      this.canvas.height = H
+      this.canvas.style.width = `${w}px`
+      this.canvas.style.height = `${h}px`
+    }
   }
 
   private colsAreTokens(): boolean {
@@ -237,7 +264,7 @@ export class Heatmap {
   private drawLabels(ctx: CanvasRenderingContext2D): void {
     const { rows, cols, cw, ch, labelW: x0, labelH: y0 } = this
     ctx.font = LABEL_FONT
-    ctx.fillStyle = getComputedStyle(this.el).color || '#222'
+    ctx.fillStyle = '#1d2330'
     ctx.textBaseline = 'middle'
     ctx.textAlign = 'right'
     const rowStep = ch >= 11 ? 1 : Math.ceil(11 / ch)
@@ -286,7 +313,8 @@ export class Heatmap {
       ctx.strokeStyle = '#fff'
       ctx.strokeRect(x0 + j * cw + 3.5, y0 + i * ch + 3.5, cw - 7, ch - 7)
     }
-    if (this.canvas.matches(':focus-visible') || document.activeElement === this.canvas || (this.el.getRootNode() as ShadowRoot).activeElement === this.canvas) {
+    // A flag kept by focus/blur: querying :focus here would force a style recalc on every draw.
+    if (this.focused) {
       const [i, j] = this.cursor
       ctx.setLineDash([3, 2])
       ctx.lineWidth = 2
@@ -343,8 +371,8 @@ export class Heatmap {
       this.cursor = cell
       this.activate(cell[0], cell[1])
     })
-    c.addEventListener('focus', () => { this.draw(); this.announce(...this.cursor); this.emitCursor() })
-    c.addEventListener('blur', () => { this.draw(); this.tip.hidden = true })
+    c.addEventListener('focus', () => { this.focused = true; this.draw(); this.announce(...this.cursor); this.emitCursor() })
+    c.addEventListener('blur', () => { this.focused = false; this.draw(); this.tip.hidden = true })
     c.addEventListener('keydown', (ev) => {
       let [i, j] = this.cursor
       switch (ev.key) {
@@ -420,6 +448,11 @@ export class Heatmap {
 
   private renderLegend(): void {
     const t = this.opts.t
+    let masked = false
+    for (let k = 0; k < this.data.length; k++) if (this.data[k] === -Infinity) { masked = true; break }
+    const key = `${this.scale.kind}|${fmt(this.scale.lo, 2)}|${fmt(this.scale.hi, 2)}|${masked}|${t('legendMasked')}`
+    if (key === this.legendKey) return
+    this.legendKey = key
     const lg = this.legend
     lg.replaceChildren()
     const lo = document.createElement('span')
@@ -432,8 +465,6 @@ export class Heatmap {
     const hi = document.createElement('span')
     hi.textContent = fmt(this.scale.hi, 2)
     lg.append(lo, bar, hi)
-    let masked = false
-    for (let k = 0; k < this.data.length; k++) if (this.data[k] === -Infinity) { masked = true; break }
     if (masked) {
       const m = document.createElement('span')
       m.className = 'hm-masked-key'

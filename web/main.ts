@@ -22,7 +22,9 @@ status.textContent = t('loading')
 root.append(status)
 
 try {
+  performance.mark('ap-init-start')
   const engine = (await init()) as unknown as Engine
+  performance.mark('ap-init-end')
   status.remove()
   window.__apPlayground = mountPlayground(root, engine, state, {
     notices,
@@ -34,6 +36,7 @@ try {
       document.title = translator(s.lang)('title')
     },
   })
+  performance.mark('ap-mounted')
 } catch (e) {
   status.textContent = `${t('loadFailed')} ${e instanceof Error ? e.message : String(e)}`
   status.setAttribute('role', 'alert')

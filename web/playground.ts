@@ -4,7 +4,7 @@
 
 import type { Ctx, Highlight, Panel, Selection } from './context'
 import type { Engine, RunOptions, Tensor, Trace } from './engine-types'
-import { Texts, h } from './dom'
+import { Texts, h, setText } from './dom'
 import { translator, type Translate } from './i18n'
 import {
   applyEdits, baseRunOptions, cloneState, resetsEdits, resetsPositions, type EditableTensor, type Notice,
@@ -81,6 +81,7 @@ export function mountPlayground(
   let scheduled = 0
   let disposed = false
   let lastComputed: PlaygroundState | null = null
+  let computeMs = 0
 
   const style = document.createElement('style')
   style.textContent = STYLES
@@ -175,7 +176,10 @@ export function mountPlayground(
 
   function schedule(): void {
     if (scheduled) return
-    scheduled = requestAnimationFrame(() => { scheduled = 0; update() })
+    // A microtask, not the next frame: the update lands in the very next paint, and several
+    // setState calls from one event still coalesce into one recompute.
+    scheduled = 1
+    queueMicrotask(() => { if (scheduled) { scheduled = 0; update() } })
   }
 
   function needsCompute(prev: PlaygroundState | null, s: PlaygroundState): boolean {
@@ -188,6 +192,7 @@ export function mountPlayground(
 
   function update(): void {
     if (disposed) return
+    const t0 = performance.now()
     if (needsCompute(lastComputed, state)) {
       lastComputed = cloneState(state)
       try {
@@ -200,32 +205,34 @@ export function mountPlayground(
         error = e instanceof Error ? e.message : String(e)
       }
     }
+    computeMs = performance.now() - t0
     render()
   }
 
   function render(): void {
-    title.textContent = t('title')
-    subtitle.textContent = t('subtitle')
-    langBtn.textContent = t('langSwitch')
+    const r0 = performance.now()
+    setText(title, t('title'))
+    setText(subtitle, t('subtitle'))
+    setText(langBtn, t('langSwitch'))
     langBtn.setAttribute('aria-label', t('langSwitchLabel'))
     const tabKeys = { pipeline: 'tabPipeline', why: 'tabWhy', origin: 'tabOrigin' } as const
     for (const b of tabs) {
       const v = b.dataset.view as keyof typeof tabKeys
-      b.textContent = t(tabKeys[v])
+      setText(b, t(tabKeys[v]))
       b.setAttribute('aria-selected', String(state.view === v))
     }
     pipeline.hidden = state.view !== 'pipeline'
     why.el.hidden = state.view !== 'why'
     origin.el.hidden = state.view !== 'origin'
-    footer.textContent = t('footer')
+    setText(footer, t('footer'))
 
     banner.hidden = !error
-    banner.replaceChildren()
+    if (banner.childNodes.length) banner.replaceChildren()
     if (error) banner.append(h('strong', { text: t('errorTitle') }), ' ', h('span', { class: 'error-msg', text: error }), ' ', h('span', { text: trace ? t('errorKept') : '' }))
     const msgs: string[] = notices.map((n) => `${t('noticeInvalid')} ${n.param} = “${n.value}”`)
     if (droppedEdits) msgs.push(t('noticeEditsDropped'))
     noticeBox.hidden = msgs.length === 0
-    noticeBox.replaceChildren(...msgs.map((m) => h('p', { text: m })))
+    if (noticeBox.childNodes.length || msgs.length) noticeBox.replaceChildren(...msgs.map((m) => h('p', { text: m })))
 
     const rows = trace?.maskedRows ?? []
     maskedRowsNote.hidden = rows.length === 0
@@ -236,7 +243,10 @@ export function mountPlayground(
       p.render(ctx)
     }
     applyStepFilter()
-    app.dispatchEvent(new CustomEvent(RENDERED_EVENT, { bubbles: true, composed: true, detail: { error } }))
+    // ms: compute plus rendering, read by bench/page_bench.mjs.
+    const ms = computeMs + performance.now() - r0
+    app.dispatchEvent(new CustomEvent(RENDERED_EVENT, { bubbles: true, composed: true, detail: { error, ms, computeMs } }))
+    computeMs = 0
   }
 
   loading.textContent = t('loading')
@@ -248,7 +258,7 @@ export function mountPlayground(
     getTrace: () => trace,
     dispose() {
       disposed = true
-      if (scheduled) cancelAnimationFrame(scheduled)
+      scheduled = 0
       why.dispose()
       style.remove()
       app.remove()

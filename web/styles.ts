@@ -131,6 +131,7 @@ export const STYLES = `
 
 .why .lead, .origin .lead { font-size: 15px; max-width: 70ch; }
 .why-cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 16px; margin: 10px 0 16px; }
+.why-cols.stack { grid-template-columns: 1fr; }
 .why-col { border: 1px solid var(--line); border-radius: var(--radius); padding: 12px; background: #fbfcfd; min-width: 0; }
 .why-rnn-wrap, .why-attn-wrap { overflow-x: auto; }
 .why-rnn, .why-attn { width: 100%; min-width: 560px; height: auto; }

@@ -2,7 +2,7 @@
 // heads, seed. Every control writes into the state; the playground recomputes.
 
 import type { Ctx, Panel } from '../context'
-import { h } from '../dom'
+import { h, setText } from '../dom'
 import type { MsgKey } from '../i18n'
 import { PRESETS, PRESET_IDS, matchingPreset, type PresetId } from '../presets'
 import { LIMITS, MASKS, RULES, TOKENIZERS, scaleIsOn, type PlaygroundState } from '../state'
@@ -114,14 +114,14 @@ export class ControlsPanel implements Panel {
 
   render(ctx: Ctx): void {
     const { t, state } = ctx
-    for (const [e, key] of this.labels) e.textContent = t(key)
+    for (const [e, key] of this.labels) setText(e, t(key))
     fillSelect(this.preset, [['custom', t('presetCustom')], ...PRESET_IDS.map((id) => [id, t(PRESET_KEYS[id])] as [string, string])])
     this.preset.value = matchingPreset(state) ?? 'custom'
-    this.modeSelf.textContent = t('modeSelf')
-    this.modeCross.textContent = t('modeCross')
+    setText(this.modeSelf, t('modeSelf'))
+    setText(this.modeCross, t('modeCross'))
     this.modeSelf.setAttribute('aria-pressed', String(state.mode === 'self'))
     this.modeCross.setAttribute('aria-pressed', String(state.mode === 'cross'))
-    this.modeHint.textContent = state.mode === 'self' ? t('modeSelfHint') : t('modeCrossHint')
+    setText(this.modeHint, state.mode === 'self' ? t('modeSelfHint') : t('modeCrossHint'))
     this.selfBox.hidden = state.mode !== 'self'
     this.crossBox.hidden = state.mode !== 'cross'
     setValue(this.text, state.text)
@@ -134,11 +134,11 @@ export class ControlsPanel implements Panel {
     this.scale.checked = scaleIsOn(state)
     fillSelect(this.mask, MASKS.map((k) => [k, t(MASK_KEYS[k])]))
     this.mask.value = state.mask
-    this.maskHint.textContent = state.mask === 'causal' ? t('maskCausalHint') : state.mask === 'padding' ? t('maskPaddingHint') : state.mask === 'cells' ? t('maskCellsHint') : ''
+    setText(this.maskHint, state.mask === 'causal' ? t('maskCausalHint') : state.mask === 'padding' ? t('maskPaddingHint') : state.mask === 'cells' ? t('maskCellsHint') : '')
     this.maskHint.hidden = state.mask === 'none'
     this.temp.value = String(3 * Math.log10(state.temperature))
-    this.tempOut.textContent = `T = ${state.temperature.toFixed(2)}`
-    this.tempHint.textContent = t('temperatureHint')
+    setText(this.tempOut, `T = ${state.temperature.toFixed(2)}`)
+    setText(this.tempHint, t('temperatureHint'))
     for (const key of Object.keys(this.nums) as Array<keyof typeof this.nums>) setValue(this.nums[key], String(state[key]))
     fillSelect(this.heads, [...new Set([...HEAD_CHOICES, state.heads])].sort((a, b) => a - b).map((n) => [String(n), String(n)]))
     this.heads.value = String(state.heads)
@@ -146,8 +146,8 @@ export class ControlsPanel implements Panel {
     this.head.value = String(state.head)
     this.head.disabled = state.heads === 1
     this.resetEdits.hidden = state.edits.length === 0
-    this.resetEdits.textContent = `${t('resetEdits')} (${state.edits.length} ${t('editsCount')})`
-    this.guided.textContent = state.guided ? t('guidedExit') : t('guidedStart')
+    setText(this.resetEdits, `${t('resetEdits')} (${state.edits.length} ${t('editsCount')})`)
+    setText(this.guided, state.guided ? t('guidedExit') : t('guidedStart'))
   }
 }
 

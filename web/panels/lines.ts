@@ -2,7 +2,7 @@
 // (right), thicker for more weight — the lessons' "it → animal" picture, for any sentence.
 
 import type { Ctx, Panel } from '../context'
-import { h, svg, tokLabel } from '../dom'
+import { h, setText, svg, tokLabel } from '../dom'
 import { headMatrix } from '../arith'
 import { fmt } from '../format'
 
@@ -28,8 +28,8 @@ export class LinesPanel implements Panel {
 
   render(ctx: Ctx): void {
     const { t, trace, state } = ctx
-    this.title.textContent = t('linesPanel')
-    this.help.textContent = t('linesHelp')
+    setText(this.title, t('linesPanel'))
+    setText(this.help, t('linesHelp'))
     this.svgEl.setAttribute('aria-label', t('linesPanel'))
     if (!trace) return
     const A = headMatrix(trace.weights, state.head)
@@ -40,20 +40,23 @@ export class LinesPanel implements Panel {
     const height = Math.max(nq, nk) * ROW_H + 10
     const xl = 130, xr = width - 130
     this.svgEl.setAttribute('viewBox', `0 0 ${width} ${height}`)
-    this.svgEl.setAttribute('width', String(width))
-    this.svgEl.setAttribute('height', String(height))
+    this.svgEl.setAttribute('width', '100%')
+    this.svgEl.style.maxWidth = `${width * 1.25}px`
     this.svgEl.replaceChildren()
     const yq = (i: number) => 14 + i * ROW_H + (Math.max(nq, nk) - nq) * ROW_H / 2
     const yk = (j: number) => 14 + j * ROW_H + (Math.max(nq, nk) - nk) * ROW_H / 2
     const g = svg('g', { class: 'lines-g' })
     this.lineEls = []
     this.weights = []
+    // Past ~40 tokens all n² lines would be an unreadable (and slow) mesh: keep each row's top 3.
+    const many = nq * nk > 1600
     for (let i = 0; i < nq; i++) {
       const row: SVGLineElement[] = []
-      const wrow: number[] = []
+      const wrow = Array.from(A.data.subarray(i * nk, (i + 1) * nk))
+      const keep = many ? new Set(topK(wrow, 3)) : null
       for (let j = 0; j < nk; j++) {
-        const w = A.data[i * nk + j]
-        wrow.push(w)
+        const w = wrow[j]
+        if (keep && !keep.has(j)) { row.push(null as unknown as SVGLineElement); continue }
         const line = svg('line', { x1: xl + 6, y1: yq(i), x2: xr - 6, y2: yk(j), 'stroke-width': (0.5 + 6 * w).toFixed(2) })
         row.push(line)
         g.append(line)
@@ -84,15 +87,13 @@ export class LinesPanel implements Panel {
   highlight(ctx: Ctx): void {
     const q = ctx.hl.q
     const k = ctx.hl.k
-    const many = this.lineEls.length > 40
     this.lineEls.forEach((row, i) => {
-      const top = many ? topK(this.weights[i], 3) : null
       row.forEach((line, j) => {
+        if (!line) return
         const w = this.weights[i][j]
         let op = Math.max(0.04, w)
         if (q !== null) op = i === q ? Math.max(0.15, w) : 0.03
         else if (k !== null) op = j === k ? Math.max(0.15, w) : 0.03
-        else if (top && !top.includes(j)) op = 0
         line.setAttribute('stroke-opacity', op.toFixed(3))
         line.classList.toggle('on', (q !== null && i === q) || (k !== null && j === k))
       })

@@ -3,7 +3,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { StepName, Tensor } from '../engine-types'
-import { h, tokLabel } from '../dom'
+import { h, setText, tokLabel } from '../dom'
 import { Heatmap, type Axis } from '../heatmap'
 import { headMatrix } from '../arith'
 import { renderTex } from '../formula'
@@ -123,7 +123,7 @@ export class StepPanel implements Panel {
     let title = t(this.spec.title)
     if (name === 'embeddings' && cross) title += ` · ${t('decoderTokens')}`
     if (name === 'sourceEmbeddings') title += ` · ${t('encoderTokens')}`
-    this.titleEl.textContent = title
+    setText(this.titleEl, title)
     if (!trace || this.el.hidden) return
 
     const qTok = trace.tokens.map(tokLabel)
@@ -213,9 +213,9 @@ export class StepPanel implements Panel {
         help = 'helpOutput'
         break
     }
-    this.shapeEl.textContent = shape
+    setText(this.shapeEl, shape)
     renderTex(this.formulaEl, tex)
-    this.helpEl.textContent = name === 'maskedScores' && state.mask === 'cells' ? t('maskCellsHint') : t(help)
+    setText(this.helpEl, name === 'maskedScores' && state.mask === 'cells' ? t('maskCellsHint') : t(help))
     const m = headMatrix(tensor, state.head)
     this.map.setData(m.data, m.rows, m.cols, rows, cols)
     this.highlight(ctx)

@@ -2,8 +2,7 @@
 // vocabulary and, for BPE, the merges in the order they were learned.
 
 import type { Ctx, Panel } from '../context'
-import { h, tokLabel } from '../dom'
-import { renderTex } from '../formula'
+import { h, setText, tokLabel } from '../dom'
 import { toggleIndex } from '../state'
 
 export class TokensPanel implements Panel {
@@ -16,6 +15,7 @@ export class TokensPanel implements Panel {
   private vocab = h('ol', { class: 'vocab', start: 0 })
   private mergesBox = h('div', { class: 'merges' })
   private chips: HTMLButtonElement[][] = []
+  private key = ''
 
   constructor() {
     this.el = h('section', { class: 'panel', 'data-panel': 'tokens' },
@@ -25,10 +25,14 @@ export class TokensPanel implements Panel {
 
   render(ctx: Ctx): void {
     const { t, trace, state } = ctx
-    this.title.textContent = t('tokensPanel')
-    renderTex(this.formula, '\\text{text} \\to \\text{tokens} \\to \\text{ids}')
-    this.help.textContent = state.mask === 'padding' ? `${t('tokensHelp')} ${t('maskPaddingHint')}` : t('tokensHelp')
+    setText(this.title, t('tokensPanel'))
+    setText(this.formula, t('tokensFormula'))
+    setText(this.help, state.mask === 'padding' ? `${t('tokensHelp')} ${t('maskPaddingHint')}` : t('tokensHelp'))
     if (!trace) return
+    // Rebuilding chips when nothing about them changed would only cost style and layout work.
+    const key = JSON.stringify([state.lang, state.mode, state.mask, state.padKeys, state.tokenizer, trace.tokens, trace.tokenIds, trace.sourceTokens, trace.vocab.length, trace.merges?.length])
+    if (key === this.key) { this.highlight(ctx); return }
+    this.key = key
     const cross = state.mode === 'cross' && !!trace.sourceTokens
     this.rows.replaceChildren()
     this.chips = []

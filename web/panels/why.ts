@@ -48,7 +48,7 @@ export class WhyPanel implements Panel {
     const cmpTable = this.buildTable(tx)
     this.el = h('section', { class: 'panel why', 'data-panel': 'why' },
       tx(h('h2'), 'whyTitle'), tx(h('p', { class: 'lead' }), 'whyIntro'),
-      h('div', { class: 'why-cols' },
+      h('div', { class: 'why-cols stack' },
         h('div', { class: 'why-col' }, tx(h('h3'), 'whyRnnTitle'), tx(h('p', { class: 'help' }), 'whyRnnBody'),
           h('div', { class: 'why-rnn-wrap' }, this.rnnSvg),
           h('div', { class: 'why-ctrl' },
