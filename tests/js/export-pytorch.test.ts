@@ -1,0 +1,192 @@
+// "Copy as PyTorch code": the program web/export.ts writes must print, under real PyTorch
+// (/usr/bin/python3 with Debian's python3-torch), the numbers the engine computed, for every rule,
+// mask, tokenizer, cross attention, heads, temperature, scale switch and hand-edited cells.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { getAp, type Engine, type Tensor } from './helpers'
+import { pytorchCode } from '../../web/export'
+import { defaultState, type PlaygroundState } from '../../web/state'
+import type { Trace } from '../../web/engine-types'
+
+const PY = '/usr/bin/python3'
+const DRIVER = new URL('../fixtures/gen_export_check.py', import.meta.url).pathname
+const torchCheck = existsSync(PY) ? spawnSync(PY, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' }) : null
+const torchOk = !!torchCheck && torchCheck.status === 0
+const why = torchOk ? '' : ` (SKIPPED: ${existsSync(PY) ? `torch does not import under ${PY}: ${torchCheck?.stderr.trim().split('\n').pop()}` : `${PY} is missing`})`
+if (!torchOk) console.warn(`export-pytorch: the PyTorch checks are skipped${why}`)
+
+const STEPS = ['embeddings', 'Wq', 'Wk', 'Wv', 'Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores', 'weights', 'output'] as const
+const HOSTILE = 'x" + __import__("os").system("touch /tmp/ap-pwned") + "\n# \\ \'\'\' """ 我'
+
+interface Case {
+  name: string
+  state: Partial<PlaygroundState>
+  /** The engine options, written out here by hand (not through state.ts), so the test checks the mapping too. */
+  run: Record<string, unknown>
+  /** Cell edits applied to the first run's tensors, then passed back as overrides. */
+  edits?: Array<{ t: 'embeddings' | 'sourceEmbeddings' | 'Wq' | 'Wk' | 'Wv'; r: number; c: number; v: number }>
+}
+
+const CASES: Case[] = [
+  { name: 'the course program (defaults)', state: {}, run: {} },
+  {
+    name: 'zh, char tokenizer, causal mask, small sizes',
+    state: { text: '我爱中国', tokenizer: 'char', mask: 'causal', dq: 8, dk: 8, dv: 12, lang: 'zh' },
+    run: { text: '我爱中国', tokenizer: 'char', mask: 'causal', dq: 8, dk: 8, dv: 12 },
+  },
+  {
+    name: 'additive, 2 heads, temperature 0.5, seed 7',
+    state: { text: 'the animal was too tired', score: 'additive', heads: 2, temperature: 0.5, seed: 7 },
+    run: { text: 'the animal was too tired', score: 'additive', heads: 2, temperature: 0.5, seed: 7 },
+  },
+  {
+    name: 'general, key padding, scale off, dq ≠ dk',
+    state: { text: 'a b c d e', tokenizer: 'word', score: 'general', scale: 'off', mask: 'padding', padKeys: [1, 3], dq: 12, dk: 20 },
+    run: { text: 'a b c d e', tokenizer: 'word', score: 'general', scale: false, mask: { keyPadding: [false, true, false, true, false] }, dq: 12, dk: 20 },
+  },
+  {
+    name: 'concat, hand-masked cells incl. a fully masked row, temperature 2',
+    state: { text: 'one two three', score: 'concat', mask: 'cells', maskCells: [[0, 1], [2, 0], [1, 0], [1, 1], [1, 2]], temperature: 2 },
+    run: { text: 'one two three', score: 'concat', temperature: 2, mask: { matrix: Uint8Array.from([0, 1, 0, 1, 1, 1, 1, 0, 0]) } },
+  },
+  {
+    name: 'cross attention (zh source, en target), dot with ÷√d_k switched on, causal',
+    state: { mode: 'cross', source: '我 爱 中国', target: 'I love China very much', tokenizer: 'word', score: 'dot', scale: 'on', mask: 'causal' },
+    run: { source: '我 爱 中国', target: 'I love China very much', tokenizer: 'word', score: 'dot', scale: 1 / Math.sqrt(24), mask: 'causal' },
+  },
+  {
+    name: 'bpe tokenizer, 4 heads, edited embeddings and W_q',
+    state: { text: 'the lowest newer lower widest', tokenizer: 'bpe', heads: 4, dq: 16, dk: 16, dv: 8 },
+    run: { text: 'the lowest newer lower widest', tokenizer: 'bpe', heads: 4, dq: 16, dk: 16, dv: 8 },
+    edits: [{ t: 'embeddings', r: 1, c: 3, v: 2.5 }, { t: 'Wq', r: 0, c: 0, v: -1.25 }, { t: 'Wq', r: 15, c: 15, v: 0.1 }],
+  },
+  {
+    name: 'cross attention with edited source embeddings and W_v, general rule',
+    state: { mode: 'cross', source: 'le chat noir', target: 'the black cat', tokenizer: 'word', score: 'general' },
+    run: { source: 'le chat noir', target: 'the black cat', tokenizer: 'word', score: 'general' },
+    edits: [{ t: 'sourceEmbeddings', r: 2, c: 0, v: -3 }, { t: 'Wv', r: 4, c: 27, v: 7.75 }],
+  },
+  {
+    name: 'hostile text stays a string literal',
+    state: { text: HOSTILE, tokenizer: 'char', dq: 4, dk: 4, dv: 4, dModel: 8 },
+    run: { text: HOSTILE, tokenizer: 'char', dq: 4, dk: 4, dv: 4, dModel: 8 },
+  },
+]
+
+let engine: Engine
+let dir: string
+const made: Array<{ c: Case; state: PlaygroundState; trace: Trace; code: string }> = []
+let results: Array<{ printed: Record<string, unknown>; globals: Record<string, unknown> }> = []
+
+function traceFor(c: Case): Trace {
+  if (!c.edits?.length) return engine.run(c.run) as Trace
+  const base = engine.run(c.run) as Trace
+  const over: Record<string, Tensor> = {}
+  for (const e of c.edits) {
+    const src = (base as unknown as Record<string, Tensor>)[e.t]
+    over[e.t] ??= { data: new Float32Array(src.data), shape: [...src.shape] }
+    over[e.t].data[e.r * src.shape[1] + e.c] = e.v
+  }
+  return engine.run({ ...c.run, ...over }) as Trace
+}
+
+function flat(v: unknown): number[] {
+  const out: number[] = []
+  const walk = (x: unknown) => {
+    if (Array.isArray(x)) x.forEach(walk)
+    else out.push(x === '-inf' ? -Infinity : x === 'inf' ? Infinity : x === 'nan' ? NaN : (x as number))
+  }
+  walk(v)
+  return out
+}
+
+/** Within 1e-5, relative for magnitudes above 1 (float32 sums in a different order). */
+function expectClose(got: number[], want: Float32Array, what: string): void {
+  expect(got.length, `${what}: size`).toBe(want.length)
+  let worst = 0, at = -1
+  for (let i = 0; i < want.length; i++) {
+    const a = got[i], b = want[i]
+    if (a === b) continue
+    const err = Math.abs(a - b) / Math.max(1, Math.abs(b))
+    if (!(err <= worst)) { worst = err; at = i }
+  }
+  expect(worst, `${what}: worst cell ${at}: python ${got[at]} vs engine ${want[at]}`).toBeLessThanOrEqual(1e-5)
+}
+
+beforeAll(async () => {
+  engine = await getAp()
+  dir = mkdtempSync(join(tmpdir(), 'ap-export-'))
+  for (const c of CASES) {
+    const state = { ...defaultState('en'), ...c.state, edits: c.edits ?? [] } as PlaygroundState
+    const trace = traceFor(c)
+    made.push({ c, state, trace, code: pytorchCode(state, trace) })
+  }
+  if (torchOk) {
+    const files = made.map((m, i) => {
+      const f = join(dir, `case${i}.py`)
+      writeFileSync(f, m.code)
+      return f
+    })
+    results = JSON.parse(execFileSync(PY, [DRIVER, ...files], { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 120_000 }))
+  }
+}, 180_000)
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+describe(`exported PyTorch code reproduces the engine's numbers${why}`, () => {
+  for (const [i, c] of CASES.entries()) {
+    it.skipIf(!torchOk)(c.name, () => {
+      const { trace } = made[i]
+      const printed = results[i].printed
+      for (const step of STEPS) expectClose(flat(printed[step]), (trace as unknown as Record<string, Tensor>)[step].data, `${c.name}: ${step}`)
+      if (trace.sourceEmbeddings) expectClose(flat(printed.sourceEmbeddings), trace.sourceEmbeddings.data, `${c.name}: sourceEmbeddings`)
+      expect(results[i].globals.vocab).toEqual(trace.vocab)
+    })
+  }
+
+  it.skipIf(!torchOk)('masked cells print as -inf, and a fully masked row has zero weights', () => {
+    const i = CASES.findIndex((c) => c.name.startsWith('concat'))
+    const ms = flat(results[i].printed.maskedScores)
+    expect(ms[1]).toBe(-Infinity)
+    expect(ms.slice(3, 6)).toEqual([-Infinity, -Infinity, -Infinity])
+    expect(flat(results[i].printed.weights).slice(3, 6)).toEqual([0, 0, 0])
+    expect(made[i].trace.maskedRows).toEqual([1])
+  })
+
+  it.skipIf(!torchOk)('learner text reaches Python as the same string and runs nothing', () => {
+    const i = CASES.findIndex((c) => c.name.startsWith('hostile'))
+    expect(results[i].globals.text).toBe(HOSTILE)
+    expect(existsSync('/tmp/ap-pwned')).toBe(false)
+    const j = CASES.findIndex((c) => c.name.startsWith('cross attention (zh'))
+    expect(results[j].globals.source_text).toBe('我 爱 中国')
+    expect(results[j].globals.target_text).toBe('I love China very much')
+  })
+})
+
+describe('the program text', () => {
+  it('writes the tokenization out (vocab and ids), so char and bpe need no tokenizer in Python', () => {
+    const bpe = made.find((m) => m.c.name.startsWith('bpe'))!
+    expect(bpe.trace.vocab.length).toBeGreaterThan(0)
+    expect(bpe.code).toContain(`token_ids = [${bpe.trace.tokenIds.join(', ')}]`)
+    expect(bpe.code).toContain('vocab = ')
+  })
+
+  it('never puts learner text outside a JSON string literal', () => {
+    const m = made.find((x) => x.c.name.startsWith('hostile'))!
+    const lines = m.code.split('\n')
+    // The raw newline of the text must not start a line of its own: only escaped \n inside literals.
+    expect(lines.some((l) => l.startsWith('# \\'))).toBe(false)
+    expect(m.code).toContain(`text = ${JSON.stringify(HOSTILE)}`)
+  })
+
+  it('writes edited tensors out whole, with the cells that were edited', () => {
+    const m = made.find((x) => x.c.name.startsWith('bpe'))!
+    expect(m.code).toMatch(/# Wq as edited in the playground \(cells \(0, 0\), \(15, 15\)\):\n\s+W_q = torch\.tensor\(\[/)
+    expect(m.code).toMatch(/# embeddings as edited in the playground \(cells \(1, 3\)\):\n\s+x = torch\.tensor\(\[/)
+  })
+})
