@@ -58,6 +58,7 @@ export class Heatmap {
   private focused = false
   private langSet = false
   private legendKey = ''
+  private upright = false
 
   constructor(opts: HeatmapOptions) {
     this.opts = opts
@@ -168,7 +169,9 @@ export class Heatmap {
     if (this.ch > 34 && this.cols > 8) this.ch = 34
     let cl = 0
     for (const l of this.colLabels) cl = Math.max(cl, ctx.measureText(l).width)
-    this.labelH = this.colsAreTokens() ? Math.ceil(Math.min(cl, 80)) + 8 : 16
+    // Short labels (one CJK character, 'is') sit upright; longer ones are turned to fit.
+    this.upright = cl <= this.cw - 4
+    this.labelH = this.colsAreTokens() && !this.upright ? Math.ceil(Math.min(cl, 80)) + 8 : 16
     const w = this.labelW + this.cols * this.cw + 2
     const h = this.labelH + this.rows * this.ch + 2
     const dpr = window.devicePixelRatio || 1
@@ -274,7 +277,14 @@ export class Heatmap {
       ctx.fillText(clip(ctx, this.rowLabels[i] ?? String(i), x0 - 6), x0 - 5, y0 + i * ch + ch / 2)
     }
     ctx.font = LABEL_FONT
-    if (this.colsAreTokens()) {
+    if (this.colsAreTokens() && this.upright) {
+      ctx.textAlign = 'center'
+      for (let j = 0; j < cols; j++) {
+        const bold = this.opts.colAxis !== null && this.hl[this.opts.colAxis] === j
+        ctx.font = bold ? `bold ${LABEL_FONT}` : LABEL_FONT
+        ctx.fillText(this.colLabels[j] ?? String(j), x0 + j * cw + cw / 2, y0 - 8)
+      }
+    } else if (this.colsAreTokens()) {
       const colStep = cw >= 11 ? 1 : Math.ceil(11 / cw)
       ctx.textAlign = 'left'
       for (let j = 0; j < cols; j += colStep) {

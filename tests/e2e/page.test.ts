@@ -39,6 +39,12 @@ async function openPage(query = '', viewport = { width: 1400, height: 1000 }): P
   return { page, errors }
 }
 
+/** A full-page picture from the top (the control column is sticky, so it follows the scroll). */
+async function fullShot(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => window.scrollTo(0, 0))
+  await page.screenshot({ path: artifact(name), fullPage: true })
+}
+
 /** Range inputs cannot be filled: set the value and fire input as a drag would. */
 async function setRange(page: Page, selector: string, value: string): Promise<void> {
   await page.locator(selector).evaluate((el, v) => {
@@ -94,7 +100,7 @@ describe('the page in Chromium', () => {
     expect(await page.locator('[data-step="Q"] .shape').textContent()).toBe('(4,16)·(16,24) → (4,24)')
     expect(await page.locator('[data-step="output"] .shape').textContent()).toBe('(4,4)·(4,28) → (4,28)')
     expect(await page.locator('[data-step="scores"] .formula math').count()).toBe(1)
-    await page.screenshot({ path: artifact('course-en.png'), fullPage: true })
+    await fullShot(page, 'course-en.png')
     expect(errors).toEqual([])
     await page.close()
   })
@@ -122,7 +128,7 @@ describe('the page in Chromium', () => {
     const T = Number((10 ** (1 / 3)).toFixed(3))
     const general = engine.run({ text, tokenizer: 'word', score: 'general', mask: 'causal', temperature: T, scale: 1 / Math.sqrt(24) }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(page, general, ['scores', 'scaledScores', 'maskedScores', 'weights', 'output'])
-    await page.screenshot({ path: artifact('typed-general-causal.png'), fullPage: true })
+    await fullShot(page, 'typed-general-causal.png')
     expect(errors).toEqual([])
     await page.close()
   })
@@ -170,7 +176,7 @@ describe('the page in Chromium', () => {
     expect(w.rows).toEqual(tr.tokens)
     expect(w.cols).toEqual(tr.sourceTokens)
     await expect(page.locator('[data-panel="decoderSelfAttention"]').isVisible()).resolves.toBe(true)
-    await page.screenshot({ path: artifact('cross.png'), fullPage: true })
+    await fullShot(page, 'cross.png')
     expect(errors).toEqual([])
     await page.close()
   })
@@ -224,10 +230,11 @@ describe('the page in Chromium', () => {
     const arith = page.locator('[data-panel="arith"]')
     await expect(arith.locator('.arith-cell').textContent()).resolves.toContain('(1, 1)')
     expect(await arith.locator('.term').count()).toBe(24)
+    await arith.screenshot({ path: artifact('arith-panel.png') })
     const checks = await arith.locator('.check').allTextContents()
     expect(checks.length).toBe(3)
     for (const c of checks) expect(c).toContain('✓')
-    await page.screenshot({ path: artifact('arith.png'), fullPage: true })
+    await fullShot(page, 'arith.png')
     await page.close()
   })
 
@@ -276,7 +283,7 @@ describe('the page in Chromium', () => {
     expect(await page.locator('[data-panel="tokens"] .tok .tok-text').allTextContents()).toEqual(['我', '爱', '中', '国'])
     const tr = engine.run({ text: '我爱中国', tokenizer: 'char' }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(page, tr, ['embeddings', 'weights', 'output'])
-    await page.screenshot({ path: artifact('zh.png'), fullPage: true })
+    await fullShot(page, 'zh.png')
     await page.locator('button[name="guided"]').click()
     await settled(page)
     await page.locator('.guided button[name="next"]').click()
@@ -297,11 +304,11 @@ describe('the page in Chromium', () => {
     expect(left).toContain('70%^6 = 11.8%')
     await setRange(page, 'input[name="rnnKeep"]', '0.9')
     expect(await page.locator('.why-left').textContent()).toContain('90%^6 = 53.1%')
-    await page.screenshot({ path: artifact('why.png'), fullPage: true })
+    await fullShot(page, 'why.png')
     await page.locator('button.tab[data-view="origin"]').click()
     await settled(page)
     await expect(page.locator('[data-panel="origin"]').isVisible()).resolves.toBe(true)
-    await page.screenshot({ path: artifact('origin.png'), fullPage: true })
+    await fullShot(page, 'origin.png')
     await page.locator('button[name="tryCross"]').click()
     await settled(page)
     expect(await page.locator('textarea[name="target"]').inputValue()).toBe('I love China')

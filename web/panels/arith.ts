@@ -55,7 +55,8 @@ export class ArithPanel implements Panel {
     if (bd) {
       const terms = h('p', { class: 'terms mono' })
       bd.terms.forEach((term, n) => {
-        const span = h('span', { class: 'term', title: term.label, text: `${fmt(term.a, 3)}×${fmt(term.b, 3)}` })
+        const b = term.b < 0 ? `(${fmt(term.b, 3)})` : fmt(term.b, 3)
+        const span = h('span', { class: 'term', title: term.label, text: `${fmt(term.a, 3)}×${b}` })
         if (n) terms.append(' + ')
         terms.append(span)
       })

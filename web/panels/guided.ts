@@ -4,12 +4,18 @@
 import type { Ctx, Panel } from '../context'
 import { h, prefersReducedMotion } from '../dom'
 import type { MsgKey } from '../i18n'
+import { scaleIsOn, type PlaygroundState } from '../state'
 
-export const GUIDED_STEPS: Array<{ title: MsgKey; body: MsgKey; steps: string[] }> = [
+type Try = (s: PlaygroundState) => Partial<PlaygroundState>
+
+export const GUIDED_STEPS: Array<{ title: MsgKey; body: MsgKey; steps: string[]; tryKey?: MsgKey; tryIt?: Try }> = [
   { title: 'guided1Title', body: 'guided1Body', steps: ['Q', 'K', 'scores'] },
-  { title: 'guided2Title', body: 'guided2Body', steps: ['scaledScores'] },
-  { title: 'guided3Title', body: 'guided3Body', steps: ['maskedScores'] },
-  { title: 'guided4Title', body: 'guided4Body', steps: ['weights'] },
+  { title: 'guided2Title', body: 'guided2Body', steps: ['scaledScores'], tryKey: 'tryScale',
+    tryIt: (s) => ({ scale: scaleIsOn(s) ? 'off' : 'on' }) },
+  { title: 'guided3Title', body: 'guided3Body', steps: ['maskedScores'], tryKey: 'tryCausal',
+    tryIt: (s) => ({ mask: s.mask === 'causal' ? 'none' : 'causal' }) },
+  { title: 'guided4Title', body: 'guided4Body', steps: ['weights'], tryKey: 'tryTemperature',
+    tryIt: (s) => ({ temperature: s.temperature === 1 ? 3 : 1 }) },
   { title: 'guided5Title', body: 'guided5Body', steps: ['V', 'output'] },
 ]
 
@@ -21,15 +27,20 @@ export class GuidedPanel implements Panel {
   private prev = h('button', { type: 'button', name: 'prev' })
   private next = h('button', { type: 'button', name: 'next', class: 'btn-primary' })
   private exit = h('button', { type: 'button', name: 'exit', class: 'btn-small' })
+  private tryBtn = h('button', { type: 'button', name: 'try' })
   private lastStep = 0
 
   constructor(ctx: Ctx, private host: () => HTMLElement) {
     this.el = h('section', { class: 'guided', 'data-panel': 'guided', 'aria-live': 'polite' },
       h('div', { class: 'guided-top' }, this.counter, this.exit), this.title, this.body,
-      h('div', { class: 'guided-nav' }, this.prev, this.next))
+      h('div', { class: 'guided-nav' }, this.prev, this.next, this.tryBtn))
     this.prev.addEventListener('click', () => ctx.setState({ guided: Math.max(1, ctx.state.guided - 1) }))
     this.next.addEventListener('click', () => ctx.setState({ guided: Math.min(GUIDED_STEPS.length, ctx.state.guided + 1) }))
     this.exit.addEventListener('click', () => ctx.setState({ guided: 0 }))
+    this.tryBtn.addEventListener('click', () => {
+      const step = GUIDED_STEPS[ctx.state.guided - 1]
+      if (step?.tryIt) ctx.setState(step.tryIt(ctx.state))
+    })
   }
 
   render(ctx: Ctx): void {
@@ -41,7 +52,9 @@ export class GuidedPanel implements Panel {
     for (const p of root.querySelectorAll<HTMLElement>('[data-step]')) p.classList.remove('tour-focus')
     if (n === 0) { this.lastStep = 0; return }
     const step = GUIDED_STEPS[n - 1]
-    this.counter.textContent = `${t('stepOf')} ${n} ${t('of')} ${GUIDED_STEPS.length}`
+    this.counter.textContent = t('stepCounter').replace('{n}', String(n)).replace('{total}', String(GUIDED_STEPS.length))
+    this.tryBtn.hidden = !step.tryIt
+    if (step.tryKey) this.tryBtn.textContent = t(step.tryKey)
     this.title.textContent = t(step.title)
     this.body.textContent = t(step.body)
     this.prev.textContent = `← ${t('prev')}`
