@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -145,9 +146,16 @@ void apply_merge(Symbols& w, const Pair& m) {
   w.swap(out);
 }
 
+struct PairHash {
+  std::size_t operator()(const Pair& p) const {
+    const std::hash<std::string> h;
+    return h(p.first) * 1000003u ^ h(p.second);
+  }
+};
+
+// Incremental training: pair counts are kept up to date and a merge only revisits the words that
+// contain the merged pair, so a 1 MiB corpus with kMaxBpeMerges merges stays interactive.
 std::vector<Pair> learn_merges(const std::string& corpus, int merges) {
-  // Distinct words with counts, in first-appearance order (the order does not affect the result:
-  // pair counts are sums and ties are broken by the pair itself).
   std::unordered_map<std::string, std::size_t> index;
   std::vector<Symbols> words;
   std::vector<long long> counts;
@@ -161,25 +169,45 @@ std::vector<Pair> learn_merges(const std::string& corpus, int merges) {
       ++counts[it->second];
     }
   }
-  std::vector<Pair> learned;
-  for (int m = 0; m < merges; ++m) {
-    std::map<Pair, long long> pairs;  // ordered, so the first maximum is the byte-order smallest
-    for (std::size_t k = 0; k < words.size(); ++k) {
-      const Symbols& w = words[k];
-      for (std::size_t i = 0; i + 1 < w.size(); ++i) pairs[{w[i], w[i + 1]}] += counts[k];
-    }
-    const Pair* best = nullptr;
-    long long bestCount = 1;  // a pair seen once teaches nothing about the language
-    for (const auto& [p, c] : pairs) {
-      if (c > bestCount) {
-        best = &p;
-        bestCount = c;
+  std::unordered_map<Pair, long long, PairHash> pairCount;
+  // (-count, pair): begin() is the most frequent pair, ties broken by the smallest pair.
+  std::set<std::pair<long long, Pair>> ranked;
+  std::unordered_map<Pair, std::vector<std::size_t>, PairHash> where;  // may hold stale entries
+  auto count_word = [&](std::size_t k, long long sign) {
+    const Symbols& w = words[k];
+    for (std::size_t i = 0; i + 1 < w.size(); ++i) {
+      Pair p{w[i], w[i + 1]};
+      auto it = pairCount.find(p);
+      if (it == pairCount.end()) it = pairCount.emplace(p, 0).first;
+      if (it->second > 0) ranked.erase({-it->second, p});
+      it->second += sign * counts[k];
+      if (sign > 0) where[p].push_back(k);
+      if (it->second > 0) {
+        ranked.emplace(-it->second, std::move(p));
+      } else {
+        pairCount.erase(it);
       }
     }
-    if (best == nullptr) break;
-    const Pair chosen = *best;
+  };
+  for (std::size_t k = 0; k < words.size(); ++k) count_word(k, +1);
+
+  std::vector<Pair> learned;
+  std::vector<int> seenAt(words.size(), -1);
+  for (int m = 0; m < merges; ++m) {
+    // A pair seen only once teaches nothing about the language: stop there.
+    if (ranked.empty() || -ranked.begin()->first < 2) break;
+    const Pair chosen = ranked.begin()->second;
     learned.push_back(chosen);
-    for (Symbols& w : words) apply_merge(w, chosen);
+    std::vector<std::size_t> affected;
+    affected.swap(where[chosen]);
+    for (std::size_t k : affected) {
+      if (seenAt[k] == m) continue;  // listed once per occurrence
+      seenAt[k] = m;
+      count_word(k, -1);
+      apply_merge(words[k], chosen);
+      count_word(k, +1);
+    }
+    where.erase(chosen);
   }
   return learned;
 }
@@ -190,9 +218,9 @@ std::vector<Tokenized> tokenize_bpe(const std::vector<std::string>& texts,
           "bpeMerges: expected 0.." + std::to_string(kMaxBpeMerges) + ", got " + std::to_string(opts.bpeMerges));
   const bool builtin = opts.bpeCorpus.empty();
   if (!builtin) {
-    require(opts.bpeCorpus.size() <= kMaxTextBytes,
+    require(opts.bpeCorpus.size() <= kMaxBpeCorpusBytes,
             "bpeCorpus: " + std::to_string(opts.bpeCorpus.size()) + " bytes, the limit is " +
-                std::to_string(kMaxTextBytes));
+                std::to_string(kMaxBpeCorpusBytes));
     std::size_t bad = 0;
     const bool valid = is_valid_utf8(opts.bpeCorpus, &bad);
     require(valid, "bpeCorpus: invalid UTF-8 at byte " + std::to_string(bad));

@@ -178,6 +178,8 @@ TEST(Tokenizer, ErrorsNameTheArgument) {
   o.bpeMerges = ap::kMaxBpeMerges + 1;
   EXPECT_EQ(error_of("cat", "bpe", o), "bpeMerges: expected 0..1024, got 1025");
   o.bpeMerges = 4;
+  o.bpeCorpus = std::string(ap::kMaxBpeCorpusBytes + 1, 'a');
+  EXPECT_EQ(error_of("cat", "bpe", o), "bpeCorpus: 65537 bytes, the limit is 65536");
   o.bpeCorpus = "ok \xC0\xAF";
   EXPECT_EQ(error_of("cat", "bpe", o), "bpeCorpus: invalid UTF-8 at byte 3");
   try {
