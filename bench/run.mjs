@@ -13,12 +13,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { attentionModel } from './onnx_model.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// AP_BENCH_DIST: another build of the package (e.g. a kernel experiment) instead of dist/.
+const distDir = process.env.AP_BENCH_DIST ? resolve(process.env.AP_BENCH_DIST) : join(root, 'dist');
 const require = createRequire(import.meta.url);
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -111,7 +113,7 @@ async function loadOrt() {
 
 // ---------- this package ----------
 async function loadPackage() {
-  const entry = join(root, 'dist', 'index.js');
+  const entry = join(distDir, 'index.js');
   if (!existsSync(entry)) return { error: 'dist/index.js missing (run node scripts/build.mjs)' };
   try {
     const { init } = await import(pathToFileURL(entry).href);
@@ -147,7 +149,7 @@ function maxRelDiff(a, b) {
 // cache) each time, timed from navigation start to init() resolved.
 async function chromiumLoadInit() {
   const exe = process.env.CHROMIUM ?? '/usr/bin/chromium';
-  if (!existsSync(join(root, 'dist', 'index.js'))) return null;
+  if (!existsSync(join(distDir, 'index.js'))) return null;
   let pw;
   try { pw = require('playwright-core'); } catch { return { error: 'playwright-core not installed' }; }
   if (!existsSync(exe)) return { error: `${exe} missing` };
@@ -162,8 +164,8 @@ window.__apTimes = { sinceNavigationMs: performance.now(), importInitMs: perform
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     if (url.pathname === '/') { res.writeHead(200, { 'content-type': 'text/html' }); return res.end(page); }
-    const file = join(root, url.pathname);
-    if (!url.pathname.startsWith('/dist/') || !existsSync(file)) { res.writeHead(404); return res.end(); }
+    const file = join(distDir, url.pathname.slice('/dist/'.length));
+    if (!url.pathname.startsWith('/dist/') || url.pathname.includes('..') || !existsSync(file)) { res.writeHead(404); return res.end(); }
     res.writeHead(200, { 'content-type': types[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream' });
     res.end(readFileSync(file));
   });
@@ -323,16 +325,16 @@ async function main() {
   }
 
   // ---------- size and start-up ----------
-  const wasmPath = join(root, 'dist', 'attention.wasm');
+  const wasmPath = join(distDir, 'attention.wasm');
   if (existsSync(wasmPath)) {
     const raw = readFileSync(wasmPath);
     const gz = gzipSync(raw, { level: 9 }).length;
     extra.wasm = { bytes: raw.length, gzipBytes: gz };
-    log(`\ndist/attention.wasm: ${(raw.length / 1024).toFixed(1)} KiB, gzip -9 ${(gz / 1024).toFixed(1)} KiB (goal ≤ 150 KB: ${gz <= 150_000 ? 'met' : 'NOT met'})`);
+    log(`\n${relative(root, wasmPath)}: ${(raw.length / 1024).toFixed(1)} KiB, gzip -9 ${(gz / 1024).toFixed(1)} KiB (goal ≤ 150 KB: ${gz <= 150_000 ? 'met' : 'NOT met'})`);
   }
-  if (existsSync(join(root, 'dist', 'index.js'))) {
+  if (existsSync(join(distDir, 'index.js'))) {
     // A fresh Node process each time: import + init() with nothing cached in the process.
-    const script = `const t=performance.now();const {init}=await import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'index.js')).href)});await init();console.log(performance.now()-t)`;
+    const script = `const t=performance.now();const {init}=await import(${JSON.stringify(pathToFileURL(join(distDir, 'index.js')).href)});await init();console.log(performance.now()-t)`;
     const loads = [];
     for (let i = 0; i < 5; i++) {
       const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
