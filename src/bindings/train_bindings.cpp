@@ -193,6 +193,15 @@ class TrainerHandle {
     });
   }
 
+  val trainOn(val batch) {
+    return guarded([&] {
+      ready();
+      val r = score_to_js(t_->train_on(batch_of(batch)));
+      r.set("steps", static_cast<double>(t_->steps_done()));
+      return r;
+    });
+  }
+
   val evaluate() {
     return guarded([&] {
       ready();
@@ -347,6 +356,7 @@ EMSCRIPTEN_BINDINGS(train) {
       .constructor<>()
       .function("configure", &TrainerHandle::configure)
       .function("step", &TrainerHandle::step)
+      .function("trainOn", &TrainerHandle::trainOn)
       .function("evaluate", &TrainerHandle::evaluate)
       .function("setLr", &TrainerHandle::setLr)
       .function("parameters", &TrainerHandle::parameters)

@@ -600,6 +600,14 @@ Score Trainer::step(int n) {
   return r;
 }
 
+Score Trainer::train_on(const std::vector<Example>& batch) {
+  std::vector<Mat> grads;
+  const Score sc = model_->loss(batch, &grads);
+  opt_->update(model_->params(), grads);
+  ++steps_;
+  return sc;
+}
+
 Score Trainer::evaluate() const { return model_->loss(task_.test, nullptr); }
 Score Trainer::evaluate_train() const { return model_->loss(task_.train, nullptr); }
 

@@ -167,6 +167,7 @@ class Trainer {
   ~Trainer();
 
   Score step(int n);  // n optimizer steps; returns the mean over them
+  Score train_on(const std::vector<Example>& batch);  // one optimizer step on the caller's batch
   Score evaluate() const;
   Score evaluate_train() const;
   const TaskData& task() const { return task_; }

@@ -112,6 +112,8 @@ export interface Trainer {
   lr: number;
   /** Runs n optimizer steps (default 1); returns the mean training loss and accuracy over them. */
   step(n?: number): TrainScore;
+  /** One optimizer step on your own batch (instead of one sampled from the task); returns its loss before the step. */
+  trainOn(batch: TrainExample[]): TrainScore;
   /** Loss and accuracy on the held-out data (nothing is updated). */
   evaluate(): TrainScore;
   /** The same trace as ap.run, computed with the trained weights. Default text: info.sample. */
@@ -132,6 +134,7 @@ export interface Trainer {
 interface RawTrainer {
   configure(o: object): unknown;
   step(n: number): unknown;
+  trainOn(b: unknown): unknown;
   evaluate(): unknown;
   setLr(lr: number): unknown;
   parameters(): unknown;
@@ -207,6 +210,11 @@ export function createTrainerFor(module: unknown, options?: TrainerOptions): Tra
     step(n = 1) {
       intIn('n', n, 1, 1_000_000);
       const r = unwrap<TrainScore & { steps: number }>(live().step(n));
+      steps = r.steps;
+      return { loss: r.loss, accuracy: r.accuracy };
+    },
+    trainOn(batch: TrainExample[]) {
+      const r = unwrap<TrainScore & { steps: number }>(live().trainOn(batch));
       steps = r.steps;
       return { loss: r.loss, accuracy: r.accuracy };
     },

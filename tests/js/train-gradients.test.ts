@@ -15,7 +15,7 @@ function create(opts: any) {
   return typeof ap.createTrainer === 'function' ? ap.createTrainer(opts) : createTrainerFor(ap.module, opts)
 }
 
-const files = readdirSync(new URL('../fixtures/grad/', import.meta.url)).filter((f) => f.endsWith('.json')).sort()
+const files = readdirSync(new URL('../fixtures/grad/', import.meta.url)).filter((f) => f.startsWith('grad-') && f.endsWith('.json')).sort()
 
 describe('trainer gradients equal PyTorch autograd', () => {
   it('has a fixture for every scoring rule', () => {
@@ -54,5 +54,39 @@ describe('trainer gradients equal PyTorch autograd', () => {
         }
       })
     }
+  }
+})
+
+describe('trainer optimizers equal torch.optim', () => {
+  const fx = loadFixture('grad/optim.json')
+  for (const c of fx.cases) {
+    it(c.name, () => {
+      const { task, ...cfg } = c.config
+      const tr = create({ task, seed: 0, ...cfg, optimizer: c.optimizer, lr: c.lr })
+      try {
+        const params: Record<string, any> = {}
+        for (const [k, v] of Object.entries<any>(c.params)) params[k] = toTensor(v)
+        tr.setParameters(params)
+        for (let s = 0; s < c.steps; s++) {
+          const r = tr.trainOn(c.batch)
+          expect(Math.abs(r.loss - c.losses[s]), `loss before step ${s + 1}`).toBeLessThan(1e-5 * Math.max(1, c.losses[s]))
+        }
+        expect(tr.steps).toBe(c.steps)
+        const got = tr.parameters()
+        let moved = 0
+        for (const [k, ref] of Object.entries<any>(c.after)) {
+          let maxErr = 0
+          for (let i = 0; i < ref.data.length; i++) {
+            maxErr = Math.max(maxErr, Math.abs(got[k].data[i] - ref.data[i]))
+            if (Math.abs(ref.data[i] - c.params[k].data[i]) > 1e-6) moved++
+          }
+          // float32 vs float64 over a few steps; Adam moves each weight by about lr per step
+          expect(maxErr, `${k}: max error ${maxErr}`).toBeLessThanOrEqual(2e-5)
+        }
+        expect(moved).toBeGreaterThan(100) // the steps did change the model
+      } finally {
+        tr.dispose()
+      }
+    })
   }
 })
