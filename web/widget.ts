@@ -69,6 +69,7 @@ const WIDGET_CSS = `
 // The engine, loaded once for every element on the page.
 
 let enginePromise: Promise<Engine> | null = null
+let loadedEngine: Engine | null = null
 
 /** The wasm is the package's dist/attention.wasm, one folder above this module (dist/widget/widget.js). */
 export function wasmUrl(): string {
@@ -79,7 +80,7 @@ export function wasmUrl(): string {
 function loadEngine(): Promise<Engine> {
   if (!enginePromise) {
     const url = wasmUrl()
-    enginePromise = (init({ locateFile: () => url }) as Promise<unknown>).then((e) => e as Engine)
+    enginePromise = (init({ locateFile: () => url }) as Promise<unknown>).then((e) => (loadedEngine = e as Engine))
     enginePromise.catch(() => { enginePromise = null })  // a failed fetch may be retried by the next element
   }
   return enginePromise
@@ -158,6 +159,12 @@ export class AttentionPlaygroundElement extends BaseElement {
     return OBSERVED
   }
 
+  /** The shared engine's wasm memory (null before it loads): tests use it to check that removal frees memory. */
+  static memoryStats(): { heapBytes: number; allocatedBytes: number } | null {
+    const e = loadedEngine as (Engine & { memoryStats?: () => { heapBytes: number; allocatedBytes: number } }) | null
+    return e?.memoryStats ? e.memoryStats() : null
+  }
+
   private shadow: ShadowRoot
   private handle: PlaygroundHandle | null = null
   private frame: HTMLElement | null = null
@@ -171,6 +178,8 @@ export class AttentionPlaygroundElement extends BaseElement {
   private statusEl: HTMLElement | null = null
   private codeBox: HTMLTextAreaElement | null = null
   private renders = 0
+  /** The language at mount, until the playground (which owns the state) has returned its handle. */
+  private mountLang: Lang = 'en'
   readonly ready: Promise<void>
 
   constructor() {
@@ -288,6 +297,7 @@ export class AttentionPlaygroundElement extends BaseElement {
     const state = override ? { ...override, ...pickFields(attrs.state) } : attrs.state
     frame.setAttribute('lang', state.lang)
 
+    this.mountLang = state.lang
     const s = STRINGS[state.lang]
     const bar = document.createElement('div')
     bar.className = 'apw-bar'
@@ -315,6 +325,10 @@ export class AttentionPlaygroundElement extends BaseElement {
     if (attrs.steps?.includes('train')) void this.mountTrain(gen, state.lang)
   }
 
+  private lang(): Lang {
+    return this.handle?.getState().lang ?? this.mountLang
+  }
+
   private afterRender(): void {
     this.renders++
     this.addExportButtons()
@@ -339,7 +353,7 @@ export class AttentionPlaygroundElement extends BaseElement {
 
   /** PNG and CSV buttons in every step panel's header (mountPlayground has no hook for them yet). */
   private addExportButtons(): void {
-    const lang = this.handle?.getState().lang ?? 'en'
+    const lang = this.lang()
     for (const panel of this.shadow.querySelectorAll<HTMLElement>('section[data-step]')) {
       const step = panel.dataset.step!
       if (!(STEP_NAMES as readonly string[]).includes(step)) continue
@@ -359,7 +373,7 @@ export class AttentionPlaygroundElement extends BaseElement {
   }
 
   private labelExports(): void {
-    const lang = this.handle?.getState().lang ?? 'en'
+    const lang = this.lang()
     const s = STRINGS[lang]
     for (const b of this.shadow.querySelectorAll<HTMLButtonElement>('button[data-export]')) {
       const kind = b.dataset.export!
@@ -371,7 +385,7 @@ export class AttentionPlaygroundElement extends BaseElement {
   }
 
   private async copyCode(): Promise<void> {
-    const lang = this.handle?.getState().lang ?? 'en'
+    const lang = this.lang()
     let code: string
     try {
       code = this.pytorchCode()
@@ -397,7 +411,7 @@ export class AttentionPlaygroundElement extends BaseElement {
   }
 
   private safely(fn: () => unknown): void {
-    const lang = this.handle?.getState().lang ?? 'en'
+    const lang = this.lang()
     Promise.resolve().then(fn).catch((e) => this.say(`${STRINGS[lang].exportFailed} ${e instanceof Error ? e.message : String(e)}`))
   }
 
@@ -429,7 +443,6 @@ export class AttentionPlaygroundElement extends BaseElement {
     this.statusEl = null
     this.codeBox = null
     this.attrs = null
-    this.renders = 0
     // Dropping the shadow tree drops every listener attached inside it.
     this.shadow.replaceChildren()
   }
