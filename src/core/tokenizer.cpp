@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -212,6 +213,17 @@ std::vector<Pair> learn_merges(const std::string& corpus, int merges) {
   return learned;
 }
 
+// The page re-tokenizes on every edit; the built-in corpus never changes, so train it once per
+// merge count.
+std::vector<Pair> builtin_merges(int merges) {
+  static std::mutex mutex;
+  static std::map<int, std::vector<Pair>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(merges);
+  if (it == cache.end()) it = cache.emplace(merges, learn_merges(builtin_bpe_corpus(), merges)).first;
+  return it->second;
+}
+
 std::vector<Tokenized> tokenize_bpe(const std::vector<std::string>& texts,
                                     const std::vector<std::string>& names, const TokenizerOptions& opts) {
   require(opts.bpeMerges >= 0 && opts.bpeMerges <= kMaxBpeMerges,
@@ -227,7 +239,7 @@ std::vector<Tokenized> tokenize_bpe(const std::vector<std::string>& texts,
     require(!split_words(opts.bpeCorpus).empty(), "bpeCorpus: is only whitespace; leave it empty for the built-in corpus");
   }
   const std::string& corpus = builtin ? builtin_bpe_corpus() : opts.bpeCorpus;
-  const std::vector<Pair> merges = learn_merges(corpus, opts.bpeMerges);
+  const std::vector<Pair> merges = builtin ? builtin_merges(opts.bpeMerges) : learn_merges(corpus, opts.bpeMerges);
 
   std::vector<std::string> base;
   auto add_base = [&base](const std::string& s) {
