@@ -398,6 +398,34 @@ describe(`"copy as PyTorch code" from the widget, run with real torch${noTorch}`
   })
 })
 
+describe('the training panel inside the widget (steps includes train)', () => {
+  it('loads lazily, takes the page\'s language, trains in its worker on the shared wasm, and goes away on removal', async () => {
+    const { page, errors, requests } = await open('/tests/e2e/pages/train.html')
+    await ready(page, '#tr')
+    const tr = page.locator('#tr')
+    const panel = tr.locator('[data-panel="train"]')
+    await panel.waitFor()
+    // The worker has loaded the engine when it proposes its sample sentence.
+    await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
+    expect(await tr.evaluate((el: any) => el.state.lang)).toBe('zh')         // from <html lang="zh-CN">
+    expect(await panel.locator('h2').textContent()).toMatch(/[\u4e00-\u9fff]/)
+    const before = await panel.locator('.tr-status').textContent()
+    await panel.locator('button[name="step"]').click()
+    await expect.poll(() => panel.locator('.tr-status').textContent(), { timeout: 30_000 }).not.toBe(before)
+    expect(await panel.locator('.tr-error').textContent()).toBe('')
+    expect(requests.some((p) => /^\/dist\/widget\/train-worker-[\w-]+\.js$/.test(p))).toBe(true)
+    expect(requests.filter((p) => p.endsWith('.wasm')).every((p) => p === '/dist/attention.wasm')).toBe(true)
+    // only the listed step panels besides the training panel
+    const visible = await tr.evaluate((el) => Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('section[data-step]'))
+      .filter((p) => p.offsetParent !== null).map((p) => p.dataset.step))
+    expect(visible).toEqual(['weights', 'train'])
+    expect(await tr.evaluate((el) => { el.remove(); return el.shadowRoot!.childNodes.length })).toBe(0)
+    await page.waitForTimeout(300)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
+
 describe('shared URL state (the page) and the iframe embed', () => {
   const query = '?text=' + encodeURIComponent('the cat sat on the mat') + '&score=general&mask=causal&seed=5&heads=2&temperature=0.8&lang=zh'
   const opts = { text: 'the cat sat on the mat', score: 'general', mask: 'causal', seed: 5, heads: 2, temperature: 0.8 }
