@@ -27,6 +27,14 @@ export interface HeatmapOptions {
 const LABEL_FONT = '11px system-ui, "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", sans-serif'
 const CELL_FONT = '10px ui-monospace, "DejaVu Sans Mono", monospace'
 
+// Text is measured on a detached canvas: setting a font on a canvas in the document makes the
+// browser bring the whole page's style up to date first.
+let measurer: CanvasRenderingContext2D | null = null
+function measureCtx(): CanvasRenderingContext2D {
+  measurer ??= document.createElement('canvas').getContext('2d')!
+  return measurer
+}
+
 export class Heatmap {
   readonly el: HTMLElement
   private canvas: HTMLCanvasElement
@@ -51,6 +59,7 @@ export class Heatmap {
   private cursor: [number, number] = [0, 0]
   private hover: [number, number] | null = null
   private cells: HTMLCanvasElement | null = null
+  private offCtx: CanvasRenderingContext2D | null = null
   private opts: HeatmapOptions
   // The container's width, kept by a ResizeObserver so updates never force a synchronous layout.
   private avail = 0
@@ -59,6 +68,10 @@ export class Heatmap {
   private langSet = false
   private legendKey = ''
   private upright = false
+  // Off-screen heatmaps are drawn when they scroll into view, not on every update.
+  private visible = true
+  private dirty = false
+  private seen: IntersectionObserver | null = null
 
   constructor(opts: HeatmapOptions) {
     this.opts = opts
@@ -107,10 +120,19 @@ export class Heatmap {
       })
       this.resize.observe(this.el)
     }
+    if (typeof IntersectionObserver === 'function') {
+      this.visible = false
+      this.seen = new IntersectionObserver((entries) => {
+        this.visible = entries[entries.length - 1].isIntersecting
+        if (this.visible && this.dirty) this.draw()
+      }, { rootMargin: '300px 0px' })
+      this.seen.observe(this.canvas)
+    }
   }
 
   dispose(): void {
     this.resize?.disconnect()
+    this.seen?.disconnect()
   }
 
   setLang(t: Translate): void {
@@ -151,12 +173,14 @@ export class Heatmap {
   }
 
   setSelected(cell: [number, number] | null): void {
+    const a = this.selected
+    if (a === cell || (a && cell && a[0] === cell[0] && a[1] === cell[1])) return
     this.selected = cell
     this.draw()
   }
 
   private layout(): void {
-    const ctx = this.canvas.getContext('2d')!
+    const ctx = measureCtx()
     ctx.font = LABEL_FONT
     if (!this.avail) this.avail = this.el.clientWidth || this.el.parentElement?.clientWidth || 600
     const avail = Math.max(160, this.avail - 4)
@@ -193,10 +217,12 @@ export class Heatmap {
   private paintCells(): void {
     const { rows, cols } = this
     if (rows === 0 || cols === 0) { this.cells = null; return }
-    const off = document.createElement('canvas')
-    off.width = cols
-    off.height = rows
-    const ctx = off.getContext('2d')!
+    // One offscreen canvas per heatmap, reused: creating a canvas and its context per update is slow.
+    const off = this.cells ?? document.createElement('canvas')
+    if (off.width !== cols) off.width = cols
+    if (off.height !== rows) off.height = rows
+    this.offCtx ??= off.getContext('2d')!
+    const ctx = this.offCtx
     const img = ctx.createImageData(cols, rows)
     const px = img.data
     for (let k = 0; k < rows * cols; k++) {
@@ -214,6 +240,8 @@ export class Heatmap {
   }
 
   private draw(): void {
+    if (!this.visible) { this.dirty = true; return }
+    this.dirty = false
     const ctx = this.canvas.getContext('2d')!
     const dpr = window.devicePixelRatio || 1
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0)
@@ -526,7 +554,21 @@ function cellText(v: number): string {
   return s.startsWith('-') ? '−' + s.slice(1) : s
 }
 
+const clipped = new Map<string, string>()
+
+/** The label cut with an ellipsis to fit max pixels (cached: labels repeat on every redraw). */
 function clip(ctx: CanvasRenderingContext2D, s: string, max: number): string {
+  const key = `${ctx.font}|${max}|${s}`
+  let out = clipped.get(key)
+  if (out === undefined) {
+    out = clipUncached(ctx, s, max)
+    if (clipped.size > 5000) clipped.clear()
+    clipped.set(key, out)
+  }
+  return out
+}
+
+function clipUncached(ctx: CanvasRenderingContext2D, s: string, max: number): string {
   if (ctx.measureText(s).width <= max) return s
   let lo = 0, hi = s.length
   while (lo < hi) {

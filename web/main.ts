@@ -4,7 +4,7 @@
 import { init } from 'attention-playground'
 import type { Engine } from './engine-types'
 import { mountPlayground, type PlaygroundHandle } from './playground'
-import { browserLang, defaultState, parseParams, toParams } from './state'
+import { browserLang, defaultState, parseParams, toParams, type PlaygroundState } from './state'
 import { translator } from './i18n'
 
 declare global {
@@ -26,14 +26,24 @@ try {
   const engine = (await init()) as unknown as Engine
   performance.mark('ap-init-end')
   status.remove()
+  // history.replaceState costs several ms: a single change is written at once, a burst (typing,
+  // dragging a slider) at most every 150 ms and once more when it ends.
+  let urlTimer: ReturnType<typeof setTimeout> | undefined
+  let lastWrite = 0
+  const writeUrl = (s: PlaygroundState) => {
+    const p = toParams(s)
+    p.set('lang', s.lang)
+    history.replaceState(null, '', `${location.pathname}?${p}`)
+    document.documentElement.lang = s.lang === 'zh' ? 'zh-CN' : 'en'
+    document.title = translator(s.lang)('title')
+  }
   window.__apPlayground = mountPlayground(root, engine, state, {
     notices,
     onStateChange: (s) => {
-      const p = toParams(s)
-      p.set('lang', s.lang)
-      history.replaceState(null, '', `${location.pathname}?${p}`)
-      document.documentElement.lang = s.lang === 'zh' ? 'zh-CN' : 'en'
-      document.title = translator(s.lang)('title')
+      clearTimeout(urlTimer)
+      const now = performance.now()
+      if (now - lastWrite > 150) { lastWrite = now; writeUrl(s) }
+      else urlTimer = setTimeout(() => { lastWrite = performance.now(); writeUrl(s) }, 150)
     },
   })
   performance.mark('ap-mounted')

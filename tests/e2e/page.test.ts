@@ -156,7 +156,7 @@ describe('the page in Chromium', () => {
     const cells = engine.run({ mask: { matrix } }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(page, cells, ['maskedScores', 'weights', 'output'])
     expect((await readPanel(page, 'maskedScores')).values[1][2]).toBe(-Infinity)
-    expect(page.url()).toContain('cells=1.2')
+    await expect.poll(() => page.url()).toContain('cells=1.2')
     await page.close()
   })
 
@@ -211,7 +211,7 @@ describe('the page in Chromium', () => {
     const edited = engine.run({ Wq }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(page, edited, ['Wq', 'Q', 'scores', 'weights', 'output'])
     expect((await readPanel(page, 'Wq')).values[0][2]).toBe(3.5)
-    expect(decodeURIComponent(page.url())).toContain('edits=Wq.0.2=3.5')
+    await expect.poll(() => decodeURIComponent(page.url())).toContain('edits=Wq.0.2=3.5')
     // the same link reproduces the edited numbers
     const again = await openPage(new URL(page.url()).search)
     await expectPageEqualsTrace(again.page, edited, ['Q', 'weights'])
@@ -292,7 +292,7 @@ describe('the page in Chromium', () => {
     expect(await page.locator('.guided h3').textContent()).toContain('第 3 步')
     expect(await page.locator('[data-step="maskedScores"]').getAttribute('class')).toContain('tour-focus')
     await page.screenshot({ path: artifact('guided-zh.png') })
-    expect(new URL(page.url()).searchParams.get('lang')).toBe('zh')
+    await expect.poll(() => new URL(page.url()).searchParams.get('lang')).toBe('zh')
     expect(errors).toEqual([])
     await page.close()
   })
