@@ -68,6 +68,15 @@ static int check() {
           }
         }
       }
+  // The embind test hook must agree (and must see a difference where there is one: it is
+  // compared against the direct check above on the same kind of inputs).
+  for (const char* kname : {"qkt", "softmax", "weights_v", "flash", "flash_causal"}) {
+    const double e = twin_max_rel_diff(kname, 37, 130, 24, 28, 5);
+    if (!(e >= 0 && e <= 1e-5)) {
+      ++bad;
+      std::printf("{\"mismatch\":true,\"hook\":\"%s\",\"max_rel\":%g}\n", kname, e);
+    }
+  }
   std::printf("{\"check\":\"simd128 vs scalar\",\"backend\":\"%s\",\"mismatches\":%d}\n", backend(), bad);
   return bad;
 }

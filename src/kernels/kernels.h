@@ -46,4 +46,11 @@ void flash_attention(const float* Q, const float* K, const float* V, float* O, i
 }  // namespace simd
 #endif
 
+// Test hook for wasm builds (bind it to JS to let Vitest check SIMD128 against the scalar twin in
+// the shipped module): runs `kernel` ("qkt", "softmax", "weights_v", "flash", "flash_causal") on
+// deterministic pseudo-random inputs of the given sizes through both implementations and returns
+// the largest |simd - scalar| / max(|scalar|, 1e-6). Returns -1 in a build without SIMD128 and
+// for an unknown kernel name or sizes outside 1..4096. Unreferenced, it costs the module nothing.
+double twin_max_rel_diff(const char* kernel, int nq, int nk, int d, int dv, unsigned seed) noexcept;
+
 }  // namespace ap::kernels
