@@ -15,13 +15,21 @@ import { exportPanelPng, matrixCsv, panelMatrix, pytorchCode } from './export'
 
 export { exportPanelPng, matrixCsv, pytorchCode } from './export'
 
-/** Attributes that map one to one onto URL parameters (parsed and validated by state.ts). */
-const STATE_ATTRS = ['text', 'source', 'target', 'tokenizer', 'score', 'mask', 'heads', 'dq', 'dk', 'dv', 'seed', 'lang'] as const
-const OBSERVED = [...STATE_ATTRS, 'steps', 'guided']
+/**
+ * Attributes that map one to one onto URL parameters (parsed and validated by state.ts), as
+ * [attribute, parameter]: HTML lower-cases attribute names, the URL keeps dModel.
+ */
+const STATE_ATTRS: ReadonlyArray<readonly [string, string]> = [
+  ['text', 'text'], ['source', 'source'], ['target', 'target'], ['tokenizer', 'tokenizer'], ['score', 'score'],
+  ['mask', 'mask'], ['heads', 'heads'], ['dmodel', 'dModel'], ['dq', 'dq'], ['dk', 'dk'], ['dv', 'dv'], ['seed', 'seed'],
+  ['lang', 'lang'], ['temperature', 'temperature'], ['scale', 'scale'], ['mode', 'mode'], ['view', 'view'],
+]
+const OBSERVED = [...STATE_ATTRS.map(([a]) => a), 'steps', 'guided']
 
 /** The state fields attributes decide; a changed attribute patches only these (the learner's other choices stay). */
 const ATTR_FIELDS: Array<keyof PlaygroundState> = [
-  'mode', 'text', 'source', 'target', 'tokenizer', 'score', 'mask', 'heads', 'dq', 'dk', 'dv', 'seed', 'lang', 'guided',
+  'mode', 'text', 'source', 'target', 'tokenizer', 'score', 'mask', 'heads', 'dModel', 'dq', 'dk', 'dv', 'seed', 'lang',
+  'temperature', 'scale', 'view', 'guided',
 ]
 
 /** Panel names `steps` accepts: the engine's step names and the page's other panels. */
@@ -118,9 +126,9 @@ function hostLang(el: HTMLElement): Lang {
 
 export function readAttributes(el: HTMLElement): FromAttributes {
   const params = new URLSearchParams()
-  for (const name of STATE_ATTRS) {
-    const v = el.getAttribute(name)
-    if (v !== null) params.set(name, v)
+  for (const [attr, param] of STATE_ATTRS) {
+    const v = el.getAttribute(attr)
+    if (v !== null) params.set(param, v)
   }
   const { state, notices } = parseParams(params, defaultState(hostLang(el)))
 

@@ -190,6 +190,7 @@ describe('two widgets on one plain page', () => {
     expect((await shown(zh, 'maskedScores')).values[0].slice(1)).toEqual([-Infinity, -Infinity, -Infinity])
     expect((await shown(en, 'maskedScores')).values.flat().includes(-Infinity)).toBe(false)
     expect(errors).toEqual([])
+    await page.screenshot({ path: artifact('widget-two-instances.png'), fullPage: true })
   })
 
   it('speaks each widget\'s language (zh and en), in panel titles, tables and export buttons', async () => {
@@ -237,6 +238,12 @@ describe('two widgets on one plain page', () => {
     const tr2 = engine.run({ ...EN, text: 'it was too wide', mask: 'causal', heads: 2, score: 'general' }) as Trace
     expectSameNumbers((await widgetTrace(en)).weights, tr2.weights, 'en weights with 2 heads, general')
     await expectWidgetShows(en, tr2, ['output'])
+
+    // the optional attributes beyond the required list: dmodel (HTML lower-cases it), temperature
+    await rerender(page, '#en', () => en.evaluate((el) => { el.setAttribute('dmodel', '8'); el.setAttribute('temperature', '0.5') }))
+    const tr2b = engine.run({ ...EN, text: 'it was too wide', mask: 'causal', heads: 2, score: 'general', dModel: 8, temperature: 0.5 }) as Trace
+    expectSameNumbers((await widgetTrace(en)).output, tr2b.output, 'en output with dModel 8, temperature 0.5')
+    await rerender(page, '#en', () => en.evaluate((el) => { el.removeAttribute('dmodel'); el.removeAttribute('temperature') }))
 
     // back to the default when an attribute is removed
     await rerender(page, '#en', () => en.evaluate((el) => { el.removeAttribute('score'); el.removeAttribute('heads') }))
