@@ -27,14 +27,14 @@ inline std::string type_of(const val& v) { return v.typeOf().as<std::string>(); 
 inline double number_of(const val& v, const std::string& name) {
   if (type_of(v) != "number") throw ap::Error(name + ": expected a number, got a " + type_of(v));
   const double d = v.as<double>();
-  if (!std::isfinite(d)) throw ap::Error(name + ": must be finite, got " + std::to_string(d));
+  if (!std::isfinite(d)) throw ap::Error(name + ": must be finite, got " + ap::fmt(d));
   return d;
 }
 
 inline int int_of(const val& v, const std::string& name) {
   const double d = number_of(v, name);
   if (d != std::floor(d) || std::fabs(d) > 2147483647.0)
-    throw ap::Error(name + ": expected an integer, got " + std::to_string(d));
+    throw ap::Error(name + ": expected an integer, got " + ap::fmt(d));
   return static_cast<int>(d);
 }
 
@@ -46,6 +46,12 @@ inline std::string string_of(const val& v, const std::string& name) {
 inline bool bool_of(const val& v, const std::string& name) {
   if (type_of(v) != "boolean") throw ap::Error(name + ": expected true or false, got a " + type_of(v));
   return v.as<bool>();
+}
+
+inline std::string dims_str(const std::vector<long long>& dims) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
 }
 
 inline std::vector<long long> shape_of(const val& t, const std::string& name) {
@@ -66,9 +72,7 @@ inline std::vector<long long> shape_of(const val& t, const std::string& name) {
   const long long len =
       t["data"]["length"].isUndefined() ? -1 : static_cast<long long>(t["data"]["length"].as<double>());
   if (len != total) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-    throw ap::Error(name + ": data has " + std::to_string(len) + " values but shape " + s + "] needs " +
+    throw ap::Error(name + ": data has " + std::to_string(len) + " values but shape " + dims_str(dims) + " needs " +
                     std::to_string(total));
   }
   return dims;
@@ -86,7 +90,7 @@ inline void copy_in(const val& data, float* dst, long long offset, long long cou
 
 inline ap::Mat matrix_from_js(const val& t, const std::string& name) {
   const auto dims = shape_of(t, name);
-  if (dims.size() != 2) throw ap::Error(name + ": expected a 2-D Tensor [rows, cols], got rank " + std::to_string(dims.size()));
+  if (dims.size() != 2) throw ap::Error(name + ": expected a 2-D Tensor [rows, cols], got " + dims_str(dims));
   ap::Mat m(dims[0], dims[1]);
   if (m.size() > 0) copy_in(t["data"], m.data(), 0, m.size());
   return m;
@@ -94,7 +98,7 @@ inline ap::Mat matrix_from_js(const val& t, const std::string& name) {
 
 inline ap::Vec vector_from_js(const val& t, const std::string& name) {
   const auto dims = shape_of(t, name);
-  if (dims.size() != 1) throw ap::Error(name + ": expected a 1-D Tensor [n], got rank " + std::to_string(dims.size()));
+  if (dims.size() != 1) throw ap::Error(name + ": expected a 1-D Tensor [n], got " + dims_str(dims));
   ap::Vec v(dims[0]);
   if (v.size() > 0) copy_in(t["data"], v.data(), 0, v.size());
   return v;
@@ -104,7 +108,7 @@ inline ap::Vec vector_from_js(const val& t, const std::string& name) {
 inline std::vector<ap::Mat> batch_from_js(const val& t, const std::string& name, int* rank) {
   const auto dims = shape_of(t, name);
   if (dims.size() != 2 && dims.size() != 3)
-    throw ap::Error(name + ": expected [n, d] or [batch, n, d], got rank " + std::to_string(dims.size()));
+    throw ap::Error(name + ": expected [n, d] or [batch, n, d], got " + dims_str(dims));
   *rank = static_cast<int>(dims.size());
   const long long b = dims.size() == 3 ? dims[0] : 1;
   if (b < 1) throw ap::Error(name + ": the batch size must be at least 1, got 0");

@@ -3,6 +3,7 @@
 
 #include <Eigen/Core>
 #include <cmath>
+#include <cstdio>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,13 @@ constexpr long long kMaxMatrix = 1LL << 26;   // elements of one materialized sc
 constexpr int kMaxSeq = 65536;            // rows of Q/K/V for attention() without weights
 constexpr std::size_t kMaxTextBytes = 1 << 20;  // 1 MiB of UTF-8
 
+// A number as people write it (%g): 1e-30, 2.5, nan — not std::to_string's 0.000000.
+inline std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 inline std::string shape_str(std::initializer_list<long long> dims) {
   std::string s = "[";
   bool first = true;
@@ -46,7 +54,7 @@ inline void require(bool ok, const std::string& message) {
 inline void check_finite(const std::string& name, const float* p, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(p[i])) {
-      throw Error(name + ": every value must be finite, got " + std::to_string(p[i]) + " at index " +
+      throw Error(name + ": every value must be finite, got " + fmt(p[i]) + " at index " +
                   std::to_string(i));
     }
   }

@@ -77,11 +77,25 @@ function tensors(opts: Record<string, unknown>, prefix = ''): Record<string, unk
   return out;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A JS string with a lone UTF-16 surrogate is not valid Unicode; say so instead of letting it garble the text. */
+function checkText(name: string, value: unknown): void {
+  if (typeof value !== 'string') return;
+  const m = LONE_SURROGATE.exec(value);
+  if (m) {
+    throw new AttentionError(
+      `${name}: unpaired UTF-16 surrogate U+${m[0].charCodeAt(0).toString(16).toUpperCase()} at index ${m.index} (not valid Unicode)`,
+    );
+  }
+}
+
 function makeEngine(module: RawModule): Engine {
   return {
     run(options?: RunOptions): Trace {
       const o = checkOptions('run', options);
       checkKeys('run', o, RUN_KEYS);
+      for (const k of ['text', 'source', 'target', 'bpeCorpus']) checkText(k, o[k]);
       return unwrap<Trace>(module.run(tensors(o)));
     },
     attention(options: AttentionOptions): AttentionResult {
@@ -105,6 +119,8 @@ function makeEngine(module: RawModule): Engine {
     tokenize(text: string, tokenizer?: TokenizerName, options?: { bpeCorpus?: string; bpeMerges?: number }): Tokenization {
       const o = checkOptions('tokenize', options);
       checkKeys('tokenize', o, ['bpeCorpus', 'bpeMerges']);
+      checkText('text', text);
+      checkText('bpeCorpus', o.bpeCorpus);
       return unwrap<Tokenization>(module.tokenize(text, tokenizer, o));
     },
     memoryStats: () => module.memoryStats(),

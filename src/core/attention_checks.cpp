@@ -1,0 +1,94 @@
+// Input checks of attention(): cold code, kept apart so it can be built for size.
+#include <cmath>
+
+#include "core/attention.h"
+
+namespace ap {
+namespace {
+
+std::string dims(const Mat& m) { return shape_str(m); }
+
+void check_params_finite(const ScoreParams& p) {
+  check_finite("params.W", p.W);
+  check_finite("params.Wq", p.Wq);
+  check_finite("params.Wk", p.Wk);
+  check_finite("params.v", p.v.data(), static_cast<std::size_t>(p.v.size()));
+  check_finite("params.W", p.concatW);
+  check_finite("params.b", p.concatB.data(), static_cast<std::size_t>(p.concatB.size()));
+  check_finite("params.combineW", p.combineW);
+  check_finite("params.combineB", p.combineB.data(), static_cast<std::size_t>(p.combineB.size()));
+}
+
+}  // namespace
+
+void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts, int batch) {
+  const long long nq = Q.rows(), dq = Q.cols(), nk = K.rows(), dk = K.cols(), nv = V.rows(), dv = V.cols();
+  require(nq > 0 && dq > 0, "query: needs at least one row and one column, got " + dims(Q));
+  require(nk > 0 && dk > 0, "key: needs at least one row and one column, got " + dims(K));
+  require(nv > 0 && dv > 0, "value: needs at least one row and one column, got " + dims(V));
+  require(dq <= kMaxDim && dk <= kMaxDim && dv <= kMaxDim,
+          "query/key/value: feature sizes are limited to " + std::to_string(kMaxDim) + ", got dq = " +
+              std::to_string(dq) + ", dk = " + std::to_string(dk) + ", dv = " + std::to_string(dv));
+  require(nq <= kMaxSeq && nk <= kMaxSeq && nv <= kMaxSeq,
+          "query/key/value: sequences are limited to " + std::to_string(kMaxSeq) + " rows, got " + dims(Q) +
+              ", " + dims(K) + ", " + dims(V));
+  require(std::isfinite(opts.temperature) && opts.temperature >= 1e-6f && opts.temperature <= 1e6f,
+          "temperature: must be a number from 1e-6 to 1e6, got " + fmt(opts.temperature));
+  require(std::isfinite(opts.scale), "scale: must be finite, got " + fmt(opts.scale));
+  check_finite("query", Q);
+  check_finite("key", K);
+  check_finite("value", V);
+  const ScoreParams& p = opts.params;
+  check_params_finite(p);
+
+  switch (opts.score) {
+    case ScoreRule::Dot:
+    case ScoreRule::ScaledDot:
+      require(dq == dk, std::string("query/key: score '") + score_name(opts.score) +
+                            "' needs dq = dk, got query " + dims(Q) + " and key " + dims(K));
+      break;
+    case ScoreRule::General:
+      require(p.W.rows() == dq && p.W.cols() == dk,
+              "params.W: score 'general' needs W [dq, dk] = " + shape_str({dq, dk}) + ", got " + dims(p.W));
+      break;
+    case ScoreRule::Additive: {
+      const long long h = p.Wq.rows();
+      require(h > 0 && p.Wq.cols() == dq,
+              "params.Wq: score 'additive' needs Wq [h, dq] = [h, " + std::to_string(dq) + "] with h > 0, got " +
+                  dims(p.Wq));
+      require(p.Wk.rows() == h && p.Wk.cols() == dk,
+              "params.Wk: score 'additive' needs Wk [h, dk] = " + shape_str({h, dk}) + ", got " + dims(p.Wk));
+      require(p.v.size() == h,
+              "params.v: score 'additive' needs v [h] = " + shape_str({h}) + ", got " + shape_str({p.v.size()}));
+      break;
+    }
+    case ScoreRule::Concat:
+      require(nq == nk, "key: score 'concat' pairs query row i with key row i, so query and key need the same "
+                        "number of rows, got query " + dims(Q) + " and key " + dims(K));
+      require(p.concatW.rows() == nv && p.concatW.cols() == dq + dk,
+              "params.W: score 'concat' needs W [nv, dq + dk] = " + shape_str({nv, dq + dk}) + ", got " +
+                  dims(p.concatW));
+      require(p.concatB.size() == nv,
+              "params.b: score 'concat' needs b [nv] = " + shape_str({nv}) + ", got " + shape_str({p.concatB.size()}));
+      if (p.combineW.size() > 0 || p.combineB.size() > 0) {
+        require(p.combineW.cols() == dq + dv && p.combineW.rows() > 0,
+                "params.combineW: needs [out, dq + dv] = [out, " + std::to_string(dq + dv) + "], got " +
+                    dims(p.combineW));
+        require(p.combineB.size() == p.combineW.rows(),
+                "params.combineB: needs [out] = " + shape_str({p.combineW.rows()}) + ", got " +
+                    shape_str({p.combineB.size()}));
+      }
+      break;
+  }
+  if (opts.score != ScoreRule::Concat) {
+    require(nv == nk, "value: needs one row per key row, got key " + dims(K) + " and value " + dims(V));
+  }
+  if (opts.needWeights) {
+    require(nq * nv <= kMaxMatrix, "query/key: the weights matrix [" + std::to_string(nq) + ", " +
+                                       std::to_string(nv) + "] is over the limit of " + std::to_string(kMaxMatrix) +
+                                       " cells; pass needWeights: false for long inputs");
+  }
+  opts.mask.validate(batch, static_cast<int>(nq), static_cast<int>(nv));
+}
+
+}  // namespace ap
