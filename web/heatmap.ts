@@ -68,6 +68,8 @@ export class Heatmap {
   private langSet = false
   private legendKey = ''
   private upright = false
+  private groups = 1
+  private activeGroup = 0
   // Off-screen heatmaps are drawn when they scroll into view, not on every update.
   private visible = true
   private dirty = false
@@ -82,7 +84,9 @@ export class Heatmap {
     scroll.className = 'hm-scroll'
     this.canvas = doc.createElement('canvas')
     this.canvas.tabIndex = 0
-    this.canvas.setAttribute('role', 'img')
+    // 'application': screen readers pass the arrow keys through to the heatmap's own navigation.
+    this.canvas.setAttribute('role', 'application')
+    this.canvas.setAttribute('aria-roledescription', 'heatmap')
     this.canvas.className = 'hm-canvas'
     scroll.append(this.canvas)
     this.tip = doc.createElement('div')
@@ -164,6 +168,14 @@ export class Heatmap {
 
   value(i: number, j: number): number {
     return this.data[i * this.cols + j]
+  }
+
+  /** Column blocks of the heads (Q, K, V with heads > 1): drawn as separators, the shown head framed. */
+  setGroups(groups: number, active: number): void {
+    if (groups === this.groups && active === this.activeGroup) return
+    this.groups = groups
+    this.activeGroup = active
+    this.draw()
   }
 
   setHighlight(q: number | null, k: number | null): void {
@@ -335,6 +347,17 @@ export class Heatmap {
 
   private drawOverlays(ctx: CanvasRenderingContext2D): void {
     const { rows, cols, cw, ch, labelW: x0, labelH: y0 } = this
+    if (this.groups > 1 && cols % this.groups === 0) {
+      const gw = (cols / this.groups) * cw
+      ctx.strokeStyle = '#1d2330'
+      ctx.lineWidth = 2
+      ctx.beginPath()
+      for (let g = 1; g < this.groups; g++) { ctx.moveTo(x0 + g * gw, y0 - 3); ctx.lineTo(x0 + g * gw, y0 + rows * ch + 3) }
+      ctx.stroke()
+      ctx.strokeStyle = '#1c64d1'
+      ctx.lineWidth = 2
+      ctx.strokeRect(x0 + this.activeGroup * gw + 1, y0 - 2, gw - 2, rows * ch + 4)
+    }
     const { rowAxis, colAxis } = this.opts
     ctx.lineWidth = 2
     ctx.strokeStyle = '#e8590c'

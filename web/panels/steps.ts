@@ -218,6 +218,8 @@ export class StepPanel implements Panel {
     setText(this.helpEl, name === 'maskedScores' && state.mask === 'cells' ? t('maskCellsHint') : t(help))
     const m = headMatrix(tensor, state.head)
     this.map.setData(m.data, m.rows, m.cols, rows, cols)
+    const split = name === 'Q' || name === 'K' || name === 'V' || name === 'output'
+    this.map.setGroups(split ? heads : 1, state.head)
     this.highlight(ctx)
     this.select(ctx)
   }
