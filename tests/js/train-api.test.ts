@@ -167,4 +167,26 @@ describe('createTrainer', () => {
     expect(Array.from(tr.parameters()['head.b'].data)).not.toEqual(Array.from(p0))
     expect(g.grads['head.b'].shape).toEqual([10])
   })
+
+  it('a trained trace agrees with ap.attention on its own Q, K, V for every rule', () => {
+    for (const score of ['dot', 'scaled-dot', 'general', 'additive', 'concat']) {
+      using tr = create({ task: 'coreference', score, seed: 2 })
+      tr.step(3)
+      const t = tr.trace(TIRED)
+      const n = t.tokens.length
+      const params: Record<string, any> = {}
+      for (const [k, v] of Object.entries<any>(t.params)) params[k] = v
+      if (score === 'concat') {
+        // the trainer's concat layer has one output per position up to maxLen; this sentence uses n
+        const cols = params.W.shape[1]
+        params.W = { data: params.W.data.slice(0, n * cols), shape: [n, cols] }
+        params.b = { data: params.b.data.slice(0, n), shape: [n] }
+      }
+      const r = ap.attention({ query: t.Q, key: t.K, value: t.V, score, scale: t.scale, params })
+      let worst = 0
+      for (let i = 0; i < n * n; i++) worst = Math.max(worst, Math.abs(r.weights.data[i] - t.weights.data[i]))
+      for (let i = 0; i < t.output.data.length; i++) worst = Math.max(worst, Math.abs(r.output.data[i] - t.output.data[i]) / Math.max(1, Math.abs(t.output.data[i])))
+      expect(worst, score).toBeLessThan(1e-4)
+    }
+  })
 })
