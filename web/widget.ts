@@ -54,8 +54,10 @@ const STRINGS = {
 } as const
 
 const WIDGET_CSS = `
-:host { display: block; contain: content; }
-.apw { font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", sans-serif;
+:host { display: block; container-type: inline-size; }
+/* A course column is narrower than the window: stack the controls by the widget's width, not the viewport's. */
+@container (max-width: 860px) { .ap-layout { grid-template-columns: minmax(0, 1fr) !important; } .controls { position: static !important; max-height: none !important; } }
+.apw { background: #f6f7f9; font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", sans-serif;
   font-size: 14px; line-height: 1.5; color: #1d2330; }
 .apw [hidden] { display: none !important; }
 .apw-bar { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; padding: 8px 20px 0; }
@@ -340,6 +342,7 @@ export class AttentionPlaygroundElement extends BaseElement {
   private afterRender(): void {
     this.renders++
     this.addExportButtons()
+    this.collapseEmptyGroups()
     if (this.renders === 1) this.readyResolve?.()
     this.dispatchEvent(new CustomEvent('ap-render', { detail: { count: this.renders } }))
   }
@@ -357,6 +360,15 @@ export class AttentionPlaygroundElement extends BaseElement {
     const mod = await load()
     if (gen !== this.generation) return
     this.train = mod.mountTrainPanel(box, { lang: this.handle?.getState().lang ?? lang })
+  }
+
+  /** With `steps`, a row of panels whose panels are all hidden would still take its gap: hide the row. */
+  private collapseEmptyGroups(): void {
+    if (!this.attrs?.steps) return
+    for (const g of this.shadow.querySelectorAll<HTMLElement>('.pipeline > .grid')) {
+      const kids = Array.from(g.children) as HTMLElement[]
+      g.hidden = kids.length > 0 && kids.every((k) => k.hidden)
+    }
   }
 
   /** PNG and CSV buttons in every step panel's header (mountPlayground has no hook for them yet). */

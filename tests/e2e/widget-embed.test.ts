@@ -256,6 +256,17 @@ describe('two widgets on one plain page', () => {
     await expect(en.locator('button[data-export="png"]').first().getAttribute('aria-label')).resolves.toBe('将此面板下载为 PNG 图片')
   })
 
+  it('guided starts the tour at the given step', async () => {
+    const zh = page.locator('#zh')
+    await rerender(page, '#zh', () => zh.evaluate((el) => el.setAttribute('guided', '3')))
+    const guided = zh.locator('[data-panel="guided"]')
+    expect(await guided.isVisible()).toBe(true)
+    expect(await guided.locator('.guided-count').textContent()).toContain('3')
+    expect(await zh.evaluate((el: any) => el.state.guided)).toBe(3)
+    await rerender(page, '#zh', () => zh.evaluate((el) => el.removeAttribute('guided')))
+    expect(await guided.isVisible()).toBe(false)
+  })
+
   it('steps shows only the listed panels', async () => {
     const zh = page.locator('#zh')
     await rerender(page, '#zh', () => zh.evaluate((el) => el.setAttribute('steps', 'weights,output')))
@@ -321,6 +332,25 @@ describe('two widgets on one plain page', () => {
     expect(res.widgets).toBe(2)
     expect(res.after.allocatedBytes).toBe(res.before.allocatedBytes)
     expect(errors).toEqual([])
+  })
+})
+
+describe('in a narrow lesson column', () => {
+  it('stacks its controls above the panels by its own width, not the window\'s', async () => {
+    const { page, errors } = await open('/tests/e2e/pages/column.html')
+    await ready(page, '#col')
+    const col = page.locator('#col')
+    const host = (await col.boundingBox())!
+    const controls = (await col.locator('[data-panel="controls"]').boundingBox())!
+    const weights = (await col.locator('[data-step="weights"]').boundingBox())!
+    expect(host.width).toBeLessThanOrEqual(680)
+    expect(controls.y + controls.height).toBeLessThanOrEqual(weights.y)
+    expect(weights.x + weights.width).toBeLessThanOrEqual(host.x + host.width + 1)
+    expectSameNumbers((await widgetTrace(col)).weights,
+      (engine.run({ text: "the animal didn't cross the street because it was too tired" }) as Trace).weights, 'column weights')
+    expect(errors).toEqual([])
+    await page.screenshot({ path: artifact('widget-column.png'), fullPage: true })
+    await page.close()
   })
 })
 
