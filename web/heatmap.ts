@@ -25,6 +25,7 @@ export interface HeatmapOptions {
 }
 
 const LABEL_FONT = '11px system-ui, "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", sans-serif'
+const TABLE_MAX = 200
 const CELL_FONT = '10px ui-monospace, "DejaVu Sans Mono", monospace'
 
 // Text is measured on a detached canvas: setting a font on a canvas in the document makes the
@@ -200,8 +201,10 @@ export class Heatmap {
     for (const l of this.rowLabels) lw = Math.max(lw, ctx.measureText(l).width)
     this.labelW = Math.ceil(Math.min(lw, 96)) + 8
     const maxCell = this.opts.maxCell ?? 46
-    this.cw = Math.max(5, Math.min(maxCell, Math.floor((avail - this.labelW) / Math.max(this.cols, 1))))
-    this.ch = Math.max(this.cw, this.rows > 48 ? 6 : 16)
+    // Long texts: cells shrink (down to 1 px) so a canvas never grows past ~1600 px a side.
+    const minCell = Math.max(1, Math.min(5, Math.floor(1600 / Math.max(this.rows, this.cols, 1))))
+    this.cw = Math.max(minCell, Math.min(maxCell, Math.floor((avail - this.labelW) / Math.max(this.cols, 1))))
+    this.ch = Math.max(this.cw, this.rows > 48 ? Math.min(6, minCell) : 16)
     if (this.ch > 34 && this.cols > 8) this.ch = 34
     let cl = 0
     for (const l of this.colLabels) cl = Math.max(cl, ctx.measureText(l).width)
@@ -263,10 +266,10 @@ export class Heatmap {
     ctx.imageSmoothingEnabled = false
     ctx.drawImage(this.cells, x0, y0, cols * cw, rows * ch)
 
-    // Hatch masked cells so "masked" never depends on colour alone.
+    // Hatch masked cells so "masked" never depends on colour alone (where cells are big enough to see it).
     ctx.strokeStyle = 'rgba(90,90,90,0.55)'
     ctx.lineWidth = 1
-    for (let i = 0; i < rows; i++) {
+    for (let i = 0; i < (cw >= 4 ? rows : 0); i++) {
       for (let j = 0; j < cols; j++) {
         if (this.data[i * cols + j] !== -Infinity) continue
         const x = x0 + j * cw, y = y0 + i * ch
@@ -543,7 +546,7 @@ export class Heatmap {
     const thead = doc.createElement('thead')
     const hr = doc.createElement('tr')
     hr.append(doc.createElement('th'))
-    for (let j = 0; j < this.cols; j++) {
+    for (let j = 0; j < Math.min(this.cols, TABLE_MAX); j++) {
       const th = doc.createElement('th')
       th.scope = 'col'
       th.textContent = this.colLabels[j] ?? String(j)
@@ -551,13 +554,16 @@ export class Heatmap {
     }
     thead.append(hr)
     const tbody = doc.createElement('tbody')
-    for (let i = 0; i < this.rows; i++) {
+    // A table of a 4000×4000 matrix would freeze the page: the first rows and columns, and a note.
+    const maxRows = Math.min(this.rows, TABLE_MAX), maxCols = Math.min(this.cols, TABLE_MAX)
+    if (maxRows < this.rows || maxCols < this.cols) cap.textContent += ` (${maxRows}×${maxCols} / ${this.rows}×${this.cols})`
+    for (let i = 0; i < maxRows; i++) {
       const tr = doc.createElement('tr')
       const th = doc.createElement('th')
       th.scope = 'row'
       th.textContent = this.rowLabels[i] ?? String(i)
       tr.append(th)
-      for (let j = 0; j < this.cols; j++) {
+      for (let j = 0; j < maxCols; j++) {
         const td = doc.createElement('td')
         td.textContent = fmt(this.value(i, j), 4)
         tr.append(td)

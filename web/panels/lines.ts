@@ -7,6 +7,7 @@ import { headMatrix } from '../arith'
 import { fmt } from '../format'
 
 const ROW_H = 24
+const MAX_TOKENS = 150
 
 export class LinesPanel implements Panel {
   readonly el: HTMLElement
@@ -32,7 +33,13 @@ export class LinesPanel implements Panel {
     setText(this.help, t('linesHelp'))
     this.svgEl.setAttribute('aria-label', t('linesPanel'))
     if (!trace) return
-    const A = headMatrix(trace.weights, state.head)
+    const full = headMatrix(trace.weights, state.head)
+    // Past 150 tokens a side the picture is unreadable and heavy: the first 150, said in the help line.
+    const nqAll = full.rows, nkAll = full.cols
+    const A = { rows: Math.min(nqAll, MAX_TOKENS), cols: Math.min(nkAll, MAX_TOKENS), data: new Float32Array(0) }
+    A.data = new Float32Array(A.rows * A.cols)
+    for (let i = 0; i < A.rows; i++) A.data.set(full.data.subarray(i * nkAll, i * nkAll + A.cols), i * A.cols)
+    if (nqAll > MAX_TOKENS || nkAll > MAX_TOKENS) setText(this.help, `${t('linesHelp')} (${A.rows}×${A.cols} / ${nqAll}×${nkAll})`)
     this.qToks = trace.tokens.map(tokLabel)
     this.kToks = (state.mode === 'cross' && trace.sourceTokens ? trace.sourceTokens : trace.tokens).map(tokLabel)
     const nq = A.rows, nk = A.cols
