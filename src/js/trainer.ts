@@ -48,8 +48,8 @@ export interface TrainerOptions {
   lr?: number;
   /** Softmax temperature. Default 1. */
   temperature?: number;
-  /** Score multiplier. Default 1/√(dk per head) for scaled-dot, else 1. */
-  scale?: number;
+  /** Score multiplier (as in ap.run: `false` = off, i.e. 1). Default 1/√(dk per head) for scaled-dot, else 1. */
+  scale?: number | boolean;
   /** Examples per step. Default 32. */
   batchSize?: number;
   /** 'auto' (the task's: causal for next-char), 'none' or 'causal'. */
@@ -180,10 +180,13 @@ export function createTrainerFor(module: unknown, options?: TrainerOptions): Tra
   if (typeof mod?.TrainerHandle !== 'function') {
     throw new AttentionError('createTrainer: this engine build has no trainer (TrainerHandle missing from the wasm module)');
   }
+  const conf: Record<string, unknown> = { ...o };
+  if (conf.scale === false) conf.scale = 1;
+  else if (conf.scale === true) delete conf.scale;
   const raw = new mod.TrainerHandle();
   let info: TrainerInfo;
   try {
-    info = unwrap<TrainerInfo>(raw.configure(o));
+    info = unwrap<TrainerInfo>(raw.configure(conf));
   } catch (e) {
     raw.delete();
     throw e;
