@@ -326,4 +326,48 @@ describe('the page in Chromium', () => {
     expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.i)).toBe('1')
     await page.close()
   })
+
+  it('a Chinese browser gets the Chinese page by default', async () => {
+    const page = await session.browser.newPage({ locale: 'zh-CN' })
+    await page.goto(server.url)
+    await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
+    expect(await page.locator('h1').textContent()).toBe('注意力机制演练场')
+    expect(await page.locator('[data-step="weights"] h3').textContent()).toBe('④ Softmax → 权重')
+    await page.close()
+  })
+
+  it('hovering a heatmap cell shows its number; clicking an embedding cell edits it', async () => {
+    const { page } = await openPage()
+    const tr = engine.run({}) as unknown as Record<string, Tensor>
+    const canvas = page.locator('[data-step="weights"] canvas')
+    await canvas.scrollIntoViewIfNeeded()
+    const box = (await canvas.boundingBox())!
+    await page.mouse.move(box.x + box.width - 5, box.y + box.height - 5)
+    const tip = page.locator('[data-step="weights"] .hm-tip')
+    await expect(tip.isVisible()).resolves.toBe(true)
+    const text = (await tip.textContent())!
+    expect(text).toContain('weights[3, 3]')
+    const shown = Number(text.split('= ')[1].replace('−', '-'))
+    expect(Math.abs(shown - tr.weights.data[15])).toBeLessThanOrEqual(5e-7 + 1e-6 * Math.abs(tr.weights.data[15]))
+    // the same cell's row and column are highlighted in the other panels: the token chip of row 3
+    await expect(page.locator('[data-panel="tokens"] .tok[data-i="3"]').getAttribute('class')).resolves.toContain('hl')
+
+    const emb = page.locator('[data-step="embeddings"] canvas')
+    await emb.scrollIntoViewIfNeeded()
+    const eb = (await emb.boundingBox())!
+    await page.mouse.click(eb.x + eb.width - 5, eb.y + eb.height - 5)
+    const editor = page.locator('[data-step="embeddings"] input.hm-editor')
+    await expect(editor.isVisible()).resolves.toBe(true)
+    await editor.fill('not a number')
+    await editor.press('Enter')
+    await expect(editor.getAttribute('aria-invalid')).resolves.toBe('true')
+    await editor.fill('-2')
+    await editor.press('Enter')
+    await settled(page)
+    const embeddings = { data: new Float32Array(tr.embeddings.data), shape: tr.embeddings.shape }
+    embeddings.data[3 * 16 + 15] = -2
+    const edited = engine.run({ embeddings }) as unknown as Record<string, unknown>
+    await expectPageEqualsTrace(page, edited, ['embeddings', 'Q', 'K', 'V', 'weights', 'output'])
+    await page.close()
+  })
 })
