@@ -34,7 +34,7 @@ export const STYLES = `
 .tabs .tab { border: none; border-bottom: 3px solid transparent; border-radius: 0; background: none; padding: 8px 12px; color: var(--muted); font-weight: 600; }
 .tabs .tab[aria-selected="true"] { color: var(--accent); border-bottom-color: var(--accent); }
 .ap-layout { display: grid; grid-template-columns: 290px minmax(0, 1fr); gap: 18px; padding: 16px 20px; align-items: start; }
-@media (max-width: 860px) { .ap-layout { grid-template-columns: 1fr; } }
+
 .ap-footer { color: var(--muted); font-size: 12px; padding: 4px 20px 18px; }
 
 .controls { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 14px; position: sticky; top: 10px;
@@ -166,4 +166,10 @@ export const STYLES = `
 .otext { font-size: 11px; fill: var(--ink); font-family: ui-monospace, monospace; }
 .oarrow { stroke: #5b6475; stroke-width: 1.5; }
 .ohead { fill: #5b6475; }
-`
+/* last, so that it wins over the wide layout's rules above */
+@media (max-width: 860px) {
+  .ap-layout { grid-template-columns: 1fr; padding: 10px; }
+  .controls { position: static; max-height: none; }
+  .ap-header { padding: 12px 10px 6px; }
+  .tabs { padding: 0 6px; overflow-x: auto; }
+}`
