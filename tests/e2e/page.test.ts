@@ -235,6 +235,23 @@ describe('the page in Chromium', () => {
     expect(checks.length).toBe(3)
     for (const c of checks) expect(c).toContain('✓')
     await fullShot(page, 'arith.png')
+    // every rule's breakdown, from its own parameters, on head 1 of 2
+    await page.locator('select[name="heads"]').selectOption('2')
+    await settled(page)
+    await page.locator('select[name="head"]').selectOption('1')
+    for (const rule of ['general', 'additive', 'concat']) {
+      await page.locator('select[name="score"]').selectOption(rule)
+      await settled(page)
+      await canvas.focus()
+      await page.keyboard.press('ArrowDown')
+      await page.keyboard.press('Enter')
+      await settled(page)
+      expect(await arith.textContent()).toContain(`rule ${rule}`)
+      expect(await arith.locator('.term').count(), rule).toBeGreaterThan(0)
+      const c = await arith.locator('.check').allTextContents()
+      expect(c.length, rule).toBe(3)
+      for (const x of c) expect(x, rule).toContain('✓')
+    }
     await page.close()
   })
 
