@@ -82,7 +82,7 @@ let enginePromise: Promise<Engine> | null = null
 let loadedEngine: Engine | null = null
 
 /** The wasm is the package's dist/attention.wasm, one folder above this module (dist/widget/widget.js). */
-export function wasmUrl(): string {
+function wasmUrl(): string {
   // Built from parts so that no bundler mistakes it for an asset to copy or inline.
   return new URL(['..', 'attention.wasm'].join('/'), import.meta.url).href
 }
@@ -126,7 +126,7 @@ function hostLang(el: HTMLElement): Lang {
   return browserLang(typeof navigator === 'undefined' ? [] : navigator.languages)
 }
 
-export function readAttributes(el: HTMLElement): FromAttributes {
+function readAttributes(el: HTMLElement): FromAttributes {
   const params = new URLSearchParams()
   for (const [attr, param] of STATE_ATTRS) {
     const v = el.getAttribute(attr)
