@@ -116,11 +116,7 @@ val tokenized_to_js(const ap::Tokenized& t) {
 ap::TokenizerOptions decode_tokenizer_options(const val& o) {
   ap::TokenizerOptions t;
   if (has(o, "bpeCorpus")) t.bpeCorpus = string_of(o["bpeCorpus"], "bpeCorpus");
-  if (has(o, "bpeMerges")) {
-    t.bpeMerges = int_of(o["bpeMerges"], "bpeMerges");
-    ap::require(t.bpeMerges >= 0 && t.bpeMerges <= 4096,
-                "bpeMerges: must be from 0 to 4096, got " + std::to_string(t.bpeMerges));
-  }
+  if (has(o, "bpeMerges")) t.bpeMerges = int_of(o["bpeMerges"], "bpeMerges");  // range checked by the tokenizer
   return t;
 }
 

@@ -73,7 +73,7 @@ Trace run(const RunOptions& o) {
   t.heads = o.heads;
   t.selfAttention = !o.cross;
   if (o.cross) {
-    auto both = tokenize_joint({o.source, o.target}, o.tokenizer, o.tokenizerOptions);
+    auto both = tokenize_joint({o.source, o.target}, o.tokenizer, o.tokenizerOptions, {"source", "target"});
     t.sourceTokens = std::move(both[0]);
     t.tokens = std::move(both[1]);
   } else {
