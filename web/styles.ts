@@ -85,6 +85,7 @@ export const STYLES = `
 .ap-root thead th { background: #f1f3f6; }
 .ap-root caption { text-align: left; color: var(--muted); font-size: 11px; }
 
+.badge { margin: 0 0 8px; padding: 6px 10px; border-radius: 8px; background: #e9f6ee; color: #1f5f36; font-size: 12.5px; }
 .tok-rows { display: flex; flex-direction: column; gap: 8px; }
 .tok-row { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
 .tok-row-label { font-size: 12px; color: var(--muted); min-width: 150px; }

@@ -4,12 +4,14 @@
 import type { Ctx, Panel } from '../context'
 import { h, setText, tokLabel } from '../dom'
 import { toggleIndex } from '../state'
+import { matchingPreset } from '../presets'
 
 export class TokensPanel implements Panel {
   readonly el: HTMLElement
   private title = h('h3')
   private formula = h('div', { class: 'formula' })
   private help = h('p', { class: 'help' })
+  private badge = h('p', { class: 'badge' })
   private rows = h('div', { class: 'tok-rows' })
   private vocabTitle = h('h4')
   private vocab = h('ol', { class: 'vocab', start: 0 })
@@ -19,7 +21,7 @@ export class TokensPanel implements Panel {
 
   constructor() {
     this.el = h('section', { class: 'panel', 'data-panel': 'tokens' },
-      h('header', { class: 'panel-head' }, this.title), this.formula, this.help, this.rows,
+      h('header', { class: 'panel-head' }, this.title), this.formula, this.help, this.badge, this.rows,
       h('div', { class: 'vocab-box' }, this.vocabTitle, this.vocab), this.mergesBox)
   }
 
@@ -28,6 +30,9 @@ export class TokensPanel implements Panel {
     setText(this.title, t('tokensPanel'))
     setText(this.formula, t('tokensFormula'))
     setText(this.help, state.mask === 'padding' ? `${t('tokensHelp')} ${t('maskPaddingHint')}` : t('tokensHelp'))
+    const course = matchingPreset(state) === 'cat' && state.edits.length === 0
+    this.badge.hidden = !course
+    if (course) setText(this.badge, `✓ ${t('courseBadge')}`)
     if (!trace) return
     // Rebuilding chips when nothing about them changed would only cost style and layout work.
     const key = JSON.stringify([state.lang, state.mode, state.mask, state.padKeys, state.tokenizer, trace.tokens, trace.tokenIds, trace.sourceTokens, trace.vocab.length, trace.merges?.length])
