@@ -134,6 +134,17 @@ function readAttributes(el: HTMLElement): FromAttributes {
   }
   const { state, notices } = parseParams(params, defaultState(hostLang(el)))
 
+  // Values valid one by one can still clash; the engine would refuse them, so fall back here as well.
+  if ((state.score === 'dot' || state.score === 'scaled-dot') && state.dq !== state.dk) {
+    notices.push({ param: 'dk', value: `${state.dk} (${state.score} needs dk = dq = ${state.dq})` })
+    state.dk = state.dq
+  }
+  if (state.dq % state.heads || state.dk % state.heads || state.dv % state.heads) {
+    notices.push({ param: 'heads', value: `${state.heads} (must divide dq = ${state.dq}, dk = ${state.dk}, dv = ${state.dv})` })
+    state.heads = 1
+    state.head = 0
+  }
+
   const guided = el.getAttribute('guided')
   if (guided !== null) {
     const g = guided.trim().toLowerCase()

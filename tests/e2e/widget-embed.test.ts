@@ -377,6 +377,13 @@ describe('hostile attributes', () => {
     await page.waitForTimeout(200)
     expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined()
     expect(await bad.evaluate((el) => el.shadowRoot!.querySelectorAll('img, script').length)).toBe(0)
+    // values valid one by one that clash: the same fallback and notice, never a blank widget
+    await ready(page, '#clash')
+    const clash = page.locator('#clash')
+    const clashNotice = (await clash.locator('.apw-notice').textContent()) ?? ''
+    expect(clashNotice).toContain('dk = “24 (dot needs dk = dq = 8)”')
+    expect(clashNotice).toContain('heads = “5 (must divide dq = 8, dk = 8, dv = 28)”')
+    expectSameNumbers((await widgetTrace(clash)).output, (engine.run({ text: 'a b c', score: 'dot', dq: 8, dk: 8 }) as Trace).output, 'clash output')
     expect(errors).toEqual([])
     await page.screenshot({ path: artifact('widget-injection.png') })
     await page.close()
