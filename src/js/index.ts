@@ -14,10 +14,13 @@ import type {
 } from './types.js';
 import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js';
 import type { Tensor } from './util.js';
+import { createTrainerFor } from './trainer.js';
+import type { Trainer, TrainerOptions } from './trainer.js';
 
 export * from './types.js';
 export { AttentionError, toTensor } from './util.js';
 export type { Tensor, TensorLike } from './util.js';
+export type * from './trainer.js';
 
 /** How to find the `.wasm` file. By default it is loaded from beside this module (`attention.wasm`). */
 export interface InitOptions {
@@ -46,6 +49,8 @@ export interface Engine {
   /** torch.nn.MultiheadAttention's computation (weights in PyTorch layout). */
   multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult;
   tokenize(text: string, tokenizer?: TokenizerName, options?: { bpeCorpus?: string; bpeMerges?: number }): Tokenization;
+  /** A small attention model to train in place (see trainer.ts); call `dispose()` when done. */
+  createTrainer(options?: TrainerOptions): Trainer;
   /** Wasm memory in use (for leak checks and budgets). */
   memoryStats(): MemoryStats;
   /** 'simd128' in WebAssembly builds. */
@@ -123,6 +128,7 @@ function makeEngine(module: RawModule): Engine {
       checkText('bpeCorpus', o.bpeCorpus);
       return unwrap<Tokenization>(module.tokenize(text, tokenizer, o));
     },
+    createTrainer: (options?: TrainerOptions) => createTrainerFor(module, options),
     memoryStats: () => module.memoryStats(),
     backend: module.backend(),
     module,
