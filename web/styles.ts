@@ -100,8 +100,9 @@ export const STYLES = `
 .merge-list { columns: 3 180px; font-size: 12px; margin: 0; padding-left: 22px; }
 
 .lines-wrap { overflow: auto; max-height: 520px; }
-.lines line { stroke: var(--accent); stroke-linecap: round; }
-.lines line.on { stroke: var(--warm); }
+.lines-stack { position: relative; width: 420px; margin: 0 auto; }
+.lines-canvas { position: absolute; left: 0; top: 0; }
+.lines { position: relative; display: block; }
 .lines-tok { font-size: 13px; fill: var(--ink); cursor: default; }
 .lines-tok.hl { font-weight: 700; fill: var(--warm); }
 .lines-summary { font-weight: 600; margin: 0 0 6px; }

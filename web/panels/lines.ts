@@ -1,30 +1,38 @@
 // The token-to-token view: lines from each query token (left) to the key tokens it attends to
 // (right), thicker for more weight — the lessons' "it → animal" picture, for any sentence.
+// Lines are drawn on a canvas (n² SVG elements made every keystroke slow); the tokens are SVG text
+// on top, focusable and hoverable.
 
 import type { Ctx, Panel } from '../context'
 import { h, setText, svg, tokLabel } from '../dom'
 import { headMatrix } from '../arith'
-import { fmt } from '../format'
 
 const ROW_H = 24
 const MAX_TOKENS = 150
+const WIDTH = 420
+const XL = 130, XR = WIDTH - 130
 
 export class LinesPanel implements Panel {
   readonly el: HTMLElement
   private title = h('h3')
   private help = h('p', { class: 'help' })
   private summary = h('p', { class: 'lines-summary' })
+  private canvas = h('canvas', { class: 'lines-canvas', 'aria-hidden': 'true' })
   private svgEl = svg('svg', { class: 'lines', role: 'img' })
-  private lineEls: SVGLineElement[][] = []
   private weights: number[][] = []
+  private top: number[][] = []
   private leftTexts: SVGTextElement[] = []
   private rightTexts: SVGTextElement[] = []
   private qToks: string[] = []
   private kToks: string[] = []
+  private tokKey = ''
+  private height = 0
+  private hl: { q: number | null; k: number | null } = { q: null, k: null }
 
   constructor() {
     this.el = h('section', { class: 'panel', 'data-panel': 'lines' },
-      h('header', { class: 'panel-head' }, this.title), this.help, this.summary, h('div', { class: 'lines-wrap' }, this.svgEl))
+      h('header', { class: 'panel-head' }, this.title), this.help, this.summary,
+      h('div', { class: 'lines-wrap' }, h('div', { class: 'lines-stack' }, this.canvas, this.svgEl)))
   }
 
   render(ctx: Ctx): void {
@@ -34,44 +42,41 @@ export class LinesPanel implements Panel {
     this.svgEl.setAttribute('aria-label', t('linesPanel'))
     if (!trace) return
     const full = headMatrix(trace.weights, state.head)
-    // Past 150 tokens a side the picture is unreadable and heavy: the first 150, said in the help line.
+    // Past 150 tokens a side the picture is unreadable: the first 150, said in the help line.
     const nqAll = full.rows, nkAll = full.cols
-    const A = { rows: Math.min(nqAll, MAX_TOKENS), cols: Math.min(nkAll, MAX_TOKENS), data: new Float32Array(0) }
-    A.data = new Float32Array(A.rows * A.cols)
-    for (let i = 0; i < A.rows; i++) A.data.set(full.data.subarray(i * nkAll, i * nkAll + A.cols), i * A.cols)
-    if (nqAll > MAX_TOKENS || nkAll > MAX_TOKENS) setText(this.help, `${t('linesHelp')} (${A.rows}×${A.cols} / ${nqAll}×${nkAll})`)
-    this.qToks = trace.tokens.map(tokLabel)
-    this.kToks = (state.mode === 'cross' && trace.sourceTokens ? trace.sourceTokens : trace.tokens).map(tokLabel)
-    const nq = A.rows, nk = A.cols
-    const width = 420
-    const height = Math.max(nq, nk) * ROW_H + 10
-    const xl = 130, xr = width - 130
-    this.svgEl.setAttribute('viewBox', `0 0 ${width} ${height}`)
-    this.svgEl.setAttribute('width', '100%')
-    this.svgEl.style.maxWidth = `${width * 1.25}px`
-    this.svgEl.replaceChildren()
-    const yq = (i: number) => 14 + i * ROW_H + (Math.max(nq, nk) - nq) * ROW_H / 2
-    const yk = (j: number) => 14 + j * ROW_H + (Math.max(nq, nk) - nk) * ROW_H / 2
-    const g = svg('g', { class: 'lines-g' })
-    this.lineEls = []
-    this.weights = []
-    // Past ~40 tokens all n² lines would be an unreadable (and slow) mesh: keep each row's top 3.
-    const many = nq * nk > 1600
-    for (let i = 0; i < nq; i++) {
-      const row: SVGLineElement[] = []
-      const wrow = Array.from(A.data.subarray(i * nk, (i + 1) * nk))
-      const keep = many ? new Set(topK(wrow, 3)) : null
-      for (let j = 0; j < nk; j++) {
-        const w = wrow[j]
-        if (keep && !keep.has(j)) { row.push(null as unknown as SVGLineElement); continue }
-        const line = svg('line', { x1: xl + 6, y1: yq(i), x2: xr - 6, y2: yk(j), 'stroke-width': (0.5 + 6 * w).toFixed(2) })
-        row.push(line)
-        g.append(line)
-      }
-      this.lineEls.push(row)
-      this.weights.push(wrow)
+    const nq = Math.min(nqAll, MAX_TOKENS), nk = Math.min(nkAll, MAX_TOKENS)
+    if (nqAll > nq || nkAll > nk) setText(this.help, `${t('linesHelp')} (${nq}×${nk} / ${nqAll}×${nkAll})`)
+    this.weights = Array.from({ length: nq }, (_, i) => Array.from(full.data.subarray(i * nkAll, i * nkAll + nk)))
+    this.top = this.weights.map((w) => topK(w, 3))
+    this.qToks = trace.tokens.slice(0, nq).map(tokLabel)
+    this.kToks = (state.mode === 'cross' && trace.sourceTokens ? trace.sourceTokens : trace.tokens).slice(0, nk).map(tokLabel)
+    const key = JSON.stringify([this.qToks, this.kToks])
+    if (key !== this.tokKey) {
+      this.tokKey = key
+      this.buildTokens(ctx, nq, nk)
     }
-    this.svgEl.append(g)
+    this.highlight(ctx)
+  }
+
+  private yq(i: number): number {
+    return 14 + i * ROW_H + (Math.max(this.qToks.length, this.kToks.length) - this.qToks.length) * ROW_H / 2
+  }
+
+  private yk(j: number): number {
+    return 14 + j * ROW_H + (Math.max(this.qToks.length, this.kToks.length) - this.kToks.length) * ROW_H / 2
+  }
+
+  private buildTokens(ctx: Ctx, nq: number, nk: number): void {
+    this.height = Math.max(nq, nk) * ROW_H + 10
+    this.svgEl.setAttribute('viewBox', `0 0 ${WIDTH} ${this.height}`)
+    this.svgEl.setAttribute('width', String(WIDTH))
+    this.svgEl.setAttribute('height', String(this.height))
+    const dpr = window.devicePixelRatio || 1
+    this.canvas.width = Math.ceil(WIDTH * dpr)
+    this.canvas.height = Math.ceil(this.height * dpr)
+    this.canvas.style.width = `${WIDTH}px`
+    this.canvas.style.height = `${this.height}px`
+    this.svgEl.replaceChildren()
     const mk = (x: number, y: number, s: string, anchor: string, onEnter: () => void) => {
       const e = svg('text', { x, y: y + 4, 'text-anchor': anchor, class: 'lines-tok', tabindex: 0, text: s })
       e.addEventListener('mouseenter', onEnter)
@@ -81,9 +86,8 @@ export class LinesPanel implements Panel {
       this.svgEl.append(e)
       return e
     }
-    this.leftTexts = this.qToks.map((s, i) => mk(xl, yq(i), s, 'end', () => ctx.setHighlight(i, null)))
-    this.rightTexts = this.kToks.map((s, j) => mk(xr, yk(j), s, 'start', () => ctx.setHighlight(null, j)))
-    this.highlight(ctx)
+    this.leftTexts = this.qToks.map((s, i) => mk(XL, this.yq(i), s, 'end', () => ctx.setHighlight(i, null)))
+    this.rightTexts = this.kToks.map((s, j) => mk(XR, this.yk(j), s, 'start', () => ctx.setHighlight(null, j)))
   }
 
   private defaultQuery(): number {
@@ -92,26 +96,47 @@ export class LinesPanel implements Panel {
   }
 
   highlight(ctx: Ctx): void {
-    const q = ctx.hl.q
-    const k = ctx.hl.k
-    this.lineEls.forEach((row, i) => {
-      row.forEach((line, j) => {
-        if (!line) return
-        const w = this.weights[i][j]
+    this.hl = { q: ctx.hl.q, k: ctx.hl.k }
+    this.draw()
+    const { q, k } = this.hl
+    this.leftTexts.forEach((e, i) => e.classList.toggle('hl', i === q))
+    this.rightTexts.forEach((e, j) => e.classList.toggle('hl', j === k))
+    const qi = q !== null && q < this.weights.length ? q : this.defaultQuery()
+    const w = this.weights[qi]
+    if (!w) { setText(this.summary, ''); return }
+    setText(this.summary, `${this.qToks[qi]} → ` + this.top[qi].map((j) => `${this.kToks[j]} ${w[j].toFixed(3)}`).join(' · ') + `  (${ctx.t('linesTop')})`)
+  }
+
+  private draw(): void {
+    const ctx = this.canvas.getContext('2d')
+    if (!ctx) return
+    const dpr = window.devicePixelRatio || 1
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0)
+    ctx.clearRect(0, 0, WIDTH, this.height)
+    ctx.lineCap = 'round'
+    const { q, k } = this.hl
+    // Past ~40 tokens all n² lines are an unreadable mesh: each row's top 3 unless a token is picked.
+    const many = this.weights.length * (this.weights[0]?.length ?? 0) > 1600
+    const line = (i: number, j: number, op: number, on: boolean) => {
+      const w = this.weights[i][j]
+      ctx.strokeStyle = on ? `rgba(232,89,12,${op})` : `rgba(28,100,209,${op})`
+      ctx.lineWidth = 0.5 + 6 * w
+      ctx.beginPath()
+      ctx.moveTo(XL + 6, this.yq(i))
+      ctx.lineTo(XR - 6, this.yk(j))
+      ctx.stroke()
+    }
+    this.weights.forEach((row, i) => {
+      const cols = many && q !== i ? this.top[i] : row.map((_, j) => j)
+      for (const j of cols) {
+        if (many && k !== null && j !== k && q !== i) continue
+        const w = row[j]
         let op = Math.max(0.04, w)
         if (q !== null) op = i === q ? Math.max(0.15, w) : 0.03
         else if (k !== null) op = j === k ? Math.max(0.15, w) : 0.03
-        line.setAttribute('stroke-opacity', op.toFixed(3))
-        line.classList.toggle('on', (q !== null && i === q) || (k !== null && j === k))
-      })
+        line(i, j, Math.min(1, op), (q !== null && i === q) || (k !== null && j === k))
+      }
     })
-    this.leftTexts.forEach((e, i) => e.classList.toggle('hl', i === q))
-    this.rightTexts.forEach((e, j) => e.classList.toggle('hl', j === k))
-    const qi = q ?? this.defaultQuery()
-    const w = this.weights[qi]
-    if (!w) { this.summary.textContent = ''; return }
-    const order = topK(w, 3)
-    this.summary.textContent = `${this.qToks[qi]} → ` + order.map((j) => `${this.kToks[j]} ${fmt(w[j], 3)}`).join(' · ') + `  (${ctx.t('linesTop')})`
   }
 }
 
