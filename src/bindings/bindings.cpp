@@ -185,6 +185,27 @@ val run(val o) {
     out.set("maskedRows", int_array(t.maskedRows));
     out.set("scale", t.scale);
     out.set("heads", t.heads);
+    // The options as resolved (defaults filled in), so a trace says how to reproduce it.
+    val resolved = val::object();
+    if (r.cross) {
+      resolved.set("source", val(r.source));
+      resolved.set("target", val(r.target));
+    } else {
+      resolved.set("text", val(r.text));
+    }
+    resolved.set("tokenizer", val(r.tokenizer));
+    resolved.set("dModel", r.dModel);
+    resolved.set("dq", r.dq);
+    resolved.set("dk", r.dk);
+    resolved.set("dv", r.dv);
+    resolved.set("seed", static_cast<double>(r.seed));
+    resolved.set("score", val(std::string(ap::score_name(r.score))));
+    resolved.set("scale", t.scale);
+    resolved.set("mask", has(o, "mask") ? o["mask"] : val(std::string("none")));
+    resolved.set("temperature", r.temperature);
+    resolved.set("heads", r.heads);
+    if (r.tokenizer == "bpe") resolved.set("bpeMerges", r.tokenizerOptions.bpeMerges);
+    out.set("options", resolved);
     if (one) {
       out.set("params", encode_params(t.params[0], r.score));
     } else {

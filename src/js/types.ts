@@ -86,6 +86,9 @@ export interface Trace {
   heads: number;
   /** The rule's parameters (an array, one per head, when heads > 1). */
   params: ScoreParamsOut | ScoreParamsOut[];
+  /** The options as resolved (defaults filled in; scale as the multiplier applied). */
+  options: Required<Pick<RunOptions, 'tokenizer' | 'dModel' | 'dq' | 'dk' | 'dv' | 'seed' | 'score' | 'mask' | 'temperature' | 'heads'>> &
+    Pick<RunOptions, 'text' | 'source' | 'target' | 'bpeMerges'> & { scale: number };
 }
 
 export interface AttentionParams {
