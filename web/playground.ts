@@ -64,6 +64,33 @@ export function compute(engine: Engine, s: PlaygroundState): { trace: Trace; dro
   return { trace: engine.run(opts), droppedEdits: dropped }
 }
 
+let sharedSheet: CSSStyleSheet | null = null
+
+/**
+ * Constructed stylesheets (adoptedStyleSheets) rather than a <style> element: a host page whose
+ * Content-Security-Policy forbids inline styles still styles the playground. One sheet object is
+ * shared by every instance. Returns the undo.
+ */
+function adoptStyles(root: ShadowRoot | HTMLElement): () => void {
+  const target: ShadowRoot | Document = root instanceof ShadowRoot ? root : document
+  try {
+    sharedSheet ??= new CSSStyleSheet()
+    if (sharedSheet.cssRules.length === 0) sharedSheet.replaceSync(STYLES)
+    const sheet = sharedSheet
+    if (!target.adoptedStyleSheets.includes(sheet)) target.adoptedStyleSheets = [...target.adoptedStyleSheets, sheet]
+    return () => {
+      // Other playgrounds in the same document may still use the sheet.
+      if (target === document && document.querySelectorAll('.ap-root').length > 0) return
+      target.adoptedStyleSheets = target.adoptedStyleSheets.filter((s) => s !== sheet)
+    }
+  } catch {
+    const style = document.createElement('style')
+    style.textContent = STYLES
+    root.prepend(style)
+    return () => style.remove()
+  }
+}
+
 export function mountPlayground(
   root: ShadowRoot | HTMLElement,
   engine: Engine,
@@ -83,10 +110,9 @@ export function mountPlayground(
   let lastComputed: PlaygroundState | null = null
   let computeMs = 0
 
-  const style = document.createElement('style')
-  style.textContent = STYLES
+  const removeStyles = adoptStyles(root)
   const app = h('div', { class: 'ap-root', lang: state.lang })
-  root.append(style, app)
+  root.append(app)
 
   const ctx: Ctx = {
     get state() { return state },
@@ -260,8 +286,8 @@ export function mountPlayground(
       disposed = true
       scheduled = 0
       why.dispose()
-      style.remove()
       app.remove()
+      removeStyles()
       notices = []
     },
   }
