@@ -202,10 +202,11 @@ class TrainerHandle {
     });
   }
 
-  val evaluate() {
+  val evaluate(val limit) {
     return guarded([&] {
       ready();
-      return score_to_js(t_->evaluate());
+      const int n = limit.isUndefined() || limit.isNull() ? 0 : int_of(limit, "limit");
+      return score_to_js(t_->evaluate(n));
     });
   }
 

@@ -168,7 +168,7 @@ class Trainer {
 
   Score step(int n);  // n optimizer steps; returns the mean over them
   Score train_on(const std::vector<Example>& batch);  // one optimizer step on the caller's batch
-  Score evaluate() const;
+  Score evaluate(int limit = 0) const;  // on the held-out set, or its first `limit` examples
   Score evaluate_train() const;
   const TaskData& task() const { return task_; }
   Model& model() { return *model_; }

@@ -129,6 +129,15 @@ TaskData make_coreference() {
 
   std::vector<std::string> adjs = animAdj;
   adjs.insert(adjs.end(), placeAdj.begin(), placeAdj.end());
+  // Each template as token ids once, with -1/-2/-3 where the animal/place/adjective go.
+  std::vector<std::vector<int>> tpls;
+  for (const auto& tpl : templates) {
+    std::vector<int> ids;
+    for (const std::string& w : split_spaces(tpl))
+      ids.push_back(w == "{A}" ? -1 : w == "{P}" ? -2 : w == "{J}" ? -3 : id(w));
+    tpls.push_back(std::move(ids));
+  }
+  const int itId = id("it");
   for (size_t a = 0; a < animals.size(); ++a)
     for (size_t p = 0; p < places.size(); ++p)
       for (size_t j = 0; j < adjs.size(); ++j) {
@@ -140,25 +149,27 @@ TaskData make_coreference() {
         const bool lesson = animals[a] == "animal" && places[p] == "street" && (adjs[j] == "tired" || adjs[j] == "wide");
         const bool heldOut = lesson || ((h * 2246822519u) >> 28) % 5 == 0;
         const bool aboutAnimal = j < animAdj.size();
-        for (const auto& tpl : templates) {
+        const int ida = id(animals[a]), idp = id(places[p]), idj = id(adjs[j]);
+        for (const auto& tpl : tpls) {
           Example ex;
-          int posA = -1, posP = -1, posIt = -1;
-          for (const std::string& w : split_spaces(tpl)) {
-            const int i = static_cast<int>(ex.ids.size());
-            if (w == "{A}") posA = i, ex.ids.push_back(id(animals[a]));
-            else if (w == "{P}") posP = i, ex.ids.push_back(id(places[p]));
-            else if (w == "{J}") ex.ids.push_back(id(adjs[j]));
-            else {
-              if (w == "it") posIt = i;
-              ex.ids.push_back(id(w));
-            }
+          ex.ids = tpl;
+          int posA = -1, posP = -1;
+          for (size_t i = 0; i < tpl.size(); ++i) {
+            if (tpl[i] == -1) posA = static_cast<int>(i), ex.ids[i] = ida;
+            else if (tpl[i] == -2) posP = static_cast<int>(i), ex.ids[i] = idp;
+            else if (tpl[i] == -3) ex.ids[i] = idj;
+            else if (tpl[i] == itId) ex.pointerFrom = static_cast<int>(i);
           }
-          ex.pointerFrom = posIt;
           ex.pointerTo = aboutAnimal ? posA : posP;
           t.maxLen = std::max(t.maxLen, static_cast<int>(ex.ids.size()));
           (heldOut ? t.test : t.train).push_back(std::move(ex));
         }
       }
+  // A fixed shuffle (the data set does not depend on the trainer's seed), so that any prefix of the
+  // held-out set is a fair sample for evaluate(limit).
+  Generator g(5);
+  for (auto* set : {&t.train, &t.test})
+    for (size_t i = set->size(); i > 1; --i) std::swap((*set)[i - 1], (*set)[g.random() % i]);
   return t;
 }
 

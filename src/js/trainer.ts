@@ -114,8 +114,8 @@ export interface Trainer {
   step(n?: number): TrainScore;
   /** One optimizer step on your own batch (instead of one sampled from the task); returns its loss before the step. */
   trainOn(batch: TrainExample[]): TrainScore;
-  /** Loss and accuracy on the held-out data (nothing is updated). */
-  evaluate(): TrainScore;
+  /** Loss and accuracy on the held-out data (nothing is updated); `limit`: only its first n examples (a fair sample). */
+  evaluate(options?: { limit?: number }): TrainScore;
   /** The same trace as ap.run, computed with the trained weights. Default text: info.sample. */
   trace(text?: string, options?: { layer?: number }): TrainTrace;
   /** Every parameter by name (copies): embedding, position, layers.L.Wq … head.W, head.b. */
@@ -135,7 +135,7 @@ interface RawTrainer {
   configure(o: object): unknown;
   step(n: number): unknown;
   trainOn(b: unknown): unknown;
-  evaluate(): unknown;
+  evaluate(limit?: unknown): unknown;
   setLr(lr: number): unknown;
   parameters(): unknown;
   setParameters(p: object): unknown;
@@ -221,8 +221,10 @@ export function createTrainerFor(module: unknown, options?: TrainerOptions): Tra
       steps = r.steps;
       return { loss: r.loss, accuracy: r.accuracy };
     },
-    evaluate() {
-      return unwrap<TrainScore>(live().evaluate());
+    evaluate(options?: { limit?: number }) {
+      const eo = checkOptions('evaluate', options);
+      checkKeys('evaluate', eo, ['limit']);
+      return unwrap<TrainScore>(live().evaluate(eo.limit));
     },
     trace(text?: string, opts?: { layer?: number }) {
       const t = text === undefined ? info.sample : text;

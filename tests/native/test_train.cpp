@@ -221,6 +221,18 @@ TEST(Train, CoreferenceDataIsHeldOutByCombination) {
   EXPECT_EQ(ids.size(), 11u);
 }
 
+TEST(Train, EvaluateLimitTakesAPrefixOfTheHeldOutSet) {
+  TrainerOptions o;
+  Trainer tr(o);
+  EXPECT_EQ(tr.evaluate().terms, static_cast<int>(tr.task().test.size()));
+  EXPECT_EQ(tr.evaluate(100).terms, 100);
+  EXPECT_THROW(tr.evaluate(-1), ap::Error);
+  // the fixed shuffle mixes the combinations into any prefix (unshuffled, the first 100 share one animal)
+  std::set<std::string> adjs;
+  for (int i = 0; i < 100; ++i) adjs.insert(tr.task().vocab[tr.task().test[i].ids.back()]);
+  EXPECT_GE(adjs.size(), 10u);
+}
+
 TEST(Train, ReverseLearns) {
   TrainerOptions o;
   o.task = "reverse";

@@ -82,10 +82,14 @@ function send() {
   post({ type: 'snapshot', snapshot: s }, transfer)
 }
 
+// While playing, a fixed sample of the held-out set (the task shuffles it once, so a prefix is fair);
+// the whole set when paused or stepped.
+const EVAL_SAMPLE = 512
+
 function train(n: number) {
   lastTrain = tr.step(n)
   if (++chunksSinceEval >= EVAL_EVERY || lastTest === null) {
-    lastTest = tr.evaluate()
+    lastTest = tr.evaluate({ limit: EVAL_SAMPLE })
     chunksSinceEval = 0
   }
 }
@@ -113,7 +117,7 @@ async function handle(m: ToWorker) {
     tr = null
     tr = create(m.settings)
     pca = new Pca2()
-    lastTest = tr.evaluate()
+    lastTest = tr.evaluate({ limit: EVAL_SAMPLE })
     lastTrain = { loss: NaN, accuracy: NaN }
     chunksSinceEval = 0
     sentence = m.sentence && m.sentence.trim() ? m.sentence : tr.info.sample
@@ -138,12 +142,13 @@ async function handle(m: ToWorker) {
       break
     case 'pause':
       playing = false
+      lastTest = tr.evaluate()
       send()
       break
     case 'step':
       playing = false
       train(Math.max(1, Math.min(10_000, Math.floor(m.n))))
-      lastTest = tr.evaluate()
+      lastTest = tr.evaluate({ limit: EVAL_SAMPLE })
       send()
       break
     case 'lr':
