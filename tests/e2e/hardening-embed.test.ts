@@ -202,16 +202,17 @@ describe('shadow DOM isolation', () => {
 
 // The widget-side rows of docs/bad-input.md: [row id, attribute, value, what the user sees].
 // 'notice': the attribute is ignored (its default used) and a notice names it, as text.
-// 'refused': the engine refused the combination; an alert shows the engine's message and the last
-// good result stays on screen.
+// 'refused': the engine refused the input; an alert shows the engine's message and the last good
+// result stays on screen.
 const ATTRIBUTE_ROWS: [string, string, string, 'notice' | 'refused', RegExp][] = [
   ['E1', 'text', '', 'refused', /text: is empty \(or only whitespace\)/],
   ['E2', 'text', ' \u3000\t', 'refused', /text: is empty \(or only whitespace\)/],
   ['E3', 'text', ',,,', 'refused', /text: has no words once commas are removed/],
   ['L1', 'text', 'a '.repeat(5000), 'notice', /text = “a a a/],
   ['D1', 'dk', '0', 'notice', /dk = “0”/],
-  ['D2', 'dk', '16', 'refused', /dq\/dk: score 'scaled-dot' needs dq = dk, got dq = 24, dk = 16/],
-  ['H1', 'heads', '5', 'refused', /heads: must divide dq, dk and dv, got heads = 5/],
+  // Values valid one by one that clash fall back with a notice too (the widget checks before the engine).
+  ['D2', 'dk', '16', 'notice', /dk = “16 \(scaled-dot needs dk = dq = 24\)”/],
+  ['H1', 'heads', '5', 'notice', /heads = “5 \(must divide dq = 24, dk = 24, dv = 28\)”/],
   ['H2', 'heads', '0', 'notice', /heads = “0”/],
   ['K1', 'tokenizer', 'sentencepiece', 'notice', /tokenizer = “sentencepiece”/],
   ['K2', 'score', 'cosine', 'notice', /score = “cosine”/],

@@ -95,7 +95,8 @@ const rows: Record<string, [string, () => void]> = {
     expectError(() => ap.run({ dModel: 5000 }), 'dModel: must be an integer from 1 to 4096, got 5000')
     expectError(() => ap.run({ tokenizer: 'bpe', bpeMerges: 2000 }), 'bpeMerges: expected 0..1024, got 2000')
     // One limit, one message, whichever layer checks it.
-    expectError(() => ap.run({ tokenizer: 'bpe', bpeMerges: -1 }), /^bpeMerges: .*\b1024\b.*-1$/)
+    expectError(() => ap.run({ tokenizer: 'bpe', bpeMerges: -1 }), 'bpeMerges: expected 0..1024, got -1')
+    expectError(() => ap.tokenize('a', 'bpe', { bpeCorpus: 'x'.repeat(65537) }), 'bpeCorpus: 65537 bytes, the limit is 65536')
     expectError(() => ap.attention({ query: { data: new Float32Array(4), shape: [1 << 15, 1 << 15] }, key: k, value: v }),
       'query: too many elements (limit 2^28)')
   }],
@@ -108,10 +109,10 @@ const rows: Record<string, [string, () => void]> = {
     expect(t.tokens.slice(1, -1).every((x: string) => x === '\uFFFD')).toBe(true)
   }],
   U2: ['an unpaired UTF-16 surrogate', () => {
-    expectError(() => ap.run({ text: 'a \uD800 b' }), 'text: contains an unpaired UTF-16 surrogate at index 2')
-    expectError(() => ap.tokenize('ab\uDC00', 'char'), 'text: contains an unpaired UTF-16 surrogate at index 2')
-    expectError(() => ap.run({ source: 'x', target: 'y\uD83D' }), 'target: contains an unpaired UTF-16 surrogate at index 1')
-    expectError(() => ap.tokenize('ab', 'bpe', { bpeCorpus: 'x\uD800y' }), 'bpeCorpus: contains an unpaired UTF-16 surrogate at index 1')
+    expectError(() => ap.run({ text: 'a \uD800 b' }), 'text: unpaired UTF-16 surrogate U+D800 at index 2 (not valid Unicode)')
+    expectError(() => ap.tokenize('ab\uDC00', 'char'), 'text: unpaired UTF-16 surrogate U+DC00 at index 2 (not valid Unicode)')
+    expectError(() => ap.run({ source: 'x', target: 'y\uD83D' }), 'target: unpaired UTF-16 surrogate U+D83D at index 1 (not valid Unicode)')
+    expectError(() => ap.tokenize('ab', 'bpe', { bpeCorpus: 'x\uD800y' }), 'bpeCorpus: unpaired UTF-16 surrogate U+D800 at index 1 (not valid Unicode)')
     // A proper pair is one character.
     expect(ap.tokenize('a\uD83D\uDE00b', 'char').tokens).toEqual(['a', '😀', 'b'])
   }],
@@ -135,9 +136,9 @@ const rows: Record<string, [string, () => void]> = {
     expectError(() => ap.run({ dModel: Infinity }), 'dModel: must be finite, got inf')
   }],
   N3: ['temperature out of range', () => {
-    expectError(() => ap.run({ temperature: 0 }), 'temperature: must be a number from 1e-6 to 1e6, got 0.000000')
-    expectError(() => ap.attention({ query: q, key: k, value: v, temperature: -2 }), 'temperature: must be a number from 1e-6 to 1e6, got -2.000000')
-    expectError(() => ap.run({ temperature: 1e7 }), 'temperature: must be a number from 1e-6 to 1e6, got 10000000.000000')
+    expectError(() => ap.run({ temperature: 0 }), /^temperature: must be a number from 1e-6 to 1e6, got 0(\.0+)?$/)
+    expectError(() => ap.attention({ query: q, key: k, value: v, temperature: -2 }), /^temperature: must be a number from 1e-6 to 1e6, got -2(\.0+)?$/)
+    expectError(() => ap.run({ temperature: 1e7 }), /^temperature: must be a number from 1e-6 to 1e6, got (10000000(\.0+)?|1e\+?0?7)$/)
   }],
   S1: ['data length does not match the shape', () => {
     expectError(() => ap.attention({ query: { data: new Float32Array(5), shape: [2, 3] }, key: k, value: v }),
@@ -145,11 +146,11 @@ const rows: Record<string, [string, () => void]> = {
   }],
   S2: ['wrong rank, negative sizes, ragged arrays', () => {
     expectError(() => ap.attention({ query: { data: new Float32Array(3), shape: [3] }, key: k, value: v }),
-      'query: expected [n, d] or [batch, n, d], got rank 1')
+      /^query: expected \[n, d\] or \[batch, n, d\], got (rank 1|\[3\])$/)
     expectError(() => ap.attention({ query: { data: new Float32Array(0), shape: [-1, 0] }, key: k, value: v }),
       'query.shape: sizes must be ≥ 0, got -1')
     expectError(() => ap.attention({ query: { data: new Float32Array(3), shape: [1.5, 2] }, key: k, value: v }),
-      'query.shape[0]: expected an integer, got 1.500000')
+      /^query\.shape\[0\]: expected an integer, got 1\.50*$/)
     expectError(() => ap.attention({ query: [[1, 2], [3]], key: k, value: v }), 'query: ragged nested array (length 1 where 2 was expected)')
   }],
   S3: ['shapes that do not fit together', () => {
@@ -175,7 +176,7 @@ const rows: Record<string, [string, () => void]> = {
     expectError(() => ap.run({ dk: 0 }), 'dk: must be an integer from 1 to 4096, got 0')
     expectError(() => ap.run({ dq: 0, dk: 0 }), 'dq: must be an integer from 1 to 4096, got 0')
     expectError(() => ap.run({ dv: -3 }), 'dv: must be an integer from 1 to 4096, got -3')
-    expectError(() => ap.run({ dModel: 2.5 }), 'dModel: expected an integer, got 2.500000')
+    expectError(() => ap.run({ dModel: 2.5 }), /^dModel: expected an integer, got 2\.50*$/)
     expectError(() => ap.attention({ query: filled([5, 0], 0), key: filled([5, 0], 0), value: v }),
       'query: needs at least one row and one column, got [5, 0]')
   }],
