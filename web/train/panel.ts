@@ -77,6 +77,25 @@ function canvas(w: number, h: number): HTMLCanvasElement {
   return c
 }
 
+// One constructed stylesheet shared by every panel, adopted by the document or shadow root the panel
+// lands in: a host page whose CSP forbids inline styles still styles it. <style> only as a fallback.
+let sheet: CSSStyleSheet | null = null
+function adoptStyles(node: HTMLElement): HTMLStyleElement | null {
+  const root = node.getRootNode() as Document | ShadowRoot
+  try {
+    if (!('adoptedStyleSheets' in root)) throw new Error('no adoptedStyleSheets')
+    sheet ??= new CSSStyleSheet()
+    if (sheet.cssRules.length === 0) sheet.replaceSync(CSS)
+    if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet]
+    return null
+  } catch {
+    const style = document.createElement('style')
+    style.textContent = CSS
+    node.prepend(style)
+    return style
+  }
+}
+
 const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : `${(x * 100).toFixed(1)} %`)
 const num = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : x.toFixed(3))
 
@@ -95,8 +114,6 @@ export function mountTrainPanel(root: HTMLElement, opts: TrainPanelOptions): Tra
   }
 
   const section = el('section', { class: 'ap-train', 'data-step': 'train', 'data-panel': 'train' })
-  const style = document.createElement('style')
-  style.textContent = CSS
   const title = bind(el('h2'), 'title')
   const intro = bind(el('p', { class: 'tr-intro' }), 'intro')
 
@@ -145,7 +162,7 @@ export function mountTrainPanel(root: HTMLElement, opts: TrainPanelOptions): Tra
   pcaCanvas.setAttribute('role', 'img')
 
   section.append(
-    style, title, intro,
+    title, intro,
     el('div', { class: 'tr-row' }, task.label, score.label, heads.label, optim.label, lrLabel, seedLabel, resetBtn),
     textLabel,
     el('div', { class: 'tr-row' }, playBtn, stepBtn, sentenceLabel),
@@ -153,6 +170,7 @@ export function mountTrainPanel(root: HTMLElement, opts: TrainPanelOptions): Tra
     el('div', { class: 'tr-charts' }, fig(curves, 'curves', 'curves'), fig(attn, 'attention', 'attention'), fig(pcaCanvas, 'pca', 'pca')),
   )
   root.append(section)
+  const styleFallback = adoptStyles(section)
 
   // ---- state drawn on screen
   let info: ReadyInfo | null = null
@@ -428,6 +446,7 @@ export function mountTrainPanel(root: HTMLElement, opts: TrainPanelOptions): Tra
       if (frame) cancelAnimationFrame(frame)
       worker.terminate()
       section.remove()
+      styleFallback?.remove()
     },
   }
 }
