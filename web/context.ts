@@ -36,4 +36,6 @@ export interface Panel {
   render(ctx: Ctx): void
   highlight?(ctx: Ctx): void
   select?(ctx: Ctx): void
+  /** Stops observers and timers (the widget's element can be removed at any time). */
+  dispose?(): void
 }

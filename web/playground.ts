@@ -285,7 +285,7 @@ export function mountPlayground(
     dispose() {
       disposed = true
       scheduled = 0
-      why.dispose()
+      for (const p of panels) p.dispose?.()
       app.remove()
       removeStyles()
       notices = []

@@ -22,6 +22,10 @@ export class DecoderPanel implements Panel {
       h('header', { class: 'panel-head' }, this.title), this.formula, this.help, this.err)
   }
 
+  dispose(): void {
+    this.map?.dispose()
+  }
+
   render(ctx: Ctx): void {
     const { t, state } = ctx
     this.el.hidden = state.mode !== 'cross'

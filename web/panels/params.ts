@@ -29,11 +29,11 @@ export class ParamsPanel implements Panel {
     this.el.hidden = !present.length
     if (!present.length) {
       this.body.replaceChildren()
-      this.maps.clear()
+      this.dispose()
       return
     }
     if ([...this.maps.keys()].join() !== present.join()) {
-      this.maps.clear()
+      this.dispose()
       this.body.replaceChildren()
       for (const n of present) {
         const label = h('h4')
@@ -51,6 +51,11 @@ export class ParamsPanel implements Panel {
       entry.map.setLang(t)
       entry.map.setData(tensor.data, rows, cols, Array.from({ length: rows }, (_, i) => String(i)), Array.from({ length: cols }, (_, j) => String(j)))
     }
+  }
+
+  dispose(): void {
+    for (const { map } of this.maps.values()) map.dispose()
+    this.maps.clear()
   }
 }
 

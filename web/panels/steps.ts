@@ -228,6 +228,10 @@ export class StepPanel implements Panel {
     this.map.setHighlight(ctx.hl.q, ctx.hl.k)
   }
 
+  dispose(): void {
+    this.map.dispose()
+  }
+
   select(ctx: Ctx): void {
     const s = ctx.sel
     const scoreSteps: PanelName[] = ['scores', 'scaledScores', 'maskedScores', 'weights']
