@@ -173,7 +173,8 @@ export class WhyPanel implements Panel {
       const hgt = 20 + Math.abs(x2 - x1) * 0.32
       const d = `M ${x1} ${yWords - 16} C ${x1} ${yWords - 16 - hgt}, ${x2} ${yWords - 16 - hgt}, ${x2} ${yWords - 16}`
       a.append(svg('path', { d, class: 'why-arc', 'stroke-width': (0.8 + 14 * weights[j]).toFixed(2), 'stroke-opacity': (0.25 + weights[j]).toFixed(2) }))
-      a.append(svg('text', { x: x2, y: yWords - 20 - hgt * 0.0, 'text-anchor': 'middle', class: 'why-wt', text: weights[j] >= 0.08 ? weights[j].toFixed(2) : '' }))
+      // The label sits at the arc's top (a cubic with both controls at -hgt peaks at 3/4 of it).
+      a.append(svg('text', { x: (x1 + x2) / 2, y: yWords - 20 - hgt * 0.75, 'text-anchor': 'middle', class: 'why-wt', text: weights[j] >= 0.08 ? weights[j].toFixed(2) : '' }))
     })
     WORDS.forEach((w, j) => {
       const e = svg('text', { x: this.xs[j], y: yWords, 'text-anchor': 'middle', tabindex: 0, role: 'button', class: 'why-word pick' + (j === this.query ? ' query' : ''), text: w })
