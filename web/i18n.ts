@@ -77,7 +77,6 @@ const en = {
   vocabulary: 'Vocabulary',
   merges: 'BPE merges (in the order learned)',
   noMerges: 'no merges were needed',
-  ids: 'ids',
   encoderTokens: 'Encoder (source) tokens',
   decoderTokens: 'Decoder (target) tokens',
   padMark: 'pad',
@@ -130,13 +129,11 @@ const en = {
   arithMatch: 'matches the engine',
   arithMismatch: 'differs from the engine',
   arithRule: 'rule',
-  arithTerm: 'term',
   arithKey: 'key',
   arithExp: 'e^((s − max)/T)',
   arithWeight: 'weight',
   arithNoBreakdown: 'This rule is computed by the engine from its parameters (shown below); its value is',
   paramsPanel: 'Rule parameters',
-  paramsNone: 'The dot and scaled-dot rules have no parameters of their own.',
   errorTitle: 'The engine refused this input:',
   errorKept: 'Showing the last good result.',
   noticeInvalid: 'Invalid value ignored, default used for',
@@ -223,7 +220,6 @@ const en = {
   originAttnWhere: 'between encoder and decoder',
   originSelfWhere: 'inside the encoder and the decoder',
   footer: 'Numbers are computed in your browser by a C++ engine compiled to WebAssembly.',
-  notices: 'Notices',
 }
 
 export type MsgKey = keyof typeof en
@@ -301,7 +297,6 @@ const zh: Record<MsgKey, string> = {
   vocabulary: '词表',
   merges: 'BPE 合并规则（按学习顺序）',
   noMerges: '无需合并',
-  ids: '编号',
   encoderTokens: '编码器（源句）词元',
   decoderTokens: '解码器（目标句）词元',
   padMark: '填充',
@@ -354,13 +349,11 @@ const zh: Record<MsgKey, string> = {
   arithMatch: '与引擎一致',
   arithMismatch: '与引擎不一致',
   arithRule: '规则',
-  arithTerm: '项',
   arithKey: '键',
   arithExp: 'e^((s − max)/T)',
   arithWeight: '权重',
   arithNoBreakdown: '这个规则由引擎根据其参数计算（见下方参数面板），结果为',
   paramsPanel: '打分规则的参数',
-  paramsNone: '点积与缩放点积规则没有自己的参数。',
   errorTitle: '引擎拒绝了这个输入：',
   errorKept: '仍显示上一次有效的结果。',
   noticeInvalid: '无效的参数值已忽略，改用默认值：',
@@ -447,7 +440,6 @@ const zh: Record<MsgKey, string> = {
   originAttnWhere: '编码器与解码器之间',
   originSelfWhere: '编码器、解码器内部',
   footer: '所有数值都由编译成 WebAssembly 的 C++ 引擎在你的浏览器中计算。',
-  notices: '提示',
 }
 
 export const MESSAGES: Record<Lang, Record<MsgKey, string>> = { en, zh }

@@ -39,6 +39,11 @@ try {
   }
   window.__apPlayground = mountPlayground(root, engine, state, {
     notices,
+    shareUrl: () => {
+      const p = toParams(window.__apPlayground?.getState() ?? state)
+      p.set('lang', (window.__apPlayground?.getState() ?? state).lang)
+      return `${location.origin}${location.pathname}?${p}`
+    },
     onStateChange: (s) => {
       clearTimeout(urlTimer)
       const now = performance.now()

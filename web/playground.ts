@@ -31,6 +31,8 @@ export interface PlaygroundOptions {
   steps?: string[]
   /** Hide the header (title, language switch): a course page has its own. */
   compact?: boolean
+  /** The link that reproduces the current view; a "copy link" button appears when given. */
+  shareUrl?: () => string
 }
 
 export interface PlaygroundHandle {
@@ -137,8 +139,21 @@ export function mountPlayground(
   const title = h('h1')
   const subtitle = h('p', { class: 'subtitle' })
   const langBtn = h('button', { type: 'button', class: 'btn-small', name: 'lang' })
+  const copyBtn = h('button', { type: 'button', class: 'btn-small', name: 'copyLink', hidden: !opts.shareUrl })
+  let copiedUntil = 0
+  copyBtn.addEventListener('click', async () => {
+    if (!opts.shareUrl) return
+    try {
+      await navigator.clipboard.writeText(opts.shareUrl())
+      copiedUntil = performance.now() + 2000
+      render()
+      setTimeout(() => { if (!disposed) render() }, 2100)
+    } catch {
+      // No clipboard permission (e.g. an insecure origin): the address bar holds the same link.
+    }
+  })
   langBtn.addEventListener('click', () => setState({ lang: state.lang === 'zh' ? 'en' : 'zh' }))
-  const header = h('header', { class: 'ap-header' }, h('div', {}, title, subtitle), langBtn)
+  const header = h('header', { class: 'ap-header' }, h('div', {}, title, subtitle), h('div', { class: 'ap-actions' }, copyBtn, langBtn))
   header.hidden = !!opts.compact
 
   const tabs = (['pipeline', 'why', 'origin'] as const).map((v) => {
@@ -150,7 +165,6 @@ export function mountPlayground(
 
   const banner = h('div', { class: 'banner error', role: 'alert', hidden: true })
   const noticeBox = h('div', { class: 'banner notice', role: 'status', hidden: true })
-  const loading = h('p', { class: 'help' })
 
   const controls = new ControlsPanel(ctx)
   const guided = new GuidedPanel(ctx, () => app)
@@ -240,6 +254,7 @@ export function mountPlayground(
     setText(title, t('title'))
     setText(subtitle, t('subtitle'))
     setText(langBtn, t('langSwitch'))
+    setText(copyBtn, performance.now() < copiedUntil ? `✓ ${t('copied')}` : t('copyLink'))
     langBtn.setAttribute('aria-label', t('langSwitchLabel'))
     const tabKeys = { pipeline: 'tabPipeline', why: 'tabWhy', origin: 'tabOrigin' } as const
     for (const b of tabs) {
@@ -275,7 +290,6 @@ export function mountPlayground(
     computeMs = 0
   }
 
-  loading.textContent = t('loading')
   update()
 
   return {

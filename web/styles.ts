@@ -29,6 +29,7 @@ export const STYLES = `
 .ap-root .mono, .ap-root code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; font-size: 12px; }
 
 .ap-header { display: flex; justify-content: space-between; align-items: flex-start; gap: 16px; padding: 16px 20px 8px; }
+.ap-actions { display: flex; gap: 6px; flex-shrink: 0; }
 .ap-header .subtitle { margin: 2px 0 0; color: var(--muted); }
 .tabs { display: flex; gap: 4px; padding: 0 20px; border-bottom: 1px solid var(--line); }
 .tabs .tab { border: none; border-bottom: 3px solid transparent; border-radius: 0; background: none; padding: 8px 12px; color: var(--muted); font-weight: 600; }

@@ -62,16 +62,14 @@ export class GuidedPanel implements Panel {
     this.exit.textContent = t('guidedExit')
     this.prev.disabled = n === 1
     this.next.disabled = n === GUIDED_STEPS.length
-    let first: HTMLElement | null = null
     for (const name of step.steps) {
       const p = root.querySelector<HTMLElement>(`[data-step="${name}"]`)
-      if (p) { p.classList.add('tour-focus'); first ??= p }
+      if (p) p.classList.add('tour-focus')
     }
     const target = root.querySelector<HTMLElement>(`[data-step="${step.steps[step.steps.length - 1]}"]`)
     if (n !== this.lastStep && target && typeof target.scrollIntoView === 'function') {
       target.scrollIntoView({ behavior: prefersReducedMotion() ? 'auto' : 'smooth', block: 'center' })
     }
-    void first
     this.lastStep = n
   }
 }
