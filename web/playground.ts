@@ -159,6 +159,16 @@ export function mountPlayground(
   const tabs = (['pipeline', 'why', 'origin'] as const).map((v) => {
     const b = h('button', { type: 'button', role: 'tab', class: 'tab', 'data-view': v })
     b.addEventListener('click', () => setState({ view: v }))
+    // The tablist pattern: arrows move between tabs (and select them), Tab leaves the list.
+    b.addEventListener('keydown', (ev) => {
+      const order = ['pipeline', 'why', 'origin'] as const
+      const d = ev.key === 'ArrowRight' ? 1 : ev.key === 'ArrowLeft' ? -1 : 0
+      if (!d) return
+      ev.preventDefault()
+      const next = order[(order.indexOf(v) + d + order.length) % order.length]
+      setState({ view: next })
+      tabs[order.indexOf(next)].focus()
+    })
     return b
   })
   const tabBar = h('nav', { class: 'tabs', role: 'tablist' }, ...tabs)
@@ -261,6 +271,7 @@ export function mountPlayground(
       const v = b.dataset.view as keyof typeof tabKeys
       setText(b, t(tabKeys[v]))
       b.setAttribute('aria-selected', String(state.view === v))
+      b.tabIndex = state.view === v ? 0 : -1
     }
     pipeline.hidden = state.view !== 'pipeline'
     why.el.hidden = state.view !== 'why'
