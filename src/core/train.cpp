@@ -220,8 +220,15 @@ void layer_forward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
         hc.S.resize(n, n);
         for (int i = 0; i < n; ++i)
           for (int j = 0; j < n; ++j) {
-            hc.T.row(i * n + j) = (hc.A.row(i) + hc.B.row(j)).array().tanh();
-            hc.S(i, j) = hc.T.row(i * n + j).dot(v.row(0));
+            const float* a = hc.A.data() + static_cast<long>(i) * dkh;
+            const float* b = hc.B.data() + static_cast<long>(j) * dkh;
+            float* t = hc.T.data() + static_cast<long>(i * n + j) * dkh;
+            float s = 0;
+            for (int k = 0; k < dkh; ++k) {
+              t[k] = std::tanh(a[k] + b[k]);
+              s += t[k] * v(0, k);
+            }
+            hc.S(i, j) = s;
           }
         break;
       }
@@ -308,16 +315,23 @@ Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
         const Mat& Ua = ps[rule[h][1]].value;
         const Mat& v = ps[rule[h][2]].value;
         Mat dA = Mat::Zero(n, dkh), dB = Mat::Zero(n, dkh);
-        Mat& gv = g[rule[h][2]];
+        float* gv = g[rule[h][2]].data();
+        const float* vp = v.data();
+        // Plain loops: n²·hidden scalar work with no temporaries (an Eigen row expression here
+        // allocated per cell and made this rule 6x slower than the others).
         for (int i = 0; i < n; ++i)
           for (int j = 0; j < n; ++j) {
             const float s = dS(i, j);
             if (s == 0.0f) continue;
-            const auto t = hc.T.row(i * n + j).array();
-            gv.row(0).array() += s * t;
-            const Eigen::Array<float, 1, Eigen::Dynamic> dt = s * v.row(0).array() * (1.0f - t * t);
-            dA.row(i).array() += dt;
-            dB.row(j).array() += dt;
+            const float* t = hc.T.data() + static_cast<long>(i * n + j) * dkh;
+            float* da = dA.data() + static_cast<long>(i) * dkh;
+            float* db = dB.data() + static_cast<long>(j) * dkh;
+            for (int k = 0; k < dkh; ++k) {
+              gv[k] += s * t[k];
+              const float dt = s * vp[k] * (1.0f - t[k] * t[k]);
+              da[k] += dt;
+              db[k] += dt;
+            }
           }
         g[rule[h][0]].noalias() += dA.transpose() * hc.Qh;
         g[rule[h][1]].noalias() += dB.transpose() * hc.Kh;
