@@ -2,9 +2,6 @@
 // "playing" (yielding between chunks so pause/step/lr messages get through), and posts snapshots:
 // losses, held-out accuracy, the chosen sentence's attention and the embeddings' 2-D PCA.
 import * as pkg from 'attention-playground'
-// The trainer wrapper straight from the package source, so the panel works whether or not this build's
-// index exposes ap.createTrainer yet; it drives the same wasm module (ap.module).
-import { createTrainerFor } from '../../src/js/trainer'
 import { Pca2 } from './pca'
 import type { FromWorker, Snapshot, ToWorker, TrainSettings } from './protocol'
 
@@ -46,7 +43,7 @@ function create(settings: TrainSettings): Any {
     optimizer: settings.optimizer, lr: settings.lr, seed: settings.seed,
   }
   if (settings.task === 'next-char' && settings.text) opts.text = settings.text
-  return typeof ap.createTrainer === 'function' ? ap.createTrainer(opts) : createTrainerFor(ap.module, opts)
+  return ap.createTrainer(opts)
 }
 
 function snapshot(): Snapshot {
