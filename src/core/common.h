@@ -64,4 +64,11 @@ inline void check_finite(const std::string& name, const Mat& m) {
   check_finite(name, m.data(), static_cast<std::size_t>(m.size()));
 }
 
+// For results computed from finite inputs: a non-finite value means float32 overflowed on the way.
+inline void check_no_overflow(const std::string& what, const Mat& m) {
+  if (!m.allFinite()) {
+    throw Error(what + " overflows float32 (a value beyond ±3.4e38) for these inputs; scale the inputs down");
+  }
+}
+
 }  // namespace ap

@@ -109,6 +109,9 @@ Trace run(const RunOptions& o) {
   t.Q = t.embeddings * t.Wq;
   t.K = *kvInput * t.Wk;
   t.V = *kvInput * t.Wv;
+  check_no_overflow("Q (embeddings · Wq)", t.Q);
+  check_no_overflow("K (embeddings · Wk)", t.K);
+  check_no_overflow("V (embeddings · Wv)", t.V);
 
   AttentionOptions a;
   a.score = o.score;
