@@ -178,6 +178,7 @@ class TrainerHandle {
     cfg.set("temperature", c.temperature);
     cfg.set("mask", std::string(c.causal ? "causal" : "none"));
     cfg.set("optimizer", t_->options().optimizer);
+    cfg.set("lr", t_->lr());
     cfg.set("batchSize", t_->options().batchSize);
     cfg.set("seed", static_cast<double>(t_->options().seed));
     o.set("config", cfg);

@@ -583,7 +583,10 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
   require(!(task_.causal && !cfg.causal),
           "mask: task '" + task_.name + "' predicts the next token, so it needs the causal mask, got 'none'");
   float lr = o.lr;
-  if (std::isnan(lr)) lr = o.optimizer == "sgd" ? 0.1f : 0.01f;
+  // Adam at 0.01 trains dModel ≤ 32 in a few hundred steps but makes wider models overshoot and
+  // collapse (measured on coreference: dModel 64 learns to 97 % then falls to 44 %); scaling it with
+  // 1/dModel above 32 keeps them stable.
+  if (std::isnan(lr)) lr = o.optimizer == "sgd" ? 0.1f : 0.01f * std::min(1.0f, 32.0f / static_cast<float>(o.dModel));
   opt_ = Optimizer::make(o.optimizer, lr);
   gen_ = std::make_unique<Generator>(o.seed);
   model_ = std::make_unique<Model>(cfg, *gen_);

@@ -152,7 +152,7 @@ struct TrainerOptions {
   int layers = 0;              // 0: the task's default
   std::string score = "scaled-dot";
   std::string optimizer = "adam";
-  float lr = std::numeric_limits<float>::quiet_NaN();  // NaN: 0.01 for adam, 0.1 for sgd
+  float lr = std::numeric_limits<float>::quiet_NaN();  // NaN: adam 0.01·min(1, 32/dModel), sgd 0.1
   float temperature = 1.0f;
   float scale = std::numeric_limits<float>::quiet_NaN();
   int batchSize = 32;
@@ -176,6 +176,7 @@ class Trainer {
   const TrainerOptions& options() const { return opts_; }
   long long steps_done() const { return steps_; }
   void set_lr(float lr);
+  float lr() const { return opt_->lr; }
 
   // Trace of `text` through the trained model; layer = -1 for the last.
   struct TextTrace {

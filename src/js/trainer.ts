@@ -44,7 +44,7 @@ export interface TrainerOptions {
   score?: 'dot' | 'scaled-dot' | 'general' | 'additive' | 'concat';
   /** 'adam' (torch.optim.Adam defaults) or 'sgd'. Default 'adam'. */
   optimizer?: 'adam' | 'sgd';
-  /** Learning rate. Default 0.01 for adam, 0.1 for sgd. */
+  /** Learning rate. Default: adam 0.01 · min(1, 32 / dModel), sgd 0.1. */
   lr?: number;
   /** Softmax temperature. Default 1. */
   temperature?: number;
@@ -80,7 +80,8 @@ export interface TrainerInfo {
   testSize: number;
   config: {
     dModel: number; dq: number; dk: number; dv: number; heads: number; layers: number; score: string;
-    scale: number; temperature: number; mask: 'none' | 'causal'; optimizer: string; batchSize: number; seed: number;
+    scale: number; temperature: number; mask: 'none' | 'causal'; optimizer: string; lr: number; batchSize: number;
+    seed: number;
   };
 }
 
@@ -193,7 +194,9 @@ export function createTrainerFor(module: unknown, options?: TrainerOptions): Tra
   }
   const handle = { raw, live: true };
   let steps = 0;
-  let lr = typeof o.lr === 'number' ? o.lr : info.config.optimizer === 'sgd' ? 0.1 : 0.01;
+  // float32 in the core: show the value the user would have typed (0.1, not 0.10000000149…)
+  info.config.lr = Number(info.config.lr.toPrecision(7));
+  let lr = typeof o.lr === 'number' ? o.lr : info.config.lr;
   const live = (): RawTrainer => {
     if (!handle.live) throw new AttentionError('trainer: already disposed');
     return raw;

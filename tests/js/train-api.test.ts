@@ -158,6 +158,8 @@ describe('createTrainer', () => {
   it('lr can change between steps', () => {
     using tr = create({ task: 'reverse', optimizer: 'sgd' })
     expect(tr.lr).toBe(0.1)
+    using wide = create({ task: 'reverse', dModel: 64 })
+    expect(wide.lr).toBe(0.005) // adam's default shrinks above dModel 32
     const p0 = tr.parameters()['head.b'].data.slice()
     const g = tr.gradients(tr.examples('train', 32))
     tr.lr = 0.5
