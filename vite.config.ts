@@ -18,5 +18,7 @@ export default defineConfig({
     target: 'es2022',
     chunkSizeWarningLimit: 1200,
   },
+  // The Train tab's worker imports the engine (an ES module with top-level await): ES workers.
+  worker: { format: 'es' },
   server: { host: '127.0.0.1' },
 })

@@ -66,6 +66,18 @@ export async function exportPanelPng(panelEl: HTMLElement): Promise<Blob> {
   })
 }
 
+/** Saves a blob under a file name through a temporary link (no server round trip). */
+export function downloadBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob)
+  const a = document.createElement('a')
+  a.href = url
+  a.download = name
+  a.rel = 'noopener'
+  a.click()
+  // Revoked later, not at once: the browser may still be reading the blob for the download.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}
+
 // ---------------------------------------------------------------------------------------------
 // CSV
 

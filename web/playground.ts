@@ -21,6 +21,20 @@ import { GuidedPanel } from './panels/guided'
 import { WhyPanel } from './panels/why'
 import { OriginPanel } from './panels/origin'
 import { DecoderPanel } from './panels/decoder'
+import { downloadBlob, exportPanelPng, matrixCsv, panelMatrix, pytorchCode } from './export'
+import type { Lang } from './state'
+
+/** The Train panel (web/train/panel.ts) is loaded only when shown; absent from a build that lacks it. */
+type TrainHandle = { el?: HTMLElement; setLang(l: Lang): void; dispose(): void }
+type TrainModule = { mountTrainPanel(root: HTMLElement, opts: { lang: Lang }): TrainHandle }
+declare global {
+  interface ImportMeta {
+    glob<T>(pattern: string): Record<string, () => Promise<T>>
+  }
+}
+const trainModules = import.meta.glob<TrainModule>('./train/panel.ts')
+
+const VIEW_ORDER = ['pipeline', 'why', 'origin', 'train'] as const
 
 export interface PlaygroundOptions {
   /** Called after every state change (the page writes it into the URL). */
@@ -33,6 +47,11 @@ export interface PlaygroundOptions {
   compact?: boolean
   /** The link that reproduces the current view; a "copy link" button appears when given. */
   shareUrl?: () => string
+  /**
+   * Export buttons (default on): PNG and CSV in every step panel's header, "copy as PyTorch code"
+   * and "download .py" in the header (which stays visible, as a button bar, when `compact`).
+   */
+  exports?: boolean
 }
 
 export interface PlaygroundHandle {
@@ -40,6 +59,14 @@ export interface PlaygroundHandle {
   getState(): PlaygroundState
   /** The last successful trace (for tests and the benchmark). */
   getTrace(): Trace | null
+  /** Replaces the notices (invalid parameters or attributes) shown above the panels. */
+  setNotices(notices: Notice[]): void
+  /** A Python program (torch) that prints the numbers on screen. Throws before the first result. */
+  pytorchCode(): string
+  /** One step's matrix as CSV (the shown head for per-head steps), rows and columns labelled. */
+  csv(step: string): string
+  /** One step's panel (title, shape, heatmap) as a PNG. */
+  png(step: string): Promise<Blob>
   dispose(): void
 }
 
@@ -153,15 +180,28 @@ export function mountPlayground(
     }
   })
   langBtn.addEventListener('click', () => setState({ lang: state.lang === 'zh' ? 'en' : 'zh' }))
-  const header = h('header', { class: 'ap-header' }, h('div', {}, title, subtitle), h('div', { class: 'ap-actions' }, copyBtn, langBtn))
-  header.hidden = !!opts.compact
+  const withExports = opts.exports !== false
+  const pyBtn = h('button', { type: 'button', class: 'btn-small', 'data-export': 'pytorch', hidden: !withExports })
+  const pyDlBtn = h('button', { type: 'button', class: 'btn-small', 'data-export': 'pytorch-download', hidden: !withExports })
+  const status = h('p', { class: 'ap-status', role: 'status' })
+  const codeBox = h('textarea', { class: 'ap-code', readonly: true, hidden: true, spellcheck: 'false' })
+  pyBtn.addEventListener('click', () => void copyCode())
+  pyDlBtn.addEventListener('click', () => safely(() => downloadBlob(new Blob([handle.pytorchCode()], { type: 'text/x-python' }), 'attention.py')))
+  const titleBox = h('div', { class: 'ap-titles' }, title, subtitle)
+  const header = h('header', { class: 'ap-header' }, titleBox,
+    h('div', { class: 'ap-actions' }, pyBtn, pyDlBtn, copyBtn, langBtn))
+  // A course page has its own title and language: compact keeps only the export bar.
+  titleBox.hidden = !!opts.compact
+  langBtn.hidden = !!opts.compact
+  header.hidden = !!opts.compact && !withExports
+  if (opts.compact) header.classList.add('ap-bar')
 
-  const tabs = (['pipeline', 'why', 'origin'] as const).map((v) => {
+  const tabs = VIEW_ORDER.map((v) => {
     const b = h('button', { type: 'button', role: 'tab', class: 'tab', 'data-view': v })
     b.addEventListener('click', () => setState({ view: v }))
     // The tablist pattern: arrows move between tabs (and select them), Tab leaves the list.
     b.addEventListener('keydown', (ev) => {
-      const order = ['pipeline', 'why', 'origin'] as const
+      const order = VIEW_ORDER
       const d = ev.key === 'ArrowRight' ? 1 : ev.key === 'ArrowLeft' ? -1 : 0
       if (!d) return
       ev.preventDefault()
@@ -187,15 +227,95 @@ export function mountPlayground(
   const why = new WhyPanel()
   const origin = new OriginPanel(ctx)
   const maskedRowsNote = h('p', { class: 'help masked-rows', hidden: true })
+  // With steps listing 'train' the panel sits inline after the others (no tab needed); otherwise it is the Train tab.
+  const trainInline = !!opts.steps?.includes('train')
+  const trainBox = h('div', { class: 'ap-train-box', 'data-view-box': 'train' })
+  let train: TrainHandle | null = null
+  let trainLoading = false
 
   const pipeline = h('div', { class: 'pipeline' },
     guided.el, tokens.el, ...steps.groups.slice(0, 3), params.el, ...steps.groups.slice(3), maskedRowsNote,
     h('div', { class: 'grid grid-2' }, lines.el, arith.el), decoder.el)
-  const main = h('main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el)
+  if (trainInline) pipeline.append(trainBox)
+  const main = h('main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el, trainInline ? null : trainBox)
   const footer = h('footer', { class: 'ap-footer' })
-  app.append(header, tabBar, h('div', { class: 'ap-layout' }, controls.el, main), footer)
+  app.append(header, codeBox, status, tabBar, h('div', { class: 'ap-layout' }, controls.el, main), footer)
+  // Inline, or filtered out by `steps`: no Train tab.
+  if (opts.steps) tabs[VIEW_ORDER.indexOf('train')].hidden = true
 
   const panels: Panel[] = [controls, guided, tokens, ...steps.panels.values(), params, lines, arith, decoder, why, origin]
+
+  // PNG and CSV buttons in the header of every matrix panel (the step panels and the encoder embeddings).
+  const exportButtons: HTMLButtonElement[] = []
+  if (withExports) {
+    for (const p of steps.panels.values()) {
+      const name = p.el.dataset.step ?? p.el.dataset.panel ?? ''
+      const head = p.el.querySelector(':scope > header')
+      if (!name || !head) continue
+      const png = h('button', { type: 'button', class: 'btn-small', 'data-export': 'png' })
+      const csv = h('button', { type: 'button', class: 'btn-small', 'data-export': 'csv' })
+      png.addEventListener('click', () => safely(async () => downloadBlob(await handle.png(name), `${name}.png`)))
+      // A BOM so spreadsheet programs read the Chinese tokens as UTF-8.
+      csv.addEventListener('click', () => safely(() => downloadBlob(new Blob(['\ufeff' + handle.csv(name)], { type: 'text/csv;charset=utf-8' }), `${name}.csv`)))
+      head.append(h('span', { class: 'ap-export' }, png, csv))
+      exportButtons.push(png, csv)
+    }
+  }
+
+  function say(msg: string): void {
+    status.textContent = msg
+  }
+
+  function safely(fn: () => unknown): void {
+    Promise.resolve().then(fn).then(() => { if (status.textContent?.startsWith(t('exportFailed'))) say('') })
+      .catch((e) => say(`${t('exportFailed')} ${e instanceof Error ? e.message : String(e)}`))
+  }
+
+  async function copyCode(): Promise<void> {
+    let code: string
+    try {
+      code = handle.pytorchCode()
+    } catch (e) {
+      say(`${t('exportFailed')} ${e instanceof Error ? e.message : String(e)}`)
+      return
+    }
+    try {
+      await navigator.clipboard.writeText(code)
+      codeBox.hidden = true
+      say(t('pytorchCopied'))
+    } catch {
+      // No clipboard (insecure context, denied permission): show the code to copy by hand.
+      say(t('copyFailed'))
+      codeBox.hidden = false
+      codeBox.value = code
+      codeBox.select()
+    }
+  }
+
+  async function showTrain(): Promise<void> {
+    if (train || trainLoading || disposed) return
+    const load = trainModules['./train/panel.ts']
+    if (!load) { trainBox.textContent = t('trainMissing'); return }
+    trainLoading = true
+    trainBox.replaceChildren(h('p', { class: 'help', text: t('trainLoading') }))
+    try {
+      const mod = await load()
+      if (disposed) return
+      trainBox.replaceChildren()
+      train = mod.mountTrainPanel(trainBox, { lang: state.lang })
+    } catch (e) {
+      trainBox.replaceChildren(h('p', { class: 'banner error', role: 'alert', text: `${t('loadFailed')} ${e instanceof Error ? e.message : String(e)}` }))
+    } finally {
+      trainLoading = false
+    }
+  }
+
+  function renderNotices(): void {
+    const msgs: string[] = notices.map((n) => `${t('noticeInvalid')} ${n.param} = “${n.value.length > 80 ? n.value.slice(0, 80) + '…' : n.value}”`)
+    if (droppedEdits) msgs.push(t('noticeEditsDropped'))
+    noticeBox.hidden = msgs.length === 0
+    if (noticeBox.childNodes.length || msgs.length) noticeBox.replaceChildren(...msgs.map((m) => h('p', { text: m })))
+  }
 
   function applyStepFilter(): void {
     if (!opts.steps) return
@@ -219,7 +339,7 @@ export function mountPlayground(
     if (resetsEdits(state, next) && !('edits' in patch)) next.edits = []
     if (next.head >= next.heads) next.head = 0
     state = next
-    if (patch.lang) { t = translator(state.lang); app.lang = state.lang }
+    if (patch.lang) { t = translator(state.lang); app.lang = state.lang; train?.setLang(state.lang) }
     opts.onStateChange?.(cloneState(state))
     schedule()
   }
@@ -266,7 +386,14 @@ export function mountPlayground(
     setText(langBtn, t('langSwitch'))
     setText(copyBtn, performance.now() < copiedUntil ? `✓ ${t('copied')}` : t('copyLink'))
     langBtn.setAttribute('aria-label', t('langSwitchLabel'))
-    const tabKeys = { pipeline: 'tabPipeline', why: 'tabWhy', origin: 'tabOrigin' } as const
+    setText(pyBtn, t('copyPytorch'))
+    setText(pyDlBtn, t('downloadPy'))
+    for (const b of exportButtons) {
+      const png = b.dataset.export === 'png'
+      setText(b, t(png ? 'exportPng' : 'exportCsv'))
+      b.setAttribute('aria-label', t(png ? 'exportPngLabel' : 'exportCsvLabel'))
+    }
+    const tabKeys = { pipeline: 'tabPipeline', why: 'tabWhy', origin: 'tabOrigin', train: 'tabTrain' } as const
     for (const b of tabs) {
       const v = b.dataset.view as keyof typeof tabKeys
       setText(b, t(tabKeys[v]))
@@ -276,15 +403,14 @@ export function mountPlayground(
     pipeline.hidden = state.view !== 'pipeline'
     why.el.hidden = state.view !== 'why'
     origin.el.hidden = state.view !== 'origin'
+    trainBox.hidden = !trainInline && state.view !== 'train'
+    if (trainInline || state.view === 'train') void showTrain()
     setText(footer, t('footer'))
 
     banner.hidden = !error
     if (banner.childNodes.length) banner.replaceChildren()
     if (error) banner.append(h('strong', { text: t('errorTitle') }), ' ', h('span', { class: 'error-msg', text: error }), ' ', h('span', { text: trace ? t('errorKept') : '' }))
-    const msgs: string[] = notices.map((n) => `${t('noticeInvalid')} ${n.param} = “${n.value}”`)
-    if (droppedEdits) msgs.push(t('noticeEditsDropped'))
-    noticeBox.hidden = msgs.length === 0
-    if (noticeBox.childNodes.length || msgs.length) noticeBox.replaceChildren(...msgs.map((m) => h('p', { text: m })))
+    renderNotices()
 
     const rows = trace?.maskedRows ?? []
     maskedRowsNote.hidden = rows.length === 0
@@ -301,19 +427,41 @@ export function mountPlayground(
     computeMs = 0
   }
 
-  update()
-
-  return {
+  const handle: PlaygroundHandle = {
     setState,
     getState: () => cloneState(state),
     getTrace: () => trace,
+    setNotices(list) {
+      if (disposed) return
+      notices = [...list]
+      renderNotices()
+    },
+    pytorchCode() {
+      if (!trace) throw new Error('pytorchCode: there is no result yet (the first computation failed or has not run)')
+      return pytorchCode(state, trace)
+    },
+    csv(step) {
+      if (!trace) throw new Error('csv: there is no result yet (the first computation failed or has not run)')
+      const m = panelMatrix(trace, step, state.head)
+      return matrixCsv(m.tensor, m.rows, m.cols)
+    },
+    png(step) {
+      const panel = app.querySelector<HTMLElement>(`[data-step="${CSS.escape(step)}"], [data-panel="${CSS.escape(step)}"]`)
+      if (!panel) return Promise.reject(new Error(`png: no panel named "${step}" here`))
+      return exportPanelPng(panel)
+    },
     dispose() {
       disposed = true
       scheduled = 0
       for (const p of panels) p.dispose?.()
+      train?.dispose()
+      train = null
       app.remove()
       removeStyles()
       notices = []
     },
   }
+
+  update()
+  return handle
 }

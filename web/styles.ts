@@ -31,6 +31,15 @@ export const STYLES = `
 .ap-header { display: flex; justify-content: space-between; align-items: flex-start; gap: 16px; padding: 16px 20px 8px; }
 .ap-actions { display: flex; gap: 6px; flex-shrink: 0; }
 .ap-header .subtitle { margin: 2px 0 0; color: var(--muted); }
+.ap-actions { flex-wrap: wrap; justify-content: flex-end; }
+.ap-header.ap-bar { padding: 8px 20px 0; justify-content: flex-start; }
+.ap-header.ap-bar .ap-actions { justify-content: flex-start; }
+.ap-status { margin: 0; padding: 0 20px; font-size: 12px; color: var(--muted); min-height: 0; }
+.ap-status:empty { display: none; }
+.ap-code { display: block; width: calc(100% - 40px); margin: 6px 20px; min-height: 12em; font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
+.ap-export { display: inline-flex; gap: 4px; margin-left: auto; align-self: center; }
+.ap-root .ap-export button { font-size: 11.5px; padding: 1px 7px; border-radius: 6px; color: var(--muted); }
+.ap-train-box { min-width: 0; }
 .tabs { display: flex; gap: 4px; padding: 0 20px; border-bottom: 1px solid var(--line); }
 .tabs .tab { border: none; border-bottom: 3px solid transparent; border-radius: 0; background: none; padding: 8px 12px; color: var(--muted); font-weight: 600; }
 .tabs .tab[aria-selected="true"] { color: var(--accent); border-bottom-color: var(--accent); }

@@ -11,7 +11,6 @@ import { STEP_NAMES } from './engine-types'
 import { mountPlayground, RENDERED_EVENT, type PlaygroundHandle } from './playground'
 import { browserLang, defaultState, parseParams, type Lang, type Notice, type PlaygroundState } from './state'
 import { translator } from './i18n'
-import { exportPanelPng, matrixCsv, panelMatrix, pytorchCode } from './export'
 
 export { exportPanelPng, matrixCsv, pytorchCode } from './export'
 
@@ -38,21 +37,6 @@ const PANEL_NAMES = new Set<string>([
   'origin', 'train',
 ])
 
-const STRINGS = {
-  en: {
-    png: 'PNG', csv: 'CSV', pngLabel: 'Download this panel as a PNG image', csvLabel: 'Download this matrix as CSV',
-    pytorch: 'Copy as PyTorch code', pytorchDownload: 'Download .py', copied: 'Copied: paste it into a .py file and run it with python3.',
-    copyFailed: 'The clipboard is not available here: select the code below and copy it.', exportFailed: 'Export failed:',
-    trainMissing: 'The training panel is not part of this build.',
-  },
-  zh: {
-    png: 'PNG', csv: 'CSV', pngLabel: '将此面板下载为 PNG 图片', csvLabel: '将此矩阵下载为 CSV',
-    pytorch: '复制为 PyTorch 代码', pytorchDownload: '下载 .py', copied: '已复制：粘贴到 .py 文件中，用 python3 运行。',
-    copyFailed: '此处无法使用剪贴板：请选中下面的代码并复制。', exportFailed: '导出失败：',
-    trainMissing: '此版本不包含训练面板。',
-  },
-} as const
-
 const WIDGET_CSS = `
 :host { display: block; container-type: inline-size; }
 /* A course column is narrower than the window: stack the controls by the widget's width, not the viewport's. */
@@ -60,19 +44,9 @@ const WIDGET_CSS = `
 .apw { background: #f6f7f9; font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", sans-serif;
   font-size: 14px; line-height: 1.5; color: #1d2330; }
 .apw [hidden] { display: none !important; }
-.apw-bar { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; padding: 8px 20px 0; }
-.apw-bar button, .ap-export button { font: inherit; font-size: 12px; cursor: pointer; border: 1px solid #c9ced6; background: #fff;
-  border-radius: 7px; padding: 2px 8px; color: #1d2330; }
-.apw-bar button:hover, .ap-export button:hover { border-color: #1c64d1; }
-.apw-bar button:focus-visible, .ap-export button:focus-visible { outline: 2px solid #1c64d1; outline-offset: 2px; }
-.apw-status { font-size: 12px; color: #5b6475; }
-.apw-code { width: 100%; min-height: 12em; font: 12px ui-monospace, "DejaVu Sans Mono", monospace; margin: 6px 20px; box-sizing: border-box; max-width: calc(100% - 40px); }
-.apw-notice { margin: 8px 20px 0; border-radius: 10px; padding: 8px 12px; background: #fff8e1; border: 1px solid #f3dd9a; color: #5c4400; }
-.apw-notice p, .apw-error p { margin: 0; }
+.apw-error p { margin: 0; }
 .apw-error { margin: 8px 20px 0; border-radius: 10px; padding: 8px 12px; background: #fdecea; border: 1px solid #f5c2bd; color: #7a1a12; }
 .apw-loading { color: #5b6475; padding: 12px 20px; margin: 0; }
-.ap-export { display: inline-flex; gap: 4px; margin-left: auto; }
-.apw-train { padding: 0 20px 16px; }
 `
 
 // ---------------------------------------------------------------------------------------------
@@ -95,16 +69,6 @@ function loadEngine(): Promise<Engine> {
   }
   return enginePromise
 }
-
-// The training panel (issue 5) is optional in the build: found at build time if the file exists,
-// and only run when an element's `steps` asks for it.
-declare global {
-  interface ImportMeta {
-    glob<T>(pattern: string): Record<string, () => Promise<T>>
-  }
-}
-type TrainModule = { mountTrainPanel(root: HTMLElement, opts: { lang: Lang }): { setLang(l: Lang): void; dispose(): void } }
-const trainModules = import.meta.glob<TrainModule>('./train/panel.ts')
 
 // ---------------------------------------------------------------------------------------------
 // Attributes → state
@@ -193,14 +157,7 @@ export class AttentionPlaygroundElement extends BaseElement {
   private generation = 0
   private readyResolve: (() => void) | null = null
   private readyReject: ((e: unknown) => void) | null = null
-  private train: { setLang(l: Lang): void; dispose(): void } | null = null
-  private trainBox: HTMLElement | null = null
-  private noticeBox: HTMLElement | null = null
-  private statusEl: HTMLElement | null = null
-  private codeBox: HTMLTextAreaElement | null = null
   private renders = 0
-  /** The language at mount, until the playground (which owns the state) has returned its handle. */
-  private mountLang: Lang = 'en'
   readonly ready: Promise<void>
 
   constructor() {
@@ -251,34 +208,24 @@ export class AttentionPlaygroundElement extends BaseElement {
       if (next.state[k] !== this.attrs.state[k]) (patch as Record<string, unknown>)[k] = next.state[k]
     }
     this.attrs = next
-    this.showNotices(next.notices, next.state.lang)
+    this.handle.setNotices(next.notices)
     if (Object.keys(patch).length) this.handle.setState(patch)
-    if (patch.lang) {
-      this.train?.setLang(next.state.lang)
-      this.frame?.setAttribute('lang', next.state.lang)
-      this.labelExports()
-    }
+    if (patch.lang) this.frame?.setAttribute('lang', next.state.lang)
   }
 
   pytorchCode(): string {
-    const state = this.handle?.getState()
-    const trace = this.handle?.getTrace()
-    if (!state || !trace) throw new Error('pytorchCode: the widget has not rendered a result yet (await element.ready)')
-    return pytorchCode(state, trace)
+    if (!this.handle) throw new Error('pytorchCode: the widget has not rendered a result yet (await element.ready)')
+    return this.handle.pytorchCode()
   }
 
   csv(step: string): string {
-    const trace = this.handle?.getTrace()
-    const state = this.handle?.getState()
-    if (!trace || !state) throw new Error('csv: the widget has not rendered a result yet (await element.ready)')
-    const m = panelMatrix(trace, step, state.head)
-    return matrixCsv(m.tensor, m.rows, m.cols)
+    if (!this.handle) throw new Error('csv: the widget has not rendered a result yet (await element.ready)')
+    return this.handle.csv(step)
   }
 
   png(step: string): Promise<Blob> {
-    const panel = this.shadow.querySelector<HTMLElement>(`[data-step="${CSS.escape(step)}"]`)
-    if (!panel) return Promise.reject(new Error(`png: no panel with data-step "${step}" in this widget`))
-    return exportPanelPng(panel)
+    if (!this.handle) return Promise.reject(new Error('png: the widget has not rendered a result yet (await element.ready)'))
+    return this.handle.png(step)
   }
 
   // -------------------------------------------------------------------------------------------
@@ -318,59 +265,19 @@ export class AttentionPlaygroundElement extends BaseElement {
     const state = override ? { ...override, ...pickFields(attrs.state) } : attrs.state
     frame.setAttribute('lang', state.lang)
 
-    this.mountLang = state.lang
-    const s = STRINGS[state.lang]
-    const bar = document.createElement('div')
-    bar.className = 'apw-bar'
-    const copyBtn = button('pytorch', s.pytorch)
-    const dlBtn = button('pytorch-download', s.pytorchDownload)
-    const status = document.createElement('span')
-    status.className = 'apw-status'
-    status.setAttribute('role', 'status')
-    this.statusEl = status
-    bar.append(copyBtn, dlBtn, status)
-    copyBtn.addEventListener('click', () => void this.copyCode())
-    dlBtn.addEventListener('click', () => this.safely(() => download(new Blob([this.pytorchCode()], { type: 'text/x-python' }), 'attention.py')))
-
-    const notice = document.createElement('div')
-    notice.className = 'apw-notice'
-    notice.setAttribute('role', 'status')
-    this.noticeBox = notice
     const root = document.createElement('div')
-    frame.append(notice, bar, root)
-    this.showNotices(attrs.notices, state.lang)
-
+    frame.append(root)
     root.addEventListener(RENDERED_EVENT, () => this.afterRender())
-    this.handle = mountPlayground(root, engine, state, { compact: true, steps: attrs.steps })
-
-    if (attrs.steps?.includes('train')) void this.mountTrain(gen, state.lang)
-  }
-
-  private lang(): Lang {
-    return this.handle?.getState().lang ?? this.mountLang
+    this.handle = mountPlayground(root, engine, state, { compact: true, steps: attrs.steps, notices: attrs.notices })
+    // The notices box keeps the widget's class name: hosts and tests look for .apw-notice.
+    root.querySelector('.banner.notice')?.classList.add('apw-notice')
   }
 
   private afterRender(): void {
     this.renders++
-    this.addExportButtons()
     this.collapseEmptyGroups()
     if (this.renders === 1) this.readyResolve?.()
     this.dispatchEvent(new CustomEvent('ap-render', { detail: { count: this.renders } }))
-  }
-
-  private async mountTrain(gen: number, lang: Lang): Promise<void> {
-    const box = document.createElement('div')
-    box.className = 'apw-train'
-    this.frame?.append(box)
-    this.trainBox = box
-    const load = trainModules['./train/panel.ts']
-    if (!load) {
-      box.textContent = STRINGS[lang].trainMissing
-      return
-    }
-    const mod = await load()
-    if (gen !== this.generation) return
-    this.train = mod.mountTrainPanel(box, { lang: this.handle?.getState().lang ?? lang })
   }
 
   /** With `steps`, a row of panels whose panels are all hidden would still take its gap: hide the row. */
@@ -382,97 +289,11 @@ export class AttentionPlaygroundElement extends BaseElement {
     }
   }
 
-  /** PNG and CSV buttons in every step panel's header (mountPlayground has no hook for them yet). */
-  private addExportButtons(): void {
-    const lang = this.lang()
-    for (const panel of this.shadow.querySelectorAll<HTMLElement>('section[data-step]')) {
-      const step = panel.dataset.step!
-      if (!(STEP_NAMES as readonly string[]).includes(step)) continue
-      const head = panel.querySelector(':scope > header')
-      if (!head || head.querySelector('.ap-export')) continue
-      const box = document.createElement('span')
-      box.className = 'ap-export'
-      const png = button('png', STRINGS[lang].png)
-      const csv = button('csv', STRINGS[lang].csv)
-      png.addEventListener('click', () => this.safely(async () => download(await this.png(step), `${step}.png`)))
-      // A BOM so spreadsheet programs read the Chinese tokens as UTF-8.
-      csv.addEventListener('click', () => this.safely(() => download(new Blob(['\ufeff' + this.csv(step)], { type: 'text/csv;charset=utf-8' }), `${step}.csv`)))
-      box.append(png, csv)
-      head.append(box)
-    }
-    this.labelExports()
-  }
-
-  private labelExports(): void {
-    const lang = this.lang()
-    const s = STRINGS[lang]
-    for (const b of this.shadow.querySelectorAll<HTMLButtonElement>('button[data-export]')) {
-      const kind = b.dataset.export!
-      if (kind === 'png') { b.textContent = s.png; b.setAttribute('aria-label', s.pngLabel) }
-      else if (kind === 'csv') { b.textContent = s.csv; b.setAttribute('aria-label', s.csvLabel) }
-      else if (kind === 'pytorch') b.textContent = s.pytorch
-      else if (kind === 'pytorch-download') b.textContent = s.pytorchDownload
-    }
-  }
-
-  private async copyCode(): Promise<void> {
-    const lang = this.lang()
-    let code: string
-    try {
-      code = this.pytorchCode()
-    } catch (e) {
-      this.say(`${STRINGS[lang].exportFailed} ${e instanceof Error ? e.message : String(e)}`)
-      return
-    }
-    try {
-      await navigator.clipboard.writeText(code)
-      this.say(STRINGS[lang].copied)
-    } catch {
-      // No clipboard (insecure context, denied permission): show the code to copy by hand.
-      this.say(STRINGS[lang].copyFailed)
-      if (!this.codeBox) {
-        this.codeBox = document.createElement('textarea')
-        this.codeBox.className = 'apw-code'
-        this.codeBox.readOnly = true
-        this.statusEl?.parentElement?.after(this.codeBox)
-      }
-      this.codeBox.value = code
-      this.codeBox.select()
-    }
-  }
-
-  private safely(fn: () => unknown): void {
-    const lang = this.lang()
-    Promise.resolve().then(fn).catch((e) => this.say(`${STRINGS[lang].exportFailed} ${e instanceof Error ? e.message : String(e)}`))
-  }
-
-  private say(msg: string): void {
-    if (this.statusEl) this.statusEl.textContent = msg
-  }
-
-  private showNotices(notices: Notice[], lang: Lang): void {
-    if (!this.noticeBox) return
-    const t = translator(lang)
-    // Attribute values are learner- or author-supplied: text nodes only.
-    this.noticeBox.replaceChildren(...notices.map((n) => {
-      const p = document.createElement('p')
-      p.textContent = `${t('noticeInvalid')} ${n.param} = “${n.value.length > 80 ? n.value.slice(0, 80) + '…' : n.value}”`
-      return p
-    }))
-    this.noticeBox.hidden = notices.length === 0
-  }
-
   private teardown(): void {
     this.generation++
-    this.train?.dispose()
-    this.train = null
-    this.trainBox = null
     this.handle?.dispose()
     this.handle = null
     this.frame = null
-    this.noticeBox = null
-    this.statusEl = null
-    this.codeBox = null
     this.attrs = null
     // Dropping the shadow tree drops every listener attached inside it.
     this.shadow.replaceChildren()
@@ -483,24 +304,6 @@ function pickFields(s: PlaygroundState): Partial<PlaygroundState> {
   const out: Partial<PlaygroundState> = {}
   for (const k of ATTR_FIELDS) (out as Record<string, unknown>)[k] = s[k]
   return out
-}
-
-function button(kind: string, label: string): HTMLButtonElement {
-  const b = document.createElement('button')
-  b.type = 'button'
-  b.dataset.export = kind
-  b.textContent = label
-  return b
-}
-
-function download(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob)
-  const a = document.createElement('a')
-  a.href = url
-  a.download = name
-  a.rel = 'noopener'
-  a.click()
-  setTimeout(() => URL.revokeObjectURL(url), 10_000)
 }
 
 if (typeof customElements !== 'undefined' && !customElements.get('attention-playground')) {

@@ -2,7 +2,8 @@
 // heads, edit a cell, click a score) and whether the numbers on screen equal the engine's, run in
 // Node on the same options — and, for the course preset, PyTorch's own numbers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import type { Page } from 'playwright-core'
 import { artifact, launchChromium, readPanel, serveStatic, settled } from './harness.mjs'
 import { init } from '../../dist/index.js'
@@ -386,6 +387,78 @@ describe('the page in Chromium', () => {
     const edited = engine.run({ embeddings }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(page, edited, ['embeddings', 'Q', 'K', 'V', 'weights', 'output'])
     await page.close()
+  })
+
+  it('export buttons: a panel\'s CSV is the engine\'s numbers, PNG is an image, the .py prints the same numbers', async () => {
+    const { page, errors } = await openPage('?score=general&mask=causal&text=' + encodeURIComponent('the cat sat, on the mat'))
+    const opts = { text: 'the cat sat, on the mat', score: 'general', mask: 'causal' } as const
+    const tr = engine.run(opts) as unknown as Record<string, Tensor> & { tokens: string[] }
+    const download = async (sel: string) => {
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.locator(sel).click()])
+      return { name: dl.suggestedFilename(), bytes: readFileSync((await dl.path())!) }
+    }
+    // every matrix panel carries both buttons
+    for (const step of STEPS) {
+      await expect(page.locator(`[data-step="${step}"] header button[data-export="csv"]`).count(), step).resolves.toBe(1)
+      await expect(page.locator(`[data-step="${step}"] header button[data-export="png"]`).count(), step).resolves.toBe(1)
+    }
+    for (const step of ['weights', 'maskedScores', 'Q'] as const) {
+      const csv = await download(`[data-step="${step}"] button[data-export="csv"]`)
+      expect(csv.name).toBe(`${step}.csv`)
+      const lines = csv.bytes.toString('utf8').replace(/^\ufeff/, '').trimEnd().split('\r\n')
+      const header = lines[0].split(',')
+      expect(header.length, `${step} columns`).toBe(tr[step].shape[1] + 1)
+      if (step !== 'Q') expect(lines[0]).toBe(',' + tr.tokens.join(','))
+      expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(tr.tokens)
+      const cells = lines.slice(1).flatMap((l) => l.split(',').slice(1).map((v) => (v === '-inf' ? -Infinity : Number(v))))
+      // Exact: the CSV writes each float32 with enough digits to read back as the same float32.
+      expect(Float32Array.from(cells), step).toEqual(tr[step].data)
+    }
+    const png = await download('[data-step="weights"] button[data-export="png"]')
+    expect(png.name).toBe('weights.png')
+    expect(Array.from(png.bytes.subarray(0, 8))).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+    expect(png.bytes.readUInt32BE(16), 'PNG width').toBeGreaterThan(100)
+
+    const py = await download('header button[data-export="pytorch-download"]')
+    expect(py.name).toBe('attention.py')
+    const code = py.bytes.toString('utf8')
+    expect(code).toContain('score_rule = "general"')
+    const PY = '/usr/bin/python3'
+    if (existsSync(PY) && spawnSync(PY, ['-c', 'import torch']).status === 0) {
+      const out = spawnSync(PY, ['-', '--json'], { input: code, encoding: 'utf8', timeout: 120_000 })
+      expect(out.status, out.stderr).toBe(0)
+      const printed = JSON.parse(out.stdout.replace(/-Infinity/g, '"-inf"'))
+      for (const step of ['Q', 'scores', 'weights', 'output'] as const) {
+        const got = (printed[step] as unknown[][]).flat().map((v) => (v === '-inf' ? -Infinity : (v as number)))
+        const want = tr[step].data
+        expect(got.length, step).toBe(want.length)
+        got.forEach((v, i) => expect(Math.abs(v - want[i]), `${step}[${i}] torch ${v}, engine ${want[i]}`).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(want[i]))))
+      }
+    } else {
+      console.warn('page export test: torch does not import under /usr/bin/python3; the .py was not run')
+    }
+    // labels follow the language
+    await page.locator('button[name="lang"]').click()
+    await settled(page)
+    expect(await page.locator('header button[data-export="pytorch"]').textContent()).toBe('复制为 PyTorch 代码')
+    expect(await page.locator('[data-step="weights"] button[data-export="csv"]').getAttribute('aria-label')).toBe('将此矩阵下载为 CSV')
+    await page.locator('[data-step="weights"]').screenshot({ path: artifact('export-buttons-zh.png') })
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('"copy as PyTorch code" puts the program on the clipboard', async () => {
+    const context = await session.browser.newContext({ locale: 'en-US' })
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') })
+    const page = await context.newPage()
+    await page.goto(server.url + '?mask=causal')
+    await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
+    await page.locator('header button[data-export="pytorch"]').click()
+    await expect.poll(() => page.locator('.ap-status').textContent()).toContain('Copied')
+    const code = await page.evaluate(() => navigator.clipboard.readText())
+    expect(code).toContain('torch.manual_seed(seed)')
+    expect(code).toContain('causal')
+    await context.close()
   })
 
   it('"copy link" copies a URL that reproduces the view', async () => {

@@ -414,7 +414,7 @@ describe(`"copy as PyTorch code" from the widget, run with real torch${noTorch}`
     expect(state.temperature).not.toBe(1)
 
     await zh.locator('button[data-export="pytorch"]').click()
-    await expect.poll(() => zh.locator('.apw-status').textContent()).toContain('已复制')
+    await expect.poll(() => zh.locator('.ap-status').textContent()).toContain('已复制')
     const code = await page.evaluate(() => navigator.clipboard.readText())
     expect(code).toBe(await zh.evaluate((el: any) => el.pytorchCode()))
     const file = join(tmp, 'zh.py')
