@@ -354,6 +354,28 @@ describe('in a narrow lesson column', () => {
   })
 })
 
+describe('guided in a course page', () => {
+  it('does not scroll the host page on load; Next brings the step into view', async () => {
+    const { page, errors } = await open('/tests/e2e/pages/guided-scroll.html', { locale: 'zh-CN' })
+    await ready(page, '#g')
+    // Smooth scrolling would take a few frames to show: wait well past them.
+    await page.waitForTimeout(600)
+    expect(await page.evaluate(() => window.scrollY), 'the course page stays at its top').toBe(0)
+    const g = page.locator('#g')
+    expect(await g.locator('[data-panel="guided"] .guided-count').textContent()).toContain('3')
+    expect(await g.locator('[data-step="maskedScores"]').getAttribute('class')).toContain('tour-focus')
+    // The learner moves on: the tour's panel (weights) is scrolled into the window.
+    await g.locator('[data-panel="guided"] button[name="next"]').click()
+    await page.waitForFunction(() => {
+      const el = document.querySelector('#g')!.shadowRoot!.querySelector('[data-step="weights"]')!.getBoundingClientRect()
+      return el.top >= 0 && el.bottom <= innerHeight + 1
+    }, null, { timeout: 5000 })
+    expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
+
 describe('hostile attributes', () => {
   it('show literally, run nothing, and fall back to defaults with a visible notice', async () => {
     const { page, errors } = await open('/tests/e2e/pages/inject.html')

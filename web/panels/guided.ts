@@ -29,6 +29,7 @@ export class GuidedPanel implements Panel {
   private exit = h('button', { type: 'button', name: 'exit', class: 'btn-small' })
   private tryBtn = h('button', { type: 'button', name: 'try' })
   private lastStep = 0
+  private rendered = false
 
   constructor(ctx: Ctx, private host: () => HTMLElement) {
     this.el = h('section', { class: 'guided', 'data-panel': 'guided', 'aria-live': 'polite' },
@@ -46,6 +47,8 @@ export class GuidedPanel implements Panel {
   render(ctx: Ctx): void {
     const { t, state } = ctx
     const n = state.guided
+    const first = !this.rendered
+    this.rendered = true
     this.el.hidden = n === 0 || state.view !== 'pipeline'
     const root = this.host()
     root.classList.toggle('touring', n > 0)
@@ -67,8 +70,11 @@ export class GuidedPanel implements Panel {
       if (p) p.classList.add('tour-focus')
     }
     const target = root.querySelector<HTMLElement>(`[data-step="${step.steps[step.steps.length - 1]}"]`)
-    if (n !== this.lastStep && target && typeof target.scrollIntoView === 'function') {
-      target.scrollIntoView({ behavior: prefersReducedMotion() ? 'auto' : 'smooth', block: 'center' })
+    // Only when the learner moves through the tour: a widget that starts guided must not scroll the
+    // course page it sits in on load. 'nearest' scrolls as little as possible (not at all when the
+    // panel is already in view).
+    if (!first && n !== this.lastStep && target && typeof target.scrollIntoView === 'function') {
+      target.scrollIntoView({ behavior: prefersReducedMotion() ? 'auto' : 'smooth', block: 'nearest' })
     }
     this.lastStep = n
   }
