@@ -461,6 +461,45 @@ describe('the page in Chromium', () => {
     await context.close()
   })
 
+  it('the Train tab loads the training panel only when opened, trains in its worker, and goes away with the playground', async () => {
+    const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: 'en-US' })
+    const errors: string[] = []
+    const requests: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
+    page.on('request', (r) => requests.push(new URL(r.url()).pathname))
+    await page.goto(server.url)
+    await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
+    expect(requests.some((p) => /panel-[\w-]+\.js$/.test(p)), 'the training code is not loaded up front').toBe(false)
+    await page.locator('button.tab[data-view="train"]').click()
+    const panel = page.locator('[data-panel="train"], section.ap-train').first()
+    await panel.waitFor({ timeout: 30_000 })
+    expect(requests.some((p) => /panel-[\w-]+\.js$/.test(p))).toBe(true)
+    // The worker has loaded the engine when it proposes its sample sentence.
+    await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
+    await expect(page.locator('[data-step="weights"]').isVisible()).resolves.toBe(false)
+    const before = await panel.locator('.tr-status').textContent()
+    await panel.locator('button[name="step"]').click()
+    await expect.poll(() => panel.locator('.tr-status').textContent(), { timeout: 30_000 }).not.toBe(before)
+    expect(await panel.locator('.tr-error').textContent()).toBe('')
+    await expect.poll(() => new URL(page.url()).searchParams.get('view')).toBe('train')
+    // the page's language switch reaches the panel
+    await page.locator('button[name="lang"]').click()
+    await expect.poll(() => panel.locator('h2').textContent()).toMatch(/[\u4e00-\u9fff]/)
+    await fullShot(page, 'train-tab-zh.png')
+    // a link to the tab opens it again
+    const again = await session.browser.newPage({ locale: 'en-US' })
+    await again.goto(page.url())
+    await again.locator('section.ap-train').waitFor({ timeout: 30_000 })
+    await again.close()
+    // disposed with the playground
+    const left = await page.evaluate(() => { (window as unknown as { __apPlayground: { dispose(): void } }).__apPlayground.dispose(); return document.querySelectorAll('section.ap-train').length })
+    expect(left).toBe(0)
+    await page.waitForTimeout(300)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
   it('"copy link" copies a URL that reproduces the view', async () => {
     const context = await session.browser.newContext({ locale: 'en-US' })
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') })
