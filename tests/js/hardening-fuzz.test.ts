@@ -56,7 +56,8 @@ function value(key: string): unknown {
   if (key === 'mask') {
     return pick([
       () => pick(SCALARS)(), () => ({ keyPadding: pick(SCALARS)() }), () => ({ matrix: new Uint8Array(int(0, 30)) }),
-      () => ({ keyPadding: [true, 'x', 3] }), () => ({ matrix: 'abc' }), () => ({ keyPadding: throwing() }),
+      // (a mask whose getters throw is the separate, focused test below)
+      () => ({ keyPadding: [true, 'x', 3] }), () => ({ matrix: 'abc' }),
     ])()
   }
   if (key === 'params') return { W: tensorish(), b: tensorish(), Wq: tensorish(), Wk: tensorish(), v: tensorish() }
@@ -84,6 +85,12 @@ describe('fuzzing the package boundary (JS values → embind → C++)', () => {
   it('3,000 calls with hostile option values: an answer or an AttentionError, never a trap; memory returns', () => {
     const course = () => expectCourseProgram(ap)
     course()
+    // One-time allocations before the baseline: the built-in BPE corpus, and the tokenizer's memo of
+    // merges learned from it, one entry per merge count (bounded: counts are 0..1024) — for each count
+    // this mix can ask for.
+    for (const kind of ['bpe', 'char', 'word', 'word-sorted']) ap.tokenize('this is my cat', kind)
+    for (let m = 0; m <= 8; m++) ap.tokenize('this is my cat', 'bpe', { bpeMerges: m })
+    ap.run({ tokenizer: 'bpe' })
     const start = ap.memoryStats().allocatedBytes
     const counts = { answered: 0, refused: 0, callerThrew: 0 }
     for (let i = 0; i < 3000; i++) {
@@ -132,17 +139,33 @@ describe('fuzzing the package boundary (JS values → embind → C++)', () => {
 })
 
 describe('a caller whose objects throw while the engine reads them', () => {
-  // Options the wrapper hands to embind as they are (a mask object, trainer options) are read from
-  // inside C++; a JS exception thrown there unwinds through the wasm frames without running any C++
-  // destructor, so whatever the call had allocated (the decoded Q, K, V) is never freed. The wrapper
-  // should read such objects in JS first (copy keyPadding / matrix into a Uint8Array, options into a
-  // plain object) so a throwing getter throws before the module is entered.
+  // The wrapper reads top-level options in JS (Object.entries runs their getters there), but hands the
+  // mask object to embind as it is, so keyPadding / matrix are read from inside C++; a JS exception
+  // thrown there unwinds through the wasm frames without running any C++ destructor, and whatever the
+  // call had allocated (the decoded Q, K, V) is never freed. The wrapper should copy keyPadding /
+  // matrix into a Uint8Array in JS first, so a throwing getter throws before the module is entered.
   it('a throwing getter in mask.keyPadding: the caller gets its own error and nothing leaks', () => {
     const T = (r: number, c: number) => ({ data: new Float32Array(r * c).fill(0.5), shape: [r, c] })
     const call = () => ap.attention({
       query: T(2, 2), key: T(2, 2), value: T(2, 2),
       mask: { get keyPadding(): boolean[] { throw new Error('caller getter') } },
     })
+    expect(call).toThrow('caller getter')
+    const before = ap.memoryStats().allocatedBytes
+    for (let i = 0; i < 20; i++) expect(call).toThrow('caller getter')
+    expect(ap.memoryStats().allocatedBytes, 'bytes left allocated by 20 calls').toBe(before)
+    expectCourseProgram(ap)
+  })
+
+  it('a mask matrix whose element getter throws: the caller gets its own error and nothing leaks', () => {
+    const T = (r: number, c: number) => ({ data: new Float32Array(r * c).fill(0.5), shape: [r, c] })
+    const matrix = new Proxy(new Uint8Array(4), {
+      get(t, k) {
+        if (k === '1') throw new Error('caller getter')
+        return Reflect.get(t, k)
+      },
+    })
+    const call = () => ap.attention({ query: T(2, 2), key: T(2, 2), value: T(2, 2), mask: { matrix } })
     expect(call).toThrow('caller getter')
     const before = ap.memoryStats().allocatedBytes
     for (let i = 0; i < 20; i++) expect(call).toThrow('caller getter')
