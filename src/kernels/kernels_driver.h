@@ -51,8 +51,16 @@ void pv_rows(const float* const p[kMR], int nj, const float* v, int ldv, float* 
   }
 }
 
+// O(n·d) work against the O(n²·d) of the tiles: built for size (clang's -O3 unrolled it to
+// 5 KiB of wasm, a tenth of the kernels' share of the .wasm budget).
+#if defined(__clang__)
+#define AP_COLD __attribute__((minsize, noinline))
+#else
+#define AP_COLD
+#endif
+
 // Packs keys [j0, j0 + 8) × dims [t0, t0 + dc) of K (row stride d) as [dc][8], zero past nk.
-inline void pack_panel(const float* K, int nk, int d, int j0, int t0, int dc, float* dst) {
+AP_COLD inline void pack_panel(const float* K, int nk, int d, int j0, int t0, int dc, float* dst) {
   for (int c = 0; c < kNR; ++c) {
     const int j = j0 + c;
     if (j < nk) {
