@@ -138,14 +138,14 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
         kernels::flash_workspace_floats(nq, nv, static_cast<int>(Q.cols()), dv)));
     kernels::flash_attention(Q.data(), K.data(), V.data(), r.context.data(), nq, nv, static_cast<int>(Q.cols()),
                              dv, r.scale, invTemp, opts.mask.kind == Mask::Kind::Causal, ws.data());
-    check_no_overflow("query/key/value: the output", r.context);
+    check_no_overflow("query/key/value: the output overflows", r.context);
     r.output = r.context;
     return r;
   }
 
   r.scores = compute_scores(Q, K, opts.score, opts.params);
   r.scaledScores = r.scores * r.scale;
-  check_no_overflow("query/key: the scores", r.scaledScores);
+  check_no_overflow("query/key: the scores overflow", r.scaledScores);
   r.maskedScores = r.scaledScores;
   if (opts.mask.kind != Mask::Kind::None) {
     for (int i = 0; i < nq; ++i)
@@ -165,7 +165,9 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
   } else {
     r.output = r.context;
   }
-  check_no_overflow("query/key/value: the output", r.output);
+  check_no_overflow(opts.params.hasCombine() && opts.score == ScoreRule::Concat ? "params.combineW: the output overflows"
+                                                                             : "query/key/value: the output overflows",
+                    r.output);
   if (!opts.needWeights) {
     r.scores.resize(0, 0);
     r.scaledScores.resize(0, 0);

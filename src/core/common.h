@@ -65,10 +65,9 @@ inline void check_finite(const std::string& name, const Mat& m) {
 }
 
 // For results computed from finite inputs: a non-finite value means float32 overflowed on the way.
+// `what` names the argument and the quantity, e.g. "value: the output overflows".
 inline void check_no_overflow(const std::string& what, const Mat& m) {
-  if (!m.allFinite()) {
-    throw Error(what + " overflows float32 (a value beyond ±3.4e38) for these inputs; scale the inputs down");
-  }
+  if (!m.allFinite()) throw Error(what + " float32 (a value beyond ±3.4e38); scale the inputs down");
 }
 
 }  // namespace ap

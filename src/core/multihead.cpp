@@ -79,9 +79,9 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
     v.rowwise() += p.inProjBias.segment(2 * E, E).transpose();
   }
 
-  check_no_overflow("query/key/value: the projections", q);
-  check_no_overflow("query/key/value: the projections", k);
-  check_no_overflow("query/key/value: the projections", v);
+  check_no_overflow("inProjWeight: the projections overflow", q);
+  check_no_overflow("inProjWeight: the projections overflow", k);
+  check_no_overflow("inProjWeight: the projections overflow", v);
   const int H = p.numHeads;
   const int hd = static_cast<int>(E / H);
   const float scale = 1.f / std::sqrt(static_cast<float>(hd));
@@ -101,7 +101,7 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
     const Mat vh = v.middleCols(h * hd, hd);
     Mat S(nq, nk);
     kernels::qkt(qh.data(), kh.data(), S.data(), static_cast<int>(nq), static_cast<int>(nk), hd, scale);
-    check_no_overflow("query/key: the scores of head " + std::to_string(h), S);
+    check_no_overflow("inProjWeight: the scores of head " + std::to_string(h) + " overflow", S);
     for (long long i = 0; i < nq; ++i)
       for (long long j = 0; j < nk; ++j) {
         const bool m = (p.causal && j > i) || (!p.keyPaddingMask.empty() && p.keyPaddingMask[j]) ||
@@ -116,7 +116,7 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
   }
   r.output = context * p.outProjWeight.transpose();
   if (p.outProjBias.size() > 0) r.output.rowwise() += p.outProjBias.transpose();
-  check_no_overflow("value/outProjWeight: the output", r.output);
+  check_no_overflow("outProjWeight: the output overflows", r.output);
   return r;
 }
 

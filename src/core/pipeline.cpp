@@ -109,9 +109,9 @@ Trace run(const RunOptions& o) {
   t.Q = t.embeddings * t.Wq;
   t.K = *kvInput * t.Wk;
   t.V = *kvInput * t.Wv;
-  check_no_overflow("Q (embeddings · Wq)", t.Q);
-  check_no_overflow("K (embeddings · Wk)", t.K);
-  check_no_overflow("V (embeddings · Wv)", t.V);
+  check_no_overflow("Wq: Q = embeddings · Wq overflows", t.Q);
+  check_no_overflow("Wk: K = embeddings · Wk overflows", t.K);
+  check_no_overflow("Wv: V = embeddings · Wv overflows", t.V);
 
   AttentionOptions a;
   a.score = o.score;

@@ -74,10 +74,23 @@ const TENSOR_KEYS = new Set([
   'kProjWeight', 'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias',
 ]);
 
+/**
+ * A plain copy of the caller's options, read entirely here in JS: a getter or Proxy trap that throws then
+ * throws before the module is entered. (A JS exception thrown while C++ reads a value unwinds through the
+ * wasm frames without running destructors, leaking what the call had allocated.) Typed arrays pass as they are.
+ */
+function plain(v: unknown, depth = 0): unknown {
+  if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v) || depth > 8) return v;
+  if (Array.isArray(v)) return Array.from(v, (e) => plain(e, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, e] of Object.entries(v)) out[k] = plain(e, depth + 1);
+  return out;
+}
+
 function tensors(opts: Record<string, unknown>, prefix = ''): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(opts)) {
-    out[k] = TENSOR_KEYS.has(k) && v !== undefined ? toTensor(prefix + k, v) : v;
+    out[k] = TENSOR_KEYS.has(k) && v !== undefined ? toTensor(prefix + k, v) : plain(v);
   }
   return out;
 }

@@ -43,9 +43,10 @@ export function toTensor(name: string, value: unknown): Tensor {
   const t = value as { data?: unknown; shape?: unknown };
   if (!Array.isArray(t.shape)) throw new AttentionError(`${name}.shape: expected an array of sizes`);
   const data = t.data;
-  if (data instanceof Float32Array) return { data, shape: t.shape as number[] };
+  const shape = Array.from(t.shape as unknown[]) as number[];  // read here, not from inside the module
+  if (data instanceof Float32Array) return { data, shape };
   if (Array.isArray(data) || ArrayBuffer.isView(data)) {
-    return { data: Float32Array.from(data as ArrayLike<number>), shape: t.shape as number[] };
+    return { data: Float32Array.from(data as ArrayLike<number>), shape };
   }
   throw new AttentionError(`${name}.data: expected a Float32Array or an array of numbers`);
 }
