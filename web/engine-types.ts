@@ -68,9 +68,30 @@ export interface Trace {
   params: ScoreParams | ScoreParams[]
 }
 
+export interface AttentionCall {
+  query: Tensor
+  key: Tensor
+  value: Tensor
+  score?: string
+  scale?: number | boolean
+  mask?: MaskOption
+  temperature?: number
+  params?: ScoreParams
+  /** false: the fused kernel, which never builds the nq×nk matrix (dot / scaled-dot, none / causal). */
+  needWeights?: boolean
+}
+
+export interface AttentionOut {
+  scores?: Tensor
+  weights?: Tensor
+  output: Tensor
+  maskedRows: number[] | number[][]
+}
+
 export interface Engine {
   run(opts: RunOptions): Trace
   tokenize?(text: string, tokenizer: string, options?: unknown): unknown
+  attention?(opts: AttentionCall): AttentionOut
 }
 
 export const STEP_NAMES = [

@@ -198,7 +198,9 @@ export class Heatmap {
     if (!this.avail) this.avail = this.el.clientWidth || this.el.parentElement?.clientWidth || 600
     const avail = Math.max(160, this.avail - 4)
     let lw = 0
-    for (const l of this.rowLabels) lw = Math.max(lw, ctx.measureText(l).width)
+    // Thousands of labels: a sample of ~400 sets the width (longer ones are cut with an ellipsis anyway).
+    const every = Math.max(1, Math.floor(this.rowLabels.length / 400))
+    for (let i = 0; i < this.rowLabels.length; i += every) lw = Math.max(lw, ctx.measureText(this.rowLabels[i]).width)
     this.labelW = Math.ceil(Math.min(lw, 96)) + 8
     const maxCell = this.opts.maxCell ?? 46
     // Long texts: cells shrink (down to 1 px) so a canvas never grows past ~1600 px a side.
@@ -206,6 +208,9 @@ export class Heatmap {
     this.cw = Math.max(minCell, Math.min(maxCell, Math.floor((avail - this.labelW) / Math.max(this.cols, 1))))
     this.ch = Math.max(this.cw, this.rows > 48 ? Math.min(6, minCell) : 16)
     if (this.ch > 34 && this.cols > 8) this.ch = 34
+    // Hundreds or thousands of rows (a long text): squeezed into ~640 px, several rows to a pixel,
+    // instead of a canvas tens of thousands of pixels tall that the browser must allocate and paint.
+    if (this.rows > 320) this.ch = Math.min(this.ch, 640 / this.rows)
     let cl = 0
     for (const l of this.colLabels) cl = Math.max(cl, ctx.measureText(l).width)
     // Short labels (one CJK character, 'is') sit upright; longer ones are turned to fit.
@@ -263,7 +268,8 @@ export class Heatmap {
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height)
     const { rows, cols, cw, ch, labelW: x0, labelH: y0 } = this
     if (!this.cells) return
-    ctx.imageSmoothingEnabled = false
+    // Rows thinner than a pixel are averaged; otherwise cells stay crisp.
+    ctx.imageSmoothingEnabled = ch < 1
     ctx.drawImage(this.cells, x0, y0, cols * cw, rows * ch)
 
     // Hatch masked cells so "masked" never depends on colour alone (where cells are big enough to see it).

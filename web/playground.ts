@@ -21,6 +21,8 @@ import { GuidedPanel } from './panels/guided'
 import { WhyPanel } from './panels/why'
 import { OriginPanel } from './panels/origin'
 import { DecoderPanel } from './panels/decoder'
+import { LongPanel } from './panels/long'
+import { LONG_TOKENS, computeLong, longTokens, type LongData, type Tokenized } from './long'
 import { downloadBlob, exportPanelPng, matrixCsv, panelMatrix, pytorchCode } from './export'
 import type { Lang } from './state'
 
@@ -72,6 +74,20 @@ export interface PlaygroundHandle {
 
 /** Resolves after the next render, for callers that must wait for the panels to update. */
 export const RENDERED_EVENT = 'ap-rendered'
+
+/** Quiet time after typing in a long text before it is recomputed (one recompute per pause, not per key). */
+const LONG_TYPING_MS = 120
+
+/**
+ * The long view for texts of more than LONG_TOKENS tokens where it applies (long.ts), the full
+ * trace otherwise. A long text the long view cannot take (cross, bpe, concat) gets the full run.
+ */
+export function computeAny(engine: Engine, s: PlaygroundState): { trace: Trace; droppedEdits: boolean; long: LongData | null } {
+  let tok: Tokenized | null = null
+  try { tok = longTokens(engine, s) } catch { tok = null }  // the full run reports the text's error
+  if (tok) return computeLong(engine, s, tok)
+  return { ...compute(engine, s), long: null }
+}
 
 export function compute(engine: Engine, s: PlaygroundState): { trace: Trace; droppedEdits: boolean } {
   const needsSizes = s.mask === 'padding' || s.mask === 'cells' || s.edits.length > 0
@@ -138,6 +154,8 @@ export function mountPlayground(
   let disposed = false
   let lastComputed: PlaygroundState | null = null
   let computeMs = 0
+  let long: LongData | null = null
+  let debounceTimer: ReturnType<typeof setTimeout> | undefined
 
   const removeStyles = adoptStyles(root)
   const app = h('div', { class: 'ap-root', lang: state.lang })
@@ -227,6 +245,10 @@ export function mountPlayground(
   const why = new WhyPanel()
   const origin = new OriginPanel(ctx)
   const maskedRowsNote = h('p', { class: 'help masked-rows', hidden: true })
+  const longPanel = new LongPanel(ctx)
+  const longNote = h('p', { class: 'banner notice long-note', hidden: true })
+  const linesGrid = h('div', { class: 'grid grid-2' }, lines.el, arith.el)
+  const scoreGroups = steps.groups.slice(3, 5)
   // With steps listing 'train' the panel sits inline after the others (no tab needed); otherwise it is the Train tab.
   const trainInline = !!opts.steps?.includes('train')
   const trainBox = h('div', { class: 'ap-train-box', 'data-view-box': 'train' })
@@ -234,8 +256,8 @@ export function mountPlayground(
   let trainLoading = false
 
   const pipeline = h('div', { class: 'pipeline' },
-    guided.el, tokens.el, ...steps.groups.slice(0, 3), params.el, ...steps.groups.slice(3), maskedRowsNote,
-    h('div', { class: 'grid grid-2' }, lines.el, arith.el), decoder.el)
+    guided.el, tokens.el, ...steps.groups.slice(0, 3), params.el, longNote, longPanel.el, ...steps.groups.slice(3), maskedRowsNote,
+    linesGrid, decoder.el)
   if (trainInline) pipeline.append(trainBox)
   const main = h('main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el, trainInline ? null : trainBox)
   const footer = h('footer', { class: 'ap-footer' })
@@ -243,7 +265,9 @@ export function mountPlayground(
   // Inline, or filtered out by `steps`: no Train tab.
   if (opts.steps) tabs[VIEW_ORDER.indexOf('train')].hidden = true
 
-  const panels: Panel[] = [controls, guided, tokens, ...steps.panels.values(), params, lines, arith, decoder, why, origin]
+  const panels: Panel[] = [controls, guided, tokens, ...steps.panels.values(), params, lines, arith, decoder, why, origin, longPanel]
+  // Panels that need the n×n matrices: not drawn in the long view.
+  const notLong = new Set<Panel>([lines, arith, ...['scores', 'scaledScores', 'maskedScores', 'weights'].map((n) => steps.panels.get(n as never)!)])
 
   // PNG and CSV buttons in the header of every matrix panel (the step panels and the encoder embeddings).
   const exportButtons: HTMLButtonElement[] = []
@@ -320,6 +344,8 @@ export function mountPlayground(
   function applyStepFilter(): void {
     if (!opts.steps) return
     const show = new Set(opts.steps)
+    // The long view stands in for the score and weight panels.
+    if (show.has('weights') || show.has('scores')) show.add('long')
     for (const p of app.querySelectorAll<HTMLElement>('[data-step], [data-panel]')) {
       const name = p.dataset.step ?? p.dataset.panel ?? ''
       if (name === 'controls' || name === 'guided') continue
@@ -341,10 +367,18 @@ export function mountPlayground(
     state = next
     if (patch.lang) { t = translator(state.lang); app.lang = state.lang; train?.setLang(state.lang) }
     opts.onStateChange?.(cloneState(state))
-    schedule()
+    const typing = 'text' in patch && (long !== null || state.text.length > LONG_TOKENS)
+    schedule(typing ? LONG_TYPING_MS : 0)
   }
 
-  function schedule(): void {
+  function schedule(delay = 0): void {
+    if (delay > 0) {
+      clearTimeout(debounceTimer)
+      debounceTimer = setTimeout(() => { debounceTimer = undefined; update() }, delay)
+      return
+    }
+    // Any other change computes at once, and takes a pending typed text along.
+    if (debounceTimer !== undefined) { clearTimeout(debounceTimer); debounceTimer = undefined }
     if (scheduled) return
     // A microtask, not the next frame: the update lands in the very next paint, and several
     // setState calls from one event still coalesce into one recompute.
@@ -366,8 +400,9 @@ export function mountPlayground(
     if (needsCompute(lastComputed, state)) {
       lastComputed = cloneState(state)
       try {
-        const r = compute(engine, state)
+        const r = computeAny(engine, state)
         trace = r.trace
+        long = r.long
         droppedEdits = r.droppedEdits
         error = null
         if (sel && trace && (sel.i >= trace.tokens.length)) sel = null
@@ -376,7 +411,9 @@ export function mountPlayground(
       }
     }
     computeMs = performance.now() - t0
-    render()
+    // A long text's computation and its drawing go in separate tasks, so neither blocks input for long.
+    if (long && computeMs > 8) setTimeout(() => { if (!disposed) render() }, 0)
+    else render()
   }
 
   function render(): void {
@@ -416,14 +453,20 @@ export function mountPlayground(
     maskedRowsNote.hidden = rows.length === 0
     if (trace && rows.length) maskedRowsNote.textContent = `${t('maskedRowsNote')} ${rows.map((i) => trace!.tokens[i] ?? i).join(', ')}`
 
+    for (const g of scoreGroups) g.hidden = !!long
+    linesGrid.hidden = !!long
+    longNote.hidden = !long
+    if (long) setText(longNote, t('longModeNote'))
+    longPanel.setData(ctx, state.view === 'pipeline' ? long : null)
     for (const p of panels) {
       if ((p === why && state.view !== 'why') || (p === origin && state.view !== 'origin')) continue
+      if (long && notLong.has(p)) continue
       p.render(ctx)
     }
     applyStepFilter()
     // ms: compute plus rendering, read by bench/page_bench.mjs.
     const ms = computeMs + performance.now() - r0
-    app.dispatchEvent(new CustomEvent(RENDERED_EVENT, { bubbles: true, composed: true, detail: { error, ms, computeMs } }))
+    app.dispatchEvent(new CustomEvent(RENDERED_EVENT, { bubbles: true, composed: true, detail: { error, ms, computeMs, long: !!long } }))
     computeMs = 0
   }
 
@@ -453,6 +496,7 @@ export function mountPlayground(
     dispose() {
       disposed = true
       scheduled = 0
+      clearTimeout(debounceTimer)
       for (const p of panels) p.dispose?.()
       train?.dispose()
       train = null

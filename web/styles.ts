@@ -40,6 +40,12 @@ export const STYLES = `
 .ap-export { display: inline-flex; gap: 4px; margin-left: auto; align-self: center; }
 .ap-root .ap-export button { font-size: 11.5px; padding: 1px 7px; border-radius: 6px; color: var(--muted); }
 .ap-train-box { min-width: 0; }
+.long-bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 2px 0 8px; }
+.long-zoom { font-size: 12px; color: var(--muted); font-variant-numeric: tabular-nums; }
+.long-wrap { overflow: hidden; }
+.long-canvas { display: block; touch-action: none; cursor: grab; }
+.long-canvas:active { cursor: grabbing; }
+.long-readout { margin: 6px 0 0; min-height: 1.5em; }
 .tabs { display: flex; gap: 4px; padding: 0 20px; border-bottom: 1px solid var(--line); }
 .tabs .tab { border: none; border-bottom: 3px solid transparent; border-radius: 0; background: none; padding: 8px 12px; color: var(--muted); font-weight: 600; }
 .tabs .tab[aria-selected="true"] { color: var(--accent); border-bottom-color: var(--accent); }
@@ -101,6 +107,7 @@ export const STYLES = `
 .tok-row-label { font-size: 12px; color: var(--muted); min-width: 150px; }
 .tok { display: inline-flex; flex-direction: column; align-items: center; padding: 4px 10px; border-radius: 8px; background: #eef3fb; border: 1px solid #cbd8ee; line-height: 1.2; }
 .tok .tok-text { font-weight: 600; font-size: 14px; white-space: pre; }
+.tok-more { align-self: center; color: var(--muted); font-size: 12.5px; }
 .tok .tok-id { font-size: 11px; color: var(--muted); font-family: ui-monospace, monospace; }
 .tok .tok-pad { font-size: 10px; color: #fff; background: #6b7280; border-radius: 4px; padding: 0 4px; margin-top: 2px; }
 .tok.pad { background: repeating-linear-gradient(135deg, #eceff3 0 6px, #dde1e7 6px 8px); }

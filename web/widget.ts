@@ -34,7 +34,7 @@ const ATTR_FIELDS: Array<keyof PlaygroundState> = [
 /** Panel names `steps` accepts: the engine's step names and the page's other panels. */
 const PANEL_NAMES = new Set<string>([
   ...STEP_NAMES, 'sourceEmbeddings', 'tokens', 'params', 'lines', 'arith', 'guided', 'decoderSelfAttention', 'why',
-  'origin', 'train',
+  'origin', 'train', 'long',
 ])
 
 const WIDGET_CSS = `

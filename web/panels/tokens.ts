@@ -6,6 +6,8 @@ import { h, setText, tokLabel } from '../dom'
 import { toggleIndex } from '../state'
 import { matchingPreset } from '../presets'
 
+const MAX_CHIPS = 300
+
 export class TokensPanel implements Panel {
   readonly el: HTMLElement
   private title = h('h3')
@@ -51,7 +53,8 @@ export class TokensPanel implements Panel {
       const row = h('div', { class: 'tok-row', role: 'list' })
       if (line.label) row.append(h('span', { class: 'tok-row-label', text: line.label }))
       const chips: HTMLButtonElement[] = []
-      line.tokens.forEach((tok, i) => {
+      // Thousands of chips would cost more layout than the whole computation: the first ones and a count.
+      line.tokens.slice(0, MAX_CHIPS).forEach((tok, i) => {
         const isKey = line.side !== 'q'
         const padded = state.mask === 'padding' && isKey && state.padKeys.includes(i)
         const chip = h('button', { class: 'tok' + (padded ? ' pad' : ''), type: 'button', role: 'listitem', 'data-i': i, 'data-side': line.side },
@@ -76,6 +79,9 @@ export class TokensPanel implements Panel {
         chips.push(chip)
         row.append(chip)
       })
+      if (line.tokens.length > MAX_CHIPS) {
+        row.append(h('span', { class: 'tok-more', text: t('tokensMore').replace('{n}', String(line.tokens.length - MAX_CHIPS)) }))
+      }
       this.chips.push(chips)
       this.rows.append(row)
     }

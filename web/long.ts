@@ -1,0 +1,219 @@
+// Long texts (issue 6 item 4): thousands of tokens, where the n×n matrices of a normal run would
+// take hundreds of milliseconds and megabytes per step. Nothing n×n is ever built here:
+// - Q, K and V come from two engine runs in cross mode against a single token. The vocabulary (and
+//   with it every random draw) is the one of the whole text, and one side has one token, so each run
+//   is O(n); their Q (text as the decoder side) and K, V (text as the encoder side) are bit for bit
+//   the ones a self-attention run on the text computes.
+// - The output comes from the fused kernel (ap.attention with needWeights: false) where it applies
+//   (dot / scaled-dot, no mask or causal), otherwise from blocks of rows.
+// - The rows of scores and weights the viewer shows are computed on demand: ap.attention with just
+//   those rows of Q as the query, the whole K and V as keys and values.
+
+import type { AttentionCall, Engine, MaskOption, RunOptions, ScoreParams, Tensor, Trace } from './engine-types'
+import { applyEdits, baseRunOptions, type EditableTensor, type PlaygroundState } from './state'
+
+/** Above this many tokens the page switches to the long view (a normal run stays well under 16 ms below it). */
+export const LONG_TOKENS = 320
+/** Rows per engine call when rows are computed in blocks (bounds the rows×n matrix of one call). */
+const BLOCK_ROWS = 256
+
+export interface RowData {
+  /** Raw scores (before scaling and mask), one row of n. */
+  scores: Float32Array
+  weights: Float32Array
+}
+
+export class LongData {
+  readonly n: number
+  readonly heads: number
+  private qh: Tensor[] = []
+  private kh: Tensor[] = []
+  private vh: Tensor[] = []
+  private cache: Array<Map<number, RowData>> = []
+  private cachedRows = 0
+  /** Engine calls made for rows (the benchmark and tests read it). */
+  rowCalls = 0
+
+  constructor(private engine: Engine, readonly trace: Trace, private state: PlaygroundState) {
+    this.n = trace.tokens.length
+    this.heads = trace.heads || 1
+    for (let h = 0; h < this.heads; h++) {
+      this.qh.push(columns(trace.Q, h, this.heads))
+      this.kh.push(columns(trace.K, h, this.heads))
+      this.vh.push(columns(trace.V, h, this.heads))
+      this.cache.push(new Map())
+    }
+  }
+
+  private params(h: number): ScoreParams | undefined {
+    const p = this.trace.params
+    const one = Array.isArray(p) ? p[h] : p
+    return one && Object.keys(one).length ? one : undefined
+  }
+
+  /** The mask of query rows `rows` against all keys, in the engine's form. */
+  private maskFor(rows: readonly number[]): MaskOption {
+    const s = this.state, n = this.n
+    switch (s.mask) {
+      case 'none':
+        return 'none'
+      case 'padding': {
+        const keyPadding = new Array<boolean>(n).fill(false)
+        for (const j of s.padKeys) if (j < n) keyPadding[j] = true
+        return { keyPadding }
+      }
+      case 'causal': {
+        // Row i of the slice is query rows[i]: it sees keys j ≤ rows[i] (the engine's 'causal' would align to i).
+        const m = new Uint8Array(rows.length * n)
+        rows.forEach((r, i) => m.fill(1, i * n + r + 1, (i + 1) * n))
+        return { matrix: m }
+      }
+      case 'cells': {
+        const m = new Uint8Array(rows.length * n)
+        const at = new Map(rows.map((r, i) => [r, i]))
+        for (const [r, j] of s.maskCells) {
+          const i = at.get(r)
+          if (i !== undefined && j < n) m[i * n + j] = 1
+        }
+        return { matrix: m }
+      }
+    }
+  }
+
+  private call(h: number, rows: readonly number[], needWeights: boolean) {
+    const dq = this.qh[h].shape[1]
+    const q = new Float32Array(rows.length * dq)
+    rows.forEach((r, i) => q.set(this.qh[h].data.subarray(r * dq, (r + 1) * dq), i * dq))
+    const opts: AttentionCall = {
+      query: { data: q, shape: [rows.length, dq] }, key: this.kh[h], value: this.vh[h],
+      score: this.state.score, scale: this.trace.scale, temperature: this.state.temperature,
+      mask: this.maskFor(rows), params: this.params(h),
+    }
+    if (!needWeights) opts.needWeights = false
+    return this.engine.attention!(opts)
+  }
+
+  /** Rows of head h (cached): one engine call for all the rows not yet known. */
+  rows(h: number, rows: readonly number[]): RowData[] {
+    const cache = this.cache[h]
+    const missing = [...new Set(rows.filter((r) => !cache.has(r)))]
+    if (missing.length) {
+      // A bounded cache: a long session of panning must not hold the whole n×n matrix.
+      if (this.cachedRows + missing.length > 3000) { for (const c of this.cache) c.clear(); this.cachedRows = 0 }
+      for (let b = 0; b < missing.length; b += BLOCK_ROWS) {
+        const block = missing.slice(b, b + BLOCK_ROWS)
+        const r = this.call(h, block, true)
+        this.rowCalls++
+        const n = this.n
+        block.forEach((row, i) => {
+          // Views into the block's arrays, not copies: the block lives as long as one of its rows is cached.
+          cache.set(row, { scores: r.scores!.data.subarray(i * n, (i + 1) * n), weights: r.weights!.data.subarray(i * n, (i + 1) * n) })
+        })
+        this.cachedRows += block.length
+      }
+    }
+    return rows.map((r) => cache.get(r)!)
+  }
+
+  /** The output [n, dv], every head concatenated, without any n×n matrix where the fused kernel applies. */
+  output(): Tensor {
+    const n = this.n, dv = this.trace.V.shape[1], dvh = dv / this.heads
+    const out = new Float32Array(n * dv)
+    const fused = (this.state.score === 'dot' || this.state.score === 'scaled-dot') &&
+      (this.state.mask === 'none' || this.state.mask === 'causal')
+    for (let h = 0; h < this.heads; h++) {
+      let o: Float32Array
+      if (fused) {
+        o = this.engine.attention!({
+          query: this.qh[h], key: this.kh[h], value: this.vh[h], score: this.state.score, scale: this.trace.scale,
+          temperature: this.state.temperature, mask: this.state.mask === 'causal' ? 'causal' : 'none', needWeights: false,
+        }).output.data
+      } else {
+        o = new Float32Array(n * dvh)
+        for (let b = 0; b < n; b += BLOCK_ROWS) {
+          const rows = Array.from({ length: Math.min(BLOCK_ROWS, n - b) }, (_, i) => b + i)
+          o.set(this.call(h, rows, true).output.data, b * dvh)
+        }
+      }
+      for (let i = 0; i < n; i++) out.set(o.subarray(i * dvh, (i + 1) * dvh), i * dv + h * dvh)
+    }
+    return { data: out, shape: [n, dv] }
+  }
+}
+
+function columns(t: Tensor, h: number, heads: number): Tensor {
+  const [n, d] = t.shape
+  if (heads === 1) return t
+  const dh = d / heads
+  const out = new Float32Array(n * dh)
+  for (let i = 0; i < n; i++) out.set(t.data.subarray(i * d + h * dh, i * d + (h + 1) * dh), i * dh)
+  return { data: out, shape: [n, dh] }
+}
+
+const EMPTY: Tensor = { data: new Float32Array(0), shape: [0, 0] }
+
+export interface Tokenized { tokens: string[]; ids: number[]; vocab: string[] }
+
+/**
+ * The tokenized text when the long view can take it, else null (short texts, cross attention, bpe,
+ * concat, an engine without attention()).
+ */
+export function longTokens(engine: Engine, s: PlaygroundState): Tokenized | null {
+  if (s.mode !== 'self' || s.tokenizer === 'bpe' || s.score === 'concat' || !engine.attention || !engine.tokenize) return null
+  // Fewer characters than LONG_TOKENS cannot make that many tokens: skip the tokenizer.
+  if (s.text.length <= LONG_TOKENS) return null
+  const tok = engine.tokenize(s.text, s.tokenizer) as Tokenized
+  return tok.tokens.length > LONG_TOKENS ? tok : null
+}
+
+/** Q, K, V, embeddings and weights of the long text (see the top of this file), edits applied. */
+export function computeLong(engine: Engine, s: PlaygroundState, tok: Tokenized): { trace: Trace; long: LongData; droppedEdits: boolean } {
+  const first = tok.tokens[0]
+  const base: RunOptions = { ...baseRunOptions(s, 0, 0), mask: 'none' }
+  delete base.text
+  const queries = (o: RunOptions = {}) => engine.run({ ...base, source: first, target: s.text, ...o })
+  const keys = (o: RunOptions = {}) => engine.run({ ...base, source: s.text, target: first, ...o })
+  let a = queries()
+  let b = keys()
+  const same = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v, i) => v === y[i])
+  if (!same(a.vocab, tok.vocab) || !same(b.vocab, tok.vocab) || !same(a.tokens, tok.tokens) || !same(b.sourceTokens ?? [], tok.tokens)) {
+    throw new Error('long view: the vocabulary of the split runs differs from the text\'s')
+  }
+  let dropped = false
+  if (s.edits.length) {
+    const tensors: Record<EditableTensor, Tensor | undefined> = {
+      embeddings: a.embeddings, sourceEmbeddings: undefined, Wq: a.Wq, Wk: a.Wk, Wv: a.Wv,
+    }
+    const { overrides, dropped: d } = applyEdits(tensors, s.edits)
+    dropped = d.length > 0
+    const o: RunOptions = { Wq: overrides.Wq, Wk: overrides.Wk, Wv: overrides.Wv }
+    a = queries({ ...o, embeddings: overrides.embeddings })
+    b = keys({ ...o, sourceEmbeddings: overrides.embeddings })
+  }
+  const trace: Trace = {
+    ...a,
+    tokens: tok.tokens, tokenIds: tok.ids, vocab: tok.vocab,
+    sourceTokens: undefined, sourceTokenIds: undefined, sourceEmbeddings: undefined,
+    K: b.K, V: b.V,
+    scores: EMPTY, scaledScores: EMPTY, maskedScores: EMPTY, weights: EMPTY,
+    maskedRows: [],
+    selfAttention: true,
+  }
+  const long = new LongData(engine, trace, s)
+  trace.output = long.output()
+  trace.maskedRows = maskedRows(s, long.n)
+  return { trace, long, droppedEdits: dropped }
+}
+
+function maskedRows(s: PlaygroundState, n: number): number[] {
+  if (s.mask === 'padding') {
+    const pad = new Set(s.padKeys.filter((j) => j < n))
+    return pad.size === n ? Array.from({ length: n }, (_, i) => i) : []
+  }
+  if (s.mask === 'cells') {
+    const count = new Map<number, number>()
+    for (const [i, j] of s.maskCells) if (i < n && j < n) count.set(i, (count.get(i) ?? 0) + 1)
+    return [...count].filter(([, c]) => c >= n).map(([i]) => i).sort((x, y) => x - y)
+  }
+  return []
+}
