@@ -200,7 +200,8 @@ export function computeLong(engine: Engine, s: PlaygroundState, tok: Tokenized):
     selfAttention: true,
   }
   const long = new LongData(engine, trace, s)
-  trace.output = long.output()
+  // The output is filled in by the caller (LongData.output), in a task of its own.
+  trace.output = { data: new Float32Array(long.n * a.V.shape[1]), shape: [long.n, a.V.shape[1]] }
   trace.maskedRows = maskedRows(s, long.n)
   return { trace, long, droppedEdits: dropped }
 }

@@ -22,7 +22,7 @@ import { WhyPanel } from './panels/why'
 import { OriginPanel } from './panels/origin'
 import { DecoderPanel } from './panels/decoder'
 import { LongPanel } from './panels/long'
-import { LONG_TOKENS, computeLong, longTokens, type LongData, type Tokenized } from './long'
+import { computeLong, longTokens, type LongData, type Tokenized } from './long'
 import { downloadBlob, exportPanelPng, matrixCsv, panelMatrix, pytorchCode } from './export'
 import type { Lang } from './state'
 
@@ -155,6 +155,7 @@ export function mountPlayground(
   let lastComputed: PlaygroundState | null = null
   let computeMs = 0
   let long: LongData | null = null
+  let stage = 0
   let debounceTimer: ReturnType<typeof setTimeout> | undefined
 
   const removeStyles = adoptStyles(root)
@@ -246,7 +247,7 @@ export function mountPlayground(
   const origin = new OriginPanel(ctx)
   const maskedRowsNote = h('p', { class: 'help masked-rows', hidden: true })
   const longPanel = new LongPanel(ctx)
-  const longNote = h('p', { class: 'banner notice long-note', hidden: true })
+  const longNote = h('p', { class: 'banner long-note', hidden: true })
   const linesGrid = h('div', { class: 'grid grid-2' }, lines.el, arith.el)
   const scoreGroups = steps.groups.slice(3, 5)
   // With steps listing 'train' the panel sits inline after the others (no tab needed); otherwise it is the Train tab.
@@ -367,7 +368,9 @@ export function mountPlayground(
     state = next
     if (patch.lang) { t = translator(state.lang); app.lang = state.lang; train?.setLang(state.lang) }
     opts.onStateChange?.(cloneState(state))
-    const typing = 'text' in patch && (long !== null || state.text.length > LONG_TOKENS)
+    // Texts that are (or may have become) long: a 320-token text has well over 1,000 characters
+    // unless it is Chinese by characters, and then it is already in the long view.
+    const typing = 'text' in patch && (long !== null || state.text.length > 2000)
     schedule(typing ? LONG_TYPING_MS : 0)
   }
 
@@ -397,7 +400,10 @@ export function mountPlayground(
   function update(): void {
     if (disposed) return
     const t0 = performance.now()
+    const gen = ++stage
+    let fresh = false
     if (needsCompute(lastComputed, state)) {
+      fresh = true
       lastComputed = cloneState(state)
       try {
         const r = computeAny(engine, state)
@@ -411,9 +417,21 @@ export function mountPlayground(
       }
     }
     computeMs = performance.now() - t0
-    // A long text's computation and its drawing go in separate tasks, so neither blocks input for long.
-    if (long && computeMs > 8) setTimeout(() => { if (!disposed) render() }, 0)
-    else render()
+    if (!(long && fresh && !error)) { render(); return }
+    // A long text: Q, K, V (above), the output and the drawing each in a task of its own, so that
+    // none blocks input for long. A newer update drops the stages of this one.
+    const lt = long, tr = trace!
+    setTimeout(() => {
+      if (disposed || gen !== stage) return
+      const t1 = performance.now()
+      try {
+        tr.output = lt.output()
+      } catch (e) {
+        error = e instanceof Error ? e.message : String(e)
+      }
+      computeMs += performance.now() - t1
+      setTimeout(() => { if (!disposed && gen === stage) render() }, 0)
+    }, 0)
   }
 
   function render(): void {

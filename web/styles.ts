@@ -138,6 +138,7 @@ export const STYLES = `
 .banner p { margin: 0; }
 .banner.error { background: #fdecea; border: 1px solid #f5c2bd; color: #7a1a12; }
 .banner.notice { background: #fff8e1; border: 1px solid #f3dd9a; color: #5c4400; }
+.banner.long-note { background: var(--accent-soft); border: 1px solid #c3d7f5; color: #17407f; margin: 0; }
 .error-msg { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; white-space: pre-wrap; word-break: break-word; }
 .masked-rows { margin: -6px 0 0; }
 
