@@ -252,7 +252,7 @@ export function mountPlayground(
   const scoreGroups = steps.groups.slice(3, 5)
   // With steps listing 'train' the panel sits inline after the others (no tab needed); otherwise it is the Train tab.
   const trainInline = !!opts.steps?.includes('train')
-  const trainBox = h('div', { class: 'ap-train-box', 'data-view-box': 'train' })
+  const trainBox = h('div', { class: 'ap-train-box panel', 'data-view-box': 'train' })
   let train: TrainHandle | null = null
   let trainLoading = false
 
@@ -262,7 +262,8 @@ export function mountPlayground(
   if (trainInline) pipeline.append(trainBox)
   const main = h('main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el, trainInline ? null : trainBox)
   const footer = h('footer', { class: 'ap-footer' })
-  app.append(header, codeBox, status, tabBar, h('div', { class: 'ap-layout' }, controls.el, main), footer)
+  const layout = h('div', { class: 'ap-layout' }, controls.el, main)
+  app.append(header, codeBox, status, tabBar, layout, footer)
   // Inline, or filtered out by `steps`: no Train tab.
   if (opts.steps) tabs[VIEW_ORDER.indexOf('train')].hidden = true
 
@@ -459,6 +460,10 @@ export function mountPlayground(
     why.el.hidden = state.view !== 'why'
     origin.el.hidden = state.view !== 'origin'
     trainBox.hidden = !trainInline && state.view !== 'train'
+    // The training panel has its own controls: the attention controls would only distract there.
+    const trainTab = !trainInline && state.view === 'train'
+    controls.el.hidden = trainTab
+    layout.classList.toggle('full', trainTab)
     if (trainInline || state.view === 'train') void showTrain()
     setText(footer, t('footer'))
 

@@ -50,6 +50,7 @@ export const STYLES = `
 .tabs .tab { border: none; border-bottom: 3px solid transparent; border-radius: 0; background: none; padding: 8px 12px; color: var(--muted); font-weight: 600; }
 .tabs .tab[aria-selected="true"] { color: var(--accent); border-bottom-color: var(--accent); }
 .ap-layout { display: grid; grid-template-columns: 290px minmax(0, 1fr); gap: 18px; padding: 16px 20px; align-items: start; }
+.ap-layout.full { grid-template-columns: minmax(0, 1fr); }
 
 .ap-footer { color: var(--muted); font-size: 12px; padding: 4px 20px 18px; }
 
