@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The fuzz job (issue 7): builds the libFuzzer targets of tests/fuzz/*.cpp with clang, ASan and UBSan,
 # then runs each for a bounded time on its committed seed corpus plus every committed regression input.
-# Exits non-zero if any target crashes, hits a sanitizer report or breaks an invariant; the crashing
-# input is left in build/h-fuzz/artifacts/<target>/ — copy it to tests/fuzz/regressions/<target>/ so
-# tests/native/test_fuzz_regressions.cpp replays it from then on.
+# Exits 1 if any target crashes, hits a sanitizer report or breaks an invariant (2 if it cannot build);
+# the crashing input is left in build/h-fuzz/artifacts/<target>/ — copy it to
+# tests/fuzz/regressions/<target>/ so tests/native/test_fuzz_regressions.cpp replays it from then on.
 #
-#   scripts/fuzz.sh                 # 60 s per target
+#   scripts/fuzz.sh                 # 60 s per target: ~4 min of fuzzing + 1.5-3 min of build here
 #   FUZZ_SECONDS=120 scripts/fuzz.sh fuzz_run fuzz_tokenize
 #
 # New inputs the fuzzer finds go to build/h-fuzz/corpus/<target>/ (kept between runs, never committed
@@ -37,7 +37,11 @@ else
   targets=()
   for src in tests/fuzz/fuzz_*.cpp; do targets+=("$(basename "$src" .cpp)"); done
 fi
-cmake --build "$BUILD" -j"$JOBS" --target "${targets[@]}" >/dev/null
+if ! cmake --build "$BUILD" -j"$JOBS" --target "${targets[@]}" >"$BUILD/build.log" 2>&1; then
+  tail -40 "$BUILD/build.log" >&2
+  echo "fuzz.sh: the build failed (full log: $BUILD/build.log)" >&2
+  exit 2
+fi
 
 failed=()
 start=$(date +%s)
