@@ -477,6 +477,8 @@ export function mountPlayground(
     if (trace && rows.length) maskedRowsNote.textContent = `${t('maskedRowsNote')} ${rows.map((i) => trace!.tokens[i] ?? i).join(', ')}`
 
     for (const g of scoreGroups) g.hidden = !!long
+    // The panels too (the step filter hides the unlisted ones again below; the widget collapses rows by them).
+    for (const p of notLong) p.el.hidden = !!long
     linesGrid.hidden = !!long
     longNote.hidden = !long
     if (long) setText(longNote, t('longModeNote'))

@@ -376,6 +376,39 @@ describe('guided in a course page', () => {
   })
 })
 
+describe('a long text in the widget', () => {
+  it('switches to the long view; the read-out cell is the engine\'s weight', async () => {
+    const { page, errors } = await open('/tests/e2e/pages/two.html')
+    const text = '我爱中国的长城和黄河，春天来了花开了。'.repeat(40)   // 760 characters = 760 tokens
+    await page.evaluate((text) => {
+      const el = document.createElement('attention-playground')
+      el.id = 'long'
+      el.setAttribute('text', text)
+      el.setAttribute('tokenizer', 'char')
+      el.setAttribute('steps', 'weights,output')
+      document.body.append(el)
+    }, text)
+    await ready(page, '#long')
+    const w = page.locator('#long')
+    await w.locator('[data-panel="long"]').waitFor({ state: 'visible' })
+    const visible = await w.evaluate((el) => Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('section[data-step], section[data-panel="long"]'))
+      .filter((p) => p.offsetParent !== null).map((p) => p.dataset.step ?? p.dataset.panel))
+    expect(visible).toEqual(['long', 'output'])
+    await w.locator('[data-panel="long"] canvas').focus()
+    for (const k of ['ArrowDown', 'ArrowDown', 'ArrowDown', 'ArrowRight', 'ArrowRight']) await page.keyboard.press(k)
+    const r = await w.locator('[data-panel="long"] .long-readout').evaluate((el) => ({ ...(el as HTMLElement).dataset, text: el.textContent }))
+    expect([r.i, r.j]).toEqual(['3', '2'])
+    const tr = engine.run({ text, tokenizer: 'char' }) as Trace
+    const n = tr.tokens.length
+    expect(n).toBe(760)
+    const want = tr.weights.data[3 * n + 2]
+    expect(Math.abs(Number(r.value) - want), `weights[3, 2]: widget ${r.value}, engine ${want}`).toBeLessThanOrEqual(1e-6 * Math.max(want, 1e-3))
+    expect(r.text).toContain('国 → 中')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
+
 describe('hostile attributes', () => {
   it('show literally, run nothing, and fall back to defaults with a visible notice', async () => {
     const { page, errors } = await open('/tests/e2e/pages/inject.html')
