@@ -510,6 +510,9 @@ export function mountPlayground(
     },
     csv(step) {
       if (!trace) throw new Error('csv: there is no result yet (the first computation failed or has not run)')
+      if (long && ['scores', 'scaledScores', 'maskedScores', 'weights'].includes(step)) {
+        throw new Error(`csv: "${step}" is never built for a text of ${long.n} tokens (the long view computes the rows on screen only); export embeddings, Wq, Wk, Wv, Q, K, V or output, or use a text of at most 320 tokens`)
+      }
       const m = panelMatrix(trace, step, state.head)
       return matrixCsv(m.tensor, m.rows, m.cols)
     },

@@ -81,8 +81,17 @@ describe('a 2,100-token text in the page', () => {
       const e = tr.output.data[i * 28 + j]
       expect(Math.abs(v - e), `output[${i}][${j}]`).toBeLessThanOrEqual(5.1e-5 + 3e-5 * Math.max(1, Math.abs(e)))
     }))
-    expect(await page.locator('[data-panel="tokens"] .tok').count()).toBe(300)
-    expect(await page.locator('[data-panel="tokens"] .tok-more').textContent()).toContain(String(N - 300))
+    expect(await page.locator('[data-panel="tokens"] .tok').count()).toBe(160)
+    expect(await page.locator('[data-panel="tokens"] .tok-more').textContent()).toContain(String(N - 160))
+    // exports: the n-row matrices as CSV; the n×n ones are refused with a message that says why
+    const csv = await page.evaluate(() => {
+      const pg = (window as unknown as { __apPlayground: { csv(s: string): string } }).__apPlayground
+      let refused = ''
+      try { pg.csv('weights') } catch (e) { refused = (e as Error).message }
+      return { q: pg.csv('Q').trimEnd().split('\r\n').length, refused }
+    })
+    expect(csv.q).toBe(N + 1)
+    expect(csv.refused).toMatch(/"weights" is never built for a text of 2100 tokens/)
     await page.locator('[data-panel="long"]').screenshot({ path: artifact('long-view.png') })
   })
 

@@ -6,7 +6,7 @@ import { h, setText, tokLabel } from '../dom'
 import { toggleIndex } from '../state'
 import { matchingPreset } from '../presets'
 
-const MAX_CHIPS = 300
+const MAX_CHIPS = 160
 
 export class TokensPanel implements Panel {
   readonly el: HTMLElement
