@@ -160,6 +160,31 @@ static void flash_only(int n, int d, int runs) {
 
 int main(int argc, char** argv) {
   bool quick = false, checkOnly = false;
+  if (argc >= 2 && !std::strcmp(argv[1], "--first-call")) {
+    // The first long call of a fresh module against the next ones: V8 runs wasm in its baseline
+    // tier until a function has done enough work, and a running call never switches tier.
+    // --first-call [warm-up calls at n = 48] [warm_up] shows how much small work it takes to get
+    // past that, and whether kernels::warm_up() does.
+    const int reps = argc >= 3 ? std::atoi(argv[2]) : 0;
+    constexpr int m = 48, dm = 32;
+    std::vector<float> a(m * dm, 0.5f), o(m * dm), wsm(flash_workspace_floats(m, m, dm, dm));
+    const double w0 = emscripten_get_now();
+    for (int r = 0; r < reps; ++r)
+      flash_attention(a.data(), a.data(), a.data(), o.data(), m, m, dm, dm, 0.1f, 1.f, false, wsm.data());
+    if (argc >= 4 && !std::strcmp(argv[3], "warm_up")) warm_up();
+    const double tw = emscripten_get_now() - w0;
+    const int n = 2048, d = 64;
+    std::vector<float> Q(size_t(n) * d, 0.01f), O(size_t(n) * d);
+    std::vector<float> ws(flash_workspace_floats(n, n, d, d));
+    double t[3];
+    for (double& x : t) {
+      const double t0 = emscripten_get_now();
+      flash_attention(Q.data(), Q.data(), Q.data(), O.data(), n, n, d, d, 0.125f, 1.f, false, ws.data());
+      x = emscripten_get_now() - t0;
+    }
+    std::printf("{\"warm_up_calls\":%d,\"warm_up_ms\":%.2f,\"n2048_calls_ms\":[%.1f,%.1f,%.1f]}\n", reps, tw, t[0], t[1], t[2]);
+    return 0;
+  }
   if (argc == 5 && !std::strcmp(argv[1], "--flash")) {
     flash_only(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
     return 0;
