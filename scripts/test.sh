@@ -11,5 +11,12 @@ if [[ -x scripts/test-sanitizers.sh ]]; then
   scripts/test-sanitizers.sh
 fi
 
+echo "== SIMD128 kernels vs their scalar twins, in wasm (bench/wasm_harness)"
+harness=build/wasm-harness/harness.cjs
+if [[ ! -f $harness || -n $(find src/kernels bench/wasm_harness -newer "$harness" -print -quit) ]]; then
+  bash bench/wasm_harness/build.sh build/wasm-harness >/dev/null
+fi
+node "$harness" --check-only
+
 echo "== Vitest"
 node node_modules/vitest/vitest.mjs run "$@"

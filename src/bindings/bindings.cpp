@@ -321,6 +321,9 @@ val memoryStats() {
 
 std::string backend() { return ap::kernels::backend(); }
 
+// Runs each kernel once on small data so V8 tiers the hot functions up before the first long call.
+void warmUp() { ap::kernels::warm_up(); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_playground) {
@@ -330,4 +333,5 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   emscripten::function("tokenize", &tokenize);
   emscripten::function("memoryStats", &memoryStats);
   emscripten::function("backend", &backend);
+  emscripten::function("warmUp", &warmUp);
 }

@@ -38,6 +38,7 @@ export interface RawModule {
   tokenize(text: unknown, kind: unknown, o: object): unknown;
   memoryStats(): MemoryStats;
   backend(): string;
+  warmUp(): void;
   [key: string]: unknown;
 }
 
@@ -53,6 +54,11 @@ export interface Engine {
   createTrainer(options?: TrainerOptions): Trainer;
   /** Wasm memory in use (for leak checks and budgets). */
   memoryStats(): MemoryStats;
+  /**
+   * Runs every kernel once on small data (~15 ms) so the engine's first long call is not slowed by V8's
+   * baseline tier (150–500 ms at n = 2048). Call it when the page is idle, e.g. in requestIdleCallback.
+   */
+  warmUp(): void;
   /** 'simd128' in WebAssembly builds. */
   readonly backend: string;
   /** The underlying module (advanced: trainers and tests use it). */
@@ -143,6 +149,7 @@ function makeEngine(module: RawModule): Engine {
     },
     createTrainer: (options?: TrainerOptions) => createTrainerFor(module, options),
     memoryStats: () => module.memoryStats(),
+    warmUp: () => module.warmUp(),
     backend: module.backend(),
     module,
   };
