@@ -169,22 +169,10 @@ val run(val o) {
       out.set("sourceTokenIds", int_array(t.sourceTokens.ids));
       out.set("sourceEmbeddings", tensor_to_js(t.sourceEmbeddings));
     }
-    out.set("embeddings", tensor_to_js(t.embeddings));
-    out.set("Wq", tensor_to_js(t.Wq));
-    out.set("Wk", tensor_to_js(t.Wk));
-    out.set("Wv", tensor_to_js(t.Wv));
-    out.set("Q", tensor_to_js(t.Q));
-    out.set("K", tensor_to_js(t.K));
-    out.set("V", tensor_to_js(t.V));
-    const bool one = t.heads == 1;
-    out.set("scores", one ? tensor_to_js(t.scores[0]) : stack_to_js(t.scores));
-    out.set("scaledScores", one ? tensor_to_js(t.scaledScores[0]) : stack_to_js(t.scaledScores));
-    out.set("maskedScores", one ? tensor_to_js(t.maskedScores[0]) : stack_to_js(t.maskedScores));
-    out.set("weights", one ? tensor_to_js(t.weights[0]) : stack_to_js(t.weights));
-    out.set("output", tensor_to_js(t.output));
+    set_steps(out, {t.embeddings, t.Wq, t.Wk, t.Wv, t.Q, t.K, t.V, t.scores, t.scaledScores, t.maskedScores, t.weights,
+                    t.output});
     out.set("maskedRows", int_array(t.maskedRows));
     out.set("scale", t.scale);
-    out.set("heads", t.heads);
     // The options as resolved (defaults filled in), so a trace says how to reproduce it.
     val resolved = val::object();
     if (r.cross) {
@@ -206,7 +194,7 @@ val run(val o) {
     resolved.set("heads", r.heads);
     if (r.tokenizer == "bpe") resolved.set("bpeMerges", r.tokenizerOptions.bpeMerges);
     out.set("options", resolved);
-    if (one) {
+    if (t.heads == 1) {
       out.set("params", encode_params(t.params[0], r.score));
     } else {
       val ps = val::array();

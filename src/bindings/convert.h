@@ -167,6 +167,31 @@ inline val stack_to_js(const std::vector<ap::Mat>& ms) {
   return tensor_to_js(all.data(), {static_cast<int>(ms.size()), r, c});
 }
 
+// The fixed step tensors of a trace (docs/design.md "Step names"); per-head matrices as [nq, nk] for one
+// head and [heads, nq, nk] otherwise. Shared by ap.run and Trainer.trace so both traces read alike.
+struct StepTensors {
+  const ap::Mat &embeddings, &Wq, &Wk, &Wv, &Q, &K, &V;
+  const std::vector<ap::Mat> &scores, &scaledScores, &maskedScores, &weights;
+  const ap::Mat& output;
+};
+
+inline void set_steps(val& o, const StepTensors& t) {
+  auto heads = [](const std::vector<ap::Mat>& ms) { return ms.size() == 1 ? tensor_to_js(ms[0]) : stack_to_js(ms); };
+  o.set("embeddings", tensor_to_js(t.embeddings));
+  o.set("Wq", tensor_to_js(t.Wq));
+  o.set("Wk", tensor_to_js(t.Wk));
+  o.set("Wv", tensor_to_js(t.Wv));
+  o.set("Q", tensor_to_js(t.Q));
+  o.set("K", tensor_to_js(t.K));
+  o.set("V", tensor_to_js(t.V));
+  o.set("scores", heads(t.scores));
+  o.set("scaledScores", heads(t.scaledScores));
+  o.set("maskedScores", heads(t.maskedScores));
+  o.set("weights", heads(t.weights));
+  o.set("output", tensor_to_js(t.output));
+  o.set("heads", static_cast<int>(t.weights.size()));
+}
+
 inline val int_array(const std::vector<int>& v) {
   val a = val::array();
   for (int x : v) a.call<void>("push", x);

@@ -298,29 +298,17 @@ class TrainerHandle {
       const auto& ps = t_->model().params();
       const std::string pre = "layers." + std::to_string(layer) + ".";
       auto P = [&](const std::string& n) -> const tr::Param& { return ps[t_->model().param_index(pre + n)]; };
-      auto heads = [&](const std::vector<ap::Mat>& ms) { return c.heads == 1 ? tensor_to_js(ms[0]) : stack_to_js(ms); };
       val o = val::object();
       o.set("tokens", string_array(t.tokens));
       o.set("tokenIds", int_array(t.ids));
       o.set("vocab", string_array(t_->task().vocab));
       o.set("merges", val::array());
       o.set("selfAttention", true);
-      o.set("embeddings", tensor_to_js(L.input));
-      o.set("Wq", tensor_to_js(P("Wq").value));
-      o.set("Wk", tensor_to_js(P("Wk").value));
-      o.set("Wv", tensor_to_js(P("Wv").value));
-      o.set("Q", tensor_to_js(L.Q));
-      o.set("K", tensor_to_js(L.K));
-      o.set("V", tensor_to_js(L.V));
-      o.set("scores", heads(L.scores));
-      o.set("scaledScores", heads(L.scaled));
-      o.set("maskedScores", heads(L.masked));
-      o.set("weights", heads(L.weights));
-      o.set("output", tensor_to_js(L.output));
+      set_steps(o, {L.input, P("Wq").value, P("Wk").value, P("Wv").value, L.Q, L.K, L.V, L.scores, L.scaled, L.masked,
+                    L.weights, L.output});
       val masked = val::array();
       o.set("maskedRows", masked);  // causal and no mask never mask a whole row
       o.set("scale", c.resolved_scale());
-      o.set("heads", c.heads);
       val params = val::array();
       for (int h = 0; h < c.heads; ++h) {
         val hp = val::object();
