@@ -117,7 +117,10 @@ let sharedSheet: CSSStyleSheet | null = null
  * shared by every instance. Returns the undo.
  */
 function adoptStyles(root: ShadowRoot | HTMLElement): () => void {
-  const target: ShadowRoot | Document = root instanceof ShadowRoot ? root : document
+  // The root may be an element inside a shadow tree (the widget mounts into a div of its shadow
+  // root): the sheet must go to that shadow root, since the document's sheets do not reach inside.
+  const node = root instanceof ShadowRoot ? root : root.getRootNode()
+  const target: ShadowRoot | Document = node instanceof ShadowRoot ? node : document
   try {
     sharedSheet ??= new CSSStyleSheet()
     if (sharedSheet.cssRules.length === 0) sharedSheet.replaceSync(STYLES)

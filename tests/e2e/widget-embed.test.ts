@@ -213,6 +213,14 @@ describe('two widgets on one plain page', () => {
     })
     expect(style.border).not.toBe('dashed')          // the host styles every <section> with a red dashed border
     expect(style.color).not.toBe('rgb(255, 0, 0)')
+    // and the playground's own stylesheet applies inside the shadow root: cards, the two-column layout
+    const own = await page.locator('#en').evaluate((el) => {
+      const root = el.shadowRoot!
+      const card = getComputedStyle(root.querySelector('[data-step="weights"]')!)
+      return { border: card.borderTopStyle, radius: card.borderTopLeftRadius, bg: card.backgroundColor,
+        layout: getComputedStyle(root.querySelector('.ap-layout')!).display }
+    })
+    expect(own).toEqual({ border: 'solid', radius: '10px', bg: 'rgb(255, 255, 255)', layout: 'grid' })
     const hostH1 = await page.locator('body > h1').evaluate((el) => getComputedStyle(el).fontSize)
     expect(hostH1).toBe('32px')                     // the widget's h1 rule (22px) stays inside
     expect(await page.locator('#en').evaluate((el) => el.shadowRoot?.mode)).toBe('open')
@@ -278,34 +286,37 @@ describe('two widgets on one plain page', () => {
 
   it('exports a panel as PNG (the heatmap\'s own pixels) and a matrix as CSV', async () => {
     const res = await page.locator('#zh').evaluate(async (el: any) => {
+      // The panel canvas as it is when the export copies it (png() draws it synchronously): a resize
+      // redraw after that would otherwise compare the PNG with a different picture.
+      const src = el.shadowRoot.querySelector('[data-step="weights"] canvas.hm-canvas') as HTMLCanvasElement
+      const srcData = src.getContext('2d')!.getImageData(0, 0, src.width, src.height).data
+      const srcSize = { width: src.width, height: src.height, clientWidth: src.clientWidth }
       const blob: Blob = await el.png('weights')
       const bmp = await createImageBitmap(blob)
       const c = new OffscreenCanvas(bmp.width, bmp.height)
       const g = c.getContext('2d')!
       g.drawImage(bmp, 0, 0)
-      const src = el.shadowRoot.querySelector('[data-step="weights"] canvas.hm-canvas') as HTMLCanvasElement
       // Find the heatmap inside the PNG: its pixels must equal the panel canvas's, at some offset below the title.
-      const srcData = src.getContext('2d')!.getImageData(0, 0, src.width, src.height).data
       const png = g.getImageData(0, 0, c.width, c.height).data
-      const pad = Math.round(12 * (src.width / src.clientWidth))
+      const pad = Math.round(12 * (srcSize.width / srcSize.clientWidth))
       let match = -1
-      for (let y0 = 0; y0 + src.height <= c.height && match < 0; y0++) {
+      for (let y0 = 0; y0 + srcSize.height <= c.height && match < 0; y0++) {
         let ok = true
         for (let k = 0; k < 200 && ok; k++) {
-          const x = Math.floor((k * 7919) % src.width), y = Math.floor((k * 104729) % src.height)
-          const a = (y * src.width + x) * 4, b = ((y + y0) * c.width + x + pad) * 4
+          const x = Math.floor((k * 7919) % srcSize.width), y = Math.floor((k * 104729) % srcSize.height)
+          const a = (y * srcSize.width + x) * 4, b = ((y + y0) * c.width + x + pad) * 4
           if (srcData[a + 3] !== 255) continue  // transparent label area: white in the PNG
           for (let ch = 0; ch < 3; ch++) if (Math.abs(srcData[a + ch] - png[b + ch]) > 2) ok = false
         }
         if (ok) match = y0
       }
       const csv: string = el.csv('weights')
-      return { type: blob.type, size: blob.size, w: bmp.width, h: bmp.height, srcW: src.width, srcH: src.height, match, csv }
+      return { type: blob.type, size: blob.size, w: bmp.width, h: bmp.height, srcW: srcSize.width, srcH: srcSize.height, match, csv }
     })
     expect(res.type).toBe('image/png')
     expect(res.w).toBeGreaterThanOrEqual(res.srcW)
     expect(res.h).toBeGreaterThan(res.srcH)
-    expect(res.match, 'the heatmap pixels appear in the PNG below its title').toBeGreaterThan(0)
+    expect(res.match, `the heatmap pixels appear in the PNG below its title (${JSON.stringify({ ...res, csv: undefined })})`).toBeGreaterThan(0)
     const lines = res.csv.trim().split('\r\n')
     expect(lines[0]).toBe(',我,爱,中,国')
     const w = (engine.run({ ...ZH }) as Trace).weights as Tensor
