@@ -60,6 +60,11 @@ void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const Attentio
               "params.Wk: score 'additive' needs Wk [h, dk] = " + shape_str({h, dk}) + ", got " + dims(p.Wk));
       require(p.v.size() == h,
               "params.v: score 'additive' needs v [h] = " + shape_str({h}) + ", got " + shape_str({p.v.size()}));
+      // One tanh per (query, key, hidden unit): bound the whole, not just the parts, so no call runs for minutes.
+      require(nq * nk * h <= kMaxAdditiveWork,
+              "params.Wq: score 'additive' needs nq·nk·h = " + std::to_string(nq) + "·" + std::to_string(nk) + "·" +
+                  std::to_string(h) + " tanh evaluations, over the limit of " + std::to_string(kMaxAdditiveWork) +
+                  "; use fewer tokens or a smaller hidden size");
       break;
     }
     case ScoreRule::Concat:

@@ -25,6 +25,7 @@ constexpr int kMaxDim = 4096;             // dModel, dq, dk, dv, hidden sizes
 constexpr long long kMaxMatrix = 1LL << 26;   // elements of one materialized score matrix (256 MiB)
 constexpr int kMaxSeq = 65536;            // rows of Q/K/V for attention() without weights
 constexpr std::size_t kMaxTextBytes = 1 << 20;  // 1 MiB of UTF-8
+constexpr long long kMaxAdditiveWork = 1LL << 27;   // nq·nk·h tanh evaluations of one additive call (~1 s)
 
 // A number as people write it (%g): 1e-30, 2.5, nan — not std::to_string's 0.000000.
 inline std::string fmt(double v) {

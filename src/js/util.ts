@@ -45,9 +45,12 @@ export function toTensor(name: string, value: unknown): Tensor {
   const data = t.data;
   const shape = Array.from(t.shape as unknown[]) as number[];  // read here, not from inside the module
   if (data instanceof Float32Array) return { data, shape };
-  if (Array.isArray(data) || ArrayBuffer.isView(data)) {
-    return { data: Float32Array.from(data as ArrayLike<number>), shape };
+  if (Array.isArray(data)) {
+    const bad = data.findIndex((x) => typeof x !== 'number');
+    if (bad >= 0) throw new AttentionError(`${name}.data: expected numbers, got a ${typeof data[bad]} at index ${bad}`);
+    return { data: Float32Array.from(data as number[]), shape };
   }
+  if (ArrayBuffer.isView(data)) return { data: Float32Array.from(data as unknown as ArrayLike<number>), shape };
   throw new AttentionError(`${name}.data: expected a Float32Array or an array of numbers`);
 }
 

@@ -91,6 +91,15 @@ const rows: Record<string, [string, () => void]> = {
     expect(r.output.shape).toEqual([9000, 1])
     expect(r.output.data[8999]).toBeCloseTo(0.5, 6)
   }],
+  L5: ['an additive call too costly as a whole', () => {
+    const x = filled([2048, 1], 0.5)
+    const p = { Wq: filled([64, 1], 0.1), Wk: filled([64, 1], 0.1), v: filled([64], 0.1) }
+    expectError(() => ap.attention({ query: x, key: x, value: x, score: 'additive', params: p }),
+      "params.Wq: score 'additive' needs nq·nk·h = 2048·2048·64 tanh evaluations, over the limit of 134217728; use fewer tokens or a smaller hidden size")
+    // Just under the limit it answers.
+    const y = filled([1024, 1], 0.5)
+    expect(ap.attention({ query: y, key: y, value: y, score: 'additive', params: p, needWeights: false }).output.shape).toEqual([1024, 1])
+  }],
   L4: ['sizes over their limits', () => {
     expectError(() => ap.run({ dModel: 5000 }), 'dModel: must be an integer from 1 to 4096, got 5000')
     expectError(() => ap.run({ tokenizer: 'bpe', bpeMerges: 2000 }), 'bpeMerges: expected 0..1024, got 2000')
@@ -143,6 +152,8 @@ const rows: Record<string, [string, () => void]> = {
   S1: ['data length does not match the shape', () => {
     expectError(() => ap.attention({ query: { data: new Float32Array(5), shape: [2, 3] }, key: k, value: v }),
       'query: data has 5 values but shape [2, 3] needs 6')
+    expectError(() => ap.attention({ query: { data: [0.5, 'a'] as unknown as number[], shape: [1, 2] }, key: k, value: v }),
+      'query.data: expected numbers, got a string at index 1')
   }],
   S2: ['wrong rank, negative sizes, ragged arrays', () => {
     expectError(() => ap.attention({ query: { data: new Float32Array(3), shape: [3] }, key: k, value: v }),
