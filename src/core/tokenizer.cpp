@@ -174,8 +174,12 @@ std::vector<Pair> learn_merges(const std::string& corpus, int merges) {
   // (-count, pair): begin() is the most frequent pair, ties broken by the smallest pair.
   std::set<std::pair<long long, Pair>> ranked;
   std::unordered_map<Pair, std::vector<std::size_t>, PairHash> where;  // may hold stale entries
+  // Merges stay inside words, so a text without spaces (Chinese) is one long word that every merge
+  // recounts: bound the total work so no call runs for more than a second or two.
+  long long work = 0;
   auto count_word = [&](std::size_t k, long long sign) {
     const Symbols& w = words[k];
+    work += static_cast<long long>(w.size());
     for (std::size_t i = 0; i + 1 < w.size(); ++i) {
       Pair p{w[i], w[i + 1]};
       auto it = pairCount.find(p);
@@ -209,6 +213,10 @@ std::vector<Pair> learn_merges(const std::string& corpus, int merges) {
       count_word(k, +1);
     }
     where.erase(chosen);
+    require(work <= kMaxBpeWork,
+            "bpeCorpus: learning " + std::to_string(merges) + " merges from this corpus is too much work (stopped at merge " +
+                std::to_string(m + 1) + "; merges stay within words, so a long text without spaces is one long word); "
+                "use fewer bpeMerges, or a corpus with spaces between words");
   }
   return learned;
 }

@@ -100,6 +100,15 @@ const rows: Record<string, [string, () => void]> = {
     const y = filled([1024, 1], 0.5)
     expect(ap.attention({ query: y, key: y, value: y, score: 'additive', params: p, needWeights: false }).output.shape).toEqual([1024, 1])
   }],
+  L6: ['a BPE corpus too costly to learn from', () => {
+    let seed = 1
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    const zh = Array.from({ length: 21000 }, () => String.fromCharCode(0x4e00 + Math.floor(rnd() * 300))).join('')
+    expectError(() => ap.tokenize('我爱中国', 'bpe', { bpeCorpus: zh, bpeMerges: 1024 }),
+      /^bpeCorpus: learning 1024 merges from this corpus is too much work \(stopped at merge \d+; merges stay within words/)
+    // A smaller request on the same text is fine.
+    expect(ap.tokenize('我爱中国', 'bpe', { bpeCorpus: zh.slice(0, 3000), bpeMerges: 200 }).merges.length).toBeGreaterThan(10)
+  }],
   L4: ['sizes over their limits', () => {
     expectError(() => ap.run({ dModel: 5000 }), 'dModel: must be an integer from 1 to 4096, got 5000')
     expectError(() => ap.run({ tokenizer: 'bpe', bpeMerges: 2000 }), 'bpeMerges: expected 0..1024, got 2000')
