@@ -228,6 +228,7 @@ val attention(val o) {
     a.mask = decode_mask(o["mask"], "mask");
     a.params = decode_params(has(o, "params") ? o["params"] : val::object(), a.score);
     if (has(o, "needWeights")) a.needWeights = bool_of(o["needWeights"], "needWeights");
+    a.keepSteps = false;  // attention() returns scores and weights only
     const int batch = static_cast<int>(Q.size());
     for (int b = 0; b < batch; ++b) ap::validate_attention(Q[b], K[b], V[b], a, batch);
 

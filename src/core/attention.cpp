@@ -144,15 +144,17 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
   }
 
   r.scores = compute_scores(Q, K, opts.score, opts.params);
-  r.scaledScores = r.scores * r.scale;
-  check_no_overflow("query/key: the scores overflow", r.scaledScores);
-  r.maskedScores = r.scaledScores;
+  // One n×n buffer becomes the scaled, then the masked scores, then the weights, in place; the
+  // intermediate steps are copied out only when they are kept for display.
+  r.weights = r.scores * r.scale;
+  check_no_overflow("query/key: the scores overflow", r.weights);
+  if (opts.keepSteps) r.scaledScores = r.weights;
   if (opts.mask.kind != Mask::Kind::None) {
     for (int i = 0; i < nq; ++i)
       for (int j = 0; j < nv; ++j)
-        if (opts.mask.masked(b, i, j, nq, nv)) r.maskedScores(i, j) = kNegInf;
+        if (opts.mask.masked(b, i, j, nq, nv)) r.weights(i, j) = kNegInf;
   }
-  r.weights = r.maskedScores;
+  if (opts.keepSteps) r.maskedScores = r.weights;
   kernels::softmax_rows(r.weights.data(), nq, nv, invTemp);
   r.context.resize(nq, dv);
   kernels::weights_v(r.weights.data(), V.data(), r.context.data(), nq, nv, dv);

@@ -49,9 +49,11 @@ struct AttentionOptions {
   float temperature = 1.f;
   ScoreParams params;
   bool needWeights = true;  // false: the fused kernel, no nq×nk matrix (dot / scaled-dot, none / causal)
+  bool keepSteps = true;    // false: scaledScores and maskedScores are not kept (less memory traffic)
 };
 
-// One batch item, every step kept. With needWeights = false only output (and context) are filled.
+// One batch item, every step kept. With needWeights = false only output (and context) are filled; with
+// keepSteps = false, scaledScores and maskedScores stay empty.
 struct AttentionResult {
   Mat scores;        // raw rule scores [nq, nk]
   Mat scaledScores;  // scale · scores
