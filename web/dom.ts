@@ -63,3 +63,35 @@ export function prefersReducedMotion(): boolean {
 export function setText(e: Node, s: string): void {
   if (e.textContent !== s) e.textContent = s
 }
+
+const sheets = new Map<string, CSSStyleSheet>()
+
+/**
+ * Styles `node` with `css` through a constructed stylesheet (adoptedStyleSheets) on the document or
+ * shadow root the node lives in — so a host page whose Content-Security-Policy forbids inline styles
+ * still styles it, and one sheet object serves every instance. Falls back to a <style> element where
+ * constructed sheets are missing. Returns the undo.
+ */
+export function adoptStyles(node: ShadowRoot | HTMLElement, css: string): () => void {
+  const rootNode = node instanceof ShadowRoot ? node : node.getRootNode()
+  const target: ShadowRoot | Document = rootNode instanceof ShadowRoot ? rootNode : document
+  try {
+    let sheet = sheets.get(css)
+    if (!sheet) {
+      sheet = new CSSStyleSheet()
+      sheet.replaceSync(css)
+      sheets.set(css, sheet)
+    }
+    const s = sheet
+    if (!target.adoptedStyleSheets.includes(s)) target.adoptedStyleSheets = [...target.adoptedStyleSheets, s]
+    return () => {
+      // A shadow root's sheet goes with it; the document's may still serve other instances.
+      if (target !== document) target.adoptedStyleSheets = target.adoptedStyleSheets.filter((x) => x !== s)
+    }
+  } catch {
+    const style = document.createElement('style')
+    style.textContent = css
+    node.prepend(style)
+    return () => style.remove()
+  }
+}

@@ -4,7 +4,7 @@
 
 import type { Ctx, Highlight, Panel, Selection } from './context'
 import type { Engine, RunOptions, Tensor, Trace } from './engine-types'
-import { Texts, h, setText } from './dom'
+import { Texts, adoptStyles, h, setText } from './dom'
 import { translator, type Translate } from './i18n'
 import {
   applyEdits, baseRunOptions, cloneState, resetsEdits, resetsPositions, type EditableTensor, type Notice,
@@ -109,36 +109,6 @@ export function compute(engine: Engine, s: PlaygroundState): { trace: Trace; dro
   return { trace: engine.run(opts), droppedEdits: dropped }
 }
 
-let sharedSheet: CSSStyleSheet | null = null
-
-/**
- * Constructed stylesheets (adoptedStyleSheets) rather than a <style> element: a host page whose
- * Content-Security-Policy forbids inline styles still styles the playground. One sheet object is
- * shared by every instance. Returns the undo.
- */
-function adoptStyles(root: ShadowRoot | HTMLElement): () => void {
-  // The root may be an element inside a shadow tree (the widget mounts into a div of its shadow
-  // root): the sheet must go to that shadow root, since the document's sheets do not reach inside.
-  const node = root instanceof ShadowRoot ? root : root.getRootNode()
-  const target: ShadowRoot | Document = node instanceof ShadowRoot ? node : document
-  try {
-    sharedSheet ??= new CSSStyleSheet()
-    if (sharedSheet.cssRules.length === 0) sharedSheet.replaceSync(STYLES)
-    const sheet = sharedSheet
-    if (!target.adoptedStyleSheets.includes(sheet)) target.adoptedStyleSheets = [...target.adoptedStyleSheets, sheet]
-    return () => {
-      // Other playgrounds in the same document may still use the sheet.
-      if (target === document && document.querySelectorAll('.ap-root').length > 0) return
-      target.adoptedStyleSheets = target.adoptedStyleSheets.filter((s) => s !== sheet)
-    }
-  } catch {
-    const style = document.createElement('style')
-    style.textContent = STYLES
-    root.prepend(style)
-    return () => style.remove()
-  }
-}
-
 export function mountPlayground(
   root: ShadowRoot | HTMLElement,
   engine: Engine,
@@ -161,7 +131,7 @@ export function mountPlayground(
   let stage = 0
   let debounceTimer: ReturnType<typeof setTimeout> | undefined
 
-  const removeStyles = adoptStyles(root)
+  const removeStyles = adoptStyles(root, STYLES)
   const app = h('div', { class: 'ap-root', lang: state.lang })
   root.append(app)
 

@@ -11,6 +11,7 @@ import { STEP_NAMES } from './engine-types'
 import { mountPlayground, RENDERED_EVENT, type PlaygroundHandle } from './playground'
 import { browserLang, defaultState, parseParams, type Lang, type Notice, type PlaygroundState } from './state'
 import { translator } from './i18n'
+import { adoptStyles } from './dom'
 
 export { exportPanelPng, matrixCsv, pytorchCode } from './export'
 
@@ -234,8 +235,6 @@ export class AttentionPlaygroundElement extends BaseElement {
     const gen = ++this.generation
     const lang = override?.lang ?? readAttributes(this).state.lang
 
-    const style = document.createElement('style')
-    style.textContent = WIDGET_CSS
     const frame = document.createElement('div')
     frame.className = 'apw'
     frame.setAttribute('lang', lang)
@@ -244,7 +243,8 @@ export class AttentionPlaygroundElement extends BaseElement {
     loading.className = 'apw-loading'
     loading.textContent = translator(lang)('loading')
     frame.append(loading)
-    this.shadow.replaceChildren(style, frame)
+    this.shadow.replaceChildren(frame)
+    adoptStyles(this.shadow, WIDGET_CSS)  // the shadow root's sheets go with the element
 
     let engine: Engine
     try {

@@ -6,6 +6,7 @@
 //   const panel = mountTrainPanel(container, { lang: 'en' })   // later: panel.setLang('zh'); panel.dispose()
 import type { FromWorker, ReadyInfo, Snapshot, ToWorker, TrainSettings } from './protocol'
 import { trainText, type TrainKey, type TrainLang } from './strings'
+import { adoptStyles } from '../dom'
 
 export interface TrainPanelOptions {
   lang: TrainLang
@@ -75,25 +76,6 @@ function canvas(w: number, h: number): HTMLCanvasElement {
   c.style.height = `${h}px`
   c.getContext('2d')?.scale(r, r)
   return c
-}
-
-// One constructed stylesheet shared by every panel, adopted by the document or shadow root the panel
-// lands in: a host page whose CSP forbids inline styles still styles it. <style> only as a fallback.
-let sheet: CSSStyleSheet | null = null
-function adoptStyles(node: HTMLElement): HTMLStyleElement | null {
-  const root = node.getRootNode() as Document | ShadowRoot
-  try {
-    if (!('adoptedStyleSheets' in root)) throw new Error('no adoptedStyleSheets')
-    sheet ??= new CSSStyleSheet()
-    if (sheet.cssRules.length === 0) sheet.replaceSync(CSS)
-    if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet]
-    return null
-  } catch {
-    const style = document.createElement('style')
-    style.textContent = CSS
-    node.prepend(style)
-    return style
-  }
 }
 
 const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : `${(x * 100).toFixed(1)} %`)
@@ -170,7 +152,7 @@ export function mountTrainPanel(root: HTMLElement, opts: TrainPanelOptions): Tra
     el('div', { class: 'tr-charts' }, fig(curves, 'curves', 'curves'), fig(attn, 'attention', 'attention'), fig(pcaCanvas, 'pca', 'pca')),
   )
   root.append(section)
-  const styleFallback = adoptStyles(section)
+  const removeStyles = adoptStyles(section, CSS)
 
   // ---- state drawn on screen
   let info: ReadyInfo | null = null
@@ -446,7 +428,7 @@ export function mountTrainPanel(root: HTMLElement, opts: TrainPanelOptions): Tra
       if (frame) cancelAnimationFrame(frame)
       worker.terminate()
       section.remove()
-      styleFallback?.remove()
+      removeStyles()
     },
   }
 }
