@@ -37,6 +37,8 @@ const CSS = `
 .ap-train input[type=number]{width:6.5rem}
 .ap-train textarea{width:min(40rem,100%);min-height:4rem}
 .ap-train .tr-sentence{width:min(32rem,100%)}
+.ap-train label.tr-sentence-label{flex:1 1 22rem;max-width:34rem}
+.ap-train label.tr-sentence-label .tr-sentence{width:100%}
 .ap-train button{padding:.3rem .8rem;border:1px solid #888;border-radius:4px;background:#f5f5f5;cursor:pointer}
 .ap-train button[aria-pressed=true]{background:#1f4e79;color:#fff}
 .ap-train .tr-status{font-variant-numeric:tabular-nums}
@@ -132,7 +134,7 @@ export function mountTrainPanel(root: HTMLElement, opts: TrainPanelOptions): Tra
   const note = el('p', { class: 'tr-note' })
   const error = el('p', { class: 'tr-error', role: 'alert' })
   const sentenceInput = el('input', { type: 'text', name: 'sentence', class: 'tr-sentence' })
-  const sentenceLabel = el('label', {}, bind(el('span'), 'sentence'), sentenceInput)
+  const sentenceLabel = el('label', { class: 'tr-sentence-label' }, bind(el('span'), 'sentence'), sentenceInput)
 
   const curves = canvas(440, 190)
   const attn = canvas(340, 340)
@@ -304,7 +306,12 @@ export function mountTrainPanel(root: HTMLElement, opts: TrainPanelOptions): Tra
     g.textAlign = 'left'
     g.textBaseline = 'middle'
     const watched = new Set(snap.attention?.tokens ?? [])
-    for (let i = 0; i < n; i++) {
+    // Points for every word; labels where they fit: the watched sentence's words first, then the rest
+    // wherever they do not overlap a label already placed (a full vocabulary would be an unreadable pile).
+    const order = Array.from({ length: n }, (_, i) => i).sort(
+      (a, b) => Number(watched.has(info!.vocab[b])) - Number(watched.has(info!.vocab[a])))
+    const placed: [number, number, number, number][] = []
+    for (const i of order) {
       const x = S / 2 + p[2 * i] * sc
       const y = S / 2 - p[2 * i + 1] * sc
       const hot = watched.has(info.vocab[i])
@@ -312,6 +319,10 @@ export function mountTrainPanel(root: HTMLElement, opts: TrainPanelOptions): Tra
       g.beginPath()
       g.arc(x, y, hot ? 3.5 : 2.5, 0, 2 * Math.PI)
       g.fill()
+      const w = g.measureText(info.vocab[i]).width
+      const box: [number, number, number, number] = [x + 4, y - 6, x + 4 + w, y + 6]
+      if (placed.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3])) continue
+      placed.push(box)
       g.fillStyle = hot ? '#111' : '#555'
       g.fillText(info.vocab[i], x + 4, y)
     }
