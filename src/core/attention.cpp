@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "kernels/kernels.h"
 
@@ -134,10 +135,11 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
                        std::fabs(r.scale) * invTemp;
   if (!opts.needWeights && fusable && bound < 1e37) {
     r.context.resize(nq, dv);
-    std::vector<float> ws(static_cast<std::size_t>(
-        kernels::flash_workspace_floats(nq, nv, static_cast<int>(Q.cols()), dv)));
+    // Uninitialized on purpose: the kernel writes every workspace cell before reading it (its tests poison it).
+    std::unique_ptr<float[]> ws(new float[static_cast<std::size_t>(
+        kernels::flash_workspace_floats(nq, nv, static_cast<int>(Q.cols()), dv))]);
     kernels::flash_attention(Q.data(), K.data(), V.data(), r.context.data(), nq, nv, static_cast<int>(Q.cols()),
-                             dv, r.scale, invTemp, opts.mask.kind == Mask::Kind::Causal, ws.data());
+                             dv, r.scale, invTemp, opts.mask.kind == Mask::Kind::Causal, ws.get());
     check_no_overflow("query/key/value: the output overflows", r.context);
     r.output = r.context;
     return r;
