@@ -141,7 +141,7 @@ val run(val o) {
     if (has(o, "heads")) r.heads = int_of(o["heads"], "heads");
     if (has(o, "seed")) {
       const double s = number_of(o["seed"], "seed");
-      ap::require(s >= 0 && s == std::floor(s) && s <= 9007199254740991.0,
+      AP_REQUIRE(s >= 0 && s == std::floor(s) && s <= 9007199254740991.0,
                   "seed: expected an integer from 0 to 2^53 - 1, got " + ap::fmt(s));
       r.seed = static_cast<uint64_t>(s);
     }

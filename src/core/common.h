@@ -49,9 +49,13 @@ inline std::string shape_str(std::initializer_list<long long> dims) {
 
 inline std::string shape_str(const Mat& m) { return shape_str({m.rows(), m.cols()}); }
 
-inline void require(bool ok, const std::string& message) {
-  if (!ok) throw Error(message);
-}
+// Throws ap::Error(message) when `ok` is false. A macro so that the message — often several string
+// concatenations — is only built on failure: validation runs on every call and must cost nothing when
+// the input is good.
+#define AP_REQUIRE(ok, message)                        \
+  do {                                                 \
+    if (!(ok)) throw ::ap::Error(message);             \
+  } while (false)
 
 // Throws naming the argument and the first offending index and value. The scan tests exponent bits
 // (all ones = inf or NaN) with an integer OR-reduction, which compilers vectorize even at -Os; only a

@@ -9,7 +9,7 @@ namespace ap {
 namespace {
 
 void check_shape(const std::string& name, const Mat& m, long long rows, long long cols) {
-  require(m.rows() == rows && m.cols() == cols,
+  AP_REQUIRE(m.rows() == rows && m.cols() == cols,
           name + ": expected " + shape_str({rows, cols}) + ", got " + shape_str(m));
 }
 
@@ -17,15 +17,15 @@ void check_shape(const std::string& name, const Mat& m, long long rows, long lon
 
 MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat& value, const MultiHeadParams& p) {
   const long long E = query.cols(), nq = query.rows(), nk = key.rows();
-  require(nq > 0 && E > 0, "query: needs at least one row and one column, got " + shape_str(query));
-  require(nk > 0 && key.cols() > 0, "key: needs at least one row and one column, got " + shape_str(key));
-  require(value.rows() == nk, "value: needs one row per key row, got key " + shape_str(key) + " and value " +
+  AP_REQUIRE(nq > 0 && E > 0, "query: needs at least one row and one column, got " + shape_str(query));
+  AP_REQUIRE(nk > 0 && key.cols() > 0, "key: needs at least one row and one column, got " + shape_str(key));
+  AP_REQUIRE(value.rows() == nk, "value: needs one row per key row, got key " + shape_str(key) + " and value " +
                                   shape_str(value));
-  require(E <= kMaxDim && key.cols() <= kMaxDim && value.cols() <= kMaxDim,
+  AP_REQUIRE(E <= kMaxDim && key.cols() <= kMaxDim && value.cols() <= kMaxDim,
           "query/key/value: feature sizes are limited to " + std::to_string(kMaxDim));
-  require(nq * nk <= kMaxMatrix, "query/key: the weights matrix " + shape_str({nq, nk}) + " is over the limit of " +
+  AP_REQUIRE(nq * nk <= kMaxMatrix, "query/key: the weights matrix " + shape_str({nq, nk}) + " is over the limit of " +
                                      std::to_string(kMaxMatrix) + " cells");
-  require(p.numHeads >= 1 && p.numHeads <= E && E % p.numHeads == 0,
+  AP_REQUIRE(p.numHeads >= 1 && p.numHeads <= E && E % p.numHeads == 0,
           "numHeads: must divide the embedding size E = " + std::to_string(E) + ", got " + std::to_string(p.numHeads));
   check_finite("query", query);
   check_finite("key", key);
@@ -33,10 +33,10 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
 
   Mat Wq, Wk, Wv;
   if (p.inProjWeight.size() > 0) {
-    require(p.qProjWeight.size() == 0 && p.kProjWeight.size() == 0 && p.vProjWeight.size() == 0,
+    AP_REQUIRE(p.qProjWeight.size() == 0 && p.kProjWeight.size() == 0 && p.vProjWeight.size() == 0,
             "inProjWeight: give either inProjWeight or qProjWeight + kProjWeight + vProjWeight, not both");
     check_shape("inProjWeight", p.inProjWeight, 3 * E, E);
-    require(key.cols() == E && value.cols() == E,
+    AP_REQUIRE(key.cols() == E && value.cols() == E,
             "key/value: with a packed inProjWeight key and value need E = " + std::to_string(E) +
                 " columns, got key " + shape_str(key) + " and value " + shape_str(value) +
                 " (pass qProjWeight, kProjWeight, vProjWeight for other sizes)");
@@ -44,7 +44,7 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
     Wk = p.inProjWeight.middleRows(E, E);
     Wv = p.inProjWeight.bottomRows(E);
   } else {
-    require(p.qProjWeight.size() > 0 && p.kProjWeight.size() > 0 && p.vProjWeight.size() > 0,
+    AP_REQUIRE(p.qProjWeight.size() > 0 && p.kProjWeight.size() > 0 && p.vProjWeight.size() > 0,
             "inProjWeight: missing; give inProjWeight [3E, E] or all of qProjWeight, kProjWeight, vProjWeight");
     check_shape("qProjWeight", p.qProjWeight, E, E);
     check_shape("kProjWeight", p.kProjWeight, E, key.cols());
@@ -56,18 +56,18 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
   check_finite("inProjWeight", Wq);
   check_finite("inProjWeight", Wk);
   check_finite("inProjWeight", Wv);
-  require(p.inProjBias.size() == 0 || p.inProjBias.size() == 3 * E,
+  AP_REQUIRE(p.inProjBias.size() == 0 || p.inProjBias.size() == 3 * E,
           "inProjBias: expected [" + std::to_string(3 * E) + "], got [" + std::to_string(p.inProjBias.size()) + "]");
   check_shape("outProjWeight", p.outProjWeight, E, E);
   check_finite("outProjWeight", p.outProjWeight);
-  require(p.outProjBias.size() == 0 || p.outProjBias.size() == E,
+  AP_REQUIRE(p.outProjBias.size() == 0 || p.outProjBias.size() == E,
           "outProjBias: expected [" + std::to_string(E) + "], got [" + std::to_string(p.outProjBias.size()) + "]");
   check_finite("inProjBias", p.inProjBias.data(), static_cast<std::size_t>(p.inProjBias.size()));
   check_finite("outProjBias", p.outProjBias.data(), static_cast<std::size_t>(p.outProjBias.size()));
-  require(p.keyPaddingMask.empty() || static_cast<long long>(p.keyPaddingMask.size()) == nk,
+  AP_REQUIRE(p.keyPaddingMask.empty() || static_cast<long long>(p.keyPaddingMask.size()) == nk,
           "keyPaddingMask: expected " + std::to_string(nk) + " entries (one per key), got " +
               std::to_string(p.keyPaddingMask.size()));
-  require(p.attnMask.empty() || static_cast<long long>(p.attnMask.size()) == nq * nk,
+  AP_REQUIRE(p.attnMask.empty() || static_cast<long long>(p.attnMask.size()) == nq * nk,
           "attnMask: expected nq·nk = " + std::to_string(nq * nk) + " entries, got " + std::to_string(p.attnMask.size()));
 
   Mat q = query * Wq.transpose();

@@ -106,17 +106,17 @@ std::vector<std::string> split_words(const std::string& s) {
 }
 
 void check_text(const std::string& text, const std::string& name) {
-  require(text.size() <= kMaxTextBytes, name + ": " + std::to_string(text.size()) +
+  AP_REQUIRE(text.size() <= kMaxTextBytes, name + ": " + std::to_string(text.size()) +
                                             " bytes, the limit is " + std::to_string(kMaxTextBytes));
   std::size_t bad = 0;
   const bool valid = is_valid_utf8(text, &bad);  // before the message reads bad
-  require(valid, name + ": invalid UTF-8 at byte " + std::to_string(bad));
-  require(!split_words(text).empty(),
+  AP_REQUIRE(valid, name + ": invalid UTF-8 at byte " + std::to_string(bad));
+  AP_REQUIRE(!split_words(text).empty(),
           name + ": is empty (or only whitespace); type at least one word");
 }
 
 void check_token_count(std::size_t n, const std::string& name) {
-  require(n <= static_cast<std::size_t>(kMaxTokens),
+  AP_REQUIRE(n <= static_cast<std::size_t>(kMaxTokens),
           name + ": " + std::to_string(n) + " tokens, the limit is " + std::to_string(kMaxTokens));
 }
 
@@ -213,7 +213,7 @@ std::vector<Pair> learn_merges(const std::string& corpus, int merges) {
       count_word(k, +1);
     }
     where.erase(chosen);
-    require(work <= kMaxBpeWork,
+    AP_REQUIRE(work <= kMaxBpeWork,
             "bpeCorpus: learning " + std::to_string(merges) + " merges from this corpus is too much work (stopped at merge " +
                 std::to_string(m + 1) + "; merges stay within words, so a long text without spaces is one long word); "
                 "use fewer bpeMerges, or a corpus with spaces between words");
@@ -234,17 +234,17 @@ std::vector<Pair> builtin_merges(int merges) {
 
 std::vector<Tokenized> tokenize_bpe(const std::vector<std::string>& texts,
                                     const std::vector<std::string>& names, const TokenizerOptions& opts) {
-  require(opts.bpeMerges >= 0 && opts.bpeMerges <= kMaxBpeMerges,
+  AP_REQUIRE(opts.bpeMerges >= 0 && opts.bpeMerges <= kMaxBpeMerges,
           "bpeMerges: expected 0.." + std::to_string(kMaxBpeMerges) + ", got " + std::to_string(opts.bpeMerges));
   const bool builtin = opts.bpeCorpus.empty();
   if (!builtin) {
-    require(opts.bpeCorpus.size() <= kMaxBpeCorpusBytes,
+    AP_REQUIRE(opts.bpeCorpus.size() <= kMaxBpeCorpusBytes,
             "bpeCorpus: " + std::to_string(opts.bpeCorpus.size()) + " bytes, the limit is " +
                 std::to_string(kMaxBpeCorpusBytes));
     std::size_t bad = 0;
     const bool valid = is_valid_utf8(opts.bpeCorpus, &bad);
-    require(valid, "bpeCorpus: invalid UTF-8 at byte " + std::to_string(bad));
-    require(!split_words(opts.bpeCorpus).empty(), "bpeCorpus: is only whitespace; leave it empty for the built-in corpus");
+    AP_REQUIRE(valid, "bpeCorpus: invalid UTF-8 at byte " + std::to_string(bad));
+    AP_REQUIRE(!split_words(opts.bpeCorpus).empty(), "bpeCorpus: is only whitespace; leave it empty for the built-in corpus");
   }
   const std::string& corpus = builtin ? builtin_bpe_corpus() : opts.bpeCorpus;
   const std::vector<Pair> merges = builtin ? builtin_merges(opts.bpeMerges) : learn_merges(corpus, opts.bpeMerges);
@@ -347,8 +347,8 @@ std::vector<Tokenized> tokenize_joint(const std::vector<std::string>& texts, con
   if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
     throw Error("tokenizer: unknown '" + kind + "'; expected one of word-sorted, word, char, bpe");
   }
-  require(!texts.empty(), "texts: expected at least one text, got none");
-  require(argNames.empty() || argNames.size() == texts.size(),
+  AP_REQUIRE(!texts.empty(), "texts: expected at least one text, got none");
+  AP_REQUIRE(argNames.empty() || argNames.size() == texts.size(),
           "argNames: expected " + std::to_string(texts.size()) + " names, got " + std::to_string(argNames.size()));
   std::vector<std::string> names(texts.size());
   for (std::size_t i = 0; i < texts.size(); ++i) {
@@ -370,7 +370,7 @@ std::vector<Tokenized> tokenize_joint(const std::vector<std::string>& texts, con
       std::string noCommas = texts[t];
       noCommas.erase(std::remove(noCommas.begin(), noCommas.end(), ','), noCommas.end());
       out[t].tokens = split_words(noCommas);
-      require(!out[t].tokens.empty(), names[t] + ": has no words once commas are removed");
+      AP_REQUIRE(!out[t].tokens.empty(), names[t] + ": has no words once commas are removed");
     }
     check_token_count(out[t].tokens.size(), names[t]);
   }

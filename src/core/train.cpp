@@ -179,7 +179,7 @@ float ModelConfig::resolved_scale() const {
 
 void ModelConfig::validate() const {
   auto in_range = [](const char* name, int v, int lo, int hi) {
-    require(v >= lo && v <= hi, std::string(name) + ": expected an integer in [" + std::to_string(lo) + ", " +
+    AP_REQUIRE(v >= lo && v <= hi, std::string(name) + ": expected an integer in [" + std::to_string(lo) + ", " +
                                     std::to_string(hi) + "], got " + std::to_string(v));
   };
   in_range("vocab", vocab, 1, 1 << 16);
@@ -192,16 +192,16 @@ void ModelConfig::validate() const {
   in_range("heads", heads, 1, kMaxTrainHeads);
   in_range("layers", layers, 1, kMaxTrainLayers);
   for (auto [name, d] : {std::pair<const char*, int>{"dq", dq}, {"dk", dk}, {"dv", dv}}) {
-    require(d % heads == 0, std::string("heads: must divide ") + name + " = " + std::to_string(d) + ", got heads = " +
+    AP_REQUIRE(d % heads == 0, std::string("heads: must divide ") + name + " = " + std::to_string(d) + ", got heads = " +
                                 std::to_string(heads));
   }
   if (score == Rule::Dot || score == Rule::ScaledDot) {
-    require(dq == dk, std::string("score: '") + rule_name(score) + "' needs dq = dk, got dq = " + std::to_string(dq) +
+    AP_REQUIRE(dq == dk, std::string("score: '") + rule_name(score) + "' needs dq = dk, got dq = " + std::to_string(dq) +
                           ", dk = " + std::to_string(dk));
   }
-  require(std::isfinite(temperature) && temperature > 0,
+  AP_REQUIRE(std::isfinite(temperature) && temperature > 0,
           "temperature: expected a finite number > 0, got " + std::to_string(temperature));
-  require(std::isnan(scale) || std::isfinite(scale), "scale: expected a finite number, got " + std::to_string(scale));
+  AP_REQUIRE(std::isnan(scale) || std::isfinite(scale), "scale: expected a finite number, got " + std::to_string(scale));
 }
 
 Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
@@ -266,10 +266,10 @@ int Model::param_index(const std::string& name) const {
 
 void Model::check_ids(const std::vector<int>& ids) const {
   const int n = static_cast<int>(ids.size());
-  require(n >= 1 && n <= cfg_.maxLen, "ids: expected 1.." + std::to_string(cfg_.maxLen) + " tokens, got " +
+  AP_REQUIRE(n >= 1 && n <= cfg_.maxLen, "ids: expected 1.." + std::to_string(cfg_.maxLen) + " tokens, got " +
                                           std::to_string(n));
   for (int i = 0; i < n; ++i) {
-    require(ids[i] >= 0 && ids[i] < cfg_.vocab, "ids: token " + std::to_string(i) + " is " + std::to_string(ids[i]) +
+    AP_REQUIRE(ids[i] >= 0 && ids[i] < cfg_.vocab, "ids: token " + std::to_string(i) + " is " + std::to_string(ids[i]) +
                                                     ", expected 0.." + std::to_string(cfg_.vocab - 1));
   }
 }
@@ -455,12 +455,12 @@ Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
 double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, int& correct, int& terms) const {
   check_ids(ex.ids);
   const int n = static_cast<int>(ex.ids.size()), H = cfg_.heads;
-  require(ex.targets.empty() || static_cast<int>(ex.targets.size()) == n,
+  AP_REQUIRE(ex.targets.empty() || static_cast<int>(ex.targets.size()) == n,
           "targets: expected " + std::to_string(n) + " entries (one per token) or none, got " +
               std::to_string(ex.targets.size()));
   const bool pointer = ex.pointerFrom >= 0;
   if (pointer) {
-    require(ex.pointerFrom < n && ex.pointerTo >= 0 && ex.pointerTo < n,
+    AP_REQUIRE(ex.pointerFrom < n && ex.pointerTo >= 0 && ex.pointerTo < n,
             "pointer: expected positions in 0.." + std::to_string(n - 1) + ", got from " +
                 std::to_string(ex.pointerFrom) + " to " + std::to_string(ex.pointerTo));
   }
@@ -479,8 +479,8 @@ double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, in
   for (int i = 0; i < static_cast<int>(ex.targets.size()); ++i) {
     const int t = ex.targets[i];
     if (t < 0) continue;
-    require(Wh_ >= 0, "targets: this model has no task head; use a pointer");
-    require(t < cfg_.classes, "targets: position " + std::to_string(i) + " is " + std::to_string(t) + ", expected 0.." +
+    AP_REQUIRE(Wh_ >= 0, "targets: this model has no task head; use a pointer");
+    AP_REQUIRE(t < cfg_.classes, "targets: position " + std::to_string(i) + " is " + std::to_string(t) + ", expected 0.." +
                                   std::to_string(cfg_.classes - 1));
     Mat z = mul(cview(top.row(i)), cview(params_[Wh_].value));
     z += params_[bh_].value;
@@ -534,14 +534,14 @@ double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, in
 }
 
 Score Model::loss(const std::vector<Example>& batch, std::vector<Mat>* grads) const {
-  require(!batch.empty(), "batch: expected at least one example, got none");
+  AP_REQUIRE(!batch.empty(), "batch: expected at least one example, got none");
   int total = 0;
   for (const Example& ex : batch) {
     check_ids(ex.ids);
     for (int t : ex.targets) total += t >= 0;
     total += ex.pointerFrom >= 0;
   }
-  require(total > 0, "batch: no example has a target or a pointer, so there is no loss");
+  AP_REQUIRE(total > 0, "batch: no example has a target or a pointer, so there is no loss");
   if (grads) {
     grads->resize(params_.size());
     for (size_t i = 0; i < params_.size(); ++i) (*grads)[i].setZero(params_[i].value.rows(), params_[i].value.cols());
@@ -634,7 +634,7 @@ class Adam : public Optimizer {
 }  // namespace
 
 std::unique_ptr<Optimizer> Optimizer::make(const std::string& name, float lr) {
-  require(std::isfinite(lr) && lr > 0 && lr <= 10, "lr: expected a finite number in (0, 10], got " + std::to_string(lr));
+  AP_REQUIRE(std::isfinite(lr) && lr > 0 && lr <= 10, "lr: expected a finite number in (0, 10], got " + std::to_string(lr));
   std::unique_ptr<Optimizer> o;
   if (name == "sgd") o = std::make_unique<Sgd>();
   else if (name == "adam") o = std::make_unique<Adam>();
@@ -651,9 +651,9 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
   else if (o.task == "reverse") task_ = make_reverse();
   else if (o.task == "next-char") task_ = make_next_char(o.text, o.context);
   else throw Error("task: expected 'coreference', 'reverse' or 'next-char', got '" + o.task + "'");
-  require(o.batchSize >= 1 && o.batchSize <= 4096,
+  AP_REQUIRE(o.batchSize >= 1 && o.batchSize <= 4096,
           "batchSize: expected an integer in [1, 4096], got " + std::to_string(o.batchSize));
-  require(o.layers >= 0 && o.layers <= kMaxTrainLayers,
+  AP_REQUIRE(o.layers >= 0 && o.layers <= kMaxTrainLayers,
           "layers: expected an integer in [1, " + std::to_string(kMaxTrainLayers) + "], got " + std::to_string(o.layers));
   ModelConfig cfg;
   cfg.vocab = static_cast<int>(task_.vocab.size());
@@ -672,7 +672,7 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
   else if (o.mask == "none") cfg.causal = false;
   else if (o.mask == "causal") cfg.causal = true;
   else throw Error("mask: expected 'auto', 'none' or 'causal', got '" + o.mask + "'");
-  require(!(task_.causal && !cfg.causal),
+  AP_REQUIRE(!(task_.causal && !cfg.causal),
           "mask: task '" + task_.name + "' predicts the next token, so it needs the causal mask, got 'none'");
   float lr = o.lr;
   // Adam at 0.01 trains dModel ≤ 32 in a few hundred steps but makes wider models overshoot and
@@ -687,12 +687,12 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
 Trainer::~Trainer() = default;
 
 void Trainer::set_lr(float lr) {
-  require(std::isfinite(lr) && lr > 0 && lr <= 10, "lr: expected a finite number in (0, 10], got " + std::to_string(lr));
+  AP_REQUIRE(std::isfinite(lr) && lr > 0 && lr <= 10, "lr: expected a finite number in (0, 10], got " + std::to_string(lr));
   opt_->lr = lr;
 }
 
 Score Trainer::step(int n) {
-  require(n >= 1 && n <= kMaxTrainSteps,
+  AP_REQUIRE(n >= 1 && n <= kMaxTrainSteps,
           "n: expected an integer in [1, " + std::to_string(kMaxTrainSteps) + "], got " + std::to_string(n));
   const int N = static_cast<int>(task_.train.size());
   const int B = opts_.batchSize;
@@ -725,7 +725,7 @@ Score Trainer::train_on(const std::vector<Example>& batch) {
 }
 
 Score Trainer::evaluate(int limit) const {
-  require(limit >= 0, "limit: expected an integer >= 0 (0 = all), got " + std::to_string(limit));
+  AP_REQUIRE(limit >= 0, "limit: expected an integer >= 0 (0 = all), got " + std::to_string(limit));
   if (limit == 0 || limit >= static_cast<int>(task_.test.size())) return model_->loss(task_.test, nullptr);
   const std::vector<Example> part(task_.test.begin(), task_.test.begin() + limit);
   return model_->loss(part, nullptr);
@@ -735,7 +735,7 @@ Score Trainer::evaluate_train() const { return model_->loss(task_.train, nullptr
 Trainer::TextTrace Trainer::trace(const std::string& text) const {
   TextTrace t;
   t.ids = encode_text(task_, text, &t.tokens);
-  require(static_cast<int>(t.ids.size()) <= task_.maxLen,
+  AP_REQUIRE(static_cast<int>(t.ids.size()) <= task_.maxLen,
           "text: at most " + std::to_string(task_.maxLen) + " tokens for task '" + task_.name + "', got " +
               std::to_string(t.ids.size()));
   t.layers = model_->trace(t.ids);

@@ -21,7 +21,7 @@ std::vector<std::string> utf8_chars(const std::string& s) {
     size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
     bool ok = len > 0 && i + len <= s.size();
     for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 0x2;
-    require(ok, "text: invalid UTF-8 at byte " + std::to_string(i));
+    AP_REQUIRE(ok, "text: invalid UTF-8 at byte " + std::to_string(i));
     out.push_back(s.substr(i, len));
     i += len;
   }
@@ -67,7 +67,7 @@ int index_of(const std::vector<std::string>& v, const std::string& s) {
 }  // namespace
 
 std::vector<int> encode_text(const TaskData& task, const std::string& text, std::vector<std::string>* tokens) {
-  require(text.size() <= kMaxTextBytes, "text: at most " + std::to_string(kMaxTextBytes) + " bytes, got " +
+  AP_REQUIRE(text.size() <= kMaxTextBytes, "text: at most " + std::to_string(kMaxTextBytes) + " bytes, got " +
                                             std::to_string(text.size()));
   std::vector<std::string> toks;
   if (task.tokenizer == "word") {
@@ -79,7 +79,7 @@ std::vector<int> encode_text(const TaskData& task, const std::string& text, std:
       toks.push_back(std::move(c));
     }
   }
-  require(!toks.empty(), "text: empty after tokenization");
+  AP_REQUIRE(!toks.empty(), "text: empty after tokenization");
   std::vector<int> ids;
   for (const std::string& t : toks) {
     const int id = index_of(task.vocab, t);
@@ -211,13 +211,13 @@ const char* const kDefaultNextCharText =
 // Predict each next character of a short text with causal attention over a window.
 TaskData make_next_char(const std::string& textIn, int context) {
   const std::string text = textIn.empty() ? std::string(kDefaultNextCharText) : textIn;
-  require(context >= 2 && context <= kMaxTrainSeq,
+  AP_REQUIRE(context >= 2 && context <= kMaxTrainSeq,
           "context: expected an integer in [2, " + std::to_string(kMaxTrainSeq) + "], got " + std::to_string(context));
-  require(text.size() <= 1 << 16, "text: at most 65536 bytes for next-char, got " + std::to_string(text.size()));
+  AP_REQUIRE(text.size() <= 1 << 16, "text: at most 65536 bytes for next-char, got " + std::to_string(text.size()));
   const std::vector<std::string> chars = utf8_chars(text);
   const int n = static_cast<int>(chars.size());
   const int testLen = std::max(context + 1, n / 10);
-  require(n >= context + 1 + testLen,
+  AP_REQUIRE(n >= context + 1 + testLen,
           "text: next-char with context " + std::to_string(context) + " needs at least " +
               std::to_string(2 * (context + 1)) + " characters, got " + std::to_string(n));
   TaskData t;
