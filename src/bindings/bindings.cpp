@@ -104,12 +104,10 @@ void decode_scale(const val& o, bool* hasScale, float* scale) {
 
 val tokenized_to_js(const ap::Tokenized& t) {
   val o = val::object();
-  o.set("tokens", string_array(t.tokens));
-  o.set("ids", int_array(t.ids));
-  o.set("vocab", string_array(t.vocab));
-  val merges = val::array();
-  for (const auto& m : t.merges) merges.call<void>("push", string_array({m.first, m.second}));
-  o.set("merges", merges);
+  o.set("tokens", val::array(t.tokens));
+  o.set("ids", val::array(t.ids));
+  o.set("vocab", val::array(t.vocab));
+  o.set("merges", merges_to_js(t.merges));
   return o;
 }
 
@@ -157,21 +155,19 @@ val run(val o) {
 
     const ap::Trace t = ap::run(r);
     val out = val::object();
-    out.set("tokens", string_array(t.tokens.tokens));
-    out.set("tokenIds", int_array(t.tokens.ids));
-    out.set("vocab", string_array(t.tokens.vocab));
-    val merges = val::array();
-    for (const auto& m : t.tokens.merges) merges.call<void>("push", string_array({m.first, m.second}));
-    out.set("merges", merges);
+    out.set("tokens", val::array(t.tokens.tokens));
+    out.set("tokenIds", val::array(t.tokens.ids));
+    out.set("vocab", val::array(t.tokens.vocab));
+    out.set("merges", merges_to_js(t.tokens.merges));
     out.set("selfAttention", t.selfAttention);
     if (r.cross) {
-      out.set("sourceTokens", string_array(t.sourceTokens.tokens));
-      out.set("sourceTokenIds", int_array(t.sourceTokens.ids));
+      out.set("sourceTokens", val::array(t.sourceTokens.tokens));
+      out.set("sourceTokenIds", val::array(t.sourceTokens.ids));
       out.set("sourceEmbeddings", tensor_to_js(t.sourceEmbeddings));
     }
     set_steps(out, {t.embeddings, t.Wq, t.Wk, t.Wv, t.Q, t.K, t.V, t.scores, t.scaledScores, t.maskedScores, t.weights,
                     t.output});
-    out.set("maskedRows", int_array(t.maskedRows));
+    out.set("maskedRows", val::array(t.maskedRows));
     out.set("scale", t.scale);
     // The options as resolved (defaults filled in), so a trace says how to reproduce it.
     val resolved = val::object();
@@ -248,10 +244,10 @@ val attention(val o) {
     out.set("output", pick(&ap::AttentionResult::output));
     if (a.score == ap::ScoreRule::Concat && a.params.hasCombine()) out.set("context", pick(&ap::AttentionResult::context));
     if (rq == 2) {
-      out.set("maskedRows", int_array(rs[0].maskedRows));
+      out.set("maskedRows", val::array(rs[0].maskedRows));
     } else {
       val rows = val::array();
-      for (auto& r : rs) rows.call<void>("push", int_array(r.maskedRows));
+      for (auto& r : rs) rows.call<void>("push", val::array(r.maskedRows));
       out.set("maskedRows", rows);
     }
     out.set("scale", rs[0].scale);
@@ -287,7 +283,7 @@ val multiHeadAttention(val o) {
     val out = val::object();
     out.set("output", tensor_to_js(r.output));
     out.set("weights", stack_to_js(r.weights));
-    out.set("maskedRows", int_array(r.maskedRows));
+    out.set("maskedRows", val::array(r.maskedRows));
     return out;
   });
 }

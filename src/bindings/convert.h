@@ -139,15 +139,11 @@ inline std::vector<uint8_t> bytes_from_js(const val& a, const std::string& name)
 
 inline val tensor_to_js(const float* data, const std::vector<int>& shape) {
   std::size_t n = 1;
-  val jsShape = val::array();
-  for (int d : shape) {
-    n *= static_cast<std::size_t>(d);
-    jsShape.call<void>("push", d);
-  }
+  for (int d : shape) n *= static_cast<std::size_t>(d);
   val out = val::object();
   // new Float32Array(view) copies, so the result never aliases wasm memory.
   out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(n, data)));
-  out.set("shape", jsShape);
+  out.set("shape", val::array(shape));
   return out;
 }
 
@@ -161,10 +157,16 @@ inline val tensor_to_js(const ap::Vec& v) { return tensor_to_js(v.data(), {stati
 inline val stack_to_js(const std::vector<ap::Mat>& ms) {
   if (ms.empty()) return tensor_to_js(nullptr, {0});
   const int r = static_cast<int>(ms[0].rows()), c = static_cast<int>(ms[0].cols());
-  std::vector<float> all;
-  all.reserve(ms.size() * static_cast<std::size_t>(r) * c);
-  for (const auto& m : ms) all.insert(all.end(), m.data(), m.data() + m.size());
-  return tensor_to_js(all.data(), {static_cast<int>(ms.size()), r, c});
+  const std::size_t per = static_cast<std::size_t>(r) * c;
+  // Each matrix is copied once, straight into its slice of the JS array.
+  val data = val::global("Float32Array").new_(static_cast<double>(per * ms.size()));
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    data.call<void>("set", val(emscripten::typed_memory_view(per, ms[i].data())), static_cast<double>(i * per));
+  }
+  val out = val::object();
+  out.set("data", data);
+  out.set("shape", val::array(std::vector<int>{static_cast<int>(ms.size()), r, c}));
+  return out;
 }
 
 // The fixed step tensors of a trace (docs/design.md "Step names"); per-head matrices as [nq, nk] for one
@@ -192,15 +194,10 @@ inline void set_steps(val& o, const StepTensors& t) {
   o.set("heads", static_cast<int>(t.weights.size()));
 }
 
-inline val int_array(const std::vector<int>& v) {
+// BPE merges as [[left, right], …].
+inline val merges_to_js(const std::vector<std::pair<std::string, std::string>>& merges) {
   val a = val::array();
-  for (int x : v) a.call<void>("push", x);
-  return a;
-}
-
-inline val string_array(const std::vector<std::string>& v) {
-  val a = val::array();
-  for (const auto& s : v) a.call<void>("push", val(s));
+  for (const auto& m : merges) a.call<void>("push", val::array(std::vector<std::string>{m.first, m.second}));
   return a;
 }
 

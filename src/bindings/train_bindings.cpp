@@ -105,9 +105,9 @@ std::vector<tr::Example> batch_of(const val& b) {
 
 val example_to_js(const tr::Example& e) {
   val o = val::object();
-  o.set("ids", int_array(e.ids));
-  if (!e.targets.empty()) o.set("targets", int_array(e.targets));
-  if (e.pointerFrom >= 0) o.set("pointer", int_array({e.pointerFrom, e.pointerTo}));
+  o.set("ids", val::array(e.ids));
+  if (!e.targets.empty()) o.set("targets", val::array(e.targets));
+  if (e.pointerFrom >= 0) o.set("pointer", val::array(std::vector<int>{e.pointerFrom, e.pointerTo}));
   return o;
 }
 
@@ -159,8 +159,8 @@ class TrainerHandle {
     const auto& c = t_->model().config();
     val o = val::object();
     o.set("task", task.name);
-    o.set("vocab", string_array(task.vocab));
-    o.set("classes", string_array(task.classes));
+    o.set("vocab", val::array(task.vocab));
+    o.set("classes", val::array(task.classes));
     o.set("tokenizer", task.tokenizer);
     o.set("maxLen", task.maxLen);
     o.set("sample", task.sample);
@@ -299,9 +299,9 @@ class TrainerHandle {
       const std::string pre = "layers." + std::to_string(layer) + ".";
       auto P = [&](const std::string& n) -> const tr::Param& { return ps[t_->model().param_index(pre + n)]; };
       val o = val::object();
-      o.set("tokens", string_array(t.tokens));
-      o.set("tokenIds", int_array(t.ids));
-      o.set("vocab", string_array(t_->task().vocab));
+      o.set("tokens", val::array(t.tokens));
+      o.set("tokenIds", val::array(t.ids));
+      o.set("vocab", val::array(t_->task().vocab));
       o.set("merges", val::array());
       o.set("selfAttention", true);
       set_steps(o, {L.input, P("Wq").value, P("Wk").value, P("Wv").value, L.Q, L.K, L.V, L.scores, L.scaled, L.masked,
@@ -326,7 +326,7 @@ class TrainerHandle {
       o.set("layerOutput", tensor_to_js(L.result));
       if (t.probs.size()) {
         o.set("probs", tensor_to_js(t.probs));
-        o.set("classes", string_array(t_->task().classes));
+        o.set("classes", val::array(t_->task().classes));
       }
       return o;
     });
