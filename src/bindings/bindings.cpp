@@ -140,7 +140,7 @@ val run(val o) {
     if (has(o, "seed")) {
       const double s = number_of(o["seed"], "seed");
       AP_REQUIRE(s >= 0 && s == std::floor(s) && s <= 9007199254740991.0,
-                  "seed: expected an integer from 0 to 2^53 - 1, got " + ap::fmt(s));
+                     "seed: expected an integer from 0 to 2^53 - 1, got " + ap::fmt(s));
       r.seed = static_cast<uint64_t>(s);
     }
     if (has(o, "score")) r.score = ap::parse_score(string_of(o["score"], "score"));

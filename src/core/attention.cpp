@@ -54,17 +54,17 @@ void Mask::validate(int batch, int nq, int nk) const {
   if (kind == Kind::KeyPadding) {
     const std::size_t n = keyPadding.size();
     AP_REQUIRE(n == static_cast<std::size_t>(nk) || n == static_cast<std::size_t>(batch) * nk,
-            "mask.keyPadding: expected " + std::to_string(nk) + " entries (one per key)" +
-                (batch > 1 ? " or " + std::to_string(batch * nk) + " (batch · keys)" : std::string()) +
-                ", got " + std::to_string(n));
+               "mask.keyPadding: expected " + std::to_string(nk) + " entries (one per key)" +
+                   (batch > 1 ? " or " + std::to_string(batch * nk) + " (batch · keys)" : std::string()) +
+                   ", got " + std::to_string(n));
   } else if (kind == Kind::Matrix) {
     const std::size_t per = static_cast<std::size_t>(nq) * nk;
     const std::size_t n = matrix.size();
     AP_REQUIRE(n == per || n == static_cast<std::size_t>(batch) * per,
-            "mask.matrix: expected " + std::to_string(per) + " entries (nq·nk = " + std::to_string(nq) + "·" +
-                std::to_string(nk) + ")" +
-                (batch > 1 ? " or " + std::to_string(batch * per) + " (batch · nq · nk)" : std::string()) +
-                ", got " + std::to_string(n));
+               "mask.matrix: expected " + std::to_string(per) + " entries (nq·nk = " + std::to_string(nq) + "·" +
+                   std::to_string(nk) + ")" +
+                   (batch > 1 ? " or " + std::to_string(batch * per) + " (batch · nq · nk)" : std::string()) +
+                   ", got " + std::to_string(n));
   }
 }
 

@@ -27,13 +27,13 @@ void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const Attentio
   AP_REQUIRE(nk > 0 && dk > 0, "key: needs at least one row and one column, got " + dims(K));
   AP_REQUIRE(nv > 0 && dv > 0, "value: needs at least one row and one column, got " + dims(V));
   AP_REQUIRE(dq <= kMaxDim && dk <= kMaxDim && dv <= kMaxDim,
-          "query/key/value: feature sizes are limited to " + std::to_string(kMaxDim) + ", got dq = " +
-              std::to_string(dq) + ", dk = " + std::to_string(dk) + ", dv = " + std::to_string(dv));
+             "query/key/value: feature sizes are limited to " + std::to_string(kMaxDim) + ", got dq = " +
+                 std::to_string(dq) + ", dk = " + std::to_string(dk) + ", dv = " + std::to_string(dv));
   AP_REQUIRE(nq <= kMaxSeq && nk <= kMaxSeq && nv <= kMaxSeq,
-          "query/key/value: sequences are limited to " + std::to_string(kMaxSeq) + " rows, got " + dims(Q) +
-              ", " + dims(K) + ", " + dims(V));
+             "query/key/value: sequences are limited to " + std::to_string(kMaxSeq) + " rows, got " + dims(Q) +
+                 ", " + dims(K) + ", " + dims(V));
   AP_REQUIRE(std::isfinite(opts.temperature) && opts.temperature >= 1e-6f && opts.temperature <= 1e6f,
-          "temperature: must be a number from 1e-6 to 1e6, got " + fmt(opts.temperature));
+             "temperature: must be a number from 1e-6 to 1e6, got " + fmt(opts.temperature));
   AP_REQUIRE(std::isfinite(opts.scale), "scale: must be finite, got " + fmt(opts.scale));
   check_finite("query", Q);
   check_finite("key", K);
@@ -45,43 +45,43 @@ void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const Attentio
     case ScoreRule::Dot:
     case ScoreRule::ScaledDot:
       AP_REQUIRE(dq == dk, std::string("query/key: score '") + score_name(opts.score) +
-                            "' needs dq = dk, got query " + dims(Q) + " and key " + dims(K));
+                               "' needs dq = dk, got query " + dims(Q) + " and key " + dims(K));
       break;
     case ScoreRule::General:
       AP_REQUIRE(p.W.rows() == dq && p.W.cols() == dk,
-              "params.W: score 'general' needs W [dq, dk] = " + shape_str({dq, dk}) + ", got " + dims(p.W));
+                 "params.W: score 'general' needs W [dq, dk] = " + shape_str({dq, dk}) + ", got " + dims(p.W));
       break;
     case ScoreRule::Additive: {
       const long long h = p.Wq.rows();
       AP_REQUIRE(h > 0 && p.Wq.cols() == dq,
-              "params.Wq: score 'additive' needs Wq [h, dq] = [h, " + std::to_string(dq) + "] with h > 0, got " +
-                  dims(p.Wq));
+                 "params.Wq: score 'additive' needs Wq [h, dq] = [h, " + std::to_string(dq) + "] with h > 0, got " +
+                     dims(p.Wq));
       AP_REQUIRE(p.Wk.rows() == h && p.Wk.cols() == dk,
-              "params.Wk: score 'additive' needs Wk [h, dk] = " + shape_str({h, dk}) + ", got " + dims(p.Wk));
+                 "params.Wk: score 'additive' needs Wk [h, dk] = " + shape_str({h, dk}) + ", got " + dims(p.Wk));
       AP_REQUIRE(p.v.size() == h,
-              "params.v: score 'additive' needs v [h] = " + shape_str({h}) + ", got " + shape_str({p.v.size()}));
+                 "params.v: score 'additive' needs v [h] = " + shape_str({h}) + ", got " + shape_str({p.v.size()}));
       // One tanh per (query, key, hidden unit): bound the whole, not just the parts, so no call runs for minutes.
       AP_REQUIRE(nq * nk * h <= kMaxAdditiveWork,
-              "params.Wq: score 'additive' needs nq·nk·h = " + std::to_string(nq) + "·" + std::to_string(nk) + "·" +
-                  std::to_string(h) + " tanh evaluations, over the limit of " + std::to_string(kMaxAdditiveWork) +
-                  "; use fewer tokens or a smaller hidden size");
+                 "params.Wq: score 'additive' needs nq·nk·h = " + std::to_string(nq) + "·" + std::to_string(nk) + "·" +
+                     std::to_string(h) + " tanh evaluations, over the limit of " + std::to_string(kMaxAdditiveWork) +
+                     "; use fewer tokens or a smaller hidden size");
       break;
     }
     case ScoreRule::Concat:
       AP_REQUIRE(nq == nk, "key: score 'concat' pairs query row i with key row i, so query and key need the same "
-                        "number of rows, got query " + dims(Q) + " and key " + dims(K));
+                           "number of rows, got query " + dims(Q) + " and key " + dims(K));
       AP_REQUIRE(p.concatW.rows() == nv && p.concatW.cols() == dq + dk,
-              "params.W: score 'concat' needs W [nv, dq + dk] = " + shape_str({nv, dq + dk}) + ", got " +
-                  dims(p.concatW));
+                 "params.W: score 'concat' needs W [nv, dq + dk] = " + shape_str({nv, dq + dk}) + ", got " +
+                     dims(p.concatW));
       AP_REQUIRE(p.concatB.size() == nv,
-              "params.b: score 'concat' needs b [nv] = " + shape_str({nv}) + ", got " + shape_str({p.concatB.size()}));
+                 "params.b: score 'concat' needs b [nv] = " + shape_str({nv}) + ", got " + shape_str({p.concatB.size()}));
       if (p.combineW.size() > 0 || p.combineB.size() > 0) {
         AP_REQUIRE(p.combineW.cols() == dq + dv && p.combineW.rows() > 0,
-                "params.combineW: needs [out, dq + dv] = [out, " + std::to_string(dq + dv) + "], got " +
-                    dims(p.combineW));
+                   "params.combineW: needs [out, dq + dv] = [out, " + std::to_string(dq + dv) + "], got " +
+                       dims(p.combineW));
         AP_REQUIRE(p.combineB.size() == p.combineW.rows(),
-                "params.combineB: needs [out] = " + shape_str({p.combineW.rows()}) + ", got " +
-                    shape_str({p.combineB.size()}));
+                   "params.combineB: needs [out] = " + shape_str({p.combineW.rows()}) + ", got " +
+                       shape_str({p.combineB.size()}));
       }
       break;
   }
@@ -90,8 +90,8 @@ void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const Attentio
   }
   if (opts.needWeights) {
     AP_REQUIRE(nq * nv <= kMaxMatrix, "query/key: the weights matrix [" + std::to_string(nq) + ", " +
-                                       std::to_string(nv) + "] is over the limit of " + std::to_string(kMaxMatrix) +
-                                       " cells; pass needWeights: false for long inputs");
+                                          std::to_string(nv) + "] is over the limit of " + std::to_string(kMaxMatrix) +
+                                          " cells; pass needWeights: false for long inputs");
   }
   opts.mask.validate(batch, static_cast<int>(nq), static_cast<int>(nv));
 }

@@ -7,13 +7,13 @@ namespace {
 
 void check_dim(const char* name, int v) {
   AP_REQUIRE(v >= 1 && v <= kMaxDim, std::string(name) + ": must be an integer from 1 to " + std::to_string(kMaxDim) +
-                                      ", got " + std::to_string(v));
+                                         ", got " + std::to_string(v));
 }
 
 void apply_override(const char* name, const std::optional<Mat>& given, Mat& target) {
   if (!given) return;
   AP_REQUIRE(given->rows() == target.rows() && given->cols() == target.cols(),
-          std::string(name) + ": expected " + shape_str(target) + ", got " + shape_str(*given));
+             std::string(name) + ": expected " + shape_str(target) + ", got " + shape_str(*given));
   check_finite(name, *given);
   target = *given;
 }
@@ -62,11 +62,11 @@ Trace run(const RunOptions& o) {
   check_dim("dv", o.dv);
   AP_REQUIRE(o.heads >= 1 && o.heads <= 64, "heads: must be an integer from 1 to 64, got " + std::to_string(o.heads));
   AP_REQUIRE(o.dq % o.heads == 0 && o.dk % o.heads == 0 && o.dv % o.heads == 0,
-          "heads: must divide dq, dk and dv, got heads = " + std::to_string(o.heads) + " with dq = " +
-              std::to_string(o.dq) + ", dk = " + std::to_string(o.dk) + ", dv = " + std::to_string(o.dv));
+             "heads: must divide dq, dk and dv, got heads = " + std::to_string(o.heads) + " with dq = " +
+                 std::to_string(o.dq) + ", dk = " + std::to_string(o.dk) + ", dv = " + std::to_string(o.dv));
   if (o.score == ScoreRule::Dot || o.score == ScoreRule::ScaledDot) {
     AP_REQUIRE(o.dq == o.dk, std::string("dq/dk: score '") + score_name(o.score) + "' needs dq = dk, got dq = " +
-                              std::to_string(o.dq) + ", dk = " + std::to_string(o.dk));
+                                 std::to_string(o.dq) + ", dk = " + std::to_string(o.dk));
   }
 
   Trace t;
@@ -83,8 +83,8 @@ Trace run(const RunOptions& o) {
   const int nq = static_cast<int>(t.tokens.ids.size());
   const int nk = o.cross ? static_cast<int>(t.sourceTokens.ids.size()) : nq;
   AP_REQUIRE(static_cast<long long>(vocab.size()) * o.dModel <= kMaxMatrix,
-          "dModel: the embedding table [" + std::to_string(vocab.size()) + ", " + std::to_string(o.dModel) +
-              "] is too large");
+             "dModel: the embedding table [" + std::to_string(vocab.size()) + ", " + std::to_string(o.dModel) +
+                 "] is too large");
 
   Generator g(o.seed);
   const Mat table = g.embedding(static_cast<int>(vocab.size()), o.dModel);

@@ -127,10 +127,10 @@ void normal_fill_16(float* data, float mean, float std) {
 
 void check_count(const char* name, long long rows, long long cols) {
   AP_REQUIRE(rows >= 0 && cols >= 0,
-          std::string(name) + ": sizes must be >= 0, got " + shape_str({rows, cols}));
+             std::string(name) + ": sizes must be >= 0, got " + shape_str({rows, cols}));
   AP_REQUIRE(rows * cols <= kMaxMatrix, std::string(name) + ": " + shape_str({rows, cols}) + " has " +
-                                         std::to_string(rows * cols) + " elements, the limit is " +
-                                         std::to_string(kMaxMatrix));
+                                            std::to_string(rows * cols) + " elements, the limit is " +
+                                            std::to_string(kMaxMatrix));
 }
 
 }  // namespace
@@ -183,15 +183,15 @@ void Generator::rand(float* out, std::size_t n) {
 
 void Generator::uniform_(float* out, std::size_t n, float from, float to) {
   AP_REQUIRE(std::isfinite(from) && std::isfinite(to) && from <= to,
-          "uniform_: expected finite from <= to, got from = " + std::to_string(from) +
-              ", to = " + std::to_string(to));
+             "uniform_: expected finite from <= to, got from = " + std::to_string(from) +
+                 ", to = " + std::to_string(to));
   for (std::size_t i = 0; i < n; ++i) out[i] = uniform_float(from, to);
 }
 
 void Generator::normal_(float* out, std::size_t n, float mean, float std) {
   AP_REQUIRE(std::isfinite(mean) && std::isfinite(std) && std >= 0.0f,
-          "normal_: expected finite mean and std >= 0, got mean = " + std::to_string(mean) +
-              ", std = " + std::to_string(std));
+             "normal_: expected finite mean and std >= 0, got mean = " + std::to_string(mean) +
+                 ", std = " + std::to_string(std));
   if (n >= 16) {
     rand(out, n);
     for (std::size_t i = 0; i + 16 <= n; i += 16) normal_fill_16(out + i, mean, std);
@@ -223,14 +223,14 @@ Mat Generator::randn(int rows, int cols) {
 
 Mat Generator::embedding(int num, int dim) {
   AP_REQUIRE(num >= 1 && dim >= 1, "embedding: num_embeddings and embedding_dim must be >= 1, got " +
-                                    shape_str({num, dim}));
+                                       shape_str({num, dim}));
   check_count("embedding", num, dim);
   return randn(num, dim);
 }
 
 void Generator::linear(int out, int in, Mat& W, Vec* b) {
   AP_REQUIRE(out >= 1 && in >= 1,
-          "linear: in_features and out_features must be >= 1, got [out, in] = " + shape_str({out, in}));
+             "linear: in_features and out_features must be >= 1, got [out, in] = " + shape_str({out, in}));
   check_count("linear", out, in);
   // kaiming_uniform_(a = sqrt(5)) computed as torch.nn.init does, in double, step by step.
   const double a = std::sqrt(5.0);

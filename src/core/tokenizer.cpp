@@ -107,17 +107,17 @@ std::vector<std::string> split_words(const std::string& s) {
 
 void check_text(const std::string& text, const std::string& name) {
   AP_REQUIRE(text.size() <= kMaxTextBytes, name + ": " + std::to_string(text.size()) +
-                                            " bytes, the limit is " + std::to_string(kMaxTextBytes));
+                                               " bytes, the limit is " + std::to_string(kMaxTextBytes));
   std::size_t bad = 0;
   const bool valid = is_valid_utf8(text, &bad);  // before the message reads bad
   AP_REQUIRE(valid, name + ": invalid UTF-8 at byte " + std::to_string(bad));
   AP_REQUIRE(!split_words(text).empty(),
-          name + ": is empty (or only whitespace); type at least one word");
+             name + ": is empty (or only whitespace); type at least one word");
 }
 
 void check_token_count(std::size_t n, const std::string& name) {
   AP_REQUIRE(n <= static_cast<std::size_t>(kMaxTokens),
-          name + ": " + std::to_string(n) + " tokens, the limit is " + std::to_string(kMaxTokens));
+             name + ": " + std::to_string(n) + " tokens, the limit is " + std::to_string(kMaxTokens));
 }
 
 // ---- BPE ----
@@ -214,9 +214,9 @@ std::vector<Pair> learn_merges(const std::string& corpus, int merges) {
     }
     where.erase(chosen);
     AP_REQUIRE(work <= kMaxBpeWork,
-            "bpeCorpus: learning " + std::to_string(merges) + " merges from this corpus is too much work (stopped at merge " +
-                std::to_string(m + 1) + "; merges stay within words, so a long text without spaces is one long word); "
-                "use fewer bpeMerges, or a corpus with spaces between words");
+               "bpeCorpus: learning " + std::to_string(merges) + " merges from this corpus is too much work (stopped at merge " +
+                   std::to_string(m + 1) + "; merges stay within words, so a long text without spaces is one long word); "
+                   "use fewer bpeMerges, or a corpus with spaces between words");
   }
   return learned;
 }
@@ -235,12 +235,12 @@ std::vector<Pair> builtin_merges(int merges) {
 std::vector<Tokenized> tokenize_bpe(const std::vector<std::string>& texts,
                                     const std::vector<std::string>& names, const TokenizerOptions& opts) {
   AP_REQUIRE(opts.bpeMerges >= 0 && opts.bpeMerges <= kMaxBpeMerges,
-          "bpeMerges: expected 0.." + std::to_string(kMaxBpeMerges) + ", got " + std::to_string(opts.bpeMerges));
+             "bpeMerges: expected 0.." + std::to_string(kMaxBpeMerges) + ", got " + std::to_string(opts.bpeMerges));
   const bool builtin = opts.bpeCorpus.empty();
   if (!builtin) {
     AP_REQUIRE(opts.bpeCorpus.size() <= kMaxBpeCorpusBytes,
-            "bpeCorpus: " + std::to_string(opts.bpeCorpus.size()) + " bytes, the limit is " +
-                std::to_string(kMaxBpeCorpusBytes));
+               "bpeCorpus: " + std::to_string(opts.bpeCorpus.size()) + " bytes, the limit is " +
+                   std::to_string(kMaxBpeCorpusBytes));
     std::size_t bad = 0;
     const bool valid = is_valid_utf8(opts.bpeCorpus, &bad);
     AP_REQUIRE(valid, "bpeCorpus: invalid UTF-8 at byte " + std::to_string(bad));
@@ -349,7 +349,7 @@ std::vector<Tokenized> tokenize_joint(const std::vector<std::string>& texts, con
   }
   AP_REQUIRE(!texts.empty(), "texts: expected at least one text, got none");
   AP_REQUIRE(argNames.empty() || argNames.size() == texts.size(),
-          "argNames: expected " + std::to_string(texts.size()) + " names, got " + std::to_string(argNames.size()));
+             "argNames: expected " + std::to_string(texts.size()) + " names, got " + std::to_string(argNames.size()));
   std::vector<std::string> names(texts.size());
   for (std::size_t i = 0; i < texts.size(); ++i) {
     names[i] = !argNames.empty() ? argNames[i] : texts.size() == 1 ? "text" : "texts[" + std::to_string(i) + "]";

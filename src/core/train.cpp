@@ -180,7 +180,7 @@ float ModelConfig::resolved_scale() const {
 void ModelConfig::validate() const {
   auto in_range = [](const char* name, int v, int lo, int hi) {
     AP_REQUIRE(v >= lo && v <= hi, std::string(name) + ": expected an integer in [" + std::to_string(lo) + ", " +
-                                    std::to_string(hi) + "], got " + std::to_string(v));
+                                       std::to_string(hi) + "], got " + std::to_string(v));
   };
   in_range("vocab", vocab, 1, 1 << 16);
   in_range("maxLen", maxLen, 1, kMaxTrainSeq);
@@ -193,14 +193,14 @@ void ModelConfig::validate() const {
   in_range("layers", layers, 1, kMaxTrainLayers);
   for (auto [name, d] : {std::pair<const char*, int>{"dq", dq}, {"dk", dk}, {"dv", dv}}) {
     AP_REQUIRE(d % heads == 0, std::string("heads: must divide ") + name + " = " + std::to_string(d) + ", got heads = " +
-                                std::to_string(heads));
+                                   std::to_string(heads));
   }
   if (score == Rule::Dot || score == Rule::ScaledDot) {
     AP_REQUIRE(dq == dk, std::string("score: '") + rule_name(score) + "' needs dq = dk, got dq = " + std::to_string(dq) +
-                          ", dk = " + std::to_string(dk));
+                             ", dk = " + std::to_string(dk));
   }
   AP_REQUIRE(std::isfinite(temperature) && temperature > 0,
-          "temperature: expected a finite number > 0, got " + std::to_string(temperature));
+             "temperature: expected a finite number > 0, got " + std::to_string(temperature));
   AP_REQUIRE(std::isnan(scale) || std::isfinite(scale), "scale: expected a finite number, got " + std::to_string(scale));
 }
 
@@ -267,10 +267,10 @@ int Model::param_index(const std::string& name) const {
 void Model::check_ids(const std::vector<int>& ids) const {
   const int n = static_cast<int>(ids.size());
   AP_REQUIRE(n >= 1 && n <= cfg_.maxLen, "ids: expected 1.." + std::to_string(cfg_.maxLen) + " tokens, got " +
-                                          std::to_string(n));
+                                             std::to_string(n));
   for (int i = 0; i < n; ++i) {
     AP_REQUIRE(ids[i] >= 0 && ids[i] < cfg_.vocab, "ids: token " + std::to_string(i) + " is " + std::to_string(ids[i]) +
-                                                    ", expected 0.." + std::to_string(cfg_.vocab - 1));
+                                                       ", expected 0.." + std::to_string(cfg_.vocab - 1));
   }
 }
 
@@ -456,13 +456,13 @@ double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, in
   check_ids(ex.ids);
   const int n = static_cast<int>(ex.ids.size()), H = cfg_.heads;
   AP_REQUIRE(ex.targets.empty() || static_cast<int>(ex.targets.size()) == n,
-          "targets: expected " + std::to_string(n) + " entries (one per token) or none, got " +
-              std::to_string(ex.targets.size()));
+             "targets: expected " + std::to_string(n) + " entries (one per token) or none, got " +
+                 std::to_string(ex.targets.size()));
   const bool pointer = ex.pointerFrom >= 0;
   if (pointer) {
     AP_REQUIRE(ex.pointerFrom < n && ex.pointerTo >= 0 && ex.pointerTo < n,
-            "pointer: expected positions in 0.." + std::to_string(n - 1) + ", got from " +
-                std::to_string(ex.pointerFrom) + " to " + std::to_string(ex.pointerTo));
+               "pointer: expected positions in 0.." + std::to_string(n - 1) + ", got from " +
+                   std::to_string(ex.pointerFrom) + " to " + std::to_string(ex.pointerTo));
   }
   Mat X(n, cfg_.dModel);
   for (int i = 0; i < n; ++i) X.row(i) = params_[E_].value.row(ex.ids[i]) + params_[P_].value.row(i);
@@ -481,7 +481,7 @@ double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, in
     if (t < 0) continue;
     AP_REQUIRE(Wh_ >= 0, "targets: this model has no task head; use a pointer");
     AP_REQUIRE(t < cfg_.classes, "targets: position " + std::to_string(i) + " is " + std::to_string(t) + ", expected 0.." +
-                                  std::to_string(cfg_.classes - 1));
+                                     std::to_string(cfg_.classes - 1));
     Mat z = mul(cview(top.row(i)), cview(params_[Wh_].value));
     z += params_[bh_].value;
     const float mx = z.maxCoeff();
@@ -652,9 +652,9 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
   else if (o.task == "next-char") task_ = make_next_char(o.text, o.context);
   else throw Error("task: expected 'coreference', 'reverse' or 'next-char', got '" + o.task + "'");
   AP_REQUIRE(o.batchSize >= 1 && o.batchSize <= 4096,
-          "batchSize: expected an integer in [1, 4096], got " + std::to_string(o.batchSize));
+             "batchSize: expected an integer in [1, 4096], got " + std::to_string(o.batchSize));
   AP_REQUIRE(o.layers >= 0 && o.layers <= kMaxTrainLayers,
-          "layers: expected an integer in [1, " + std::to_string(kMaxTrainLayers) + "], got " + std::to_string(o.layers));
+             "layers: expected an integer in [1, " + std::to_string(kMaxTrainLayers) + "], got " + std::to_string(o.layers));
   ModelConfig cfg;
   cfg.vocab = static_cast<int>(task_.vocab.size());
   cfg.classes = static_cast<int>(task_.classes.size());
@@ -673,7 +673,7 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
   else if (o.mask == "causal") cfg.causal = true;
   else throw Error("mask: expected 'auto', 'none' or 'causal', got '" + o.mask + "'");
   AP_REQUIRE(!(task_.causal && !cfg.causal),
-          "mask: task '" + task_.name + "' predicts the next token, so it needs the causal mask, got 'none'");
+             "mask: task '" + task_.name + "' predicts the next token, so it needs the causal mask, got 'none'");
   float lr = o.lr;
   // Adam at 0.01 trains dModel ≤ 32 in a few hundred steps but makes wider models overshoot and
   // collapse (measured on coreference: dModel 64 learns to 97 % then falls to 44 %); scaling it with
@@ -693,7 +693,7 @@ void Trainer::set_lr(float lr) {
 
 Score Trainer::step(int n) {
   AP_REQUIRE(n >= 1 && n <= kMaxTrainSteps,
-          "n: expected an integer in [1, " + std::to_string(kMaxTrainSteps) + "], got " + std::to_string(n));
+             "n: expected an integer in [1, " + std::to_string(kMaxTrainSteps) + "], got " + std::to_string(n));
   const int N = static_cast<int>(task_.train.size());
   const int B = opts_.batchSize;
   std::vector<float> u(B);
@@ -736,8 +736,8 @@ Trainer::TextTrace Trainer::trace(const std::string& text) const {
   TextTrace t;
   t.ids = encode_text(task_, text, &t.tokens);
   AP_REQUIRE(static_cast<int>(t.ids.size()) <= task_.maxLen,
-          "text: at most " + std::to_string(task_.maxLen) + " tokens for task '" + task_.name + "', got " +
-              std::to_string(t.ids.size()));
+             "text: at most " + std::to_string(task_.maxLen) + " tokens for task '" + task_.name + "', got " +
+                 std::to_string(t.ids.size()));
   t.layers = model_->trace(t.ids);
   Mat z = model_->logits(t.ids);
   if (z.size()) {

@@ -68,7 +68,7 @@ int index_of(const std::vector<std::string>& v, const std::string& s) {
 
 std::vector<int> encode_text(const TaskData& task, const std::string& text, std::vector<std::string>* tokens) {
   AP_REQUIRE(text.size() <= kMaxTextBytes, "text: at most " + std::to_string(kMaxTextBytes) + " bytes, got " +
-                                            std::to_string(text.size()));
+                                               std::to_string(text.size()));
   std::vector<std::string> toks;
   if (task.tokenizer == "word") {
     toks = words(text);
@@ -212,14 +212,14 @@ const char* const kDefaultNextCharText =
 TaskData make_next_char(const std::string& textIn, int context) {
   const std::string text = textIn.empty() ? std::string(kDefaultNextCharText) : textIn;
   AP_REQUIRE(context >= 2 && context <= kMaxTrainSeq,
-          "context: expected an integer in [2, " + std::to_string(kMaxTrainSeq) + "], got " + std::to_string(context));
+             "context: expected an integer in [2, " + std::to_string(kMaxTrainSeq) + "], got " + std::to_string(context));
   AP_REQUIRE(text.size() <= 1 << 16, "text: at most 65536 bytes for next-char, got " + std::to_string(text.size()));
   const std::vector<std::string> chars = utf8_chars(text);
   const int n = static_cast<int>(chars.size());
   const int testLen = std::max(context + 1, n / 10);
   AP_REQUIRE(n >= context + 1 + testLen,
-          "text: next-char with context " + std::to_string(context) + " needs at least " +
-              std::to_string(2 * (context + 1)) + " characters, got " + std::to_string(n));
+             "text: next-char with context " + std::to_string(context) + " needs at least " +
+                 std::to_string(2 * (context + 1)) + " characters, got " + std::to_string(n));
   TaskData t;
   t.name = "next-char";
   t.tokenizer = "char";
