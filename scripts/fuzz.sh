@@ -13,13 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Several engineers (and their npm test runs) share this tree: one build of this directory at a time.
-mkdir -p build
-exec 9>"build/.h-fuzz.lock"
-if ! flock -n 9; then
-  echo "$(basename "$0"): waiting for another run that holds build/h-fuzz" >&2
-  flock 9
-fi
+source scripts/lib.sh
+lock_build_dir h-fuzz
 
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 BUILD=build/h-fuzz

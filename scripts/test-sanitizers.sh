@@ -9,13 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Several engineers (and their npm test runs) share this tree: one build of this directory at a time.
-mkdir -p build
-exec 9>"build/.asan.lock"
-if ! flock -n 9; then
-  echo "$(basename "$0"): waiting for another run that holds build/asan" >&2
-  flock 9
-fi
+source scripts/lib.sh
+lock_build_dir asan
 
 BUILD=build/asan
 JOBS=${SANITIZE_BUILD_JOBS:-2}
