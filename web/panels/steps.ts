@@ -157,24 +157,18 @@ export class StepPanel implements Panel {
         help = 'helpW'
         break
       }
-      case 'Q':
-        tensor = trace.Q; rows = qTok; cols = dims(dq)
-        shape = productShape([nq, dModel], [dModel, dq], [nq, dq])
-        tex = cross ? 'Q = X_{\\text{dec}} W_q' : 'Q = X W_q'
-        help = 'helpQ'
+      case 'Q': case 'K': case 'V': {
+        // Q from the queries' sequence (the decoder's in cross mode), K and V from the keys' (the encoder's).
+        const isQ = name === 'Q'
+        const n = isQ ? nq : nk
+        const d = name === 'Q' ? dq : name === 'K' ? dk : dv
+        tensor = trace[name]; rows = isQ ? qTok : kTok; cols = dims(d)
+        shape = productShape([n, dModel], [dModel, d], [n, d])
+        const x = cross ? (isQ ? 'X_{\\text{dec}}' : 'X_{\\text{enc}}') : 'X'
+        tex = `${name} = ${x} W_${name.toLowerCase()}`
+        help = `help${name}`
         break
-      case 'K':
-        tensor = trace.K; rows = kTok; cols = dims(dk)
-        shape = productShape([nk, dModel], [dModel, dk], [nk, dk])
-        tex = cross ? 'K = X_{\\text{enc}} W_k' : 'K = X W_k'
-        help = 'helpK'
-        break
-      case 'V':
-        tensor = trace.V; rows = kTok; cols = dims(dv)
-        shape = productShape([nk, dModel], [dModel, dv], [nk, dv])
-        tex = cross ? 'V = X_{\\text{enc}} W_v' : 'V = X W_v'
-        help = 'helpV'
-        break
+      }
       case 'scores':
         tensor = trace.scores; rows = qTok; cols = kTok
         shape = headNote + scoreShape(state.score, nq, nk, dq / heads, dkh)
