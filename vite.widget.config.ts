@@ -1,5 +1,5 @@
 import { defineConfig, type Plugin } from 'vite'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
@@ -43,48 +43,19 @@ function wasmBesideThePackage(): Plugin {
   }
 }
 
-/** The hand-written types for `attention-playground/widget` (package.json exports → dist/widget/widget.d.ts). */
+/**
+ * The types of `attention-playground/widget` (package.json exports → dist/widget/widget.d.ts), generated
+ * by tsc from web/widget.ts and the modules it imports (web/tsconfig.widget.json), after the bundle is written.
+ */
 function widgetTypes(): Plugin {
   return {
     name: 'ap-widget-dts',
     apply: 'build',
     closeBundle() {
-      mkdirSync(here('./dist/widget'), { recursive: true })
-      writeFileSync(here('./dist/widget/widget.d.ts'), WIDGET_DTS)
+      execFileSync(process.execPath, [here('./node_modules/typescript/bin/tsc'), '-p', here('./web/tsconfig.widget.json')], { stdio: 'inherit' })
     },
   }
 }
-
-const WIDGET_DTS = `// attention-playground/widget: defines <attention-playground> when imported.
-// <script type="module" src=".../attention-playground/dist/widget/widget.js"></script>
-// <attention-playground text="this is my cat" lang="en" mask="causal"></attention-playground>
-
-export interface WidgetTensor { data: Float32Array; shape: number[] }
-
-export declare class AttentionPlaygroundElement extends HTMLElement {
-  static readonly observedAttributes: string[]
-  /** Resolves once the engine is loaded and the first render is on screen. */
-  readonly ready: Promise<void>
-  /** The current playground state (URL parameter names), or null before the first render. */
-  readonly state: Record<string, unknown> | null
-  /** The last successful trace (the engine's run result), or null. */
-  readonly trace: Record<string, unknown> | null
-  /** A Python program (torch) that reproduces the numbers on screen when run. */
-  pytorchCode(): string
-  /** CSV of one step's matrix (the selected head for per-head steps), with token labels. */
-  csv(step: string): string
-  /** PNG of one step's panel. */
-  png(step: string): Promise<Blob>
-}
-
-export declare function exportPanelPng(panel: HTMLElement): Promise<Blob>
-export declare function matrixCsv(tensor: WidgetTensor, rowLabels: string[], colLabels: string[]): string
-export declare function pytorchCode(state: Record<string, unknown>, trace: Record<string, unknown>): string
-
-declare global {
-  interface HTMLElementTagNameMap { 'attention-playground': AttentionPlaygroundElement }
-}
-`
 
 export default defineConfig({
   root: here('./web'),

@@ -29,7 +29,7 @@ function typeText(page, text) {
     const obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) tasks.push(e.duration) })
     obs.observe({ type: 'longtask' })
     const t0 = performance.now()
-    document.addEventListener('ap-rendered', (e) => {
+    document.addEventListener('ap-render', (e) => {
       const ms = e.detail.ms
       // The frame after the render is the first one that shows it (the long view draws in it too).
       requestAnimationFrame(() => requestAnimationFrame(() => {

@@ -1,6 +1,6 @@
 // What every panel may read and do. The playground owns it; panels never talk to each other directly.
 
-import type { StepName, Trace } from './engine-types'
+import type { StepName, Trace } from 'attention-playground'
 import type { Translate } from './i18n'
 import type { PlaygroundState } from './state'
 import type { Texts } from './dom'

@@ -26,3 +26,8 @@ export function shapeOf(dims: number[]): string {
 export function productShape(a: number[], b: number[], out: number[]): string {
   return `${shapeOf(a)}·${shapeOf(b)} → ${shapeOf(out)}`
 }
+
+/** The message of anything thrown (an Error's message, anything else as text). */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e)
+}

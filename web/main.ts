@@ -2,10 +2,10 @@
 // keeps the URL in step with what is on screen (a link reproduces the view).
 
 import { init } from 'attention-playground'
-import type { Engine } from './engine-types'
 import { mountPlayground, type PlaygroundHandle } from './playground'
 import { browserLang, defaultState, parseParams, toParams, type PlaygroundState } from './state'
 import { translator } from './i18n'
+import { errorMessage } from './format'
 
 declare global {
   interface Window { __apPlayground?: PlaygroundHandle }
@@ -23,7 +23,7 @@ root.append(status)
 
 try {
   performance.mark('ap-init-start')
-  const engine = (await init()) as unknown as Engine
+  const engine = await init()
   performance.mark('ap-init-end')
   status.remove()
   // history.replaceState costs several ms: a single change is written at once, a burst (typing,
@@ -53,6 +53,6 @@ try {
   })
   performance.mark('ap-mounted')
 } catch (e) {
-  status.textContent = `${t('loadFailed')} ${e instanceof Error ? e.message : String(e)}`
+  status.textContent = `${t('loadFailed')} ${errorMessage(e)}`
   status.setAttribute('role', 'alert')
 }

@@ -1,10 +1,12 @@
-// The whole playground state, its URL form, and its translation into engine options.
-// URL parameter names match the widget's attributes (issue 4) so one link format serves both.
+// The whole playground state and its URL form (read and written here, nowhere else). URL parameter
+// names match the widget's attributes so one link format serves both; what the state means for the
+// engine is in model/.
 
-import type { MaskOption, RunOptions, Tensor } from './engine-types'
+import { SCORE_RULES, TOKENIZER_NAMES } from 'attention-playground'
+import { settleClashes } from './model/options'
 
-export const TOKENIZERS = ['word-sorted', 'word', 'char', 'bpe'] as const
-export const RULES = ['dot', 'scaled-dot', 'general', 'additive', 'concat'] as const
+export const TOKENIZERS = TOKENIZER_NAMES
+export const RULES = SCORE_RULES
 export const MASKS = ['none', 'causal', 'padding', 'cells'] as const
 export const MODES = ['self', 'cross'] as const
 export const VIEWS = ['pipeline', 'why', 'origin', 'train'] as const
@@ -240,6 +242,7 @@ export function parseParams(params: URLSearchParams, base: PlaygroundState): { s
     if (!params.has('mode')) s.mode = 'cross'
   }
   if (s.head >= s.heads) s.head = 0
+  notices.push(...settleClashes(s))
   return { state: s, notices }
 }
 
@@ -261,113 +264,4 @@ export function toParams(s: PlaygroundState, base: PlaygroundState = DEFAULT_STA
   if (s.maskCells.length) p.set('cells', s.maskCells.map(([i, j]) => `${i}.${j}`).join(','))
   if (s.edits.length) p.set('edits', s.edits.map((e) => `${e.t}.${e.r}.${e.c}=${e.v}`).join(';'))
   return p
-}
-
-/** The scale multiplier for the engine: undefined lets the engine apply the rule's default. */
-export function resolveScale(s: PlaygroundState): number | false | undefined {
-  if (s.scale === 'auto') return undefined
-  if (s.scale === 'off') return false
-  return 1 / Math.sqrt(s.dk / s.heads)
-}
-
-/** Whether ÷√d_k is in effect (for the toggle's checked state). */
-export function scaleIsOn(s: PlaygroundState): boolean {
-  if (s.scale === 'auto') return s.score === 'scaled-dot'
-  return s.scale === 'on'
-}
-
-export function maskOption(s: PlaygroundState, nq: number, nk: number): MaskOption {
-  switch (s.mask) {
-    case 'none':
-      return 'none'
-    case 'causal':
-      return 'causal'
-    case 'padding': {
-      const keyPadding = new Array<boolean>(nk).fill(false)
-      for (const j of s.padKeys) if (j < nk) keyPadding[j] = true
-      return { keyPadding }
-    }
-    case 'cells': {
-      const matrix = new Uint8Array(nq * nk)
-      for (const [i, j] of s.maskCells) if (i < nq && j < nk) matrix[i * nk + j] = 1
-      return { matrix }
-    }
-  }
-}
-
-export function baseRunOptions(s: PlaygroundState, nq: number, nk: number): RunOptions {
-  const o: RunOptions = {
-    tokenizer: s.tokenizer,
-    dModel: s.dModel,
-    dq: s.dq,
-    dk: s.dk,
-    dv: s.dv,
-    seed: s.seed,
-    score: s.score,
-    mask: maskOption(s, nq, nk),
-    temperature: s.temperature,
-    heads: s.heads,
-  }
-  const scale = resolveScale(s)
-  if (scale !== undefined) o.scale = scale
-  if (s.mode === 'cross') {
-    o.source = s.source
-    o.target = s.target
-  } else {
-    o.text = s.text
-  }
-  return o
-}
-
-/**
- * Applies cell edits to copies of the traced tensors. Edits that fall outside the current shapes
- * (the text or a size changed since) are dropped and returned so the page can tell the learner.
- */
-export function applyEdits(
-  tensors: Record<EditableTensor, Tensor | undefined>,
-  edits: readonly CellEdit[],
-): { overrides: Partial<Record<EditableTensor, Tensor>>; dropped: CellEdit[] } {
-  const overrides: Partial<Record<EditableTensor, Tensor>> = {}
-  const dropped: CellEdit[] = []
-  for (const e of edits) {
-    const src = tensors[e.t]
-    if (!src || src.shape.length !== 2 || e.r >= src.shape[0] || e.c >= src.shape[1]) {
-      dropped.push(e)
-      continue
-    }
-    let t = overrides[e.t]
-    if (!t) {
-      t = { data: new Float32Array(src.data), shape: [...src.shape] }
-      overrides[e.t] = t
-    }
-    t.data[e.r * src.shape[1] + e.c] = e.v
-  }
-  return { overrides, dropped }
-}
-
-/** Replaces or adds one edit (the latest value of a cell wins). */
-export function withEdit(edits: readonly CellEdit[], e: CellEdit): CellEdit[] {
-  const out = edits.filter((x) => !(x.t === e.t && x.r === e.r && x.c === e.c))
-  out.push(e)
-  return out
-}
-
-export function toggleCell(cells: ReadonlyArray<[number, number]>, i: number, j: number): Array<[number, number]> {
-  const has = cells.some(([a, b]) => a === i && b === j)
-  return has ? cells.filter(([a, b]) => !(a === i && b === j)) : [...cells, [i, j]]
-}
-
-export function toggleIndex(list: readonly number[], j: number): number[] {
-  return list.includes(j) ? list.filter((x) => x !== j) : [...list, j].sort((a, b) => a - b)
-}
-
-/** Changing what the tokens or shapes are invalidates position-bound choices. */
-export function resetsPositions(prev: PlaygroundState, next: PlaygroundState): boolean {
-  return prev.text !== next.text || prev.source !== next.source || prev.target !== next.target ||
-    prev.tokenizer !== next.tokenizer || prev.mode !== next.mode
-}
-
-export function resetsEdits(prev: PlaygroundState, next: PlaygroundState): boolean {
-  return resetsPositions(prev, next) || prev.dModel !== next.dModel || prev.dq !== next.dq ||
-    prev.dk !== next.dk || prev.dv !== next.dv || prev.seed !== next.seed
 }

@@ -6,14 +6,16 @@
 //   <attention-playground text="我爱中国" tokenizer="char" lang="zh" mask="causal"></attention-playground>
 
 import { init } from 'attention-playground'
-import type { Engine, Trace } from './engine-types'
-import { STEP_NAMES } from './engine-types'
+import { STEP_NAMES, type Engine, type MemoryStats, type Trace } from 'attention-playground'
 import { mountPlayground, RENDERED_EVENT, type PlaygroundHandle } from './playground'
 import { browserLang, defaultState, parseParams, type Lang, type Notice, type PlaygroundState } from './state'
 import { translator } from './i18n'
 import { adoptStyles } from './dom'
+import { errorMessage } from './format'
 
-export { exportPanelPng, matrixCsv, pytorchCode } from './export'
+export { exportPanelPng } from './export/png'
+export { matrixCsv } from './export/csv'
+export { pytorchCode } from './export/pytorch'
 
 /**
  * Attributes that map one to one onto URL parameters (parsed and validated by state.ts), as
@@ -65,7 +67,7 @@ function wasmUrl(): string {
 function loadEngine(): Promise<Engine> {
   if (!enginePromise) {
     const url = wasmUrl()
-    enginePromise = (init({ locateFile: () => url }) as Promise<unknown>).then((e) => (loadedEngine = e as Engine))
+    enginePromise = init({ locateFile: () => url }).then((e) => (loadedEngine = e))
     enginePromise.catch(() => { enginePromise = null })  // a failed fetch may be retried by the next element
   }
   return enginePromise
@@ -98,17 +100,6 @@ function readAttributes(el: HTMLElement): FromAttributes {
     if (v !== null) params.set(param, v)
   }
   const { state, notices } = parseParams(params, defaultState(hostLang(el)))
-
-  // Values valid one by one can still clash; the engine would refuse them, so fall back here as well.
-  if ((state.score === 'dot' || state.score === 'scaled-dot') && state.dq !== state.dk) {
-    notices.push({ param: 'dk', value: `${state.dk} (${state.score} needs dk = dq = ${state.dq})` })
-    state.dk = state.dq
-  }
-  if (state.dq % state.heads || state.dk % state.heads || state.dv % state.heads) {
-    notices.push({ param: 'heads', value: `${state.heads} (must divide dq = ${state.dq}, dk = ${state.dk}, dv = ${state.dv})` })
-    state.heads = 1
-    state.head = 0
-  }
 
   const guided = el.getAttribute('guided')
   if (guided !== null) {
@@ -146,9 +137,8 @@ export class AttentionPlaygroundElement extends BaseElement {
   }
 
   /** The shared engine's wasm memory (null before it loads): tests use it to check that removal frees memory. */
-  static memoryStats(): { heapBytes: number; allocatedBytes: number } | null {
-    const e = loadedEngine as (Engine & { memoryStats?: () => { heapBytes: number; allocatedBytes: number } }) | null
-    return e?.memoryStats ? e.memoryStats() : null
+  static memoryStats(): MemoryStats | null {
+    return loadedEngine ? loadedEngine.memoryStats() : null
   }
 
   private shadow: ShadowRoot
@@ -159,6 +149,7 @@ export class AttentionPlaygroundElement extends BaseElement {
   private readyResolve: (() => void) | null = null
   private readyReject: ((e: unknown) => void) | null = null
   private renders = 0
+  /** Resolves once the engine is loaded and the first render is on screen. */
   readonly ready: Promise<void>
 
   constructor() {
@@ -214,16 +205,19 @@ export class AttentionPlaygroundElement extends BaseElement {
     if (patch.lang) this.frame?.setAttribute('lang', next.state.lang)
   }
 
+  /** A Python program (torch) that reproduces the numbers on screen when run. */
   pytorchCode(): string {
     if (!this.handle) throw new Error('pytorchCode: the widget has not rendered a result yet (await element.ready)')
     return this.handle.pytorchCode()
   }
 
+  /** CSV of one step's matrix (the selected head for per-head steps), with token labels. */
   csv(step: string): string {
     if (!this.handle) throw new Error('csv: the widget has not rendered a result yet (await element.ready)')
     return this.handle.csv(step)
   }
 
+  /** PNG of one step's panel. */
   png(step: string): Promise<Blob> {
     if (!this.handle) return Promise.reject(new Error('png: the widget has not rendered a result yet (await element.ready)'))
     return this.handle.png(step)
@@ -253,7 +247,7 @@ export class AttentionPlaygroundElement extends BaseElement {
       if (gen !== this.generation) return
       loading.className = 'apw-error'
       loading.setAttribute('role', 'alert')
-      loading.textContent = `${translator(lang)('loadFailed')} ${e instanceof Error ? e.message : String(e)}`
+      loading.textContent = `${translator(lang)('loadFailed')} ${errorMessage(e)}`
       this.readyReject?.(e)
       return
     }
@@ -273,11 +267,11 @@ export class AttentionPlaygroundElement extends BaseElement {
     root.querySelector('.banner.notice')?.classList.add('apw-notice')
   }
 
+  /** Runs inside the shadow root before the render event reaches the element's own listeners. */
   private afterRender(): void {
     this.renders++
     this.collapseEmptyGroups()
     if (this.renders === 1) this.readyResolve?.()
-    this.dispatchEvent(new CustomEvent('ap-render', { detail: { count: this.renders } }))
   }
 
   /** With `steps`, a row of panels whose panels are all hidden would still take its gap: hide the row. */
@@ -308,4 +302,10 @@ function pickFields(s: PlaygroundState): Partial<PlaygroundState> {
 
 if (typeof customElements !== 'undefined' && !customElements.get('attention-playground')) {
   customElements.define('attention-playground', AttentionPlaygroundElement)
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attention-playground': AttentionPlaygroundElement
+  }
 }

@@ -20,7 +20,7 @@
  * - `next-char` (1 layer, causal mask): predicts each next character of `text` (default: a built-in
  *   paragraph) in windows of `context` characters; the last tenth of the text is held out.
  */
-import type { Trace } from './types.js';
+import type { ScoreRule, Trace } from './types.js';
 import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js';
 import type { Tensor, TensorLike } from './util.js';
 
@@ -40,8 +40,8 @@ export interface TrainerOptions {
   dv?: number;
   /** Attention layers. Default: the task's (coreference 2, reverse 1, next-char 1). */
   layers?: number;
-  /** 'dot' | 'scaled-dot' | 'general' | 'additive' | 'concat' (definitions as in ap.run). Default 'scaled-dot'. */
-  score?: 'dot' | 'scaled-dot' | 'general' | 'additive' | 'concat';
+  /** A scoring rule (definitions as in ap.run). Default 'scaled-dot'. */
+  score?: ScoreRule;
   /** 'adam' (torch.optim.Adam defaults) or 'sgd'. Default 'adam'. */
   optimizer?: 'adam' | 'sgd';
   /** Learning rate. Default: adam 0.01 · min(1, 32 / dModel), sgd 0.1. */

@@ -1,7 +1,11 @@
 import type { Tensor, TensorLike } from './util.js';
 
-export type TokenizerName = 'word-sorted' | 'word' | 'char' | 'bpe';
-export type ScoreRule = 'dot' | 'scaled-dot' | 'general' | 'additive' | 'concat';
+/** The tokenizers, in the order the page lists them. */
+export const TOKENIZER_NAMES = ['word-sorted', 'word', 'char', 'bpe'] as const;
+export type TokenizerName = (typeof TOKENIZER_NAMES)[number];
+/** The scoring rules (their definitions: docs/design.md); every other list of them derives from this one. */
+export const SCORE_RULES = ['dot', 'scaled-dot', 'general', 'additive', 'concat'] as const;
+export type ScoreRule = (typeof SCORE_RULES)[number];
 /** 'causal': query i sees keys j ≤ i. keyPadding: one boolean per key (true = padding). matrix: nq·nk, 1 = masked. */
 export type MaskSpec =
   | 'none'

@@ -2,8 +2,8 @@
 // no spreadsheet formulas from learner text, and clear errors for a wrong shape or label count.
 import { describe, expect, it } from 'vitest'
 import { getAp } from './helpers'
-import { f32, matrixCsv, panelMatrix } from '../../web/export'
-import type { Trace } from '../../web/engine-types'
+import type { Trace } from 'attention-playground'
+import { f32, matrixCsv, panelMatrix } from '../../web/export/csv'
 
 /** A small RFC 4180 reader, written separately from the writer. */
 function parseCsv(text: string): string[][] {

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getAp, type Engine, type Tensor } from './helpers'
-import { pytorchCode } from '../../web/export'
+import { pytorchCode } from '../../web/export/pytorch'
 import { defaultState, type PlaygroundState } from '../../web/state'
-import type { Trace } from '../../web/engine-types'
+import type { Trace } from 'attention-playground'
 
 const PY = '/usr/bin/python3'
 const DRIVER = new URL('../fixtures/gen_export_check.py', import.meta.url).pathname

@@ -2,8 +2,9 @@
 // (tests/e2e/fixtures/gen_web_fixtures.py, run with /usr/bin/python3).
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
-import { close, dotTerms, headMatrix, headRow, scoreBreakdown, softmaxRow } from '../../web/arith'
-import type { Tensor, Trace } from '../../web/engine-types'
+import type { Tensor, Trace } from 'attention-playground'
+import { close, dotTerms, scoreBreakdown, softmaxRow } from '../../web/model/terms'
+import { headMatrix, headRow } from '../../web/model/heads'
 
 const fx = JSON.parse(readFileSync(new URL('../e2e/fixtures/web_fixtures.json', import.meta.url), 'utf8'))
 const tensor = (data: number[], shape: number[]): Tensor => ({ data: Float32Array.from(data), shape })

@@ -4,9 +4,9 @@
 // the full n×n run stays quick in a test.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { init } from '../../dist/index.js'
-import { LONG_TOKENS, computeLong, longTokens } from '../../web/long'
+import { LONG_TOKENS, computeLong, longTokens } from '../../web/model/long-rows'
 import { defaultState, type PlaygroundState } from '../../web/state'
-import type { Engine, Tensor } from '../../web/engine-types'
+import type { Engine, Tensor } from 'attention-playground'
 
 let ap: Awaited<ReturnType<typeof init>>
 let engine: Engine

@@ -1,10 +1,10 @@
 // Page state: URL round trips, invalid parameters fall back to defaults with a notice, masks and
 // cell edits become the engine's options.
 import { describe, expect, it } from 'vitest'
-import {
-  DEFAULT_STATE, applyEdits, baseRunOptions, browserLang, defaultState, maskOption, parseParams, resolveScale,
-  scaleIsOn, toParams, toggleCell, withEdit,
-} from '../../web/state'
+import { DEFAULT_STATE, browserLang, defaultState, parseParams, toParams } from '../../web/state'
+import { baseRunOptions, resolveScale, scaleIsOn } from '../../web/model/options'
+import { engineMask } from '../../web/model/masks'
+import { applyEdits, toggleCell, withEdit } from '../../web/model/changes'
 import { PRESETS, matchingPreset } from '../../web/presets'
 import { fmt, parseShown, productShape } from '../../web/format'
 
@@ -79,12 +79,12 @@ describe('engine options', () => {
   it('padding and clicked cells become keyPadding and a matrix', () => {
     const s = defaultState('en')
     s.mask = 'padding'; s.padKeys = [1, 5]
-    expect(maskOption(s, 2, 3)).toEqual({ keyPadding: [false, true, false] })
+    expect(engineMask(s, 2, 3)).toEqual({ keyPadding: [false, true, false] })
     s.mask = 'cells'; s.maskCells = [[0, 2], [1, 0], [9, 9]]
-    const m = maskOption(s, 2, 3) as { matrix: Uint8Array }
+    const m = engineMask(s, 2, 3) as { matrix: Uint8Array }
     expect(Array.from(m.matrix)).toEqual([0, 0, 1, 1, 0, 0])
     s.mask = 'causal'
-    expect(maskOption(s, 2, 3)).toBe('causal')
+    expect(engineMask(s, 2, 3)).toBe('causal')
   })
 
   it('cell edits copy the tensor, change only that cell, and drop edits outside the shape', () => {

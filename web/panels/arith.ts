@@ -3,7 +3,8 @@
 
 import type { Ctx, Panel } from '../context'
 import { h, tokLabel } from '../dom'
-import { close, headMatrix, scoreBreakdown, softmaxRow } from '../arith'
+import { close, scoreBreakdown, softmaxRow } from '../model/terms'
+import { headMatrix } from '../model/heads'
 import { fmt } from '../format'
 import { renderTex } from '../formula'
 import { scoreTex } from './steps'

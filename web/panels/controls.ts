@@ -5,7 +5,8 @@ import type { Ctx, Panel } from '../context'
 import { h, setText } from '../dom'
 import type { MsgKey } from '../i18n'
 import { PRESETS, PRESET_IDS, matchingPreset, type PresetId } from '../presets'
-import { LIMITS, MASKS, RULES, TOKENIZERS, scaleIsOn, type PlaygroundState } from '../state'
+import { LIMITS, MASKS, RULES, TOKENIZERS, type PlaygroundState } from '../state'
+import { scaleIsOn } from '../model/options'
 
 const TOK_KEYS: Record<string, MsgKey> = { 'word-sorted': 'tokWordSorted', word: 'tokWord', char: 'tokChar', bpe: 'tokBpe' }
 const RULE_KEYS: Record<string, MsgKey> = { dot: 'ruleDot', 'scaled-dot': 'ruleScaledDot', general: 'ruleGeneral', additive: 'ruleAdditive', concat: 'ruleConcat' }

@@ -2,11 +2,12 @@
 // under a causal mask, next to the cross attention it feeds.
 
 import type { Ctx, Panel } from '../context'
-import type { Engine } from '../engine-types'
+import type { Engine } from 'attention-playground'
 import { h, tokLabel } from '../dom'
 import { Heatmap } from '../heatmap'
-import { headMatrix } from '../arith'
+import { headMatrix } from '../model/heads'
 import { renderTex } from '../formula'
+import { errorMessage } from '../format'
 
 export class DecoderPanel implements Panel {
   readonly el: HTMLElement
@@ -51,7 +52,7 @@ export class DecoderPanel implements Panel {
       this.map.setData(m.data, m.rows, m.cols, toks, toks)
       this.err.textContent = ''
     } catch (e) {
-      this.err.textContent = e instanceof Error ? e.message : String(e)
+      this.err.textContent = errorMessage(e)
     }
   }
 }

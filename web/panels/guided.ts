@@ -4,7 +4,8 @@
 import type { Ctx, Panel } from '../context'
 import { h, prefersReducedMotion } from '../dom'
 import type { MsgKey } from '../i18n'
-import { scaleIsOn, type PlaygroundState } from '../state'
+import type { PlaygroundState } from '../state'
+import { scaleIsOn } from '../model/options'
 
 type Try = (s: PlaygroundState) => Partial<PlaygroundState>
 

@@ -5,7 +5,7 @@
 
 import type { Ctx, Panel } from '../context'
 import { h, setText, svg, tokLabel } from '../dom'
-import { headMatrix } from '../arith'
+import { headMatrix } from '../model/heads'
 
 const ROW_H = 24
 const MAX_TOKENS = 150

@@ -1,7 +1,7 @@
 // The scoring rule's own parameters (general W; additive W_q, W_k, v; concat W, b), per head.
 
 import type { Ctx, Panel } from '../context'
-import type { ScoreParams, Tensor } from '../engine-types'
+import type { ScoreParamsOut as ScoreParams, Tensor } from 'attention-playground'
 import { h } from '../dom'
 import { Heatmap } from '../heatmap'
 import { shapeOf } from '../format'

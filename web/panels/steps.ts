@@ -1,17 +1,48 @@
 // The twelve pipeline panels, one per engine step (data-step = the engine's step name), each with its
-// shape, formula, a short help line and its heatmap. Embeddings and W_q/W_k/W_v are editable.
+// shape, formula, a short help line and its heatmap. Embeddings and W_q/W_k/W_v are editable. Each step
+// is one row of SPECS: how its heatmap behaves and what it shows (`view`); one renderer draws them all.
 
+import type { StepName, Tensor, Trace } from 'attention-playground'
 import type { Ctx, Panel } from '../context'
-import type { StepName, Tensor } from '../engine-types'
 import { h, setText, tokLabel } from '../dom'
 import { Heatmap, type Axis } from '../heatmap'
-import { headMatrix } from '../arith'
+import { headMatrix, isPerHeadStep } from '../model/heads'
+import { toggleCell, withEdit } from '../model/changes'
 import { renderTex } from '../formula'
 import { productShape, shapeOf } from '../format'
-import type { MsgKey } from '../i18n'
-import { toggleCell, withEdit, type EditableTensor } from '../state'
+import type { MsgKey, Translate } from '../i18n'
+import type { EditableTensor, PlaygroundState } from '../state'
 
 type PanelName = StepName | 'sourceEmbeddings'
+
+/** What a render knows about the trace, computed once for every step's `view`. */
+interface StepInput {
+  trace: Trace
+  state: PlaygroundState
+  t: Translate
+  cross: boolean
+  qTok: string[]
+  kTok: string[]
+  nq: number
+  nk: number
+  heads: number
+  dModel: number
+  dq: number
+  dk: number
+  dv: number
+  /** "per head (head h): " before the shape of the per-head steps, when there are heads. */
+  headNote: string
+}
+
+/** What a step's panel shows. */
+interface StepView {
+  tensor: Tensor
+  rows: string[]
+  cols: string[]
+  shape: string
+  tex: string
+  help: MsgKey
+}
 
 interface StepSpec {
   name: PanelName
@@ -22,22 +53,97 @@ interface StepSpec {
   editable?: EditableTensor
   selectable?: boolean
   maxCell?: number
+  view(x: StepInput): StepView
+}
+
+function dims(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => String(i))
+}
+
+const square = (x: StepInput) => `${shapeOf([x.nq, x.nk])} → ${shapeOf([x.nq, x.nk])}`
+
+function embeddingsView(x: StepInput, source: boolean): StepView {
+  const n = source ? x.nk : x.nq
+  const tensor = source ? x.trace.sourceEmbeddings! : x.trace.embeddings
+  const tex = source ? 'X_{\\text{enc}} = E[\\text{ids}]' : x.cross ? 'X_{\\text{dec}} = E[\\text{ids}]' : 'X = E[\\text{ids}]'
+  return {
+    tensor, rows: source ? x.kTok : x.qTok, cols: dims(x.dModel), tex, help: 'helpEmbeddings',
+    shape: `ids ${shapeOf([n])} → ${shapeOf([n, x.dModel])}`,
+  }
+}
+
+function weightView(x: StepInput, name: 'Wq' | 'Wk' | 'Wv'): StepView {
+  const tensor = x.trace[name]
+  const sub = name[1]
+  return {
+    tensor, rows: dims(tensor.shape[0]), cols: dims(tensor.shape[1]), shape: shapeOf(tensor.shape), help: 'helpW',
+    tex: `W_${sub} \\in \\mathbb{R}^{d_{\\text{model}} \\times d_${sub}}`,
+  }
+}
+
+/** Q from the queries' sequence (the decoder's in cross mode), K and V from the keys' (the encoder's). */
+function projectionView(x: StepInput, name: 'Q' | 'K' | 'V'): StepView {
+  const isQ = name === 'Q'
+  const n = isQ ? x.nq : x.nk
+  const d = name === 'Q' ? x.dq : name === 'K' ? x.dk : x.dv
+  const input = x.cross ? (isQ ? 'X_{\\text{dec}}' : 'X_{\\text{enc}}') : 'X'
+  return {
+    tensor: x.trace[name], rows: isQ ? x.qTok : x.kTok, cols: dims(d), help: `help${name}`,
+    shape: productShape([n, x.dModel], [x.dModel, d], [n, d]), tex: `${name} = ${input} W_${name.toLowerCase()}`,
+  }
+}
+
+function scaledView(x: StepInput): StepView {
+  const dkh = x.dk / x.heads
+  const scale = x.trace.scale
+  const on = scale !== 1
+  const isRootDk = Math.abs(scale - 1 / Math.sqrt(dkh)) < 1e-6
+  const tex = !on ? 'S\' = S \\cdot 1' : isRootDk ? `S' = \\dfrac{S}{\\sqrt{d_k}} = \\dfrac{S}{\\sqrt{${dkh}}}` : `S' = ${scale.toPrecision(4)}\\, S`
+  return { tensor: x.trace.scaledScores, rows: x.qTok, cols: x.kTok, shape: x.headNote + square(x), tex, help: on ? 'helpScaled' : 'helpScaledOff' }
+}
+
+function weightsView(x: StepInput): StepView {
+  const T = x.state.temperature
+  const tex = T === 1
+    ? 'A = \\operatorname{softmax}(S\'\')'
+    : `A = \\operatorname{softmax}\\!\\left(\\dfrac{S''}{T}\\right),\\ T = ${Number(T.toFixed(2))}`
+  return { tensor: x.trace.weights, rows: x.qTok, cols: x.kTok, shape: x.headNote + square(x), tex, help: 'helpWeights' }
+}
+
+function outputView(x: StepInput): StepView {
+  const { nq, nk, dv, heads } = x
+  const shape = heads > 1
+    ? `${x.t('perHead')}: ${productShape([nq, nk], [nk, dv / heads], [nq, dv / heads])}; concat → ${shapeOf([nq, dv])}`
+    : productShape([nq, nk], [nk, dv], [nq, dv])
+  return { tensor: x.trace.output, rows: x.qTok, cols: dims(x.trace.output.shape[1]), shape, tex: 'O = A\\,V', help: 'helpOutput' }
 }
 
 const SPECS: StepSpec[] = [
-  { name: 'embeddings', title: 'stepEmbeddings', rowAxis: 'q', colAxis: null, editable: 'embeddings', maxCell: 48 },
-  { name: 'sourceEmbeddings', title: 'stepEmbeddings', rowAxis: 'k', colAxis: null, editable: 'sourceEmbeddings', maxCell: 48 },
-  { name: 'Wq', title: 'stepWq', rowAxis: null, colAxis: null, editable: 'Wq', maxCell: 16 },
-  { name: 'Wk', title: 'stepWk', rowAxis: null, colAxis: null, editable: 'Wk', maxCell: 16 },
-  { name: 'Wv', title: 'stepWv', rowAxis: null, colAxis: null, editable: 'Wv', maxCell: 16 },
-  { name: 'Q', title: 'stepQ', rowAxis: 'q', colAxis: null, maxCell: 16 },
-  { name: 'K', title: 'stepK', rowAxis: 'k', colAxis: null, maxCell: 16 },
-  { name: 'V', title: 'stepV', rowAxis: 'k', colAxis: null, maxCell: 16 },
-  { name: 'scores', title: 'stepScores', rowAxis: 'q', colAxis: 'k', selectable: true },
-  { name: 'scaledScores', title: 'stepScaledScores', rowAxis: 'q', colAxis: 'k', selectable: true },
-  { name: 'maskedScores', title: 'stepMaskedScores', rowAxis: 'q', colAxis: 'k', selectable: true },
-  { name: 'weights', title: 'stepWeights', rowAxis: 'q', colAxis: 'k', selectable: true, unit: true },
-  { name: 'output', title: 'stepOutput', rowAxis: 'q', colAxis: null, maxCell: 30 },
+  { name: 'embeddings', title: 'stepEmbeddings', rowAxis: 'q', colAxis: null, editable: 'embeddings', maxCell: 48, view: (x) => embeddingsView(x, false) },
+  { name: 'sourceEmbeddings', title: 'stepEmbeddings', rowAxis: 'k', colAxis: null, editable: 'sourceEmbeddings', maxCell: 48, view: (x) => embeddingsView(x, true) },
+  { name: 'Wq', title: 'stepWq', rowAxis: null, colAxis: null, editable: 'Wq', maxCell: 16, view: (x) => weightView(x, 'Wq') },
+  { name: 'Wk', title: 'stepWk', rowAxis: null, colAxis: null, editable: 'Wk', maxCell: 16, view: (x) => weightView(x, 'Wk') },
+  { name: 'Wv', title: 'stepWv', rowAxis: null, colAxis: null, editable: 'Wv', maxCell: 16, view: (x) => weightView(x, 'Wv') },
+  { name: 'Q', title: 'stepQ', rowAxis: 'q', colAxis: null, maxCell: 16, view: (x) => projectionView(x, 'Q') },
+  { name: 'K', title: 'stepK', rowAxis: 'k', colAxis: null, maxCell: 16, view: (x) => projectionView(x, 'K') },
+  { name: 'V', title: 'stepV', rowAxis: 'k', colAxis: null, maxCell: 16, view: (x) => projectionView(x, 'V') },
+  {
+    name: 'scores', title: 'stepScores', rowAxis: 'q', colAxis: 'k', selectable: true,
+    view: (x) => ({
+      tensor: x.trace.scores, rows: x.qTok, cols: x.kTok, tex: scoreTex(x.state.score), help: 'helpScores',
+      shape: x.headNote + scoreShape(x.state.score, x.nq, x.nk, x.dq / x.heads, x.dk / x.heads),
+    }),
+  },
+  { name: 'scaledScores', title: 'stepScaledScores', rowAxis: 'q', colAxis: 'k', selectable: true, view: scaledView },
+  {
+    name: 'maskedScores', title: 'stepMaskedScores', rowAxis: 'q', colAxis: 'k', selectable: true,
+    view: (x) => ({
+      tensor: x.trace.maskedScores, rows: x.qTok, cols: x.kTok, shape: x.headNote + square(x),
+      tex: 'S\'\' = S\' + M,\\quad M_{ij} \\in \\{0, -\\infty\\}', help: 'helpMasked',
+    }),
+  },
+  { name: 'weights', title: 'stepWeights', rowAxis: 'q', colAxis: 'k', selectable: true, unit: true, view: weightsView },
+  { name: 'output', title: 'stepOutput', rowAxis: 'q', colAxis: null, maxCell: 30, view: outputView },
 ]
 
 const GROUPS: PanelName[][] = [
@@ -60,10 +166,6 @@ export function createStepPanels(ctx: Ctx): StepPanels {
   const groups = GROUPS.map((names) =>
     h('div', { class: `grid grid-${names.length}` }, ...names.map((n) => panels.get(n)!.el)))
   return { groups, panels }
-}
-
-function dims(n: number): string[] {
-  return Array.from({ length: n }, (_, i) => String(i))
 }
 
 export class StepPanel implements Panel {
@@ -126,94 +228,14 @@ export class StepPanel implements Panel {
     setText(this.titleEl, title)
     if (!trace || this.el.hidden) return
 
-    const qTok = trace.tokens.map(tokLabel)
-    const kTok = (cross && trace.sourceTokens ? trace.sourceTokens : trace.tokens).map(tokLabel)
-    const nq = qTok.length, nk = kTok.length
-    const heads = trace.heads || 1
-    const { dModel, dq, dk, dv } = dimsOf(trace)
-    const dkh = dk / heads
-    const headNote = heads > 1 ? `${t('perHead')} (${t('headN')} ${state.head}): ` : ''
-    let tensor: Tensor
-    let rows: string[], cols: string[]
-    let shape = '', tex = '', help: MsgKey = 'helpQ'
-    switch (name) {
-      case 'embeddings':
-        tensor = trace.embeddings; rows = qTok; cols = dims(dModel)
-        shape = `ids ${shapeOf([nq])} → ${shapeOf([nq, dModel])}`
-        tex = cross ? 'X_{\\text{dec}} = E[\\text{ids}]' : 'X = E[\\text{ids}]'
-        help = 'helpEmbeddings'
-        break
-      case 'sourceEmbeddings':
-        tensor = trace.sourceEmbeddings!; rows = kTok; cols = dims(dModel)
-        shape = `ids ${shapeOf([nk])} → ${shapeOf([nk, dModel])}`
-        tex = 'X_{\\text{enc}} = E[\\text{ids}]'
-        help = 'helpEmbeddings'
-        break
-      case 'Wq': case 'Wk': case 'Wv': {
-        tensor = trace[name]; rows = dims(tensor.shape[0]); cols = dims(tensor.shape[1])
-        shape = shapeOf(tensor.shape)
-        const sub = name === 'Wq' ? 'q' : name === 'Wk' ? 'k' : 'v'
-        tex = `W_${sub} \\in \\mathbb{R}^{d_{\\text{model}} \\times d_${sub}}`
-        help = 'helpW'
-        break
-      }
-      case 'Q': case 'K': case 'V': {
-        // Q from the queries' sequence (the decoder's in cross mode), K and V from the keys' (the encoder's).
-        const isQ = name === 'Q'
-        const n = isQ ? nq : nk
-        const d = name === 'Q' ? dq : name === 'K' ? dk : dv
-        tensor = trace[name]; rows = isQ ? qTok : kTok; cols = dims(d)
-        shape = productShape([n, dModel], [dModel, d], [n, d])
-        const x = cross ? (isQ ? 'X_{\\text{dec}}' : 'X_{\\text{enc}}') : 'X'
-        tex = `${name} = ${x} W_${name.toLowerCase()}`
-        help = `help${name}`
-        break
-      }
-      case 'scores':
-        tensor = trace.scores; rows = qTok; cols = kTok
-        shape = headNote + scoreShape(state.score, nq, nk, dq / heads, dkh)
-        tex = scoreTex(state.score)
-        help = 'helpScores'
-        break
-      case 'scaledScores': {
-        tensor = trace.scaledScores; rows = qTok; cols = kTok
-        shape = headNote + `${shapeOf([nq, nk])} → ${shapeOf([nq, nk])}`
-        const on = trace.scale !== 1
-        const isRootDk = Math.abs(trace.scale - 1 / Math.sqrt(dkh)) < 1e-6
-        tex = !on ? 'S\' = S \\cdot 1' : isRootDk ? `S' = \\dfrac{S}{\\sqrt{d_k}} = \\dfrac{S}{\\sqrt{${dkh}}}` : `S' = ${trace.scale.toPrecision(4)}\\, S`
-        help = on ? 'helpScaled' : 'helpScaledOff'
-        break
-      }
-      case 'maskedScores':
-        tensor = trace.maskedScores; rows = qTok; cols = kTok
-        shape = headNote + `${shapeOf([nq, nk])} → ${shapeOf([nq, nk])}`
-        tex = 'S\'\' = S\' + M,\\quad M_{ij} \\in \\{0, -\\infty\\}'
-        help = 'helpMasked'
-        break
-      case 'weights':
-        tensor = trace.weights; rows = qTok; cols = kTok
-        shape = headNote + `${shapeOf([nq, nk])} → ${shapeOf([nq, nk])}`
-        tex = state.temperature === 1
-          ? 'A = \\operatorname{softmax}(S\'\')'
-          : `A = \\operatorname{softmax}\\!\\left(\\dfrac{S''}{T}\\right),\\ T = ${Number(state.temperature.toFixed(2))}`
-        help = 'helpWeights'
-        break
-      case 'output':
-        tensor = trace.output; rows = qTok; cols = dims(trace.output.shape[1])
-        shape = heads > 1
-          ? `${t('perHead')}: ${productShape([nq, nk], [nk, dv / heads], [nq, dv / heads])}; concat → ${shapeOf([nq, dv])}`
-          : productShape([nq, nk], [nk, dv], [nq, dv])
-        tex = 'O = A\\,V'
-        help = 'helpOutput'
-        break
-    }
-    setText(this.shapeEl, shape)
-    renderTex(this.formulaEl, tex)
-    setText(this.helpEl, name === 'maskedScores' && state.mask === 'cells' ? t('maskCellsHint') : t(help))
-    const m = headMatrix(tensor, state.head)
-    this.map.setData(m.data, m.rows, m.cols, rows, cols)
+    const v = this.spec.view(stepInput(ctx, trace))
+    setText(this.shapeEl, v.shape)
+    renderTex(this.formulaEl, v.tex)
+    setText(this.helpEl, name === 'maskedScores' && state.mask === 'cells' ? t('maskCellsHint') : t(v.help))
+    const m = headMatrix(v.tensor, state.head)
+    this.map.setData(m.data, m.rows, m.cols, v.rows, v.cols)
     const split = name === 'Q' || name === 'K' || name === 'V' || name === 'output'
-    this.map.setGroups(split ? heads : 1, state.head)
+    this.map.setGroups(split ? trace.heads || 1 : 1, state.head)
     this.highlight(ctx)
     this.select(ctx)
   }
@@ -228,13 +250,22 @@ export class StepPanel implements Panel {
 
   select(ctx: Ctx): void {
     const s = ctx.sel
-    const scoreSteps: PanelName[] = ['scores', 'scaledScores', 'maskedScores', 'weights']
-    this.map.setSelected(s && scoreSteps.includes(this.spec.name) ? [s.i, s.j] : null)
+    this.map.setSelected(s && isPerHeadStep(this.spec.name) ? [s.i, s.j] : null)
   }
 }
 
 export function dimsOf(trace: { embeddings: Tensor; Q: Tensor; K: Tensor; V: Tensor }) {
   return { dModel: trace.embeddings.shape[1], dq: trace.Q.shape[1], dk: trace.K.shape[1], dv: trace.V.shape[1] }
+}
+
+function stepInput(ctx: Ctx, trace: Trace): StepInput {
+  const { t, state } = ctx
+  const cross = state.mode === 'cross'
+  const qTok = trace.tokens.map(tokLabel)
+  const kTok = (cross && trace.sourceTokens ? trace.sourceTokens : trace.tokens).map(tokLabel)
+  const heads = trace.heads || 1
+  const headNote = heads > 1 ? `${t('perHead')} (${t('headN')} ${state.head}): ` : ''
+  return { trace, state, t, cross, qTok, kTok, nq: qTok.length, nk: kTok.length, heads, headNote, ...dimsOf(trace) }
 }
 
 function scoreShape(rule: string, nq: number, nk: number, dqh: number, dkh: number): string {

@@ -3,7 +3,7 @@
 
 import type { Ctx, Panel } from '../context'
 import { h, setText, tokLabel } from '../dom'
-import { toggleIndex } from '../state'
+import { toggleIndex } from '../model/changes'
 import { matchingPreset } from '../presets'
 
 const MAX_CHIPS = 160

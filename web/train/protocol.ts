@@ -1,9 +1,11 @@
 // Messages between the Train panel (main thread) and its Web Worker, which owns the trainer so that
 // training never blocks the page.
 
+import type { ScoreRule, TrainTask } from 'attention-playground'
+
 export interface TrainSettings {
-  task: 'coreference' | 'reverse' | 'next-char'
-  score: 'dot' | 'scaled-dot' | 'general' | 'additive' | 'concat'
+  task: TrainTask
+  score: ScoreRule
   heads: number
   dModel: number
   optimizer: 'adam' | 'sgd'

@@ -1,20 +1,18 @@
 // The Train panel's Web Worker: owns the wasm engine and the trainer, trains in small chunks while
 // "playing" (yielding between chunks so pause/step/lr messages get through), and posts snapshots:
 // losses, held-out accuracy, the chosen sentence's attention and the embeddings' 2-D PCA.
-import * as pkg from 'attention-playground'
+import { init, type Engine, type Trainer, type TrainerOptions } from 'attention-playground'
 import { Pca2 } from './pca'
+import { errorMessage } from '../format'
 import type { FromWorker, Snapshot, ToWorker, TrainSettings } from './protocol'
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Any = any
 
 const scope = self as unknown as {
   postMessage(m: FromWorker, transfer?: Transferable[]): void
   onmessage: ((e: MessageEvent<ToWorker>) => void) | null
 }
 
-let ap: Any = null
-let tr: Any = null
+let ap: Engine | null = null
+let tr: Trainer | null = null
 let playing = false
 let sentence = ''
 let pca = new Pca2()
@@ -34,19 +32,19 @@ function post(m: FromWorker, transfer: Transferable[] = []) {
 
 function fail(e: unknown) {
   playing = false
-  post({ type: 'error', message: e instanceof Error ? e.message : String(e) })
+  post({ type: 'error', message: errorMessage(e) })
 }
 
-function create(settings: TrainSettings): Any {
-  const opts: Record<string, unknown> = {
+function create(engine: Engine, settings: TrainSettings): Trainer {
+  const opts: TrainerOptions = {
     task: settings.task, score: settings.score, heads: settings.heads, dModel: settings.dModel,
     optimizer: settings.optimizer, lr: settings.lr, seed: settings.seed,
   }
   if (settings.task === 'next-char' && settings.text) opts.text = settings.text
-  return ap.createTrainer(opts)
+  return engine.createTrainer(opts)
 }
 
-function snapshot(): Snapshot {
+function snapshot(tr: Trainer): Snapshot {
   let attention: Snapshot['attention'] = null
   let attentionError: string | null = null
   try {
@@ -58,7 +56,7 @@ function snapshot(): Snapshot {
     for (let h = 0; h < heads; h++) for (let i = 0; i < n * n; i++) avg[i] += w.data[h * n * n + i] / heads
     attention = { tokens: t.tokens, weights: avg }
   } catch (e) {
-    attentionError = e instanceof Error ? e.message : String(e)
+    attentionError = errorMessage(e)
   }
   const emb = tr.parameters().embedding
   return {
@@ -72,8 +70,8 @@ function snapshot(): Snapshot {
   }
 }
 
-function send() {
-  const s = snapshot()
+function send(tr: Trainer) {
+  const s = snapshot(tr)
   const transfer: Transferable[] = [s.pca.buffer]
   if (s.attention) transfer.push(s.attention.weights.buffer)
   post({ type: 'snapshot', snapshot: s }, transfer)
@@ -83,7 +81,7 @@ function send() {
 // the whole set when paused or stepped.
 const EVAL_SAMPLE = 512
 
-function train(n: number) {
+function train(tr: Trainer, n: number) {
   lastTrain = tr.step(n)
   if (++chunksSinceEval >= EVAL_EVERY || lastTest === null) {
     lastTest = tr.evaluate({ limit: EVAL_SAMPLE })
@@ -95,8 +93,8 @@ function loop() {
   timer = null
   if (!playing || !tr) return
   try {
-    train(CHUNK_STEPS)
-    send()
+    train(tr, CHUNK_STEPS)
+    send(tr)
   } catch (e) {
     fail(e)
     return
@@ -109,21 +107,22 @@ async function handle(m: ToWorker) {
     playing = false
     if (timer) clearTimeout(timer)
     timer = null
-    ap ??= await pkg.init()
+    ap ??= await init()
     tr?.dispose()
     tr = null
-    tr = create(m.settings)
+    const fresh = create(ap, m.settings)
+    tr = fresh
     pca = new Pca2()
-    lastTest = tr.evaluate({ limit: EVAL_SAMPLE })
+    lastTest = fresh.evaluate({ limit: EVAL_SAMPLE })
     lastTrain = { loss: NaN, accuracy: NaN }
     chunksSinceEval = 0
-    sentence = m.sentence && m.sentence.trim() ? m.sentence : tr.info.sample
-    const s = snapshot()
+    sentence = m.sentence && m.sentence.trim() ? m.sentence : fresh.info.sample
+    const s = snapshot(fresh)
     post({
       type: 'ready',
       info: {
-        vocab: tr.info.vocab, sample: tr.info.sample, testSize: tr.info.testSize, trainSize: tr.info.trainSize,
-        layers: tr.info.config.layers, heads: tr.info.config.heads,
+        vocab: fresh.info.vocab, sample: fresh.info.sample, testSize: fresh.info.testSize, trainSize: fresh.info.trainSize,
+        layers: fresh.info.config.layers, heads: fresh.info.config.heads,
       },
       snapshot: s,
     })
@@ -140,20 +139,20 @@ async function handle(m: ToWorker) {
     case 'pause':
       playing = false
       lastTest = tr.evaluate()
-      send()
+      send(tr)
       break
     case 'step':
       playing = false
-      train(Math.max(1, Math.min(10_000, Math.floor(m.n))))
+      train(tr, Math.max(1, Math.min(10_000, Math.floor(m.n))))
       lastTest = tr.evaluate({ limit: EVAL_SAMPLE })
-      send()
+      send(tr)
       break
     case 'lr':
       tr.lr = m.lr
       break
     case 'sentence':
       sentence = m.text
-      send()
+      send(tr)
       break
   }
 }

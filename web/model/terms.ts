@@ -1,31 +1,8 @@
 // Re-derives one cell of the pipeline from its inputs, term by term, for the arithmetic view.
 // Sums run in float64; the view compares them with the engine's float32 result.
 
-import type { ScoreParams, Tensor, Trace } from './engine-types'
-
-export interface Matrix {
-  data: Float32Array
-  rows: number
-  cols: number
-}
-
-/** The [rows, cols] matrix of one head from a [n, m] or [heads, n, m] tensor. */
-export function headMatrix(t: Tensor, head: number): Matrix {
-  if (t.shape.length === 3) {
-    const [h, rows, cols] = t.shape
-    const hh = Math.min(Math.max(head, 0), h - 1)
-    return { data: t.data.subarray(hh * rows * cols, (hh + 1) * rows * cols), rows, cols }
-  }
-  const [rows, cols] = t.shape.length === 2 ? t.shape : [1, t.shape[0] ?? t.data.length]
-  return { data: t.data, rows, cols }
-}
-
-/** Row i of a [n, d] tensor restricted to head h's contiguous block of d/heads columns. */
-export function headRow(t: Tensor, i: number, head: number, heads: number): Float32Array {
-  const d = t.shape[1]
-  const dh = d / heads
-  return t.data.subarray(i * d + head * dh, i * d + (head + 1) * dh)
-}
+import type { Trace } from 'attention-playground'
+import { headRow, paramsForHead } from './heads'
 
 export function dotTerms(a: ArrayLike<number>, b: ArrayLike<number>): { products: number[]; sum: number } {
   if (a.length !== b.length) throw new Error(`dotTerms: lengths differ (${a.length} vs ${b.length})`)
@@ -67,11 +44,6 @@ export interface ScoreBreakdown {
   sum: number
   /** Intermediate vector shown before the final sum (general: qᵀW; additive: tanh pre-activations). */
   note?: string
-}
-
-function paramsForHead(trace: Trace, head: number): ScoreParams {
-  const p = trace.params
-  return Array.isArray(p) ? (p[head] ?? {}) : (p ?? {})
 }
 
 /** The raw score of cell (i, j) of one head, re-derived from Q, K and the rule's parameters. */

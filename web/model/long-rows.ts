@@ -1,4 +1,4 @@
-// Long texts (issue 6 item 4): thousands of tokens, where the n×n matrices of a normal run would
+// Long texts: thousands of tokens, where the n×n matrices of a normal run would
 // take hundreds of milliseconds and megabytes per step. Nothing n×n is ever built here:
 // - Q, K and V come from two engine runs in cross mode against a single token. The vocabulary (and
 //   with it every random draw) is the one of the whole text, and one side has one token, so each run
@@ -9,8 +9,12 @@
 // - The rows of scores and weights the viewer shows are computed on demand: ap.attention with just
 //   those rows of Q as the query, the whole K and V as keys and values.
 
-import type { AttentionCall, Engine, MaskOption, RunOptions, ScoreParams, Tensor, Trace } from './engine-types'
-import { applyEdits, baseRunOptions, type EditableTensor, type PlaygroundState } from './state'
+import type { AttentionOptions, AttentionResult, Engine, MaskSpec, RunOptions, Tensor, Trace } from 'attention-playground'
+import type { EditableTensor, PlaygroundState } from '../state'
+import { applyEdits } from './changes'
+import { headColumns, paramsForHead, setHeadColumns } from './heads'
+import { engineMask, fullyMaskedRows, range } from './masks'
+import { baseRunOptions } from './options'
 
 /** Above this many tokens the page switches to the long view (a normal run stays well under 16 ms below it). */
 export const LONG_TOKENS = 320
@@ -38,59 +42,34 @@ export class LongData {
     this.n = trace.tokens.length
     this.heads = trace.heads || 1
     for (let h = 0; h < this.heads; h++) {
-      this.qh.push(columns(trace.Q, h, this.heads))
-      this.kh.push(columns(trace.K, h, this.heads))
-      this.vh.push(columns(trace.V, h, this.heads))
+      this.qh.push(headColumns(trace.Q, h, this.heads))
+      this.kh.push(headColumns(trace.K, h, this.heads))
+      this.vh.push(headColumns(trace.V, h, this.heads))
       this.cache.push(new Map())
     }
   }
 
-  private params(h: number): ScoreParams | undefined {
-    const p = this.trace.params
-    const one = Array.isArray(p) ? p[h] : p
-    return one && Object.keys(one).length ? one : undefined
+  private params(h: number): AttentionOptions['params'] {
+    const one = paramsForHead(this.trace, h)
+    return Object.keys(one).length ? one : undefined
   }
 
   /** The mask of query rows `rows` against all keys, in the engine's form. */
-  private maskFor(rows: readonly number[]): MaskOption {
-    const s = this.state, n = this.n
-    switch (s.mask) {
-      case 'none':
-        return 'none'
-      case 'padding': {
-        const keyPadding = new Array<boolean>(n).fill(false)
-        for (const j of s.padKeys) if (j < n) keyPadding[j] = true
-        return { keyPadding }
-      }
-      case 'causal': {
-        // Row i of the slice is query rows[i]: it sees keys j ≤ rows[i] (the engine's 'causal' would align to i).
-        const m = new Uint8Array(rows.length * n)
-        rows.forEach((r, i) => m.fill(1, i * n + r + 1, (i + 1) * n))
-        return { matrix: m }
-      }
-      case 'cells': {
-        const m = new Uint8Array(rows.length * n)
-        const at = new Map(rows.map((r, i) => [r, i]))
-        for (const [r, j] of s.maskCells) {
-          const i = at.get(r)
-          if (i !== undefined && j < n) m[i * n + j] = 1
-        }
-        return { matrix: m }
-      }
-    }
+  private maskFor(rows: readonly number[]): MaskSpec {
+    return engineMask(this.state, rows.length, this.n, rows)
   }
 
-  private call(h: number, rows: readonly number[], needWeights: boolean) {
+  private call(h: number, rows: readonly number[], needWeights: boolean): AttentionResult {
     const dq = this.qh[h].shape[1]
     const q = new Float32Array(rows.length * dq)
     rows.forEach((r, i) => q.set(this.qh[h].data.subarray(r * dq, (r + 1) * dq), i * dq))
-    const opts: AttentionCall = {
+    const opts: AttentionOptions = {
       query: { data: q, shape: [rows.length, dq] }, key: this.kh[h], value: this.vh[h],
       score: this.state.score, scale: this.trace.scale, temperature: this.state.temperature,
       mask: this.maskFor(rows), params: this.params(h),
     }
     if (!needWeights) opts.needWeights = false
-    return this.engine.attention!(opts)
+    return this.engine.attention(opts)
   }
 
   /** Rows of head h (cached): one engine call for all the rows not yet known. */
@@ -124,30 +103,21 @@ export class LongData {
     for (let h = 0; h < this.heads; h++) {
       let o: Float32Array
       if (fused) {
-        o = this.engine.attention!({
+        o = this.engine.attention({
           query: this.qh[h], key: this.kh[h], value: this.vh[h], score: this.state.score, scale: this.trace.scale,
           temperature: this.state.temperature, mask: this.state.mask === 'causal' ? 'causal' : 'none', needWeights: false,
         }).output.data
       } else {
         o = new Float32Array(n * dvh)
         for (let b = 0; b < n; b += BLOCK_ROWS) {
-          const rows = Array.from({ length: Math.min(BLOCK_ROWS, n - b) }, (_, i) => b + i)
+          const rows = range(Math.min(BLOCK_ROWS, n - b)).map((i) => b + i)
           o.set(this.call(h, rows, true).output.data, b * dvh)
         }
       }
-      for (let i = 0; i < n; i++) out.set(o.subarray(i * dvh, (i + 1) * dvh), i * dv + h * dvh)
+      setHeadColumns(out, dv, h, o, dvh)
     }
     return { data: out, shape: [n, dv] }
   }
-}
-
-function columns(t: Tensor, h: number, heads: number): Tensor {
-  const [n, d] = t.shape
-  if (heads === 1) return t
-  const dh = d / heads
-  const out = new Float32Array(n * dh)
-  for (let i = 0; i < n; i++) out.set(t.data.subarray(i * d + h * dh, i * d + (h + 1) * dh), i * dh)
-  return { data: out, shape: [n, dh] }
 }
 
 const EMPTY: Tensor = { data: new Float32Array(0), shape: [0, 0] }
@@ -159,10 +129,11 @@ export interface Tokenized { tokens: string[]; ids: number[]; vocab: string[] }
  * concat, an engine without attention()).
  */
 export function longTokens(engine: Engine, s: PlaygroundState): Tokenized | null {
-  if (s.mode !== 'self' || s.tokenizer === 'bpe' || s.score === 'concat' || !engine.attention || !engine.tokenize) return null
+  if (s.mode !== 'self' || s.tokenizer === 'bpe' || s.score === 'concat') return null
   // Fewer characters than LONG_TOKENS cannot make that many tokens: skip the tokenizer.
   if (s.text.length <= LONG_TOKENS) return null
-  const tok = engine.tokenize(s.text, s.tokenizer) as Tokenized
+  const t = engine.tokenize(s.text, s.tokenizer)
+  const tok: Tokenized = { tokens: t.tokens, ids: t.ids, vocab: t.vocab }
   return tok.tokens.length > LONG_TOKENS ? tok : null
 }
 
@@ -202,19 +173,6 @@ export function computeLong(engine: Engine, s: PlaygroundState, tok: Tokenized):
   const long = new LongData(engine, trace, s)
   // The output is filled in by the caller (LongData.output), in a task of its own.
   trace.output = { data: new Float32Array(long.n * a.V.shape[1]), shape: [long.n, a.V.shape[1]] }
-  trace.maskedRows = maskedRows(s, long.n)
+  trace.maskedRows = fullyMaskedRows(s, long.n, long.n)
   return { trace, long, droppedEdits: dropped }
-}
-
-function maskedRows(s: PlaygroundState, n: number): number[] {
-  if (s.mask === 'padding') {
-    const pad = new Set(s.padKeys.filter((j) => j < n))
-    return pad.size === n ? Array.from({ length: n }, (_, i) => i) : []
-  }
-  if (s.mask === 'cells') {
-    const count = new Map<number, number>()
-    for (const [i, j] of s.maskCells) if (i < n && j < n) count.set(i, (count.get(i) ?? 0) + 1)
-    return [...count].filter(([, c]) => c >= n).map(([i]) => i).sort((x, y) => x - y)
-  }
-  return []
 }

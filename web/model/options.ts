@@ -1,0 +1,60 @@
+// The state in the engine's terms: the run options and the scale it implies.
+
+import type { RunOptions } from 'attention-playground'
+import type { Notice, PlaygroundState } from '../state'
+import { engineMask } from './masks'
+
+/** The scale multiplier for the engine: undefined lets the engine apply the rule's default. */
+export function resolveScale(s: PlaygroundState): number | false | undefined {
+  if (s.scale === 'auto') return undefined
+  if (s.scale === 'off') return false
+  return 1 / Math.sqrt(s.dk / s.heads)
+}
+
+/** Whether ÷√d_k is in effect (for the toggle's checked state). */
+export function scaleIsOn(s: PlaygroundState): boolean {
+  if (s.scale === 'auto') return s.score === 'scaled-dot'
+  return s.scale === 'on'
+}
+
+export function baseRunOptions(s: PlaygroundState, nq: number, nk: number): RunOptions {
+  const o: RunOptions = {
+    tokenizer: s.tokenizer,
+    dModel: s.dModel,
+    dq: s.dq,
+    dk: s.dk,
+    dv: s.dv,
+    seed: s.seed,
+    score: s.score,
+    mask: engineMask(s, nq, nk),
+    temperature: s.temperature,
+    heads: s.heads,
+  }
+  const scale = resolveScale(s)
+  if (scale !== undefined) o.scale = scale
+  if (s.mode === 'cross') {
+    o.source = s.source
+    o.target = s.target
+  } else {
+    o.text = s.text
+  }
+  return o
+}
+
+/**
+ * Values valid one by one can still clash, and the engine would refuse them. A link or a tag falls back
+ * (dk to dq for the dot products, heads to 1) and says so, the same on the page and in the widget.
+ */
+export function settleClashes(s: PlaygroundState): Notice[] {
+  const notices: Notice[] = []
+  if ((s.score === 'dot' || s.score === 'scaled-dot') && s.dq !== s.dk) {
+    notices.push({ param: 'dk', value: `${s.dk} (${s.score} needs dk = dq = ${s.dq})` })
+    s.dk = s.dq
+  }
+  if (s.dq % s.heads || s.dk % s.heads || s.dv % s.heads) {
+    notices.push({ param: 'heads', value: `${s.heads} (must divide dq = ${s.dq}, dk = ${s.dk}, dv = ${s.dv})` })
+    s.heads = 1
+    s.head = 0
+  }
+  return notices
+}

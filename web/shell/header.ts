@@ -1,0 +1,107 @@
+// The playground's header: title, language switch, "copy link", and the export bar ("copy as PyTorch
+// code", "download .py"), with the status line and the fallback code box. On a course page
+// (compact) only the export bar stays.
+
+import { h, setText } from '../dom'
+import { errorMessage } from '../format'
+import type { Translate } from '../i18n'
+import { downloadBlob } from '../export/png'
+
+export interface HeaderDeps {
+  compact: boolean
+  exports: boolean
+  shareUrl?: () => string
+  /** The current translation (it changes with the language). */
+  t(): Translate
+  toggleLang(): void
+  pytorchCode(): string
+  /** Asks for a render (the "copied" mark comes and goes). */
+  rerender(): void
+  disposed(): boolean
+}
+
+export interface Header {
+  /** The header and, after it, the code box and status line, in page order. */
+  els: HTMLElement[]
+  render(t: Translate): void
+  /** Runs an export action; its error goes to the status line. */
+  safely(fn: () => unknown): void
+}
+
+export function createHeader(d: HeaderDeps): Header {
+  const title = h('h1')
+  const subtitle = h('p', { class: 'subtitle' })
+  const langBtn = h('button', { type: 'button', class: 'btn-small', name: 'lang' })
+  const copyBtn = h('button', { type: 'button', class: 'btn-small', name: 'copyLink', hidden: !d.shareUrl })
+  const pyBtn = h('button', { type: 'button', class: 'btn-small', 'data-export': 'pytorch', hidden: !d.exports })
+  const pyDlBtn = h('button', { type: 'button', class: 'btn-small', 'data-export': 'pytorch-download', hidden: !d.exports })
+  const status = h('p', { class: 'ap-status', role: 'status' })
+  const codeBox = h('textarea', { class: 'ap-code', readonly: true, hidden: true, spellcheck: 'false' })
+  const titleBox = h('div', { class: 'ap-titles' }, title, subtitle)
+  const header = h('header', { class: 'ap-header' }, titleBox,
+    h('div', { class: 'ap-actions' }, pyBtn, pyDlBtn, copyBtn, langBtn))
+  // A course page has its own title and language: compact keeps only the export bar.
+  titleBox.hidden = d.compact
+  langBtn.hidden = d.compact
+  header.hidden = d.compact && !d.exports
+  if (d.compact) header.classList.add('ap-bar')
+  let copiedUntil = 0
+
+  const say = (msg: string) => { status.textContent = msg }
+  const safely = (fn: () => unknown) => {
+    Promise.resolve().then(fn).then(() => { if (status.textContent?.startsWith(d.t()('exportFailed'))) say('') })
+      .catch((e) => say(`${d.t()('exportFailed')} ${errorMessage(e)}`))
+  }
+
+  async function copyLink(): Promise<void> {
+    if (!d.shareUrl) return
+    try {
+      await navigator.clipboard.writeText(d.shareUrl())
+      copiedUntil = performance.now() + 2000
+      d.rerender()
+      setTimeout(() => { if (!d.disposed()) d.rerender() }, 2100)
+    } catch {
+      // No clipboard permission (e.g. an insecure origin): the address bar holds the same link.
+    }
+  }
+
+  async function copyCode(): Promise<void> {
+    let code: string
+    try {
+      code = d.pytorchCode()
+    } catch (e) {
+      say(`${d.t()('exportFailed')} ${errorMessage(e)}`)
+      return
+    }
+    try {
+      await navigator.clipboard.writeText(code)
+      codeBox.hidden = true
+      say(d.t()('pytorchCopied'))
+    } catch {
+      // No clipboard (insecure context, denied permission): show the code to copy by hand.
+      say(d.t()('copyFailed'))
+      codeBox.hidden = false
+      codeBox.value = code
+      codeBox.select()
+    }
+  }
+
+  copyBtn.addEventListener('click', () => void copyLink())
+  langBtn.addEventListener('click', () => d.toggleLang())
+  pyBtn.addEventListener('click', () => void copyCode())
+  pyDlBtn.addEventListener('click', () => safely(() => downloadBlob(new Blob([d.pytorchCode()], { type: 'text/x-python' }), 'attention.py')))
+
+  return {
+    els: [header, codeBox, status],
+    safely,
+    render(t) {
+      setText(title, t('title'))
+      setText(subtitle, t('subtitle'))
+      setText(langBtn, t('langSwitch'))
+      setText(copyBtn, performance.now() < copiedUntil ? `✓ ${t('copied')}` : t('copyLink'))
+      langBtn.setAttribute('aria-label', t('langSwitchLabel'))
+      setText(pyBtn, t('copyPytorch'))
+      setText(pyDlBtn, t('downloadPy'))
+    },
+  }
+}

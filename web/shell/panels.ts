@@ -1,0 +1,115 @@
+// Every panel of the playground, built once and laid out in page order: the controls beside the main
+// column (pipeline, why, origin, train). Which of them a render draws is decided here too: the long
+// view stands in for the n×n panels, and a `steps` list shows only the panels it names.
+
+import type { Engine } from 'attention-playground'
+import type { Ctx, Panel } from '../context'
+import { h, setText } from '../dom'
+import type { Translate } from '../i18n'
+import { PER_HEAD_STEPS } from '../model/heads'
+import type { LongData } from '../model/long-rows'
+import type { View } from '../state'
+import { ArithPanel } from '../panels/arith'
+import { ControlsPanel } from '../panels/controls'
+import { DecoderPanel } from '../panels/decoder'
+import { GuidedPanel } from '../panels/guided'
+import { LinesPanel } from '../panels/lines'
+import { LongPanel } from '../panels/long'
+import { OriginPanel } from '../panels/origin'
+import { ParamsPanel } from '../panels/params'
+import { createStepPanels, type StepPanel } from '../panels/steps'
+import { TokensPanel } from '../panels/tokens'
+import { WhyPanel } from '../panels/why'
+import type { TrainBox } from './train-box'
+
+export interface PanelSet {
+  controls: ControlsPanel
+  /** The step panels (the export buttons go in their headers). */
+  steps: StepPanel[]
+  all: Panel[]
+  pipeline: HTMLElement
+  main: HTMLElement
+  layout: HTMLElement
+  noticeBox: HTMLElement
+  banner: HTMLElement
+  /** Draws the panels of the current view; `long` swaps the n×n panels for the long view. */
+  render(ctx: Ctx, long: LongData | null): void
+  /** Shows the engine's message above the panels (the last good result stays). */
+  renderError(t: Translate, error: string | null, kept: boolean): void
+}
+
+export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, trainBox: TrainBox, trainInline: boolean): PanelSet {
+  const controls = new ControlsPanel(ctx)
+  const guided = new GuidedPanel(ctx, app)
+  const tokens = new TokensPanel()
+  const steps = createStepPanels(ctx)
+  const params = new ParamsPanel()
+  const lines = new LinesPanel()
+  const arith = new ArithPanel()
+  const decoder = new DecoderPanel(engine)
+  const why = new WhyPanel()
+  const origin = new OriginPanel(ctx)
+  const longPanel = new LongPanel(ctx)
+  const maskedRowsNote = h('p', { class: 'help masked-rows', hidden: true })
+  const longNote = h('p', { class: 'banner long-note', hidden: true })
+  const linesGrid = h('div', { class: 'grid grid-2' }, lines.el, arith.el)
+  const banner = h('div', { class: 'banner error', role: 'alert', hidden: true })
+  const noticeBox = h('div', { class: 'banner notice', role: 'status', hidden: true })
+  const scoreGroups = steps.groups.slice(3, 5)
+  const pipeline = h('div', { class: 'pipeline' },
+    guided.el, tokens.el, ...steps.groups.slice(0, 3), params.el, longNote, longPanel.el, ...steps.groups.slice(3), maskedRowsNote,
+    linesGrid, decoder.el)
+  if (trainInline) pipeline.append(trainBox.el)
+  const main = h('main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el, trainInline ? null : trainBox.el)
+  const layout = h('div', { class: 'ap-layout' }, controls.el, main)
+  const all: Panel[] = [controls, guided, tokens, ...steps.panels.values(), params, lines, arith, decoder, why, origin, longPanel]
+  // Panels that need the n×n matrices: not drawn in the long view.
+  const notLong = new Set<Panel>([lines, arith, ...PER_HEAD_STEPS.map((n) => steps.panels.get(n)!)])
+  const onlyIn = new Map<Panel, View>([[why, 'why'], [origin, 'origin']])
+
+  function renderMaskedRows(c: Ctx): void {
+    const rows = c.trace?.maskedRows ?? []
+    maskedRowsNote.hidden = rows.length === 0
+    if (c.trace && rows.length) maskedRowsNote.textContent = `${c.t('maskedRowsNote')} ${rows.map((i) => c.trace!.tokens[i] ?? i).join(', ')}`
+  }
+
+  return {
+    controls, steps: [...steps.panels.values()], all, pipeline, main, layout, noticeBox, banner,
+    render(c, long) {
+      const view = c.state.view
+      pipeline.hidden = view !== 'pipeline'
+      why.el.hidden = view !== 'why'
+      origin.el.hidden = view !== 'origin'
+      renderMaskedRows(c)
+      for (const g of scoreGroups) g.hidden = !!long
+      // The panels too (the step filter hides the unlisted ones again; the widget collapses rows by them).
+      for (const p of notLong) p.el.hidden = !!long
+      linesGrid.hidden = !!long
+      longNote.hidden = !long
+      if (long) setText(longNote, c.t('longModeNote'))
+      longPanel.setData(c, view === 'pipeline' ? long : null)
+      for (const p of all) {
+        const only = onlyIn.get(p)
+        if ((only && view !== only) || (long && notLong.has(p))) continue
+        p.render(c)
+      }
+    },
+    renderError(t, error, kept) {
+      banner.hidden = !error
+      if (banner.childNodes.length) banner.replaceChildren()
+      if (error) banner.append(h('strong', { text: t('errorTitle') }), ' ', h('span', { class: 'error-msg', text: error }), ' ', h('span', { text: kept ? t('errorKept') : '' }))
+    },
+  }
+}
+
+/** With a `steps` list, hides every panel it does not name (the long view stands in for scores and weights). */
+export function applyStepFilter(app: HTMLElement, steps: readonly string[] | undefined): void {
+  if (!steps) return
+  const show = new Set(steps)
+  if (show.has('weights') || show.has('scores')) show.add('long')
+  for (const p of app.querySelectorAll<HTMLElement>('[data-step], [data-panel]')) {
+    const name = p.dataset.step ?? p.dataset.panel ?? ''
+    if (name === 'controls' || name === 'guided') continue
+    if (!show.has(name)) p.hidden = true
+  }
+}

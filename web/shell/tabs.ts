@@ -1,0 +1,41 @@
+// The view tabs (pipeline, why, origin, train) as an ARIA tablist.
+
+import { h, setText } from '../dom'
+import type { MsgKey, Translate } from '../i18n'
+import { VIEWS, type View } from '../state'
+
+const TAB_LABELS: Record<View, MsgKey> = { pipeline: 'tabPipeline', why: 'tabWhy', origin: 'tabOrigin', train: 'tabTrain' }
+
+export interface Tabs {
+  bar: HTMLElement
+  hide(view: View): void
+  render(t: Translate, current: View): void
+}
+
+export function createTabs(select: (v: View) => void): Tabs {
+  const tabs = VIEWS.map((v) => {
+    const b = h('button', { type: 'button', role: 'tab', class: 'tab', 'data-view': v })
+    b.addEventListener('click', () => select(v))
+    // The tablist pattern: arrows move between tabs (and select them), Tab leaves the list.
+    b.addEventListener('keydown', (ev) => {
+      const d = ev.key === 'ArrowRight' ? 1 : ev.key === 'ArrowLeft' ? -1 : 0
+      if (!d) return
+      ev.preventDefault()
+      const i = (VIEWS.indexOf(v) + d + VIEWS.length) % VIEWS.length
+      select(VIEWS[i])
+      tabs[i].focus()
+    })
+    return b
+  })
+  return {
+    bar: h('nav', { class: 'tabs', role: 'tablist' }, ...tabs),
+    hide(view) { tabs[VIEWS.indexOf(view)].hidden = true },
+    render(t, current) {
+      VIEWS.forEach((v, i) => {
+        setText(tabs[i], t(TAB_LABELS[v]))
+        tabs[i].setAttribute('aria-selected', String(current === v))
+        tabs[i].tabIndex = current === v ? 0 : -1
+      })
+    },
+  }
+}

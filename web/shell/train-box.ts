@@ -1,0 +1,57 @@
+// The box that holds the Train panel (web/train/panel.ts), loaded only when first shown; a build that
+// lacks the panel says so instead.
+
+import { h } from '../dom'
+import { errorMessage } from '../format'
+import type { Translate } from '../i18n'
+import type { Lang } from '../state'
+
+type TrainHandle = { el?: HTMLElement; setLang(l: Lang): void; dispose(): void }
+type TrainModule = { mountTrainPanel(root: HTMLElement, opts: { lang: Lang }): TrainHandle }
+declare global {
+  interface ImportMeta {
+    glob<T>(pattern: string): Record<string, () => Promise<T>>
+  }
+}
+const trainModules = import.meta.glob<TrainModule>('../train/panel.ts')
+
+export interface TrainBox {
+  el: HTMLElement
+  /** Loads and mounts the panel the first time (later calls do nothing). */
+  show(t: Translate, lang: Lang): Promise<void>
+  setLang(lang: Lang): void
+  dispose(): void
+}
+
+export function createTrainBox(): TrainBox {
+  const el = h('div', { class: 'ap-train-box panel', 'data-view-box': 'train' })
+  let train: TrainHandle | null = null
+  let loading = false
+  let disposed = false
+  return {
+    el,
+    async show(t, lang) {
+      if (train || loading || disposed) return
+      const load = trainModules['../train/panel.ts']
+      if (!load) { el.textContent = t('trainMissing'); return }
+      loading = true
+      el.replaceChildren(h('p', { class: 'help', text: t('trainLoading') }))
+      try {
+        const mod = await load()
+        if (disposed) return
+        el.replaceChildren()
+        train = mod.mountTrainPanel(el, { lang })
+      } catch (e) {
+        el.replaceChildren(h('p', { class: 'banner error', role: 'alert', text: `${t('loadFailed')} ${errorMessage(e)}` }))
+      } finally {
+        loading = false
+      }
+    },
+    setLang(lang) { train?.setLang(lang) },
+    dispose() {
+      disposed = true
+      train?.dispose()
+      train = null
+    },
+  }
+}

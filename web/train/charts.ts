@@ -1,0 +1,169 @@
+// The Train panel's three charts, drawn on canvases: loss and accuracy curves, the watched sentence's
+// attention, and the 2-D PCA of the embeddings. Labels go in through fillText (never HTML).
+
+import { viridis } from '../palette'
+import type { ReadyInfo, Snapshot } from './protocol'
+import type { TrainKey } from './strings'
+
+export type TrainTranslate = (key: TrainKey, vars?: Record<string, string | number>) => string
+
+export interface HistoryPoint {
+  steps: number
+  loss: number
+  trainAcc: number
+  testAcc: number
+}
+
+export const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : `${(x * 100).toFixed(1)} %`)
+export const num = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : x.toFixed(3))
+
+/** The page's viridis (palette.ts) as a CSS colour. */
+function viridisCss(t: number): string {
+  const [r, g, b] = viridis(t).map(Math.round)
+  return `rgb(${r},${g},${b})`
+}
+
+export function drawCurves(curves: HTMLCanvasElement, history: readonly HistoryPoint[], t: TrainTranslate): void {
+  const g = curves.getContext('2d')!
+  const W = 440, H = 190, L = 36, R = 36, T = 10, B = 34
+  g.clearRect(0, 0, W, H)
+  g.font = '11px system-ui, sans-serif'
+  g.strokeStyle = '#ccc'
+  g.strokeRect(L, T, W - L - R, H - T - B)
+  if (history.length < 1) return
+  const maxStep = Math.max(1, history[history.length - 1].steps)
+  const maxLoss = Math.max(1e-6, ...history.map((p) => p.loss).filter(Number.isFinite))
+  const x = (s: number) => L + ((W - L - R) * s) / maxStep
+  const yl = (v: number) => T + (H - T - B) * (1 - v / maxLoss)
+  const ya = (v: number) => T + (H - T - B) * (1 - v)
+  const line = (color: string, y: (p: HistoryPoint) => number, dash: number[] = []) => {
+    g.strokeStyle = color
+    g.setLineDash(dash)
+    g.lineWidth = 1.5
+    g.beginPath()
+    let started = false
+    for (const p of history) {
+      const v = y(p)
+      if (!Number.isFinite(v)) continue
+      if (started) g.lineTo(x(p.steps), v)
+      else g.moveTo(x(p.steps), v)
+      started = true
+    }
+    g.stroke()
+    g.setLineDash([])
+  }
+  // blue / orange / dark: distinguishable with common colour-vision deficiencies, plus dash styles
+  line('#1f77b4', (p) => yl(p.loss))
+  line('#ff7f0e', (p) => ya(p.trainAcc), [4, 3])
+  line('#333', (p) => ya(p.testAcc), [1, 2])
+  g.fillStyle = '#333'
+  g.textAlign = 'right'
+  g.fillText(maxLoss.toFixed(2), L - 3, T + 9)
+  g.fillText('0', L - 3, H - B)
+  g.textAlign = 'left'
+  g.fillText('100%', W - R + 3, T + 9)
+  g.fillText('0%', W - R + 3, H - B)
+  g.textAlign = 'center'
+  g.fillText(String(maxStep), W - R, H - B + 12)
+  drawLegend(g, t, L, H)
+  const last = history[history.length - 1]
+  curves.setAttribute('aria-label', `${t('curves')}: ${t('trainLoss')} ${num(last.loss)}, ${t('testAcc')} ${pct(last.testAcc)}`)
+}
+
+
+/** Line styles of the three curves, drawn under the chart. */
+function drawLegend(g: CanvasRenderingContext2D, t: TrainTranslate, L: number, H: number): void {
+  const legend: Array<[string, TrainKey, number[]]> = [['#1f77b4', 'trainLoss', []], ['#ff7f0e', 'trainAcc', [4, 3]], ['#333', 'testAcc', [1, 2]]]
+  let lx = L
+  g.textAlign = 'left'
+  for (const [c, k, d] of legend) {
+    g.strokeStyle = c
+    g.setLineDash(d)
+    g.beginPath()
+    g.moveTo(lx, H - 8)
+    g.lineTo(lx + 16, H - 8)
+    g.stroke()
+    g.setLineDash([])
+    g.fillText(t(k), lx + 20, H - 4)
+    lx += 24 + g.measureText(t(k)).width + 8
+  }
+}
+
+export function drawAttention(attn: HTMLCanvasElement, a: Snapshot['attention'] | undefined, t: TrainTranslate): void {
+  const g = attn.getContext('2d')!
+  const S = 340
+  g.clearRect(0, 0, S, S)
+  if (!a) return
+  const n = a.tokens.length
+  const pad = 70
+  const cell = Math.max(4, Math.floor((S - pad - 4) / Math.max(1, n)))
+  g.font = `${Math.min(12, Math.max(8, cell - 6))}px system-ui, "Noto Sans CJK SC", sans-serif`
+  g.textBaseline = 'middle'
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      g.fillStyle = viridisCss(a.weights[i * n + j])
+      g.fillRect(pad + j * cell, pad + i * cell, cell - 1, cell - 1)
+    }
+    g.fillStyle = '#222'
+    g.textAlign = 'right'
+    g.fillText(a.tokens[i], pad - 4, pad + i * cell + cell / 2, pad - 6)
+    g.save()
+    g.translate(pad + i * cell + cell / 2, pad - 4)
+    g.rotate(-Math.PI / 3)
+    g.textAlign = 'left'
+    g.fillText(a.tokens[i], 0, 0, pad)
+    g.restore()
+  }
+  // the row of "it", where the lesson looks
+  const it = a.tokens.indexOf('it')
+  if (it >= 0) {
+    g.strokeStyle = '#d62728'
+    g.lineWidth = 2
+    g.strokeRect(pad - 1, pad + it * cell - 1, n * cell + 1, cell + 1)
+    let best = 0
+    for (let j = 1; j < n; j++) if (a.weights[it * n + j] > a.weights[it * n + best]) best = j
+    attn.setAttribute('aria-label', `${t('attention')}: it → ${a.tokens[best]} (${pct(a.weights[it * n + best])})`)
+  } else {
+    attn.setAttribute('aria-label', t('attention'))
+  }
+}
+
+
+export function drawPca(pcaCanvas: HTMLCanvasElement, snap: Snapshot | null, info: ReadyInfo | null, t: TrainTranslate): void {
+  const g = pcaCanvas.getContext('2d')!
+  const S = 340
+  g.clearRect(0, 0, S, S)
+  if (!snap || !info) return
+  const vocab = info.vocab
+  const p = snap.pca
+  const n = p.length / 2
+  let mx = 1e-9
+  for (let i = 0; i < p.length; i++) mx = Math.max(mx, Math.abs(p[i]))
+  const sc = (S / 2 - 30) / mx
+  g.font = '10px system-ui, "Noto Sans CJK SC", sans-serif'
+  g.textAlign = 'left'
+  g.textBaseline = 'middle'
+  const watched = new Set(snap.attention?.tokens ?? [])
+  // Points for every word; labels where they fit: the watched sentence's words first, then the rest
+  // wherever they do not overlap a label already placed (a full vocabulary would be an unreadable pile).
+  const order = Array.from({ length: n }, (_, i) => i).sort(
+    (a, b) => Number(watched.has(vocab[b])) - Number(watched.has(vocab[a])))
+  const placed: [number, number, number, number][] = []
+  for (const i of order) {
+    const x = S / 2 + p[2 * i] * sc
+    const y = S / 2 - p[2 * i + 1] * sc
+    const hot = watched.has(vocab[i])
+    g.fillStyle = hot ? '#d62728' : '#1f77b4'
+    g.beginPath()
+    g.arc(x, y, hot ? 3.5 : 2.5, 0, 2 * Math.PI)
+    g.fill()
+    const w = g.measureText(vocab[i]).width
+    const box: [number, number, number, number] = [x + 4, y - 6, x + 4 + w, y + 6]
+    if (placed.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3])) continue
+    placed.push(box)
+    g.fillStyle = hot ? '#111' : '#555'
+    g.fillText(vocab[i], x + 4, y)
+  }
+  pcaCanvas.setAttribute('aria-label', t('pca'))
+}
+
