@@ -13,7 +13,6 @@ import type {
   TokenizerName, Tokenization, Trace,
 } from './types.js';
 import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js';
-import type { Tensor } from './util.js';
 import { createTrainerFor } from './trainer.js';
 import type { Trainer, TrainerOptions } from './trainer.js';
 
@@ -190,15 +189,4 @@ export function init(options?: InitOptions): Promise<Engine> {
     });
   }
   return defaultEngine;
-}
-
-/** Element count of a shape. */
-export function size(shape: readonly number[]): number {
-  return shape.reduce((a, b) => a * b, 1);
-}
-
-/** Row `i` of a 2-D tensor as a copy. */
-export function row(t: Tensor, i: number): Float32Array {
-  const cols = t.shape[t.shape.length - 1];
-  return t.data.slice(i * cols, (i + 1) * cols);
 }

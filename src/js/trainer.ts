@@ -174,9 +174,26 @@ function intIn(name: string, v: unknown, lo: number, hi: number): number {
   return v;
 }
 
-export function createTrainerFor(module: unknown, options?: TrainerOptions): Trainer {
-  const o = checkOptions('createTrainer', options);
-  checkKeys('createTrainer', o, KEYS);
+/**
+ * The caller's batch read once, in JS, into plain arrays (as options are: getters and proxies run here,
+ * never inside embind). What it holds is checked by the core, which names the bad example.
+ */
+function copyBatch(batch: unknown): unknown {
+  if (!Array.isArray(batch)) return batch;
+  return Array.from(batch as unknown[], (e) => {
+    if (e === null || typeof e !== 'object') return e;
+    const x = e as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const k of ['ids', 'targets', 'pointer'] as const) {
+      const v = x[k];
+      if (v !== undefined) out[k] = Array.isArray(v) ? [...(v as unknown[])] : v;
+    }
+    return out;
+  });
+}
+
+/** A configured trainer handle in the wasm module, and what the core says about it. */
+function openHandle(module: unknown, o: Record<string, unknown>): { raw: RawTrainer; info: TrainerInfo } {
   const mod = module as Partial<TrainerModule>;
   if (typeof mod?.TrainerHandle !== 'function') {
     throw new AttentionError('createTrainer: this engine build has no trainer (TrainerHandle missing from the wasm module)');
@@ -185,86 +202,110 @@ export function createTrainerFor(module: unknown, options?: TrainerOptions): Tra
   if (conf.scale === false) conf.scale = 1;
   else if (conf.scale === true) delete conf.scale;
   const raw = new mod.TrainerHandle();
-  let info: TrainerInfo;
   try {
-    info = unwrap<TrainerInfo>(raw.configure(conf));
+    const info = unwrap<TrainerInfo>(raw.configure(conf));
+    // float32 in the core: show the value the user would have typed (0.1, not 0.10000000149…)
+    info.config.lr = Number(info.config.lr.toPrecision(7));
+    return { raw, info };
   } catch (e) {
     raw.delete();
     throw e;
   }
-  const handle = { raw, live: true };
-  let steps = 0;
-  // float32 in the core: show the value the user would have typed (0.1, not 0.10000000149…)
-  info.config.lr = Number(info.config.lr.toPrecision(7));
-  let lr = typeof o.lr === 'number' ? o.lr : info.config.lr;
-  const live = (): RawTrainer => {
-    if (!handle.live) throw new AttentionError('trainer: already disposed');
-    return raw;
-  };
-  const trainer: Trainer = {
-    info,
-    get steps() {
-      return steps;
-    },
-    get lr() {
-      return lr;
-    },
-    set lr(v: number) {
-      unwrap(live().setLr(typeof v === 'number' ? v : NaN));
-      lr = v;
-    },
-    step(n = 1) {
-      intIn('n', n, 1, 1_000_000);
-      const r = unwrap<TrainScore & { steps: number }>(live().step(n));
-      steps = r.steps;
-      return { loss: r.loss, accuracy: r.accuracy };
-    },
-    trainOn(batch: TrainExample[]) {
-      const r = unwrap<TrainScore & { steps: number }>(live().trainOn(batch));
-      steps = r.steps;
-      return { loss: r.loss, accuracy: r.accuracy };
-    },
-    evaluate(options?: { limit?: number }) {
-      const eo = checkOptions('evaluate', options);
-      checkKeys('evaluate', eo, ['limit']);
-      return unwrap<TrainScore>(live().evaluate(eo.limit));
-    },
-    trace(text?: string, opts?: { layer?: number }) {
-      const t = text === undefined ? info.sample : text;
-      if (typeof t !== 'string') throw new AttentionError(`text: expected a string, got ${typeof t}`);
-      const to = checkOptions('trace', opts);
-      checkKeys('trace', to, ['layer']);
-      return unwrap<TrainTrace>(live().trace(t, to.layer));
-    },
-    parameters() {
-      return unwrap<Record<string, Tensor>>(live().parameters());
-    },
-    setParameters(params: Record<string, TensorLike>) {
-      const p = checkOptions('setParameters', params);
-      const t: Record<string, Tensor> = {};
-      for (const [k, v] of Object.entries(p)) t[k] = toTensor(`parameters.${k}`, v);
-      unwrap(live().setParameters(t));
-    },
-    gradients(batch?: TrainExample[]) {
-      return unwrap<TrainScore & { grads: Record<string, Tensor> }>(live().gradients(batch));
-    },
-    examples(split: 'train' | 'test', count = 100) {
-      intIn('count', count, 0, 1_000_000);
-      return unwrap<TrainExample[]>(live().examples(split, count));
-    },
-    dispose() {
-      if (!handle.live) return;
-      handle.live = false;
-      registry?.unregister(handle);
-      raw.delete();
-    },
-    [Symbol.dispose]() {
-      trainer.dispose();
-    },
-  };
+}
+
+export function createTrainerFor(module: unknown, options?: TrainerOptions): Trainer {
+  const o = checkOptions('createTrainer', options);
+  checkKeys('createTrainer', o, KEYS);
+  const { raw, info } = openHandle(module, o);
+  const trainer = new LiveTrainer(raw, info, typeof o.lr === 'number' ? o.lr : info.config.lr);
   if (disposeSymbol !== Symbol.dispose) {
     (trainer as unknown as Record<symbol, () => void>)[disposeSymbol] = () => trainer.dispose();
   }
-  registry?.register(trainer, handle, handle);
+  registry?.register(trainer, trainer.handle, trainer.handle);
   return trainer;
+}
+
+class LiveTrainer implements Trainer {
+  readonly handle: { raw: RawTrainer; live: boolean };
+  private done = 0;
+
+  constructor(raw: RawTrainer, readonly info: TrainerInfo, private rate: number) {
+    this.handle = { raw, live: true };
+  }
+
+  private live(): RawTrainer {
+    if (!this.handle.live) throw new AttentionError('trainer: already disposed');
+    return this.handle.raw;
+  }
+
+  get steps(): number {
+    return this.done;
+  }
+
+  get lr(): number {
+    return this.rate;
+  }
+
+  set lr(v: number) {
+    unwrap(this.live().setLr(typeof v === 'number' ? v : NaN));
+    this.rate = v;
+  }
+
+  step(n = 1): TrainScore {
+    intIn('n', n, 1, 1_000_000);
+    const r = unwrap<TrainScore & { steps: number }>(this.live().step(n));
+    this.done = r.steps;
+    return { loss: r.loss, accuracy: r.accuracy };
+  }
+
+  trainOn(batch: TrainExample[]): TrainScore {
+    const r = unwrap<TrainScore & { steps: number }>(this.live().trainOn(copyBatch(batch)));
+    this.done = r.steps;
+    return { loss: r.loss, accuracy: r.accuracy };
+  }
+
+  evaluate(options?: { limit?: number }): TrainScore {
+    const eo = checkOptions('evaluate', options);
+    checkKeys('evaluate', eo, ['limit']);
+    return unwrap<TrainScore>(this.live().evaluate(eo.limit));
+  }
+
+  trace(text?: string, opts?: { layer?: number }): TrainTrace {
+    const t = text === undefined ? this.info.sample : text;
+    if (typeof t !== 'string') throw new AttentionError(`text: expected a string, got ${typeof t}`);
+    const to = checkOptions('trace', opts);
+    checkKeys('trace', to, ['layer']);
+    return unwrap<TrainTrace>(this.live().trace(t, to.layer));
+  }
+
+  parameters(): Record<string, Tensor> {
+    return unwrap<Record<string, Tensor>>(this.live().parameters());
+  }
+
+  setParameters(params: Record<string, TensorLike>): void {
+    const p = checkOptions('setParameters', params);
+    const t: Record<string, Tensor> = {};
+    for (const [k, v] of Object.entries(p)) t[k] = toTensor(`parameters.${k}`, v);
+    unwrap(this.live().setParameters(t));
+  }
+
+  gradients(batch?: TrainExample[]): TrainScore & { grads: Record<string, Tensor> } {
+    return unwrap<TrainScore & { grads: Record<string, Tensor> }>(this.live().gradients(copyBatch(batch)));
+  }
+
+  examples(split: 'train' | 'test', count = 100): TrainExample[] {
+    intIn('count', count, 0, 1_000_000);
+    return unwrap<TrainExample[]>(this.live().examples(split, count));
+  }
+
+  dispose(): void {
+    if (!this.handle.live) return;
+    this.handle.live = false;
+    registry?.unregister(this.handle);
+    this.handle.raw.delete();
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
 }

@@ -20,7 +20,7 @@ export interface Computed {
  * trace otherwise. A long text the long view cannot take (cross, bpe, concat) gets the full run.
  */
 export function computeAny(engine: Engine, s: PlaygroundState): Computed {
-  let tok: Tokenized | null = null
+  let tok: Tokenized | null
   try { tok = longTokens(engine, s) } catch { tok = null }  // the full run reports the text's error
   if (tok) return computeLong(engine, s, tok)
   return { ...compute(engine, s), long: null }

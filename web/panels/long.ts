@@ -270,40 +270,7 @@ export class LongPanel implements Panel {
     }
     if (lo === Infinity) { lo = 0; hi = 1 }
     const weights = this.kind === 'weights'
-    const m = Math.max(Math.abs(lo), Math.abs(hi), 1e-12)
-    const top = Math.max(hi, 1e-12)
-    // 256 colours looked up per cell (a million cells per frame when zoomed out).
-    const lut = new Uint8Array(256 * 3)
-    for (let k = 0; k < 256; k++) lut.set((weights ? viridis(k / 255) : diverging(k / 127.5 - 1)).map(Math.round), k * 3)
-    const index = weights ? (v: number) => Math.min(255, Math.max(0, Math.round((v / top) * 255)))
-      : (v: number) => Math.min(255, Math.max(0, Math.round((v / m + 1) * 127.5)))
-
-    // Zoomed out, several keys share a pixel column: the largest (for weights) or the largest in
-    // magnitude (for scores) stands for them, so a single strong link stays visible.
-    const pw = s >= 1 ? cols : Math.max(1, Math.min(cols, Math.round(cols * s)))
-    const per = cols / pw
-    this.off.width = pw
-    this.off.height = rows.length
-    const g = this.off.getContext('2d')!
-    const img = g.createImageData(pw, rows.length)
-    const px = img.data
-    const field = weights ? 'weights' : 'scores'
-    data.forEach((row, i) => {
-      const vals = row[field]
-      for (let x = 0; x < pw; x++) {
-        const ja = c0 + Math.floor(x * per), jb = Math.max(ja + 1, c0 + Math.floor((x + 1) * per))
-        let v = vals[ja]
-        for (let j = ja + 1; j < jb; j++) {
-          const w = vals[j]
-          if (!Number.isFinite(v) || (weights ? w > v : Math.abs(w) > Math.abs(v))) v = w
-        }
-        const k = (i * pw + x) * 4
-        if (Number.isFinite(v)) { const c = index(v) * 3; px[k] = lut[c]; px[k + 1] = lut[c + 1]; px[k + 2] = lut[c + 2] }
-        else { px[k] = 215; px[k + 1] = 215; px[k + 2] = 215 }
-        px[k + 3] = 255
-      }
-    })
-    g.putImageData(img, 0, 0)
+    const { m, top } = this.paint(data, c0, cols, lo, hi)
 
     const ctx = this.canvas.getContext('2d')!
     const dpr = window.devicePixelRatio || 1
@@ -332,6 +299,47 @@ export class LongPanel implements Panel {
     this.drawLabels(ctx, r0, r1, c0, c1)
     this.renderLegend(weights ? 0 : -m, weights ? top : m, weights)
     setText(this.zoomOutLabel, `${s >= 1 ? s.toFixed(0) : s.toFixed(2)} px/${this.t ? this.t('longCell') : 'cell'} · ${this.t ? this.t('longRows') : 'rows'} ${r0}–${r1 - 1}`)
+  }
+
+  /** The cells on screen into the offscreen canvas, one pixel each; returns the colour scale's ends. */
+  private paint(data: RowData[], c0: number, cols: number, lo: number, hi: number): { m: number; top: number } {
+    const s = this.s
+    const weights = this.kind === 'weights'
+    const m = Math.max(Math.abs(lo), Math.abs(hi), 1e-12)
+    const top = Math.max(hi, 1e-12)
+    // 256 colours looked up per cell (a million cells per frame when zoomed out).
+    const lut = new Uint8Array(256 * 3)
+    for (let k = 0; k < 256; k++) lut.set((weights ? viridis(k / 255) : diverging(k / 127.5 - 1)).map(Math.round), k * 3)
+    const index = weights ? (v: number) => Math.min(255, Math.max(0, Math.round((v / top) * 255)))
+      : (v: number) => Math.min(255, Math.max(0, Math.round((v / m + 1) * 127.5)))
+
+    // Zoomed out, several keys share a pixel column: the largest (for weights) or the largest in
+    // magnitude (for scores) stands for them, so a single strong link stays visible.
+    const pw = s >= 1 ? cols : Math.max(1, Math.min(cols, Math.round(cols * s)))
+    const per = cols / pw
+    this.off.width = pw
+    this.off.height = data.length
+    const g = this.off.getContext('2d')!
+    const img = g.createImageData(pw, data.length)
+    const px = img.data
+    const field = weights ? 'weights' : 'scores'
+    data.forEach((row, i) => {
+      const vals = row[field]
+      for (let x = 0; x < pw; x++) {
+        const ja = c0 + Math.floor(x * per), jb = Math.max(ja + 1, c0 + Math.floor((x + 1) * per))
+        let v = vals[ja]
+        for (let j = ja + 1; j < jb; j++) {
+          const w = vals[j]
+          if (!Number.isFinite(v) || (weights ? w > v : Math.abs(w) > Math.abs(v))) v = w
+        }
+        const k = (i * pw + x) * 4
+        if (Number.isFinite(v)) { const c = index(v) * 3; px[k] = lut[c]; px[k + 1] = lut[c + 1]; px[k + 2] = lut[c + 2] }
+        else { px[k] = 215; px[k + 1] = 215; px[k + 2] = 215 }
+        px[k + 3] = 255
+      }
+    })
+    g.putImageData(img, 0, 0)
+    return { m, top }
   }
 
   private drawLabels(ctx: CanvasRenderingContext2D, r0: number, r1: number, c0: number, c1: number): void {
