@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Page benchmark (issue 3 item 9, issue 6 item 4), in Debian's Chromium over the built site/:
+// Page benchmark, in Debian's Chromium over the built site/:
 //   load: navigation start → engine ready (wasm fetched, compiled, init());
 //   first render: mounting the playground with all panels for n tokens (n = 2000: pasting the text
 //                 into the page, since a link holds at most 4,000 characters);
@@ -7,13 +7,15 @@
 //           (the playground's own measure), and → the next painted frame (what a learner waits);
 //   longest task: the longest main-thread task (PerformanceObserver 'longtask', ≥ 50 ms) during
 //           an update, 0 when none reached 50 ms;
-//   n = 2000 goes through the long view (web/long.ts): typing is debounced by 120 ms, which is part
+//   n = 2000 goes through the long view (web/model/long-rows.ts): typing is debounced by 120 ms, which is part
 //           of input→painted; "zoom→painted" is one click on the long view's zoom button.
 // n = 8, 32, 128, 2000 tokens (word tokenizer: n words = n tokens); medians over several runs.
 // Usage: node scripts/build.mjs --site && node bench/page_bench.mjs [--runs 15] [--sizes 8,32,128,2000]
 // As a module: `const table = await runPageBench({ runs })` returns the printed table.
 import { fileURLToPath } from 'node:url'
 import { launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
+
+/** @typedef {Window & { __apPlayground?: import('../web/playground').PlaygroundHandle }} PageWindow */
 
 const WORDS = ('the animal did not cross street because it was too tired a cat sat on mat dog ran fast over lazy fox ' +
   'bird sang song tree river flowed under bridge light morning came early').split(' ')
@@ -24,12 +26,12 @@ const median = (xs) => { if (!xs.length) return NaN; const s = [...xs].sort((a, 
 /** Types `text` into the sentence box; resolves with the playground's own time, input→painted and the longest task. */
 function typeText(page, text) {
   return page.evaluate((text) => new Promise((resolve) => {
-    const area = document.querySelector('textarea[name="text"]')
+    const area = /** @type {HTMLTextAreaElement} */ (document.querySelector('textarea[name="text"]'))
     const tasks = []
     const obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) tasks.push(e.duration) })
     obs.observe({ type: 'longtask' })
     const t0 = performance.now()
-    document.addEventListener('ap-render', (e) => {
+    document.addEventListener('ap-render', (/** @type {CustomEvent<{ ms: number, long: boolean }>} */ e) => {
       const ms = e.detail.ms
       // The frame after the render is the first one that shows it (the long view draws in it too).
       requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -78,12 +80,12 @@ export async function runPageBench(opts = {}) {
             longest.push(res.longest)
             if (pasted !== res.long) throw new Error(`n = ${n}: expected the ${pasted ? 'long' : 'normal'} view`)
           }
-          const tokens = await page.evaluate(() => window.__apPlayground.getTrace().tokens.length)
+          const tokens = await page.evaluate(() => /** @type {PageWindow} */ (window).__apPlayground?.getTrace()?.tokens.length)
           if (tokens !== n) throw new Error(`expected ${n} tokens on the page, found ${tokens}`)
           if (pasted) {
             for (let k = 0; k < Math.min(RUNS, 8); k++) {
               const ms = await page.evaluate((inward) => new Promise((resolve) => {
-                const b = document.querySelector(`[data-panel="long"] button[name="${inward ? 'zoomIn' : 'zoomOut'}"]`)
+                const b = /** @type {HTMLButtonElement} */ (document.querySelector(`[data-panel="long"] button[name="${inward ? 'zoomIn' : 'zoomOut'}"]`))
                 const t0 = performance.now()
                 b.click()
                 // The view redraws in the next frame; the one after shows it.

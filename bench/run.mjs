@@ -170,8 +170,8 @@ window.__apTimes = { sinceNavigationMs: performance.now(), importInitMs: perform
     res.writeHead(200, { 'content-type': types[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream' });
     res.end(readFileSync(file));
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${server.address().port}/`;
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/`;
   let browser;
   try {
     browser = await pw.chromium.launch({ executablePath: exe, args: ['--headless', '--no-sandbox', '--disable-gpu',
@@ -181,7 +181,7 @@ window.__apTimes = { sinceNavigationMs: performance.now(), importInitMs: perform
       const ctx = await browser.newContext();
       const pg = await ctx.newPage();
       await pg.goto(base);
-      const t = await pg.waitForFunction(() => window.__apTimes, null, { timeout: 30000 }).then((h) => h.jsonValue());
+      const t = await pg.waitForFunction(() => /** @type {Window & { __apTimes?: unknown }} */ (window).__apTimes, null, { timeout: 30000 }).then((h) => h.jsonValue());
       await ctx.close();
       if (i === 0) continue;  // the first launch also warms the browser process itself
       nav.push(t.sinceNavigationMs);
@@ -232,6 +232,7 @@ async function main() {
           for (let i = 0; i < n; i++) maskF32.fill(-Infinity, i * n + i + 1, (i + 1) * n);
         }
         const tfMask = tfl && maskF32 ? tfl.tf.tensor2d(maskF32, [n, n]) : null;
+        /** @type {Array<{ name: string, fn: () => unknown, ours?: boolean, peer?: boolean, async?: boolean, error?: string }>} */
         const impls = [];
         if (pkg.ap) {
           const opts = (needWeights) => ({ query: tensor(Q), key: tensor(K), value: tensor(V), score: 'scaled-dot', needWeights, ...(causal ? { mask: 'causal' } : {}) });
@@ -275,6 +276,7 @@ async function main() {
           }
         }
         const refName = impls.find((im) => im.name.startsWith('plain') && !im.error)?.name ?? impls.find((im) => im.name.startsWith('onnx'))?.name;
+        /** @type {Array<{ impl: string, ms: number, gflops: number, bestGflops?: number, runs: number, peer?: boolean, ours?: boolean, error?: string, maxDiffVsRef?: number }>} */
         const rows = impls.map((im) => {
           const ms = im.error ? NaN : median(times[im.name]);
           const minMs = im.error ? NaN : Math.min(...times[im.name]);

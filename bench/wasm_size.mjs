@@ -21,7 +21,7 @@ const names = new Map();
 while (pos < buf.length) {
   const id = buf[pos++];
   const size = uleb();
-  const start = pos, end = pos + size;
+  const end = pos + size;
   let name = ['custom', 'type', 'import', 'function', 'table', 'memory', 'global', 'export', 'start', 'element', 'code', 'data', 'datacount'][id] ?? `id${id}`;
   if (id === 0) {
     const len = uleb();
@@ -66,6 +66,7 @@ while (pos < buf.length) {
   pos = end;
 }
 
+/** @type {Array<[string, (name: string) => boolean]>} */
 const groups = [
   ['our kernels (ap::kernels)', (n) => /ap::kernels|kernels_driver|SimdOps|ScalarOps/.test(n)],
   ['Eigen', (n) => /Eigen/.test(n)],

@@ -43,7 +43,7 @@ export function serve(dir = root, port = Number(process.env.PORT ?? 5173), host 
   });
   return new Promise((resolve, reject) => {
     server.once('error', (e) => {
-      if (e.code === 'EADDRINUSE' && port !== 0) {
+      if (/** @type {NodeJS.ErrnoException} */ (e).code === 'EADDRINUSE' && port !== 0) {
         console.log(`port ${port} is busy; picking a free one`);
         resolve(serve(dir, 0, host));
       } else reject(e);

@@ -1,4 +1,4 @@
-// Safe embedding (issue 7 items 3 and 5), in real headless Chromium:
+// Safe embedding, in real headless Chromium:
 // - the widget on a page with a strict Content-Security-Policy (sent as a real header: no inline
 //   script, no eval, 'wasm-unsafe-eval' only) computes the engine's numbers bit for bit, with no CSP
 //   violation of its own — the page's deliberate inline script is blocked, proving the policy is on;
@@ -14,7 +14,8 @@ import { extname, join, normalize, sep } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { ROOT, artifact, launchChromium } from './harness.mjs'
-import { init } from '../../dist/index.js'
+import { init, type RunOptions, type StepName } from '../../dist/index.js'
+import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
 
 const WIDGET = join(ROOT, 'dist/widget/widget.js')
 const STRICT = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'"
@@ -99,7 +100,7 @@ async function open(path: string): Promise<Opened> {
   const failed: string[] = []
   // Init scripts are injected by the browser itself, outside the page's CSP: they can watch it.
   await page.addInitScript(() => {
-    const w = window as any
+    const w = window as unknown as { __violations: unknown[] }
     w.__violations = []
     document.addEventListener('securitypolicyviolation', (e) => {
       w.__violations.push({ directive: e.violatedDirective, blocked: e.blockedURI, source: e.sourceFile, line: e.lineNumber })
@@ -114,28 +115,28 @@ async function open(path: string): Promise<Opened> {
 }
 
 const violations = (page: Page) =>
-  page.evaluate(() => (window as any).__violations as { directive: string; blocked: string; source: string; line: number }[])
+  page.evaluate(() => (window as unknown as { __violations: unknown }).__violations as { directive: string; blocked: string; source: string; line: number }[])
 
 async function ready(page: Page, sel = '#w') {
-  await page.locator(sel).evaluate((el: any) => el.ready)
+  await page.locator(sel).evaluate((el: WidgetEl) => el.ready)
 }
 
 /** The element's trace as plain arrays (the exact float32s). */
 async function widgetTrace(page: Page, sel = '#w') {
-  return page.locator(sel).evaluate((el: any) => {
-    const t = el.trace
+  return page.locator(sel).evaluate((el: WidgetEl) => {
+    const t = el.trace!
     const out: Record<string, unknown> = { tokens: t.tokens }
-    for (const k of ['embeddings', 'Q', 'K', 'V', 'scores', 'weights', 'output']) out[k] = Array.from(t[k].data as Float32Array)
+    for (const k of ['embeddings', 'Q', 'K', 'V', 'scores', 'weights', 'output'] as const) out[k] = Array.from(t[k].data)
     return out
   })
 }
 
 async function expectEngineNumbers(page: Page, opts: Record<string, unknown>, sel = '#w') {
   const got = await widgetTrace(page, sel)
-  const want = engine.run(opts as never) as any
+  const want = engine.run(opts as RunOptions)
   expect(got.tokens).toEqual(want.tokens)
   for (const k of ['embeddings', 'Q', 'K', 'V', 'scores', 'weights', 'output']) {
-    expect(Float32Array.from(got[k] as number[]), k).toEqual(want[k].data)
+    expect(Float32Array.from(got[k] as number[]), k).toEqual(want[k as StepName].data)
   }
 }
 
@@ -145,7 +146,7 @@ describe('under a strict Content-Security-Policy', () => {
     await ready(page)
     await expectEngineNumbers(page, { text: 'this is my cat' })
     // The policy is really on: the page's own inline script was blocked...
-    expect(await page.evaluate(() => (window as any).__inlineRan)).toBeUndefined()
+    expect(await page.evaluate(() => (window as unknown as { __inlineRan?: unknown }).__inlineRan)).toBeUndefined()
     const v = await violations(page)
     expect(v.filter((x) => x.directive.startsWith('script-src') && x.blocked === 'inline' && /strict\.html$/.test(x.source))).toHaveLength(1)
     // ...and nothing else was: no eval / new Function, no blob: or data: worker, no inline style element blocked.
@@ -183,7 +184,7 @@ describe('shadow DOM isolation', () => {
     await ready(plain.page)
     const hostile = await open('/hostile.html')
     await ready(hostile.page)
-    const probe = (p: Page) => p.locator('#w').evaluate((el: any) => {
+    const probe = (p: Page) => p.locator('#w').evaluate((el: WidgetEl) => {
       const root = el.shadowRoot as ShadowRoot
       const pick = (s: string) => {
         const n = root.querySelector(s) as HTMLElement
@@ -238,7 +239,7 @@ describe('bad attributes on the widget (README "Bad input", widget side)', () =>
 
   for (const [id, attr, value, kind, message] of ATTRIBUTE_ROWS) {
     it(`${id}: ${attr}=${JSON.stringify(value.length > 20 ? value.slice(0, 20) + '…' : value)} → ${kind}, then the element still works`, async () => {
-      const seen = await page.locator('#w').evaluate(async (el: any, [a, v]) => {
+      const seen = await page.locator('#w').evaluate(async (el: WidgetEl, [a, v]) => {
         const settle = () => new Promise((r) => setTimeout(r, 50)).then(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
         el.setAttribute(a, v)
         await settle()
@@ -252,14 +253,14 @@ describe('bad attributes on the widget (README "Bad input", widget side)', () =>
       else expect(seen.alert).toMatch(message)
       expect(seen.injected).toBe(0)
       // Back to a good value: the element renders the engine's numbers again.
-      await page.locator('#w').evaluate(async (el: any, a) => {
+      await page.locator('#w').evaluate(async (el: WidgetEl, a) => {
         el.removeAttribute(a)
         el.setAttribute('text', 'the cat sat')
         await new Promise((r) => setTimeout(r, 50))
         await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))
       }, attr)
       await expectEngineNumbers(page, { text: 'the cat sat' })
-      await page.locator('#w').evaluate((el: any) => el.setAttribute('text', 'this is my cat'))
+      await page.locator('#w').evaluate((el: WidgetEl) => el.setAttribute('text', 'this is my cat'))
       expect(errors).toEqual([])
     })
   }
@@ -280,7 +281,7 @@ describe('bad URL parameters on the page (README "Bad input", page side)', () =>
       await notice.waitFor({ state: 'visible' })
       expect((await notice.textContent()) ?? '').toMatch(message)
       expect(await page.locator('img[src=x]').count()).toBe(0)
-      expect(await page.evaluate(() => (window as any).__inlineRan)).toBeUndefined()
+      expect(await page.evaluate(() => (window as unknown as { __inlineRan?: unknown }).__inlineRan)).toBeUndefined()
       const v = (await violations(page)).filter((x) => !(x.blocked === 'inline' && /index\.html/.test(x.source)))
       expect(v, 'CSP violations by the page itself').toEqual([])
       expect(errors).toEqual([])

@@ -1,4 +1,4 @@
-// A long text in the page, in real headless Chromium (issue 6 item 4): 2,100 pasted words switch the
+// A long text in the page, in real headless Chromium: 2,100 pasted words switch the
 // page to the long view, where no n×n matrix is built; the weights canvas zooms and pans, and the
 // value the page reads out for a cell equals the engine's full run (in Node) for that cell.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

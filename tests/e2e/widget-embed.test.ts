@@ -13,11 +13,11 @@ import type { Server } from 'node:http'
 import type { Locator, Page } from 'playwright-core'
 import { ROOT, artifact, launchChromium } from './harness.mjs'
 import { serve } from '../../scripts/serve.mjs'
-import { init } from '../../dist/index.js'
+import { init, type RunOptions, type StepName, type Trace } from '../../dist/index.js'
 import { translator } from '../../web/i18n'
+import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
 
 type Tensor = { data: Float32Array; shape: number[] }
-type Trace = Record<string, any>
 type Engine = Awaited<ReturnType<typeof init>>
 
 const WIDGET = join(ROOT, 'dist/widget/widget.js')
@@ -66,15 +66,15 @@ async function open(path: string, opts: { locale?: string } = {}): Promise<{ pag
 
 /** Waits for the element's first render (its `ready` promise). */
 async function ready(page: Page, sel: string): Promise<void> {
-  await page.locator(sel).evaluate((el) => (el as any).ready)
+  await page.locator(sel).evaluate((el) => (el as WidgetEl).ready)
 }
 
 /** Waits until the element rendered again after a change made by `act`. */
 async function rerender(page: Page, sel: string, act: () => Promise<unknown>): Promise<void> {
-  const before = await page.locator(sel).evaluate((el) => (el as any).renderCount as number)
+  const before = await page.locator(sel).evaluate((el) => (el as WidgetEl).renderCount)
   await act()
   await page.waitForFunction(([s, n]) => {
-    const el = document.querySelector(s as string) as any
+    const el = document.querySelector(s as string) as WidgetEl | null
     return el && el.renderCount > (n as number)
   }, [sel, before] as const)
 }
@@ -118,18 +118,18 @@ function expectShownEquals(got: number[][], want: number[][], what: string): voi
 }
 
 async function expectWidgetShows(widget: Locator, tr: Trace, steps: readonly string[] = STEPS): Promise<void> {
-  for (const step of steps) expectShownEquals((await shown(widget, step)).values, rowsOf(tr[step]), step)
+  for (const step of steps) expectShownEquals((await shown(widget, step)).values, rowsOf(tr[step as StepName]), step)
 }
 
 /** The element's own trace (the exact float32s), as plain arrays. */
 async function widgetTrace(widget: Locator): Promise<Record<string, { data: number[]; shape: number[] }> & { tokens: string[] }> {
-  return widget.evaluate((el: any) => {
-    const t = el.trace
-    const out: any = { tokens: t.tokens, maskedRows: t.maskedRows }
+  return widget.evaluate((el: WidgetEl) => {
+    const t = el.trace!
+    const out: Record<string, unknown> = { tokens: t.tokens, maskedRows: t.maskedRows }
     for (const [k, v] of Object.entries(t)) {
-      if (v && typeof v === 'object' && 'data' in (v as any) && 'shape' in (v as any)) out[k] = { data: Array.from((v as any).data), shape: (v as any).shape }
+      if (v && typeof v === 'object' && 'data' in v && 'shape' in v) out[k] = { data: Array.from((v as Tensor).data), shape: (v as Tensor).shape }
     }
-    return out
+    return out as Record<string, { data: number[]; shape: number[] }> & { tokens: string[] }
   })
 }
 
@@ -270,7 +270,7 @@ describe('two widgets on one plain page', () => {
     const guided = zh.locator('[data-panel="guided"]')
     expect(await guided.isVisible()).toBe(true)
     expect(await guided.locator('.guided-count').textContent()).toContain('3')
-    expect(await zh.evaluate((el: any) => el.state.guided)).toBe(3)
+    expect(await zh.evaluate((el: WidgetEl) => el.state!.guided)).toBe(3)
     await rerender(page, '#zh', () => zh.evaluate((el) => el.removeAttribute('guided')))
     expect(await guided.isVisible()).toBe(false)
   })
@@ -285,10 +285,10 @@ describe('two widgets on one plain page', () => {
   })
 
   it('exports a panel as PNG (the heatmap\'s own pixels) and a matrix as CSV', async () => {
-    const res = await page.locator('#zh').evaluate(async (el: any) => {
+    const res = await page.locator('#zh').evaluate(async (el: WidgetEl) => {
       // The panel canvas as it is when the export copies it (png() draws it synchronously): a resize
       // redraw after that would otherwise compare the PNG with a different picture.
-      const src = el.shadowRoot.querySelector('[data-step="weights"] canvas.hm-canvas') as HTMLCanvasElement
+      const src = el.shadowRoot!.querySelector('[data-step="weights"] canvas.hm-canvas') as HTMLCanvasElement
       const srcData = src.getContext('2d')!.getImageData(0, 0, src.width, src.height).data
       const srcSize = { width: src.width, height: src.height, clientWidth: src.clientWidth }
       const blob: Blob = await el.png('weights')
@@ -326,22 +326,22 @@ describe('two widgets on one plain page', () => {
 
   it('removal frees everything: the shadow tree, and the engine memory it used', async () => {
     const res = await page.evaluate(async () => {
-      const Ctor = customElements.get('attention-playground') as any
+      const Ctor = customElements.get('attention-playground') as unknown as typeof WidgetEl
       const before = Ctor.memoryStats()
       for (let i = 0; i < 12; i++) {
-        const el = document.createElement('attention-playground') as any
+        const el = document.createElement('attention-playground')
         el.setAttribute('text', `sentence number ${i} with some words`)
         el.setAttribute('mask', i % 2 ? 'causal' : 'none')
         document.body.append(el)
         await el.ready
         el.remove()
-        if (el.shadowRoot.childNodes.length !== 0) return { leftover: i }
+        if (el.shadowRoot!.childNodes.length !== 0) return { leftover: i }
       }
       return { before, after: Ctor.memoryStats(), widgets: document.querySelectorAll('attention-playground').length }
     })
     expect(res).not.toHaveProperty('leftover')
     expect(res.widgets).toBe(2)
-    expect(res.after.allocatedBytes).toBe(res.before.allocatedBytes)
+    expect(res.after!.allocatedBytes).toBe(res.before!.allocatedBytes)
     expect(errors).toEqual([])
   })
 })
@@ -407,7 +407,7 @@ describe('a long text in the widget', () => {
     expect(visible).toEqual(['long', 'output'])
     await w.locator('[data-panel="long"] canvas').focus()
     for (const k of ['ArrowDown', 'ArrowDown', 'ArrowDown', 'ArrowRight', 'ArrowRight']) await page.keyboard.press(k)
-    const r = await w.locator('[data-panel="long"] .long-readout').evaluate((el) => ({ ...(el as HTMLElement).dataset, text: el.textContent }))
+    const r = await w.locator('[data-panel="long"] .long-readout').evaluate((el) => ({ ...(el as HTMLElement).dataset, text: el.textContent }) as Record<string, string | undefined>)
     expect([r.i, r.j]).toEqual(['3', '2'])
     const tr = engine.run({ text, tokenizer: 'char' }) as Trace
     const n = tr.tokens.length
@@ -436,12 +436,12 @@ describe('hostile attributes', () => {
     expect(notice).toContain('heads = “<b>3</b>”')
     expect(notice).toContain('score = “nope”')
     expect(notice).toContain('steps = “<svg onload=window.__pwned=2>”')
-    expect(await bad.evaluate((el: any) => [el.state.heads, el.state.score])).toEqual([1, 'scaled-dot'])
+    expect(await bad.evaluate((el: WidgetEl) => [el.state!.heads, el.state!.score])).toEqual([1, 'scaled-dot'])
     // an attribute set later by script is text too
     await rerender(page, '#bad', () => bad.evaluate((el) => el.setAttribute('text', '<script>window.__pwned=3</script> "x" & y')))
     expect((await widgetTrace(bad)).tokens).toContain('<script>window.__pwned=3</script>')
     await page.waitForTimeout(200)
-    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined()
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined()
     expect(await bad.evaluate((el) => el.shadowRoot!.querySelectorAll('img, script').length)).toBe(0)
     // values valid one by one that clash: the same fallback and notice, never a blank widget
     await ready(page, '#clash')
@@ -475,14 +475,14 @@ describe(`"copy as PyTorch code" from the widget, run with real torch${noTorch}`
       (el as HTMLInputElement).value = String(Math.log10(0.6))
       el.dispatchEvent(new Event('input', { bubbles: true }))
     }))
-    const state = await zh.evaluate((el: any) => el.state)
-    expect(state.edits).toEqual([{ t: 'Wq', r: 0, c: 1, v: -2.75 }])
-    expect(state.temperature).not.toBe(1)
+    const state = await zh.evaluate((el: WidgetEl) => el.state)
+    expect(state!.edits).toEqual([{ t: 'Wq', r: 0, c: 1, v: -2.75 }])
+    expect(state!.temperature).not.toBe(1)
 
     await zh.locator('button[data-export="pytorch"]').click()
     await expect.poll(() => zh.locator('.ap-status').textContent()).toContain('已复制')
     const code = await page.evaluate(() => navigator.clipboard.readText())
-    expect(code).toBe(await zh.evaluate((el: any) => el.pytorchCode()))
+    expect(code).toBe(await zh.evaluate((el: WidgetEl) => el.pytorchCode()))
     const file = join(tmp, 'zh.py')
     writeFileSync(file, code)
     const printed = JSON.parse(execFileSync(PY, [file, '--json'], { encoding: 'utf8', timeout: 120_000 })
@@ -517,7 +517,7 @@ describe('the training panel inside the widget (steps includes train)', () => {
     await panel.waitFor()
     // The worker has loaded the engine when it proposes its sample sentence.
     await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
-    expect(await tr.evaluate((el: any) => el.state.lang)).toBe('zh')         // from <html lang="zh-CN">
+    expect(await tr.evaluate((el: WidgetEl) => el.state!.lang)).toBe('zh')         // from <html lang="zh-CN">
     expect(await panel.locator('h2').textContent()).toMatch(/[\u4e00-\u9fff]/)
     const before = await panel.locator('.tr-status').textContent()
     await panel.locator('button[name="step"]').click()
@@ -538,7 +538,7 @@ describe('the training panel inside the widget (steps includes train)', () => {
 
 describe('shared URL state (the page) and the iframe embed', () => {
   const query = '?text=' + encodeURIComponent('the cat sat on the mat') + '&score=general&mask=causal&seed=5&heads=2&temperature=0.8&lang=zh'
-  const opts = { text: 'the cat sat on the mat', score: 'general', mask: 'causal', seed: 5, heads: 2, temperature: 0.8 }
+  const opts: RunOptions = { text: 'the cat sat on the mat', score: 'general', mask: 'causal', seed: 5, heads: 2, temperature: 0.8 }
 
   it('a link restores the same numbers after a reload, equal to the engine', async () => {
     if (!existsSync(join(ROOT, 'site/index.html'))) throw new Error('site/index.html is missing: node scripts/build.mjs --site')

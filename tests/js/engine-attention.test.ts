@@ -1,7 +1,7 @@
 // ap.attention against PyTorch: every scoring rule, mask, temperature, scale, batch and cross shape
 // (tests/fixtures/engine-attention.json). The concat cases go through the seq2seq lesson's Attn class.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { decodeInput, expectTensorClose, getAp, loadFixture, maskedRowList, shapeOf, type Engine } from './helpers'
+import { decodeInput, expectTensorClose, getAp, loadFixture, maskedRowList, shapeOf, type Engine, type FixtureJson, type Tensor } from './helpers'
 
 const fx = loadFixture('engine-attention.json')
 
@@ -10,7 +10,7 @@ beforeAll(async () => {
   ap = await getAp()
 })
 
-function rowsOf(t: any): { nRows: number; width: number } {
+function rowsOf(t: { shape?: readonly number[] } | undefined): { nRows: number; width: number } {
   const s = shapeOf(t)
   return { nRows: s.slice(0, -1).reduce((a, b) => a * b, 1), width: s[s.length - 1] }
 }
@@ -42,18 +42,18 @@ describe('attention() reproduces PyTorch', () => {
 })
 
 describe('fully masked rows are exactly zero, never NaN', () => {
-  for (const c of fx.cases.filter((c: any) => c.expected.maskedRows.length && !Array.isArray(c.expected.maskedRows[0]))) {
+  for (const c of fx.cases.filter((c: FixtureJson) => c.expected.maskedRows.length && !Array.isArray(c.expected.maskedRows[0]))) {
     it(c.name, () => {
       const r = ap.attention(decodeInput(c.input, fx.tensors))
       const w = rowsOf(r.weights)
       const o = rowsOf(r.output)
       for (const i of c.expected.maskedRows as number[]) {
-        for (let j = 0; j < w.width; j++) expect(Object.is(r.weights.data[i * w.width + j], 0), `weights[${i}, ${j}]`).toBe(true)
+        for (let j = 0; j < w.width; j++) expect(Object.is(r.weights!.data[i * w.width + j], 0), `weights[${i}, ${j}]`).toBe(true)
         if (!c.expected.context) {
           for (let j = 0; j < o.width; j++) expect(Object.is(r.output.data[i * o.width + j], 0), `output[${i}, ${j}]`).toBe(true)
         }
       }
-      for (const x of r.weights.data) expect(Number.isNaN(x)).toBe(false)
+      for (const x of r.weights!.data) expect(Number.isNaN(x)).toBe(false)
       for (const x of r.output.data) expect(Number.isNaN(x)).toBe(false)
     })
   }
@@ -91,7 +91,7 @@ describe('attention() options', () => {
   it('each batch item equals the same item run alone', () => {
     const q = t('qb'), k = t('kb'), v = t('vb')
     const all = ap.attention({ query: q, key: k, value: v, mask: 'causal' })
-    const slice = (x: any, i: number) => {
+    const slice = (x: Tensor, i: number) => {
       const [, n, d] = shapeOf(x)
       return { data: x.data.slice(i * n * d, (i + 1) * n * d), shape: [n, d] }
     }

@@ -1,6 +1,7 @@
 // needWeights: false takes the fused (FlashAttention-style) kernel; its output must equal PyTorch
 // within 1e-5 relative, with and without the causal mask, up to n = 300 (tests/fixtures/engine-fused.json).
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { AttentionResult } from '../../dist/index.js'
 import { decodeInput, expectTensorClose, getAp, loadFixture, rng, type Engine } from './helpers'
 
 const fx = loadFixture('engine-fused.json')
@@ -54,7 +55,7 @@ describe('needWeights: false outside the fused kernel\'s cases', () => {
     it(name, () => {
       const base = { query, key, value, ...extra }
       const full = ap.attention(base)
-      let fused: any
+      let fused: AttentionResult
       try {
         fused = ap.attention({ ...base, needWeights: false })
       } catch (e) {

@@ -1,7 +1,7 @@
 // ap.multiHeadAttention against torch.nn.MultiheadAttention (unbatched [n, E] inputs,
 // need_weights=True, average_attn_weights=False) — tests/fixtures/engine-mha.json.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { decodeInput, expectTensorClose, getAp, loadFixture, shapeOf, type Engine } from './helpers'
+import { decodeInput, expectTensorClose, getAp, loadFixture, shapeOf, type Engine, type FixtureJson } from './helpers'
 
 const fx = loadFixture('engine-mha.json')
 
@@ -20,7 +20,7 @@ describe('multiHeadAttention() reproduces torch.nn.MultiheadAttention', () => {
   }
 
   it('causal weights are exactly 0 above the diagonal in every head', () => {
-    const c = fx.cases.find((c: any) => c.input.causal)
+    const c = fx.cases.find((c: FixtureJson) => c.input.causal)
     const r = ap.multiHeadAttention(decodeInput(c.input))
     const [h, nq, nk] = shapeOf(r.weights)
     for (let a = 0; a < h; a++) {

@@ -1,4 +1,4 @@
-// Loading: the package must work in Node >= 20 with a plain init() (issue 2 item 2), and one
+// Loading: the package must work in Node >= 20 with a plain init(), and one
 // module instance must serve many calls.
 import { describe, expect, it } from 'vitest'
 import { init } from '../../dist/index.js'

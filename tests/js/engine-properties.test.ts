@@ -1,8 +1,9 @@
-// Numerical properties of attention (issue 7 item 6) that hold for any input: rows of weights sum to 1
+// Numerical properties of attention that hold for any input: rows of weights sum to 1
 // (or are all 0 when fully masked), permuting keys with their values changes nothing, scale 1/√dk is
 // temperature √dk, causal weights above the diagonal are exactly 0, logits of ±1e30 give no NaN.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { decodeInput, expectTensorClose, getAp, loadFixture, maskedRowList, rng, shapeOf, type Engine, type Tensor } from './helpers'
+import type { MaskSpec } from '../../dist/index.js'
 
 let ap: Engine
 beforeAll(async () => {
@@ -30,7 +31,7 @@ describe('each weights row sums to 1, or is all 0 when its keys are all masked',
       it(`${rule}, ${mask}`, () => {
         const g = rng(RULES.indexOf(rule) * 10 + ['none', 'causal', 'pad', 'matrix'].indexOf(mask))
         const nq = 6, nk = 9, dq = 5, dk = 5
-        let m: any = mask
+        let m: MaskSpec = mask === 'none' || mask === 'causal' ? mask : 'none'
         const fully = new Set<number>()
         if (mask === 'pad') m = { keyPadding: Array.from({ length: nk }, (_, j) => j % 3 === 1) }
         if (mask === 'matrix') {
@@ -44,7 +45,7 @@ describe('each weights row sums to 1, or is all 0 when its keys are all masked',
           query: g.tensor([nq, dq]), key: g.tensor([nk, dk]), value: g.tensor([nk, 4]),
           score: rule, mask: m, temperature: 0.8, params: paramsFor(rule, g, dq, dk),
         })
-        rows(r.weights).forEach((row, i) => {
+        rows(r.weights!).forEach((row, i) => {
           const sum = row.reduce((a, b) => a + b, 0)
           if (fully.has(i)) expect(Array.from(row), `row ${i}`).toEqual(new Array(nk).fill(0))
           else expect(Math.abs(sum - 1), `row ${i} sums to ${sum}`).toBeLessThanOrEqual(1e-6 * nk)
@@ -80,7 +81,7 @@ describe('permuting keys and values together leaves the output unchanged', () =>
       expectTensorClose(b.output, a.output, 'output after the permutation')
       // and the weights move with their keys
       for (let i = 0; i < nq; i++) {
-        perm.forEach((src, dst) => expect(b.weights.data[i * nk + dst]).toBeCloseTo(a.weights.data[i * nk + src], 6))
+        perm.forEach((src, dst) => expect(b.weights!.data[i * nk + dst]).toBeCloseTo(a.weights!.data[i * nk + src], 6))
       }
     })
   }
@@ -106,7 +107,7 @@ describe('scale 1/√dk equals temperature √dk with the scale off', () => {
   for (const dk of [1, 4, 24, 64]) {
     it(`dk = ${dk}`, () => {
       const g = rng(dk)
-      const base = { query: g.tensor([7, dk]), key: g.tensor([9, dk]), value: g.tensor([9, 5]), score: 'scaled-dot' }
+      const base = { query: g.tensor([7, dk]), key: g.tensor([9, dk]), value: g.tensor([9, 5]), score: 'scaled-dot' as const }
       const a = ap.attention(base)
       const b = ap.attention({ ...base, scale: false, temperature: Math.sqrt(dk) })
       const c = ap.attention({ ...base, scale: 1 / Math.sqrt(dk) })
@@ -141,9 +142,9 @@ describe('causal weights above the diagonal are exactly 0', () => {
     it(`attention, ${rule}, self and cross (nq < nk), batch`, () => {
       const g = rng(200 + RULES.indexOf(rule))
       const p = paramsFor(rule, g, 4, 4)
-      check(ap.attention({ query: g.tensor([6, 4]), key: g.tensor([6, 4]), value: g.tensor([6, 3]), score: rule, params: p, mask: 'causal' }).weights, 'self')
-      check(ap.attention({ query: g.tensor([4, 4]), key: g.tensor([10, 4]), value: g.tensor([10, 3]), score: rule, params: p, mask: 'causal' }).weights, 'cross')
-      check(ap.attention({ query: g.tensor([2, 5, 4]), key: g.tensor([2, 5, 4]), value: g.tensor([2, 5, 3]), score: rule, params: p, mask: 'causal' }).weights, 'batch')
+      check(ap.attention({ query: g.tensor([6, 4]), key: g.tensor([6, 4]), value: g.tensor([6, 3]), score: rule, params: p, mask: 'causal' }).weights!, 'self')
+      check(ap.attention({ query: g.tensor([4, 4]), key: g.tensor([10, 4]), value: g.tensor([10, 3]), score: rule, params: p, mask: 'causal' }).weights!, 'cross')
+      check(ap.attention({ query: g.tensor([2, 5, 4]), key: g.tensor([2, 5, 4]), value: g.tensor([2, 5, 3]), score: rule, params: p, mask: 'causal' }).weights!, 'batch')
     })
   }
   it('even when the masked scores would dominate (huge values above the diagonal)', () => {
@@ -152,7 +153,7 @@ describe('causal weights above the diagonal are exactly 0', () => {
     const key = g.tensor([n, 2])
     for (let j = 1; j < n; j++) { key.data[j * 2] = 1e6; key.data[j * 2 + 1] = 1e6 }
     const query: Tensor = { data: new Float32Array(n * 2).fill(1), shape: [n, 2] }
-    check(ap.attention({ query, key, value: g.tensor([n, 3]), mask: 'causal', score: 'dot' }).weights, 'dominant')
+    check(ap.attention({ query, key, value: g.tensor([n, 3]), mask: 'causal', score: 'dot' }).weights!, 'dominant')
   })
   it('run(), concat, heads = 2; maskedScores are -Infinity there', () => {
     const t = ap.run({ mask: 'causal', score: 'concat', heads: 2 })
@@ -170,7 +171,7 @@ describe('logits of ±1e30 give finite weights (PyTorch fixture)', () => {
   for (const c of fx.cases) {
     it(c.name, () => {
       const r = ap.attention(decodeInput(c.input, fx.tensors))
-      for (const x of r.weights.data) expect(Number.isNaN(x), 'NaN weight').toBe(false)
+      for (const x of r.weights!.data) expect(Number.isNaN(x), 'NaN weight').toBe(false)
       for (const x of r.output.data) expect(Number.isFinite(x), `output ${x}`).toBe(true)
       expectTensorClose(r.weights, c.expected.weights, 'weights')
       expectTensorClose(r.output, c.expected.output, 'output')

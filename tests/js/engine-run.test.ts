@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
   decodeInput, expectTensorClose, getAp, isTensorJson, loadFixture, maskedRowList, shapeOf,
-  type Engine,
+  type Engine, type FixtureJson, type Tensor,
 } from './helpers'
 
 const fx = loadFixture('engine-run.json')
@@ -26,7 +26,7 @@ describe('run() reproduces PyTorch', () => {
       for (const step of STEPS) expectTensorClose(t[step], e[step], step)
       if (e.sourceTokens) {
         expect(t.sourceTokens, 'sourceTokens').toEqual(e.sourceTokens)
-        expect(Array.from(t.sourceTokenIds), 'sourceTokenIds').toEqual(e.sourceTokenIds)
+        expect(Array.from(t.sourceTokenIds ?? []), 'sourceTokenIds').toEqual(e.sourceTokenIds)
         expectTensorClose(t.sourceEmbeddings, e.sourceEmbeddings, 'sourceEmbeddings')
       }
       expect(maskedRowList(t.maskedRows), 'maskedRows').toEqual(e.maskedRows)
@@ -46,7 +46,7 @@ describe('run() reproduces PyTorch', () => {
 // The rule's parameters are drawn after Wv (docs/design.md); the trace must show the ones it used.
 // Their layout per head is not fixed by the contract, so accept an array of per-head objects, a
 // single object when heads = 1, or per-key tensors stacked over heads.
-function paramFor(tp: any, heads: number, h: number, key: string): any {
+function paramFor(tp: FixtureJson, heads: number, h: number, key: string): Tensor | undefined {
   if (Array.isArray(tp)) return tp[h]?.[key]
   if (heads === 1) return tp?.[key]
   const stacked = tp?.[key]
@@ -56,18 +56,18 @@ function paramFor(tp: any, heads: number, h: number, key: string): any {
 }
 
 describe('run() exposes the rule parameters it drew (trace.params)', () => {
-  for (const c of fx.cases.filter((c: any) => c.expected.params?.some((p: any) => Object.keys(p).length))) {
+  for (const c of fx.cases.filter((c: FixtureJson) => c.expected.params?.some((p: FixtureJson) => Object.keys(p).length))) {
     it(c.name, () => {
       const t = ap.run(decodeInput(c.options))
       const heads = c.options.heads ?? 1
       expect(t.params, 'trace.params').toBeTruthy()
-      c.expected.params.forEach((p: any, h: number) => {
+      c.expected.params.forEach((p: FixtureJson, h: number) => {
         for (const [key, val] of Object.entries(p)) {
           if (!isTensorJson(val)) continue
           const actual = paramFor(t.params, heads, h, key)
           expect(actual, `params head ${h} ${key} (trace.params keys: ${Object.keys(t.params ?? {})})`).toBeTruthy()
           // v is a vector [h]; accept [h] or [1, h]
-          const a = key === 'v' && shapeOf(actual).length === 2 ? { ...actual, shape: [shapeOf(actual)[1]] } : actual
+          const a = key === 'v' && shapeOf(actual).length === 2 ? { ...actual!, shape: [shapeOf(actual)[1]] } : actual
           expectTensorClose(a, val, `params head ${h} ${key}`)
         }
       })
@@ -99,7 +99,7 @@ describe('run() bookkeeping', () => {
   })
 
   it('the same options twice give identical numbers (one generator per call, seeded)', () => {
-    const opts = { text: 'the cat sat on the mat', seed: 9, score: 'additive', heads: 2 }
+    const opts = { text: 'the cat sat on the mat', seed: 9, score: 'additive' as const, heads: 2 }
     const a = ap.run(opts)
     const b = ap.run(opts)
     expect(Array.from(a.output.data)).toEqual(Array.from(b.output.data))

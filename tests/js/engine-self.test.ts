@@ -1,10 +1,10 @@
 // The parameter lesson's self-vs-general check (seeds/000): Q = K = V is self attention, anything
 // else general attention (torch.equal in the lesson). The fixture's flags come from torch.equal.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { decodeInput, getAp, loadFixture, type Engine } from './helpers'
+import { decodeInput, getAp, loadFixture, type Engine, type FixtureJson } from './helpers'
 
 const fx = loadFixture('engine-attention.json')
-const lesson = fx.cases.filter((c: any) => c.name.startsWith('parameter lesson'))
+const lesson = fx.cases.filter((c: FixtureJson) => c.name.startsWith('parameter lesson'))
 
 let ap: Engine
 beforeAll(async () => {
@@ -24,7 +24,7 @@ describe('attention() says whether it was self attention (result.selfAttention)'
 // docs/design.md names no field for run(); the package's types (src/js/types.ts) give the trace the
 // same `selfAttention` boolean as attention(); a `kind` string would do as well.
 describe('run() says which kind of attention it traced', () => {
-  const isSelf = (t: any) => (typeof t.selfAttention === 'boolean' ? t.selfAttention : typeof t.kind === 'string' ? /self/.test(t.kind) : undefined)
+  const isSelf = (t: { selfAttention?: unknown; kind?: unknown }) => (typeof t.selfAttention === 'boolean' ? t.selfAttention : typeof t.kind === 'string' ? /self/.test(t.kind) : undefined)
   it('one sentence is self attention, source + target is not', () => {
     const self = ap.run({})
     const cross = ap.run({ source: 'the animal did not cross the street', target: 'it was too tired' })

@@ -1,4 +1,4 @@
-// No leaks (issue 7 item 4): 10,000 mixed calls of run / attention / multiHeadAttention / tokenize —
+// No leaks: 10,000 mixed calls of run / attention / multiHeadAttention / tokenize —
 // good inputs and bad ones, since error paths (an exception thrown half-way through decoding a Tensor,
 // an embind value dropped on the floor) are where wasm modules usually leak — on a wasm instance of
 // its own. malloc's bytes in use (memoryStats().allocatedBytes) must come back to exactly their value
@@ -104,7 +104,7 @@ describe('soak: the wasm heap returns to its starting size', () => {
   // deleted yet) must show in allocatedBytes, or the test above could not fail.
   it('allocatedBytes sees memory that stays allocated, and sees it returned', () => {
     const before = ap.memoryStats().allocatedBytes
-    const Handle = ap.module.TrainerHandle
+    const Handle = ap.module.TrainerHandle as new () => { delete(): void }
     expect(typeof Handle, 'the wasm module exports TrainerHandle').toBe('function')
     const h = new Handle()
     const held = ap.memoryStats().allocatedBytes

@@ -1,4 +1,4 @@
-// No leaks in training (issue 7 item 4): 1,000 trainers created and disposed — with steps, traces,
+// No leaks in training: 1,000 trainers created and disposed — with steps, traces,
 // evaluations, bad options that fail inside configure, and calls after dispose in between — on a wasm
 // instance of its own; malloc's bytes in use must return to exactly their value after a warm-up, and
 // the heap must not grow.
@@ -10,14 +10,14 @@
 // (it builds its whole sentence set), so it comes every 100th and 'reverse' every 10th.
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { init } from '../../dist/index.js'
+import { init, type Trainer, type TrainerOptions } from '../../dist/index.js'
 import { createTrainerFor } from '../../dist/trainer.js'
 import type { Engine } from './helpers'
 
 const wasmBinary = readFileSync(new URL('../../dist/attention.wasm', import.meta.url))
 
 let ap: Engine
-let create: (o: object) => any
+let create: (o: TrainerOptions) => Trainer
 let via = ''
 beforeAll(async () => {
   ap = await init({ wasmBinary })

@@ -2,12 +2,10 @@
 // (tests/fixtures/gen_fixtures.py) and comparing tensors with a message that shows the worst cell.
 import { readFileSync } from 'node:fs'
 import { expect } from 'vitest'
-import { init } from '../../dist/index.js'
+import { init, type Engine, type Tensor } from '../../dist/index.js'
 
-export type Tensor = { data: Float32Array; shape: number[] }
-// The package is loaded as-is from dist/; its types are whatever tsc emitted there.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Engine = any
+// The package is loaded as built (dist/), with the types tsc emitted there.
+export type { Engine, Tensor }
 
 const distWasm = new URL('../../dist/attention.wasm', import.meta.url)
 
@@ -28,7 +26,15 @@ export function getAp(): Promise<Engine> {
   return enginePromise
 }
 
-export function loadFixture(name: string) {
+/**
+ * Fixture JSON (tests/fixtures, written by the PyTorch generators). Its layout is the generators', and
+ * the assertions that read it check it; it is the one loosely typed thing here (the engine's calls and
+ * results use the package's own types).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+export type FixtureJson = any
+
+export function loadFixture(name: string): FixtureJson {
   return JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'))
 }
 
@@ -41,18 +47,21 @@ function num(v: number | string): number {
   throw new Error(`fixture: not a number: ${v}`)
 }
 
-export function isTensorJson(o: unknown): o is { shape: number[]; data: (number | string)[] } {
-  return !!o && typeof o === 'object' && Array.isArray((o as any).shape) && Array.isArray((o as any).data)
+/** A tensor as the fixture generators write it (non-finite values as strings). */
+export type TensorJson = { shape: number[]; data: (number | string)[] }
+
+export function isTensorJson(o: unknown): o is TensorJson {
+  return !!o && typeof o === 'object' && Array.isArray((o as TensorJson).shape) && Array.isArray((o as TensorJson).data)
 }
 
-export function toTensor(o: { shape: number[]; data: (number | string)[] }): Tensor {
+export function toTensor(o: TensorJson): Tensor {
   return { shape: [...o.shape], data: Float32Array.from(o.data, num) }
 }
 
 // Turns a fixture input into API options: {shape,data} -> Tensor, "$name" -> the shared tensor,
 // mask.matrix -> Uint8Array (1 = masked), everything else as written.
-export function decodeInput(input: any, tensors: Record<string, any> = {}): any {
-  const dec = (v: any): any => {
+export function decodeInput(input: FixtureJson, tensors: Record<string, TensorJson> = {}): FixtureJson {
+  const dec = (v: unknown): unknown => {
     if (typeof v === 'string' && v.startsWith('$')) {
       const t = tensors[v.slice(1)]
       if (!t) throw new Error(`fixture: no tensor ${v}`)
@@ -61,20 +70,20 @@ export function decodeInput(input: any, tensors: Record<string, any> = {}): any 
     if (isTensorJson(v)) return toTensor(v)
     if (Array.isArray(v)) return v.map(dec)
     if (v && typeof v === 'object') {
-      const out: any = {}
+      const out: Record<string, unknown> = {}
       for (const [k, x] of Object.entries(v)) out[k] = dec(x)
       return out
     }
     return v
   }
-  const out = dec(input)
+  const out: FixtureJson = dec(input)
   if (out.mask && typeof out.mask === 'object' && Array.isArray(out.mask.matrix)) {
     out.mask = { matrix: Uint8Array.from(out.mask.matrix) }
   }
   return out
 }
 
-export function shapeOf(t: any): number[] {
+export function shapeOf(t: { shape?: readonly number[] } | undefined): number[] {
   return Array.from(t?.shape ?? [])
 }
 
@@ -105,9 +114,11 @@ function where(shape: number[], index: number): string {
   return `[${idx.join(', ')}]`
 }
 
-export function expectTensorClose(actual: any, expected: Tensor | any, label: string, tol = 1e-5) {
-  const exp: Tensor = isTensorJson(expected) ? toTensor(expected) : expected
+export function expectTensorClose(actual: Tensor | undefined, expected: Tensor | TensorJson | undefined, label: string, tol = 1e-5) {
   expect(actual, `${label}: missing`).toBeTruthy()
+  expect(expected, `${label}: expected value missing`).toBeTruthy()
+  if (!actual || !expected) return
+  const exp: Tensor = isTensorJson(expected) ? toTensor(expected) : expected
   expect(shapeOf(actual), `${label}: shape`).toEqual(exp.shape)
   expect(actual.data.length, `${label}: data length`).toBe(exp.data.length)
   const w = worstError(actual.data, exp.data)
@@ -120,9 +131,9 @@ export function expectTensorClose(actual: any, expected: Tensor | any, label: st
 
 // maskedRows may come back as indices (number[] / Int32Array) or as one flag per row; the contract
 // says "rows whose keys were all masked", so compare as a sorted list of row indices.
-export function maskedRowList(m: any): number[] {
+export function maskedRowList(m: unknown): number[] {
   if (m == null) return []
-  const arr = Array.from(m as ArrayLike<any>)
+  const arr = Array.from(m as ArrayLike<number | boolean>)
   if (arr.length > 0 && typeof arr[0] === 'boolean') {
     return arr.flatMap((b, i) => (b ? [i] : []))
   }
@@ -158,5 +169,5 @@ export function expectCourseProgram(ap: Engine) {
   const fx = loadFixture('engine-run.json')
   const c = fx.cases[0]
   const t = ap.run({})
-  for (const key of ['Q', 'K', 'V', 'weights', 'output']) expectTensorClose(t[key], c.expected[key], key)
+  for (const key of ['Q', 'K', 'V', 'weights', 'output'] as const) expectTensorClose(t[key], c.expected[key], key)
 }

@@ -2,16 +2,16 @@
 // is in bench/train_bench.mjs), it is deterministic, trace() has ap.run's shape, bad options throw
 // Errors naming the argument, and dispose frees the wasm side.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { createTrainerFor } from '../../dist/trainer.js'
-import { getAp } from './helpers'
+import { SCORE_RULES, type Tensor, type TrainerOptions } from '../../dist/index.js'
+import { getAp, type Engine } from './helpers'
 
-let ap: any
+let ap: Engine
 beforeAll(async () => {
   ap = await getAp()
 })
 
-function create(opts: any) {
-  return typeof ap.createTrainer === 'function' ? ap.createTrainer(opts) : createTrainerFor(ap.module, opts)
+function create(opts: TrainerOptions) {
+  return ap.createTrainer(opts)
 }
 
 const TIRED = "the animal didn't cross the street because it was too tired"
@@ -95,8 +95,9 @@ describe('createTrainer', () => {
       scores: [4, n, n], scaledScores: [4, n, n], maskedScores: [4, n, n], weights: [4, n, n], output: [n, 32],
     }
     for (const [k, s] of Object.entries(shapes)) {
-      expect(t[k].shape, k).toEqual(s)
-      expect(t[k].data).toBeInstanceOf(Float32Array)
+      const got = (t as unknown as Record<string, Tensor>)[k]
+      expect(got.shape, k).toEqual(s)
+      expect(got.data).toBeInstanceOf(Float32Array)
     }
     expect(t.layer).toBe(1)
     expect(t.layers).toBe(2)
@@ -117,7 +118,8 @@ describe('createTrainer', () => {
   })
 
   it('bad options throw Errors naming the argument, and the module keeps working', () => {
-    const bad: [any, RegExp][] = [
+    // Wrong on purpose: the engine must refuse each at run time.
+    const bad: [unknown, RegExp][] = [
       [{ task: 'translate' }, /task/],
       [{ score: 'cosine' }, /score/],
       [{ heads: 3 }, /heads/],
@@ -130,7 +132,7 @@ describe('createTrainer', () => {
       [{ task: 'next-char', text: 'short' }, /text/],
       [{ task: 'next-char', mask: 'none' }, /mask/],
     ]
-    for (const [opts, re] of bad) expect(() => create(opts), JSON.stringify(opts)).toThrow(re)
+    for (const [opts, re] of bad) expect(() => create(opts as TrainerOptions), JSON.stringify(opts)).toThrow(re)
     using tr = create({ task: 'coreference' })
     expect(() => tr.trace('the unicorn jumped')).toThrow(/unicorn/)
     expect(() => tr.step(0)).toThrow(/\bn\b/)
@@ -171,13 +173,13 @@ describe('createTrainer', () => {
   })
 
   it('a trained trace agrees with ap.attention on its own Q, K, V for every rule', () => {
-    for (const score of ['dot', 'scaled-dot', 'general', 'additive', 'concat']) {
+    for (const score of SCORE_RULES) {
       using tr = create({ task: 'coreference', score, seed: 2 })
       tr.step(3)
       const t = tr.trace(TIRED)
       const n = t.tokens.length
-      const params: Record<string, any> = {}
-      for (const [k, v] of Object.entries<any>(t.params)) params[k] = v
+      const params: Record<string, Tensor> = {}
+      for (const [k, v] of Object.entries(t.params as Record<string, Tensor>)) params[k] = v
       if (score === 'concat') {
         // the trainer's concat layer has one output per position up to maxLen; this sentence uses n
         const cols = params.W.shape[1]
@@ -186,7 +188,7 @@ describe('createTrainer', () => {
       }
       const r = ap.attention({ query: t.Q, key: t.K, value: t.V, score, scale: t.scale, params })
       let worst = 0
-      for (let i = 0; i < n * n; i++) worst = Math.max(worst, Math.abs(r.weights.data[i] - t.weights.data[i]))
+      for (let i = 0; i < n * n; i++) worst = Math.max(worst, Math.abs(r.weights!.data[i] - t.weights.data[i]))
       for (let i = 0; i < t.output.data.length; i++) worst = Math.max(worst, Math.abs(r.output.data[i] - t.output.data[i]) / Math.max(1, Math.abs(t.output.data[i])))
       expect(worst, score).toBeLessThan(1e-4)
     }

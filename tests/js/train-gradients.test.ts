@@ -3,16 +3,16 @@
 // causal mask and a temperature, on a batch mixing head targets and attention pointers.
 import { readdirSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { createTrainerFor } from '../../dist/trainer.js'
-import { getAp, loadFixture, toTensor } from './helpers'
+import type { Tensor, TrainerOptions } from '../../dist/index.js'
+import { getAp, loadFixture, toTensor, type Engine, type TensorJson } from './helpers'
 
-let ap: any
+let ap: Engine
 beforeAll(async () => {
   ap = await getAp()
 })
 
-function create(opts: any) {
-  return typeof ap.createTrainer === 'function' ? ap.createTrainer(opts) : createTrainerFor(ap.module, opts)
+function create(opts: TrainerOptions) {
+  return ap.createTrainer(opts)
 }
 
 const files = readdirSync(new URL('../fixtures/grad/', import.meta.url)).filter((f) => f.startsWith('grad-') && f.endsWith('.json')).sort()
@@ -29,15 +29,15 @@ describe('trainer gradients equal PyTorch autograd', () => {
         const { task, ...cfg } = c.config
         const tr = create({ task, seed: 0, ...cfg })
         try {
-          const params: Record<string, any> = {}
-          for (const [k, v] of Object.entries<any>(c.params)) params[k] = toTensor(v)
+          const params: Record<string, Tensor> = {}
+          for (const [k, v] of Object.entries<TensorJson>(c.params)) params[k] = toTensor(v)
           // the model must have exactly the reference's parameters
           expect(Object.keys(tr.parameters()).sort()).toEqual(Object.keys(params).sort())
           tr.setParameters(params)
           const g = tr.gradients(c.batch)
           expect(Math.abs(g.loss - c.loss)).toBeLessThan(1e-5 * Math.max(1, Math.abs(c.loss)))
           expect(g.accuracy).toBeCloseTo(c.accuracy, 10)
-          for (const [k, ref] of Object.entries<any>(c.grads)) {
+          for (const [k, ref] of Object.entries<Tensor>(c.grads)) {
             const got = g.grads[k]
             expect(got?.shape, k).toEqual(ref.shape)
             // float32 engine vs float64 reference: errors relative to the tensor's largest gradient
@@ -64,8 +64,8 @@ describe('trainer optimizers equal torch.optim', () => {
       const { task, ...cfg } = c.config
       const tr = create({ task, seed: 0, ...cfg, optimizer: c.optimizer, lr: c.lr })
       try {
-        const params: Record<string, any> = {}
-        for (const [k, v] of Object.entries<any>(c.params)) params[k] = toTensor(v)
+        const params: Record<string, Tensor> = {}
+        for (const [k, v] of Object.entries<TensorJson>(c.params)) params[k] = toTensor(v)
         tr.setParameters(params)
         for (let s = 0; s < c.steps; s++) {
           const r = tr.trainOn(c.batch)
@@ -74,7 +74,7 @@ describe('trainer optimizers equal torch.optim', () => {
         expect(tr.steps).toBe(c.steps)
         const got = tr.parameters()
         let moved = 0
-        for (const [k, ref] of Object.entries<any>(c.after)) {
+        for (const [k, ref] of Object.entries<Tensor>(c.after)) {
           let maxErr = 0
           for (let i = 0; i < ref.data.length; i++) {
             maxErr = Math.max(maxErr, Math.abs(got[k].data[i] - ref.data[i]))

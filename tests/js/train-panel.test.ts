@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
@@ -15,7 +16,7 @@ const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javas
 let dir = ''
 let server: Server
 let base = ''
-let browser: any
+let browser: Browser
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ap-train-panel-'))
@@ -63,8 +64,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
-const status = (page: any) => page.textContent('.tr-status')
-const stepOf = async (page: any) => Number(/(\d+)/.exec((await status(page)) ?? '')?.[1] ?? -1)
+const status = (page: Page) => page.textContent('.tr-status')
+const stepOf = async (page: Page) => Number(/(\d+)/.exec((await status(page)) ?? '')?.[1] ?? -1)
 
 describe('Train panel in Chromium', () => {
   it('trains in its worker and "it" learns to point at the right noun', async () => {
@@ -106,7 +107,7 @@ describe('Train panel in Chromium', () => {
     // the engine names the unknown word (punctuation stripped, as the task's tokenizer does)
     await page.waitForFunction(() => /'img'/.test(document.querySelector('.tr-error')?.textContent ?? ''), null, { timeout: 30_000 })
     expect(await page.inputValue('input[name=sentence]')).toBe(attack)
-    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined()
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined()
     expect(await page.locator('.ap-train img').count()).toBe(0)
     await page.close()
   }, 120_000)
