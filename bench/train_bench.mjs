@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Training targets of issue 5, measured (not asserted in tests): coreference reaches ≥ 95 % held-out
+// Training targets, measured (not asserted in tests): coreference reaches ≥ 95 % held-out
 // accuracy with "it" attending more to the right noun than to the other in both lesson sentences, within
 // 5 s of single-thread training in Node; plus steps per second for every rule and task.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fuzz job (issue 7): builds the libFuzzer targets of tests/fuzz/*.cpp with clang, ASan and UBSan,
+# The fuzz job: builds the libFuzzer targets of tests/fuzz/*.cpp with clang, ASan and UBSan,
 # then runs each for a bounded time on its committed seed corpus plus every committed regression input.
 # Exits 1 if any target crashes, hits a sanitizer report or breaks an invariant (2 if it cannot build);
 # the crashing input is left in build/h-fuzz/artifacts/<target>/ — copy it to

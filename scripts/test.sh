@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Every test: the native GoogleTest suite (CTest), then Vitest (package, page logic, real-browser tests).
+# Every test: the lint (scripts/lint.sh), the native GoogleTest suite (CTest), then Vitest (package, page logic, real-browser tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== lint (ESLint, Prettier, tsc over every project)"
+npm run --silent lint
 
 echo "== native tests (GoogleTest via CTest)"
 ctest --test-dir build/native --output-on-failure -j2

@@ -1,4 +1,4 @@
-// The presets of issue 3: the course's program, a Chinese sentence by characters, the lessons'
+// The presets: the course's program, a Chinese sentence by characters, the lessons'
 // "it" sentence, and a translation pair for encoder–decoder attention.
 
 import { DEFAULT_STATE, type PlaygroundState } from './state'

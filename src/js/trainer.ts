@@ -1,5 +1,5 @@
 /**
- * Training attention in the browser (issue 5): a small attention model whose backward pass runs in the
+ * Training attention in the browser: a small attention model whose backward pass runs in the
  * C++ core. `ap.createTrainer(options)` (wired in index.ts) calls `createTrainerFor(module, options)`.
  *
  * ```ts
