@@ -4,6 +4,7 @@
 import { fmt, parseShown } from './format'
 import { rgbCss, scaleFor, textOn, type ColorScale } from './palette'
 import type { Translate } from './i18n'
+import { LONG_TOKENS } from './model/long-rows'
 
 export type Axis = 'q' | 'k' | null
 
@@ -210,7 +211,7 @@ export class Heatmap {
     if (this.ch > 34 && this.cols > 8) this.ch = 34
     // Hundreds or thousands of rows (a long text): squeezed into ~640 px, several rows to a pixel,
     // instead of a canvas tens of thousands of pixels tall that the browser must allocate and paint.
-    if (this.rows > 320) this.ch = Math.min(this.ch, 640 / this.rows)
+    if (this.rows > LONG_TOKENS) this.ch = Math.min(this.ch, 640 / this.rows)
     let cl = 0
     for (const l of this.colLabels) cl = Math.max(cl, ctx.measureText(l).width)
     // Short labels (one CJK character, 'is') sit upright; longer ones are turned to fit.

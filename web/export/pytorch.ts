@@ -6,6 +6,7 @@
 
 import type { ScoreRule, Tensor, Trace } from 'attention-playground'
 import type { PlaygroundState } from '../state'
+import { PER_HEAD_STEPS } from '../model/heads'
 import { maskMatrix, paddedKeys, range } from '../model/masks'
 import { f32 } from './csv'
 
@@ -208,7 +209,7 @@ function stepsSection(state: PlaygroundState, sh: Shape): string[] {
     '    def score(q, k, p):',
     ...RULE_CODE[state.score].score,
     '',
-    '    steps = {k: [] for k in ("scores", "scaledScores", "maskedScores", "weights")}',
+    `    steps = {k: [] for k in (${PER_HEAD_STEPS.map(py).join(', ')})}`,
     '    outputs = []',
     '    for h in range(heads):',
     '        qh = Q[:, h * dqh:(h + 1) * dqh]',
