@@ -159,7 +159,7 @@ describe('production builds of a course project keep the widget and find the was
     const dir = project('vite', { 'index.html': page('<script type="module" src="/src/main.js"></script>') })
     run('node', [bin(TOOLS.vite), 'build'], dir)
     const assets = readdirSync(join(dir, 'dist/assets'))
-    // one wasm (engine and widget refer to the same file) and the training worker bundled as a worker
+    // one wasm (the engine and the widget refer to the same file), and the training worker emitted
     expect(assets.filter((f) => f.endsWith('.wasm'))).toHaveLength(1)
     expect(assets.some((f) => /^train-worker.*\.js$/.test(f))).toBe(true)
     await expectCourseNumbers(join(dir, 'dist'))
