@@ -1,5 +1,7 @@
 import { defineConfig, type Plugin } from 'vite'
 import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
@@ -73,6 +75,28 @@ function plainWorkerUrl(): Plugin {
 }
 
 /**
+ * web/ imports its modules without extensions (Vite resolves them), and tsc copies those specifiers into the
+ * declarations. A consumer on `moduleResolution: node16` (or nodenext) refuses extensionless relative imports
+ * in an ES module package, so each one is written out as the file it resolves to (`./state.js`, `./x/index.js`).
+ */
+function withExtensions(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = join(dir, entry.name)
+    if (entry.isDirectory()) { withExtensions(file); continue }
+    if (!entry.name.endsWith('.d.ts')) continue
+    const text = readFileSync(file, 'utf8')
+    const out = text.replace(/(\bfrom\s*|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]*)\2/g, (m, lead: string, q: string, spec: string) => {
+      if (/\.js$/.test(spec)) return m
+      const target = join(dirname(file), spec)
+      if (existsSync(`${target}.d.ts`)) return `${lead}${q}${spec}.js${q}`
+      if (existsSync(join(target, 'index.d.ts'))) return `${lead}${q}${spec}/index.js${q}`
+      throw new Error(`${file}: no declaration for ${spec}`)
+    })
+    if (out !== text) writeFileSync(file, out)
+  }
+}
+
+/**
  * The types of `attention-playground/widget` (package.json exports → dist/widget/widget.d.ts), generated
  * by tsc from web/widget.ts and the modules it imports (web/tsconfig.widget.json), after the bundle is written.
  */
@@ -82,6 +106,7 @@ function widgetTypes(): Plugin {
     apply: 'build',
     closeBundle() {
       execFileSync(process.execPath, [here('./node_modules/typescript/bin/tsc'), '-p', here('./web/tsconfig.widget.json')], { stdio: 'inherit' })
+      withExtensions(here('./dist/widget'))
     },
   }
 }
