@@ -172,7 +172,7 @@ describe('production builds of a course project keep the widget and find the was
     writeFileSync(join(dir, 'dist/index.html'), page('<script src="main.js" defer></script>'))
     expect(readdirSync(join(dir, 'dist')).filter((f) => f.endsWith('.wasm'))).toHaveLength(1)
     await expectCourseNumbers(join(dir, 'dist'))
-  }, 300_000)
+  }, 600_000)
 
   it('Rollup: node-resolve, and the wasm emitted beside the bundle and one folder above', async () => {
     const dir = project('rollup', { 'rollup.config.mjs': ROLLUP_CONFIG })

@@ -105,7 +105,7 @@ describe('VitePress', () => {
       await tab.close()
       await server.close()
     }
-  }, 300_000)
+  }, 600_000)
 })
 
 describe('plain HTML: the page in an <iframe>', () => {
