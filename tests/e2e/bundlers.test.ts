@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium, readPanel, serveStatic } from './harness.mjs'
-import { courseWeights, installTarball, packTarball, ROOT } from '../js/packed'
+import { courseWeights, installTarball, packTarball, readmeBlock, ROOT } from '../js/packed'
 
 /** The bundlers come from the repository's devDependencies, as a course project would have its own. */
 const TOOLS = {
@@ -23,13 +23,7 @@ const TOOLS = {
 const INSTALL = 'npm install -D -E vite@8.3.8 webpack@5.113.0 webpack-cli@7.3.1 rollup@4.68.8 @rollup/plugin-node-resolve@16.0.3 esbuild@0.28.2'
 
 // What the README tells a course author to write (README.md, "With a bundler").
-const MAIN_JS = `import { init } from 'attention-playground'
-import 'attention-playground/widget'
-
-init().then((ap) => {
-  document.querySelector('#run').textContent = JSON.stringify(Array.from(ap.run().weights.data))
-})
-`
+const MAIN_JS = readmeBlock("The course project's `src/main.js`")
 const page = (script: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>A course page</title><link rel="icon" href="data:,"></head>
 <body>
@@ -42,34 +36,7 @@ ${script}
 
 // The README's Rollup config: node-resolve, plus the wasm copied beside the bundle (for init()) and one folder
 // above it (for the widget), and the widget's training worker beside the bundle.
-const ROLLUP_CONFIG = `import { readdirSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { nodeResolve } from '@rollup/plugin-node-resolve'
-
-const wasmPath = fileURLToPath(import.meta.resolve('attention-playground/attention.wasm'))
-const widgetDir = join(dirname(wasmPath), 'widget')
-const wasm = readFileSync(wasmPath)
-
-export default {
-  input: 'src/main.js',
-  output: { dir: 'dist', format: 'es', entryFileNames: 'assets/[name].js' },
-  plugins: [
-    nodeResolve(),
-    {
-      name: 'attention-playground-wasm',
-      generateBundle() {
-        this.emitFile({ type: 'asset', fileName: 'assets/attention.wasm', source: wasm })
-        this.emitFile({ type: 'asset', fileName: 'attention.wasm', source: wasm })
-        // the training panel's worker, which the widget starts from beside itself
-        for (const f of readdirSync(widgetDir).filter((f) => f.startsWith('train-worker-'))) {
-          this.emitFile({ type: 'asset', fileName: 'assets/' + f, source: readFileSync(join(widgetDir, f)) })
-        }
-      },
-    },
-  ],
-}
-`
+const ROLLUP_CONFIG = readmeBlock('For Rollup, `rollup.config.mjs`:')
 
 let work: string
 let browser: Browser

@@ -8,38 +8,15 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium, readPanel, serveStatic, SITE } from './harness.mjs'
-import { courseWeights, installTarball, packTarball, ROOT } from '../js/packed'
+import { courseWeights, installTarball, packTarball, readmeBlock, ROOT } from '../js/packed'
 
 const VITEPRESS = join(ROOT, 'node_modules/vitepress/bin/vitepress.js')
 
 // The README's VitePress recipe, file by file.
 const FILES: Record<string, string> = {
-  '.vitepress/config.mjs': `export default {
-  title: 'Attention, a course',
-  vue: {
-    template: {
-      // <attention-playground> is a custom element, not a Vue component
-      compilerOptions: { isCustomElement: (tag) => tag === 'attention-playground' },
-    },
-  },
-}
-`,
-  '.vitepress/theme/index.js': `import DefaultTheme from 'vitepress/theme'
-
-export default {
-  extends: DefaultTheme,
-  async enhanceApp() {
-    // the widget defines its element in the browser; the build's server-side render leaves the tag as it is
-    if (!import.meta.env.SSR) await import('attention-playground/widget')
-  },
-}
-`,
-  'index.md': `# Self-attention
-
-The course's program, live:
-
-<attention-playground text="this is my cat" lang="en"></attention-playground>
-`,
+  '.vitepress/config.mjs': readmeBlock('// docs/.vitepress/config.mjs'),
+  '.vitepress/theme/index.js': readmeBlock('// docs/.vitepress/theme/index.js'),
+  'index.md': readmeBlock('<!-- any page, e.g. docs/index.md -->'),
 }
 
 let work: string

@@ -33,3 +33,17 @@ export function courseWeights(): number[] {
   const course = fx.cases.find((c: { name: string }) => c.name.startsWith('course seed program'))
   return course.expected.weights.data.map(Number)
 }
+
+/**
+ * The fenced code block of README.md that holds `marker`, or else the first one after it: tests build exactly
+ * what the README shows.
+ */
+export function readmeBlock(marker: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const at = readme.indexOf(marker)
+  if (at < 0) throw new Error(`README.md no longer contains ${JSON.stringify(marker)}`)
+  const fencesBefore = readme.slice(0, at).match(/^```/gm)?.length ?? 0
+  const open = fencesBefore % 2 ? readme.lastIndexOf('\n```', at) + 1 : readme.indexOf('```', at)
+  const start = readme.indexOf('\n', open) + 1
+  return readme.slice(start, readme.indexOf('\n```', start) + 1)
+}
