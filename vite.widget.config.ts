@@ -1,5 +1,7 @@
 import { defineConfig, type Plugin } from 'vite'
 import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
@@ -44,6 +46,57 @@ function wasmBesideThePackage(): Plugin {
 }
 
 /**
+ * Vite emits the training worker's URL as `new URL(new URL('train-worker-….js', import.meta.url).href, '' +
+ * import.meta.url)`, which works as shipped but which a course author's bundler does not recognise as a worker:
+ * Vite and webpack would copy the file as an opaque asset, unprocessed, so its own `../attention.wasm` would
+ * point outside their output. Written as the plain `new Worker(new URL('./train-worker-….js', import.meta.url))`
+ * they bundle the worker and its wasm like any other (and unbundled, it resolves to the same file).
+ */
+function plainWorkerUrl(): Plugin {
+  return {
+    name: 'ap-plain-worker-url',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      const nested = /new URL\(new URL\((["'`])(train-worker-[\w-]+\.js)\1,\s*import\.meta\.url\)\.href,\s*(["'`])\3\s*\+\s*import\.meta\.url\)/g
+      const widget = bundle['widget.js']
+      if (!widget || widget.type !== 'chunk') return
+      if (!nested.test(widget.code)) this.error(`widget.js no longer matches ${nested}; update vite.widget.config.ts`)
+      widget.code = widget.code.replace(nested, (_m, _q, file: string) => `new URL("./${file}",import.meta.url)`)
+      // The wasm URL is built from parts in the source so that this build leaves it alone; the minifier folds it
+      // back into a literal, and it must be one in the output for those bundlers to emit the wasm.
+      widget.code = widget.code.replace(
+        /new URL\(\[\s*(["'`])\.\.\1,\s*(["'`])attention\.wasm\2\s*\]\.join\((["'`])\/\3\),\s*import\.meta\.url\)/g,
+        'new URL("../attention.wasm",import.meta.url)')
+      if (!/new URL\((["'`])\.\.\/attention\.wasm\1,import\.meta\.url\)/.test(widget.code)) {
+        this.error('widget.js has no literal new URL("../attention.wasm", import.meta.url); update vite.widget.config.ts')
+      }
+    },
+  }
+}
+
+/**
+ * web/ imports its modules without extensions (Vite resolves them), and tsc copies those specifiers into the
+ * declarations. A consumer on `moduleResolution: node16` (or nodenext) refuses extensionless relative imports
+ * in an ES module package, so each one is written out as the file it resolves to (`./state.js`, `./x/index.js`).
+ */
+function withExtensions(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = join(dir, entry.name)
+    if (entry.isDirectory()) { withExtensions(file); continue }
+    if (!entry.name.endsWith('.d.ts')) continue
+    const text = readFileSync(file, 'utf8')
+    const out = text.replace(/(\bfrom\s*|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]*)\2/g, (m, lead: string, q: string, spec: string) => {
+      if (/\.js$/.test(spec)) return m
+      const target = join(dirname(file), spec)
+      if (existsSync(`${target}.d.ts`)) return `${lead}${q}${spec}.js${q}`
+      if (existsSync(join(target, 'index.d.ts'))) return `${lead}${q}${spec}/index.js${q}`
+      throw new Error(`${file}: no declaration for ${spec}`)
+    })
+    if (out !== text) writeFileSync(file, out)
+  }
+}
+
+/**
  * The types of `attention-playground/widget` (package.json exports → dist/widget/widget.d.ts), generated
  * by tsc from web/widget.ts and the modules it imports (web/tsconfig.widget.json), after the bundle is written.
  */
@@ -53,6 +106,7 @@ function widgetTypes(): Plugin {
     apply: 'build',
     closeBundle() {
       execFileSync(process.execPath, [here('./node_modules/typescript/bin/tsc'), '-p', here('./web/tsconfig.widget.json')], { stdio: 'inherit' })
+      withExtensions(here('./dist/widget'))
     },
   }
 }
@@ -65,7 +119,7 @@ export default defineConfig({
   resolve: {
     alias: [{ find: /^attention-playground$/, replacement: here('./dist/index.js') }],
   },
-  plugins: [wasmBesideThePackage(), widgetTypes()],
+  plugins: [wasmBesideThePackage(), plainWorkerUrl(), widgetTypes()],
   // The training panel's worker also imports the engine: same rewrite there.
   worker: {
     format: 'es',

@@ -60,7 +60,8 @@ let loadedEngine: Engine | null = null
 
 /** The wasm is the package's dist/attention.wasm, one folder above this module (dist/widget/widget.js). */
 function wasmUrl(): string {
-  // Built from parts so that no bundler mistakes it for an asset to copy or inline.
+  // Built from parts so that the widget's own build leaves it alone; vite.widget.config.ts makes it a literal in
+  // dist/widget/widget.js, where course authors' bundlers (Vite, webpack) then emit the wasm as an asset.
   return new URL(['..', 'attention.wasm'].join('/'), import.meta.url).href
 }
 

@@ -26,6 +26,17 @@ import type { Tensor, TensorLike } from './util.js';
 
 export type TrainTask = 'coreference' | 'reverse' | 'next-char';
 
+// `Symbol.dispose` is declared by TypeScript's lib only from `esnext.disposable` (or `esnext`) on, yet the
+// Trainer's `[Symbol.dispose]` member is part of the shipped types, and projects on `"lib": ["es2020", "dom"]`
+// without skipLibCheck must still compile them. The same declaration @types/node carries: it merges with the
+// lib's identical one where that exists (so `using` keeps working), and stands alone where it does not. At run
+// time the member is installed under `Symbol.for('Symbol.dispose')` when the engine has no Symbol.dispose.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
 export interface TrainerOptions {
   task?: TrainTask;
   /** Seeds parameter init (PyTorch's generator) and minibatch sampling: same seed, same run. Default 0. */

@@ -4,23 +4,16 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { courseWeights, installTarball, packTarball, ROOT as root } from './packed'
 
-const root = fileURLToPath(new URL('../..', import.meta.url))
 let work: string
 let tarball: string
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'ap-pack-'))
-  // --ignore-scripts: `npm test` built dist/ already; prepack would only rebuild what is stale anyway.
-  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
-    cwd: root,
-    encoding: 'utf8',
-  })
-  tarball = join(work, JSON.parse(out)[0].filename)
-  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball], { cwd: work, stdio: 'pipe' })
+  tarball = packTarball(work)
+  installTarball(tarball, work)
 }, 180_000)
 
 afterAll(() => {
@@ -54,9 +47,7 @@ describe('npm pack', () => {
     expect(got.shape).toEqual([4, 28])
     expect(got.steps).toBe(12)
     // The course's PyTorch weights, row 0 (tests/fixtures/engine-run.json holds all of them).
-    const fx = JSON.parse(readFileSync(join(root, 'tests/fixtures/engine-run.json'), 'utf8'))
-    const course = fx.cases.find((c: { name: string }) => c.name.startsWith('course seed program'))
-    const w = course.expected.weights.data.slice(0, 4)
+    const w = courseWeights().slice(0, 4)
     for (let i = 0; i < 4; i++) expect(Math.abs(got.w0[i] - w[i])).toBeLessThan(1e-5)
   })
 

@@ -1,0 +1,114 @@
+// The docs-site recipe of the README, as a course author follows it: a VitePress site (markdown) with the
+// widget in a page, built with `vitepress build` against the packed package, served and opened in Chromium;
+// and the plain-HTML recipe, the page in an <iframe> of a markdown page, from another origin.
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium, readPanel, serveStatic, SITE } from './harness.mjs'
+import { courseWeights, installTarball, packTarball, readmeBlock, ROOT } from '../js/packed'
+
+const VITEPRESS = join(ROOT, 'node_modules/vitepress/bin/vitepress.js')
+
+// The README's VitePress recipe, file by file.
+const FILES: Record<string, string> = {
+  '.vitepress/config.mjs': readmeBlock('// docs/.vitepress/config.mjs'),
+  '.vitepress/theme/index.js': readmeBlock('// docs/.vitepress/theme/index.js'),
+  'index.md': readmeBlock('<!-- any page, e.g. docs/index.md -->'),
+}
+
+let work: string
+let browser: Browser
+let closeBrowser: () => Promise<void>
+
+beforeAll(async () => {
+  if (!existsSync(VITEPRESS)) throw new Error('vitepress is missing; install with: npm install -D -E vitepress@1.6.4')
+  work = mkdtempSync(join(tmpdir(), 'ap-docs-'))
+  installTarball(packTarball(work), work)
+  // vitepress comes from the repository's devDependencies, as the course project would have its own.
+  symlinkSync(join(ROOT, 'node_modules/vitepress'), join(work, 'node_modules/vitepress'))
+  for (const [f, text] of Object.entries(FILES)) {
+    mkdirSync(join(work, 'docs', f, '..'), { recursive: true })
+    writeFileSync(join(work, 'docs', f), text)
+  }
+  ;({ browser, close: closeBrowser } = await launchChromium())
+}, 180_000)
+
+afterAll(async () => {
+  await closeBrowser?.()
+  if (work) rmSync(work, { recursive: true, force: true })
+})
+
+/** Collects what went wrong on a tab: script errors, console errors, failed requests. */
+async function openTab(url: string) {
+  const tab = await browser.newPage()
+  const problems: string[] = []
+  tab.on('pageerror', (e) => problems.push(String(e)))
+  // failed requests are listed below by URL (their console line has none)
+  tab.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text()) })
+  tab.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) problems.push(`${r.status()} ${r.url()}`) })
+  await tab.goto(url)
+  return { tab, problems }
+}
+
+function expectCourse(values: number[], tol: number, what: string) {
+  const expected = courseWeights()
+  expect(values.length, what).toBe(16)
+  values.forEach((v, i) => expect(Math.abs(v - expected[i]), `${what}[${i}]`).toBeLessThan(tol))
+}
+
+describe('VitePress', () => {
+  it('a markdown page with the widget: built, served, the course numbers on screen', async () => {
+    try {
+      execFileSync('node', [VITEPRESS, 'build', 'docs'], { cwd: work, stdio: 'pipe', encoding: 'utf8' })
+    } catch (e) {
+      const err = e as { stdout?: string; stderr?: string }
+      throw new Error(`vitepress build failed:\n${err.stdout}\n${err.stderr}`)
+    }
+    const server = await serveStatic(join(work, 'docs/.vitepress/dist'))
+    const { tab, problems } = await openTab(server.url)
+    try {
+      const widget = tab.locator('attention-playground')
+      await widget.evaluate((el) => customElements.whenDefined(el.localName).then(() => (el as unknown as { ready: Promise<void> }).ready))
+      const trace = await widget.evaluate((el) => Array.from((el as unknown as { trace: { weights: { data: Float32Array } } }).trace.weights.data))
+      expectCourse(trace, 1e-5, 'widget trace weights')
+      expectCourse((await readPanel(tab as Page, 'weights')).values.flat(), 5e-3, 'shown weights')
+      // the page around it is VitePress's own, hydrated (its title and the markdown's heading)
+      expect(await tab.locator('h1').first().textContent()).toContain('Self-attention')
+      expect(problems).toEqual([])
+    } finally {
+      await tab.close()
+      await server.close()
+    }
+  }, 600_000)
+})
+
+describe('plain HTML: the page in an <iframe>', () => {
+  it('an iframe of the hosted page, from another origin, shows the numbers of its URL', async () => {
+    // The playground hosted on one origin (the built site), the course page on another.
+    const playground = await serveStatic(SITE)
+    const host = join(work, 'plain')
+    mkdirSync(host, { recursive: true })
+    writeFileSync(join(host, 'index.html'), `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>A course page</title><link rel="icon" href="data:,"></head>
+<body>
+<iframe src="${playground.url}?text=this+is+my+cat&lang=en" title="Attention Playground" width="100%" height="900"
+        style="border:0" loading="lazy"></iframe>
+</body></html>
+`)
+    const course = await serveStatic(host)
+    const { tab, problems } = await openTab(course.url)
+    try {
+      const frame = tab.frameLocator('iframe')
+      await frame.locator('[data-step="weights"] canvas').waitFor({ timeout: 30_000 })
+      expectCourse((await readPanel(frame as unknown as Page, 'weights')).values.flat(), 5e-3, 'weights in the iframe')
+      expect(problems).toEqual([])
+    } finally {
+      await tab.close()
+      await course.close()
+      await playground.close()
+    }
+  }, 120_000)
+})
