@@ -127,6 +127,7 @@ export class LongPanel implements Panel {
       this.kindSel.replaceChildren(...opts.map(([v, l]) => h('option', { value: v, text: l })))
     }
     this.kindSel.value = this.kind
+    this.kindSel.setAttribute('aria-label', t('longKindLabel'))
     this.canvas.setAttribute('aria-label', `${t('longTitle')}. ${t('longKeys')}`)
     if (this.data) {
       const n = this.data.n
