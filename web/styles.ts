@@ -74,8 +74,8 @@ export const STYLES = `
 
 .ap-main { min-width: 0; display: flex; flex-direction: column; gap: 14px; }
 .pipeline { display: flex; flex-direction: column; gap: 14px; }
-.grid { display: grid; gap: 14px; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); }
-.grid-2 { grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); }
+.grid { display: grid; gap: 14px; grid-template-columns: repeat(auto-fit, minmax(min(260px, 100%), 1fr)); }
+.grid-2 { grid-template-columns: repeat(auto-fit, minmax(min(340px, 100%), 1fr)); }
 .panel { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 12px 14px; min-width: 0; transition: opacity .2s, box-shadow .2s; }
 .panel-head { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: 4px 12px; }
 .panel .shape { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; color: var(--accent); background: var(--accent-soft); padding: 1px 7px; border-radius: 999px; }
@@ -156,7 +156,7 @@ export const STYLES = `
 .guided-nav { display: flex; gap: 8px; }
 
 .why .lead, .origin .lead { font-size: 15px; max-width: 70ch; }
-.why-cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 16px; margin: 10px 0 16px; }
+.why-cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(360px, 100%), 1fr)); gap: 16px; margin: 10px 0 16px; }
 .why-cols.stack { grid-template-columns: 1fr; }
 .why-col { border: 1px solid var(--line); border-radius: var(--radius); padding: 12px; background: #fbfcfd; min-width: 0; }
 .why-rnn-wrap, .why-attn-wrap { overflow-x: auto; }
@@ -199,4 +199,7 @@ export const STYLES = `
   .controls { position: static; max-height: none; }
   .ap-header { padding: 12px 10px 6px; }
   .tabs { padding: 0 6px; overflow-x: auto; }
+  /* Phones: the buttons go under the title and wrap, so none runs off the screen. */
+  .ap-header { flex-direction: column; align-items: stretch; gap: 8px; }
+  .ap-actions { flex-shrink: 1; justify-content: flex-start; }
 }`
