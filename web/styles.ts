@@ -199,7 +199,25 @@ export const STYLES = `
   .controls { position: static; max-height: none; }
   .ap-header { padding: 12px 10px 6px; }
   .tabs { padding: 0 6px; overflow-x: auto; }
+  .tabs .tab { white-space: nowrap; }
   /* Phones: the buttons go under the title and wrap, so none runs off the screen. */
   .ap-header { flex-direction: column; align-items: stretch; gap: 8px; }
   .ap-actions { flex-shrink: 1; justify-content: flex-start; }
+}
+/* Printed or saved as PDF: no controls, every panel whole on its page, the numbers as text. */
+@media print {
+  .ap-root { background: #fff; }
+  .controls, .ap-nav, .ap-actions, .ap-export, .guided, .hm-alt summary, .long-bar, .hm-editor, .hm-tip, .ap-code,
+  .ap-status, .why-ctrl, .origin button { display: none !important; }
+  .ap-layout { display: block; padding: 0; }
+  .panel, .banner, .why-col, .mini-fig { break-inside: avoid; }
+  .touring .pipeline .panel:not(.tour-focus) { background: var(--card); color: var(--ink); }
+  .touring .pipeline .panel:not(.tour-focus) canvas { opacity: 1; }
+  .hm-scroll, .hm-table-wrap, .lines-wrap, .table-scroll { max-height: none; overflow: visible; }
+  .hm-canvas { max-width: 100%; height: auto !important; }
+  /* heatmap.ts builds every table before printing; here the closed ones are shown. */
+  .hm-alt::details-content { content-visibility: visible; display: block; }
+  .grid, .grid-2 { grid-template-columns: minmax(0, 1fr); }
+  .ap-root .hm-alt table { font-size: 7px; }
+  .ap-root .hm-alt th, .ap-root .hm-alt td { padding: 1px 2px; }
 }`

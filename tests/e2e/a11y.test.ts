@@ -3,14 +3,11 @@
 // later are covered), the guided tour open, a cell's arithmetic open, cross attention, the long view — and
 // a keyboard-only learner (keyboard.press, no clicks) can go through the guided tour and edit a cell.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Server } from 'node:http'
 import type { Page } from 'playwright-core'
-import { ROOT, axeViolations, launchChromium, serveStatic, settled, viewsOf } from './harness.mjs'
-import { serve } from '../../scripts/serve.mjs'
+import { axeViolations, launchChromium, serveRoot, serveStatic, settled, viewsOf } from './harness.mjs'
 
 let site: Awaited<ReturnType<typeof serveStatic>>
-let widgetServer: Server
-let widgetBase: string
+let widgets: Awaited<ReturnType<typeof serveRoot>>
 let session: Awaited<ReturnType<typeof launchChromium>>
 
 // A text of more than 320 tokens (the long view), short enough for a URL.
@@ -18,17 +15,14 @@ const LONG_TEXT = Array.from({ length: 340 }, (_, i) => ['the', 'cat', 'sat', 'o
 
 beforeAll(async () => {
   site = await serveStatic()
-  widgetServer = (await serve(ROOT.replace(/\/+$/, ''), 0, '127.0.0.1')) as Server
-  const addr = widgetServer.address()
-  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
-  widgetBase = `http://127.0.0.1:${addr.port}`
+  widgets = await serveRoot()
   session = await launchChromium()
 })
 
 afterAll(async () => {
   await session?.close()
   await site?.close()
-  await new Promise((r) => (widgetServer ? widgetServer.close(() => r(undefined)) : r(undefined)))
+  await widgets?.close()
 })
 
 async function openPage(query: string): Promise<{ page: Page; errors: string[] }> {
@@ -98,7 +92,7 @@ describe('axe-core finds no violations', () => {
 
   it('on every view of the widget in a lesson page (zh and en, tour open, long view)', async () => {
     const page = await session.browser.newPage({ viewport: { width: 1100, height: 900 }, locale: 'en-US' })
-    await page.goto(`${widgetBase}/tests/e2e/pages/a11y.html`)
+    await page.goto(`${widgets.url}/tests/e2e/pages/a11y.html`)
     const all = page.locator('attention-playground')
     await all.evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
     await settled(page)

@@ -126,3 +126,19 @@ export async function axeViolations(page) {
       `${v.id} (${v.impact}): ${JSON.stringify(n.target)} ${String(n.failureSummary).replace(/\s+/g, ' ').slice(0, 300)}`))
   }, AXE_TAGS)
 }
+
+/**
+ * The repository root over HTTP (scripts/serve.mjs), for the widget's test pages (tests/e2e/pages/), which
+ * load /dist/widget/widget.js. `url` has no trailing slash.
+ * @returns {Promise<{ url: string, close(): Promise<void> }>}
+ */
+export async function serveRoot() {
+  const { serve } = await import('../../scripts/serve.mjs')
+  const server = /** @type {import('node:http').Server} */ (await serve(ROOT.replace(/\/+$/, ''), 0, '127.0.0.1'))
+  const addr = server.address()
+  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
+  return {
+    url: `http://127.0.0.1:${addr.port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
+  }
+}

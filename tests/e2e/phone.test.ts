@@ -4,32 +4,26 @@
 // a wide matrix scrolls inside its panel, tapping a cell shows its arithmetic, and the long view pans with
 // a one-finger drag and zooms with a two-finger pinch (touch events sent through CDP).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Server } from 'node:http'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
-import { ROOT, artifact, launchChromium, serveStatic, settled, viewsOf } from './harness.mjs'
-import { serve } from '../../scripts/serve.mjs'
+import { artifact, launchChromium, serveRoot, serveStatic, settled, viewsOf } from './harness.mjs'
 
 const SIZES = [{ width: 360, height: 640 }, { width: 390, height: 844 }]
 const LONG_TEXT = Array.from({ length: 400 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired'][(i * 3) % 10]).join(' ')
 
 let site: Awaited<ReturnType<typeof serveStatic>>
-let widgetServer: Server
-let widgetBase: string
+let widgets: Awaited<ReturnType<typeof serveRoot>>
 let session: Awaited<ReturnType<typeof launchChromium>>
 
 beforeAll(async () => {
   site = await serveStatic()
-  widgetServer = (await serve(ROOT.replace(/\/+$/, ''), 0, '127.0.0.1')) as Server
-  const addr = widgetServer.address()
-  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
-  widgetBase = `http://127.0.0.1:${addr.port}`
+  widgets = await serveRoot()
   session = await launchChromium()
 })
 
 afterAll(async () => {
   await session?.close()
   await site?.close()
-  await new Promise((r) => (widgetServer ? widgetServer.close(() => r(undefined)) : r(undefined)))
+  await widgets?.close()
 })
 
 async function phone(size: { width: number; height: number }): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
@@ -183,7 +177,7 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
 
   it('the widget in a lesson page: fits, scrolls matrices inside, taps and gestures work', async () => {
     const { ctx, page, errors } = await phone(size)
-    await page.goto(`${widgetBase}/tests/e2e/pages/a11y.html`)
+    await page.goto(`${widgets.url}/tests/e2e/pages/a11y.html`)
     await page.locator('attention-playground').evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
     await settled(page)
     const w = page.locator('#zh')
