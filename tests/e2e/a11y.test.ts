@@ -4,32 +4,26 @@
 // a keyboard-only learner (keyboard.press, no clicks) can go through the guided tour and edit a cell.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { axeViolations, launchChromium, serveRoot, serveStatic, settled, viewsOf } from './harness.mjs'
-
-let site: Awaited<ReturnType<typeof serveStatic>>
-let widgets: Awaited<ReturnType<typeof serveRoot>>
-let session: Awaited<ReturnType<typeof launchChromium>>
+import { axeViolations, startAll, settled, viewsOf } from './harness.mjs'
 
 // A text of more than 320 tokens (the long view), short enough for a URL.
 const LONG_TEXT = Array.from({ length: 340 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired'][(i * 7) % 10]).join(' ')
 
+let env: Awaited<ReturnType<typeof startAll>>
+
 beforeAll(async () => {
-  site = await serveStatic()
-  widgets = await serveRoot()
-  session = await launchChromium()
+  env = await startAll()
 })
 
 afterAll(async () => {
-  await session?.close()
-  await site?.close()
-  await widgets?.close()
+  await env?.close()
 })
 
 async function openPage(query: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await session.browser.newPage({ viewport: { width: 1300, height: 900 }, locale: 'en-US' })
+  const page = await env.session.browser.newPage({ viewport: { width: 1300, height: 900 }, locale: 'en-US' })
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
-  await page.goto(site.url + query)
+  await page.goto(env.site.url + query)
   await page.waitForSelector('.ap-root [role="tab"]')
   await settled(page)
   return { page, errors }
@@ -91,8 +85,8 @@ describe('axe-core finds no violations', () => {
   }
 
   it('on every view of the widget in a lesson page (zh and en, tour open, long view)', async () => {
-    const page = await session.browser.newPage({ viewport: { width: 1100, height: 900 }, locale: 'en-US' })
-    await page.goto(`${widgets.url}/tests/e2e/pages/a11y.html`)
+    const page = await env.session.browser.newPage({ viewport: { width: 1100, height: 900 }, locale: 'en-US' })
+    await page.goto(`${env.widgets.url}/tests/e2e/pages/a11y.html`)
     const all = page.locator('attention-playground')
     await all.evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
     await settled(page)

@@ -142,3 +142,21 @@ export async function serveRoot() {
     close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
   }
 }
+
+/**
+ * What a test file of the page and the widget needs: the site, the repository root (the widget's pages) and
+ * Chromium; close() ends all three.
+ */
+export async function startAll() {
+  const site = await serveStatic()
+  const widgets = await serveRoot()
+  const session = await launchChromium()
+  return {
+    site, widgets, session,
+    async close() {
+      await session.close()
+      await site.close()
+      await widgets.close()
+    },
+  }
+}

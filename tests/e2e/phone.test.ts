@@ -5,29 +5,23 @@
 // a one-finger drag and zooms with a two-finger pinch (touch events sent through CDP).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
-import { artifact, launchChromium, serveRoot, serveStatic, settled, viewsOf } from './harness.mjs'
+import { artifact, startAll, settled, viewsOf } from './harness.mjs'
 
 const SIZES = [{ width: 360, height: 640 }, { width: 390, height: 844 }]
 const LONG_TEXT = Array.from({ length: 400 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired'][(i * 3) % 10]).join(' ')
 
-let site: Awaited<ReturnType<typeof serveStatic>>
-let widgets: Awaited<ReturnType<typeof serveRoot>>
-let session: Awaited<ReturnType<typeof launchChromium>>
+let env: Awaited<ReturnType<typeof startAll>>
 
 beforeAll(async () => {
-  site = await serveStatic()
-  widgets = await serveRoot()
-  session = await launchChromium()
+  env = await startAll()
 })
 
 afterAll(async () => {
-  await session?.close()
-  await site?.close()
-  await widgets?.close()
+  await env?.close()
 })
 
 async function phone(size: { width: number; height: number }): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await session.browser.newContext({ viewport: size, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'en-US' })
+  const ctx = await env.session.browser.newContext({ viewport: size, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'en-US' })
   const page = await ctx.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
@@ -147,7 +141,7 @@ async function pinchAndDrag(root: Locator, what: string): Promise<void> {
 describe.each(SIZES)('a phone at $width × $height', (size) => {
   it('the page: every view fits the width, the header fits, matrices scroll in their panels, taps and gestures work', async () => {
     const { ctx, page, errors } = await phone(size)
-    await page.goto(site.url + '?lang=en')
+    await page.goto(env.site.url + '?lang=en')
     await page.waitForSelector('[data-step="weights"] canvas')
     await settled(page)
     const root = page.locator('.ap-root')
@@ -166,7 +160,7 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
     await page.screenshot({ path: artifact(`phone-${size.width}.png`) })
     await matrixScrollsInPanel(root, page, 'page', () => page.evaluate(() => (window as any).__apPlayground.setState({ dv: 96 })))
     await tapShowsArithmetic(root, 'page')
-    await page.goto(site.url + `?lang=en&text=${encodeURIComponent(LONG_TEXT)}`)
+    await page.goto(env.site.url + `?lang=en&text=${encodeURIComponent(LONG_TEXT)}`)
     await page.waitForSelector('[data-panel="long"]:not([hidden]) canvas')
     await settled(page)
     await noSideScroll(page, `${size.width}px, long view`)
@@ -177,7 +171,7 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
 
   it('the widget in a lesson page: fits, scrolls matrices inside, taps and gestures work', async () => {
     const { ctx, page, errors } = await phone(size)
-    await page.goto(`${widgets.url}/tests/e2e/pages/a11y.html`)
+    await page.goto(`${env.widgets.url}/tests/e2e/pages/a11y.html`)
     await page.locator('attention-playground').evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
     await settled(page)
     const w = page.locator('#zh')

@@ -6,27 +6,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import type { Locator, Page } from 'playwright-core'
-import { artifact, launchChromium, serveRoot, serveStatic, settled } from './harness.mjs'
+import { artifact, startAll, settled } from './harness.mjs'
 import { fmt } from '../../web/format'
 
 type Tensor = { data: Float32Array | number[]; shape: number[] }
 
-let site: Awaited<ReturnType<typeof serveStatic>>
-let widgets: Awaited<ReturnType<typeof serveRoot>>
-let session: Awaited<ReturnType<typeof launchChromium>>
+let env: Awaited<ReturnType<typeof startAll>>
 
 beforeAll(async () => {
   const probe = spawnSync('pdftotext', ['-v'], { encoding: 'utf8' })
   if (probe.error) throw new Error('pdftotext is missing: apt-get install -y poppler-utils (or bash scripts/ensure-deps.sh --test)')
-  site = await serveStatic()
-  widgets = await serveRoot()
-  session = await launchChromium()
+  env = await startAll()
 })
 
 afterAll(async () => {
-  await session?.close()
-  await site?.close()
-  await widgets?.close()
+  await env?.close()
 })
 
 function pdfText(pdf: Buffer, name: string): string {
@@ -84,8 +78,8 @@ async function allDrawn(root: Locator | Page): Promise<string[]> {
 describe('printing', () => {
   it('the page\'s PDF holds every step\'s numbers, every heatmap drawn, no controls', async () => {
     // A short window: most panels are far below the fold and were never drawn on screen.
-    const page = await session.browser.newPage({ viewport: { width: 1100, height: 600 }, locale: 'en-US' })
-    await page.goto(site.url + '?lang=en&mask=causal')
+    const page = await env.session.browser.newPage({ viewport: { width: 1100, height: 600 }, locale: 'en-US' })
+    await page.goto(env.site.url + '?lang=en&mask=causal')
     await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
     await settled(page)
     expect((await allDrawn(page)).length, 'some panels wait below the fold before printing').toBeGreaterThan(0)
@@ -102,8 +96,8 @@ describe('printing', () => {
   }, 120_000)
 
   it('the widget\'s PDF holds every step\'s numbers', async () => {
-    const page = await session.browser.newPage({ viewport: { width: 1000, height: 600 }, locale: 'en-US' })
-    await page.goto(`${widgets.url}/tests/e2e/pages/a11y.html`)
+    const page = await env.session.browser.newPage({ viewport: { width: 1000, height: 600 }, locale: 'en-US' })
+    await page.goto(`${env.widgets.url}/tests/e2e/pages/a11y.html`)
     await page.locator('attention-playground').evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
     await settled(page)
     const w = page.locator('#zh')
