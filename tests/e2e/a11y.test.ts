@@ -54,7 +54,7 @@ describe('axe-core finds no violations', () => {
       }
       expect(errors).toEqual([])
       await page.close()
-    }, 180_000)
+    }, 300_000)
 
     it(`with the guided tour, a cell's arithmetic, cross attention and the long view (${lang})`, async () => {
       const { page } = await openPage(`?lang=${lang}&guided=3&mask=causal`)
@@ -81,7 +81,7 @@ describe('axe-core finds no violations', () => {
       await settled(long.page)
       await expectClean(long.page, `long view, ${lang}`)
       await long.page.close()
-    }, 180_000)
+    }, 300_000)
   }
 
   it('on every view of the widget in a lesson page (zh and en, tour open, long view)', async () => {
@@ -105,7 +105,7 @@ describe('axe-core finds no violations', () => {
     await settled(page)
     await expectClean(page, 'widget, long view')
     await page.close()
-  }, 180_000)
+  }, 300_000)
 })
 
 describe('keyboard only', () => {
@@ -163,7 +163,7 @@ describe('keyboard only', () => {
     expect(trace.wq01).toBe(-2.5)
     expect(errors).toEqual([])
     await page.close()
-  }, 120_000)
+  }, 240_000)
 })
 
 declare global {

@@ -167,7 +167,7 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
     await pinchAndDrag(root, 'page')
     expect(errors).toEqual([])
     await ctx.close()
-  }, 180_000)
+  }, 300_000)
 
   it('the widget in a lesson page: fits, scrolls matrices inside, taps and gestures work', async () => {
     const { ctx, page, errors } = await phone(size)
@@ -193,5 +193,5 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
     await pinchAndDrag(w, 'widget')
     expect(errors).toEqual([])
     await ctx.close()
-  }, 180_000)
+  }, 300_000)
 })

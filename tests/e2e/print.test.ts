@@ -93,7 +93,7 @@ describe('printing', () => {
     expect(text).not.toContain('Copy as PyTorch code')
     expect(text).toContain('Attention Playground')
     await page.close()
-  }, 120_000)
+  }, 240_000)
 
   it('the widget\'s PDF holds every step\'s numbers', async () => {
     const page = await env.session.browser.newPage({ viewport: { width: 1000, height: 600 }, locale: 'en-US' })
@@ -106,5 +106,5 @@ describe('printing', () => {
     await expectPrinted(text, await shownSteps(w), trace, 'widget')
     expect(await allDrawn(w)).toEqual([])
     await page.close()
-  }, 120_000)
+  }, 240_000)
 })
