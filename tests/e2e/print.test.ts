@@ -1,4 +1,4 @@
-// Printing / saving as PDF: Chromium's page.pdf() of the page and of the widget holds the numbers of every
+// Printing / saving as PDF: Chromium's page.pdf() of the page and of the widget holds every number of every
 // step (as text: the tables each heatmap builds before printing; a canvas prints only as a picture), with
 // every heatmap drawn (also those never scrolled into view) and no controls on paper. The PDF's text is
 // read with pdftotext (Debian's poppler-utils; scripts/ensure-deps.sh --test installs it).
@@ -29,10 +29,10 @@ function pdfText(pdf: Buffer, name: string): string {
   return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8', maxBuffer: 64 << 20 })
 }
 
-/** The first numbers of a step's matrix (head 0), as the page writes them. */
-function firstNumbers(t: Tensor, count = 3): string[] {
-  const cols = t.shape[t.shape.length - 1]
-  return Array.from(t.data).slice(0, Math.min(count, cols)).map((v) => fmt(v, 4))
+/** Every number of a step's matrix (head 0), as the page writes them (the course's matrices are small). */
+function allNumbers(t: Tensor): string[] {
+  const [rows, cols] = t.shape.slice(-2)
+  return Array.from(t.data).slice(0, rows * cols).map((v) => fmt(v, 4))
 }
 
 /** Every step panel that is shown. */
@@ -58,7 +58,7 @@ async function expectPrinted(text: string, steps: string[], trace: Record<string
   for (const step of steps) {
     const t = trace[step]
     expect(t, `${what}: the trace has ${step}`).toBeTruthy()
-    for (const n of firstNumbers(t).filter((s) => s !== '−∞')) {
+    for (const n of allNumbers(t).filter((s) => s !== '−∞')) {
       expect(text.includes(n), `${what}: ${step}'s ${n} is in the PDF`).toBe(true)
     }
   }
