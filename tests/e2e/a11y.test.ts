@@ -151,7 +151,7 @@ describe('keyboard only', () => {
     const editor = page.locator('[data-step="Wq"] input.hm-editor')
     await expect(editor.isVisible()).resolves.toBe(true)
     await page.keyboard.press('Control+A')
-    await page.keyboard.type('-2.5')
+    for (const key of '-2.5') await page.keyboard.press(key)
     await page.keyboard.press('Enter')
     await settled(page)
     const s = await state()
