@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what `npm start` / `npm test` / `npm run bench` need and is missing: Debian packages (as root) and
 # the npm devDependencies. Safe to run again: it only acts on what is absent.
-#   --test  also the packages only the tests use (GoogleTest, Chromium, clang for fuzzing, wabt, PyTorch).
+#   --test  also the packages only the tests use (GoogleTest, Chromium, clang for fuzzing, wabt, PyTorch,
+#           poppler-utils: pdftotext reads the printed PDF).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want=(cmake make g++ libeigen3-dev emscripten)
 if [[ "${1:-}" == "--test" ]]; then
-  want+=(libgtest-dev chromium fonts-noto-cjk clang libclang-rt-14-dev wabt python3-torch)
+  want+=(libgtest-dev chromium fonts-noto-cjk clang libclang-rt-14-dev wabt python3-torch poppler-utils)
 fi
 
 missing=()

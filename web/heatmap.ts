@@ -37,6 +37,22 @@ function measureCtx(): CanvasRenderingContext2D {
   return measurer
 }
 
+/** Every live heatmap, so that printing can draw those that were never scrolled into view. */
+const live = new Set<Heatmap>()
+let printHooked = false
+
+/**
+ * Printing (or saving as PDF) shows the whole page at once: `beforeprint` and the print media query draw
+ * every heatmap still waiting to scroll into view (or the printout would have empty panels) and its table.
+ */
+function hookPrint(): void {
+  if (printHooked || typeof window === 'undefined') return
+  printHooked = true
+  const drawAll = () => { for (const m of live) m.prepareForPrint() }
+  window.addEventListener('beforeprint', drawAll)
+  window.matchMedia?.('print').addEventListener?.('change', (e) => { if (e.matches) drawAll() })
+}
+
 export class Heatmap {
   readonly el: HTMLElement
   private canvas: HTMLCanvasElement
@@ -79,6 +95,8 @@ export class Heatmap {
 
   constructor(opts: HeatmapOptions) {
     this.opts = opts
+    live.add(this)
+    hookPrint()
     const doc = document
     this.el = doc.createElement('div')
     this.el.className = 'hm'
@@ -139,6 +157,20 @@ export class Heatmap {
   dispose(): void {
     this.resize?.disconnect()
     this.seen?.disconnect()
+    live.delete(this)
+  }
+
+  /**
+   * For printing: draws now if an update is waiting, visible or not, and builds the table of numbers (the
+   * print stylesheet shows it: a canvas prints as a picture, the table as text).
+   */
+  prepareForPrint(): void {
+    if (this.rows && !this.details.open) this.buildTable()
+    if (!this.dirty) return
+    const was = this.visible
+    this.visible = true
+    this.draw()
+    this.visible = was
   }
 
   setLang(t: Translate): void {

@@ -8,7 +8,7 @@ import type { Ctx, Highlight, Panel, Selection } from './context'
 import { Texts, adoptStyles, h, setText } from './dom'
 import { errorMessage } from './format'
 import { translator, type Translate } from './i18n'
-import { cloneState, type Notice, type PlaygroundState } from './state'
+import { VIEWS_USING_CONTROLS, cloneState, type Notice, type PlaygroundState } from './state'
 import { STYLES } from './styles'
 import { matrixCsv, panelMatrix } from './export/csv'
 import { exportPanelPng } from './export/png'
@@ -119,11 +119,11 @@ class Playground {
       toggleLang: () => this.setState({ lang: this.state.lang === 'zh' ? 'en' : 'zh' }),
       pytorchCode: () => this.handle.pytorchCode(), rerender: () => this.render(), disposed: () => this.disposed,
     })
-    this.tabs = createTabs((view) => this.setState({ view }))
+    this.tabs = createTabs((view) => this.setState({ view }), !!opts.compact)
     // With steps listing 'train' the panel sits inline after the others (no tab needed); otherwise it is the Train tab.
     this.trainInline = !!opts.steps?.includes('train')
     this.trainBox = createTrainBox()
-    this.panels = createPanels(this.ctx, engine, () => this.app, this.trainBox, this.trainInline)
+    this.panels = createPanels(this.ctx, engine, () => this.app, this.trainBox, this.trainInline, !!opts.compact)
     this.app.append(...this.header.els, this.tabs.bar, this.panels.layout, this.footer)
     // Inline, or filtered out by `steps`: no Train tab.
     if (opts.steps) this.tabs.hide('train')
@@ -238,14 +238,15 @@ class Playground {
   private render(): void {
     const r0 = performance.now()
     const { t, state } = this
-    this.header.render(t)
+    // Only what acts on the open tab is shown: the attention controls and the PyTorch export follow the
+    // pipeline alone (Why attention and Origin have their own controls or none, Train has its own).
+    const controlsAct = VIEWS_USING_CONTROLS.includes(state.view)
+    this.header.render(t, controlsAct)
     this.labelExports(t)
     this.tabs.render(t, state.view)
     this.trainBox.el.hidden = !this.trainInline && state.view !== 'train'
-    // The training panel has its own controls: the attention controls would only distract there.
-    const trainTab = !this.trainInline && state.view === 'train'
-    this.panels.controls.el.hidden = trainTab
-    this.panels.layout.classList.toggle('full', trainTab)
+    this.panels.controls.el.hidden = !controlsAct
+    this.panels.layout.classList.toggle('full', !controlsAct)
     if (this.trainInline || state.view === 'train') void this.trainBox.show(t, state.lang)
     setText(this.footer, t('footer'))
     this.panels.renderError(t, this.error, !!this.trace)

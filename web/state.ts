@@ -23,6 +23,9 @@ export type ScaleChoice = (typeof SCALES)[number]
 export type EditableTensor = (typeof EDITABLE)[number]
 export type Lang = (typeof LANGS)[number]
 
+/** The views the control column (and the PyTorch export of its configuration) acts on; the others hide it. */
+export const VIEWS_USING_CONTROLS: readonly View[] = ['pipeline']
+
 export interface CellEdit {
   t: EditableTensor
   r: number

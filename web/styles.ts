@@ -5,7 +5,7 @@ export const STYLES = `
 :host { display: block; }
 .ap-root {
   --bg: #f6f7f9; --card: #ffffff; --ink: #1d2330; --muted: #5b6475; --line: #e2e6ec;
-  --accent: #1c64d1; --accent-soft: #e7f0fd; --warm: #e8590c; --ok: #1f7a3a; --bad: #b42318;
+  --accent: #1c64d1; --accent-soft: #e7f0fd; --warm: #e8590c; --warm-text: #b23c05; --ok: #1f7a3a; --bad: #b42318;
   --radius: 10px;
   font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", "PingFang SC", sans-serif;
   font-size: 14px; line-height: 1.5; color: var(--ink); background: var(--bg);
@@ -34,9 +34,10 @@ export const STYLES = `
 .ap-actions { flex-wrap: wrap; justify-content: flex-end; }
 .ap-header.ap-bar { padding: 8px 20px 0; justify-content: flex-start; }
 .ap-header.ap-bar .ap-actions { justify-content: flex-start; }
-.ap-status { margin: 0; padding: 0 20px; font-size: 12px; color: var(--muted); min-height: 0; }
+.ap-header { flex-wrap: wrap; }
+.ap-status { flex-basis: 100%; margin: 0; font-size: 12px; color: var(--muted); min-height: 0; }
 .ap-status:empty { display: none; }
-.ap-code { display: block; width: calc(100% - 40px); margin: 6px 20px; min-height: 12em; font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
+.ap-code { display: block; flex-basis: 100%; width: 100%; margin: 6px 0; min-height: 12em; font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
 .ap-export { display: inline-flex; gap: 4px; margin-left: auto; align-self: center; }
 .ap-root .ap-export button { font-size: 11.5px; padding: 1px 7px; border-radius: 6px; color: var(--muted); }
 .ap-train-box { min-width: 0; }
@@ -66,21 +67,24 @@ export const STYLES = `
 .controls .range { display: flex; gap: 8px; align-items: center; }
 .controls .range input { flex: 1; }
 .controls .val { font-variant-numeric: tabular-nums; font-size: 12px; min-width: 58px; text-align: right; }
-.controls h4 { margin: 4px 0 -4px; }
+.controls .ctl-title { font-size: 13px; margin: 4px 0 -4px; color: var(--muted); font-weight: 600; }
 .segmented { display: flex; border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
 .segmented .seg { flex: 1; border: none; border-radius: 0; padding: 5px 6px; }
 .segmented .seg[aria-pressed="true"] { background: var(--accent-soft); color: var(--accent); font-weight: 600; }
 
 .ap-main { min-width: 0; display: flex; flex-direction: column; gap: 14px; }
 .pipeline { display: flex; flex-direction: column; gap: 14px; }
-.grid { display: grid; gap: 14px; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); }
-.grid-2 { grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); }
+.grid { display: grid; gap: 14px; grid-template-columns: repeat(auto-fit, minmax(min(260px, 100%), 1fr)); }
+.grid-2 { grid-template-columns: repeat(auto-fit, minmax(min(340px, 100%), 1fr)); }
 .panel { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 12px 14px; min-width: 0; transition: opacity .2s, box-shadow .2s; }
 .panel-head { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: 4px 12px; }
 .panel .shape { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; color: var(--accent); background: var(--accent-soft); padding: 1px 7px; border-radius: 999px; }
 .panel .formula { margin: 6px 0 2px; font-size: 15px; min-height: 22px; overflow-x: auto; }
 .panel .help { margin: 2px 0 8px; color: var(--muted); font-size: 12.5px; }
-.touring .panel[data-step]:not(.tour-focus) { opacity: .38; }
+/* Every panel the tour step is not about is dimmed alike (encoder, decoder, tokens too). Its pictures fade;
+   its text only turns grey, so that it keeps a readable contrast (WCAG AA) while dimmed. */
+.touring .pipeline .panel:not(.tour-focus) { background: #eef0f3; color: var(--muted); }
+.touring .pipeline .panel:not(.tour-focus) canvas, .touring .pipeline .panel:not(.tour-focus) .hm-bar { opacity: .38; }
 .panel.tour-focus { box-shadow: 0 0 0 3px var(--warm); }
 @media (prefers-reduced-motion: reduce) { .panel { transition: none; } }
 
@@ -105,6 +109,7 @@ export const STYLES = `
 .badge { margin: 0 0 8px; padding: 6px 10px; border-radius: 8px; background: #e9f6ee; color: #1f5f36; font-size: 12.5px; }
 .tok-rows { display: flex; flex-direction: column; gap: 8px; }
 .tok-row { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+.tok-list, .tok-item { display: contents; }
 .tok-row-label { font-size: 12px; color: var(--muted); min-width: 150px; }
 .tok { display: inline-flex; flex-direction: column; align-items: center; padding: 4px 10px; border-radius: 8px; background: #eef3fb; border: 1px solid #cbd8ee; line-height: 1.2; }
 .tok .tok-text { font-weight: 600; font-size: 14px; white-space: pre; }
@@ -145,13 +150,13 @@ export const STYLES = `
 
 .guided { position: sticky; top: 8px; z-index: 5; background: #fffaf3; border: 2px solid var(--warm); border-radius: var(--radius); padding: 12px 16px; box-shadow: 0 6px 20px rgba(0,0,0,.08); }
 .guided-top { display: flex; justify-content: space-between; align-items: center; }
-.guided-count { font-size: 12px; font-weight: 700; color: var(--warm); text-transform: uppercase; letter-spacing: .04em; }
+.guided-count { font-size: 12px; font-weight: 700; color: var(--warm-text); text-transform: uppercase; letter-spacing: .04em; }
 .guided h3 { margin: 4px 0; font-size: 16px; }
 .guided p { margin: 0 0 8px; }
 .guided-nav { display: flex; gap: 8px; }
 
 .why .lead, .origin .lead { font-size: 15px; max-width: 70ch; }
-.why-cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 16px; margin: 10px 0 16px; }
+.why-cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(360px, 100%), 1fr)); gap: 16px; margin: 10px 0 16px; }
 .why-cols.stack { grid-template-columns: 1fr; }
 .why-col { border: 1px solid var(--line); border-radius: var(--radius); padding: 12px; background: #fbfcfd; min-width: 0; }
 .why-rnn-wrap, .why-attn-wrap { overflow-x: auto; }
@@ -170,7 +175,8 @@ export const STYLES = `
 .why-wt { font-size: 10px; fill: var(--accent); }
 .why-ctrl { display: flex; flex-wrap: wrap; gap: 10px 16px; align-items: center; font-size: 12.5px; }
 .why-ctrl label { display: flex; gap: 6px; align-items: center; }
-.why-left { font-weight: 600; color: var(--warm); }
+/* --warm-text: the orange of the figures, dark enough for text (WCAG AA contrast) */
+.why-left { font-weight: 600; color: var(--warm-text); }
 .minis { display: flex; flex-wrap: wrap; gap: 14px; margin: 8px 0; }
 .mini-fig { margin: 0; text-align: center; font-size: 12px; color: var(--muted); }
 .mini { width: 170px; height: auto; }
@@ -193,4 +199,25 @@ export const STYLES = `
   .controls { position: static; max-height: none; }
   .ap-header { padding: 12px 10px 6px; }
   .tabs { padding: 0 6px; overflow-x: auto; }
+  .tabs .tab { white-space: nowrap; }
+  /* Phones: the buttons go under the title and wrap, so none runs off the screen. */
+  .ap-header { flex-direction: column; align-items: stretch; gap: 8px; }
+  .ap-actions { flex-shrink: 1; justify-content: flex-start; }
+}
+/* Printed or saved as PDF: no controls, every panel whole on its page, the numbers as text. */
+@media print {
+  .ap-root { background: #fff; }
+  .controls, .ap-nav, .ap-actions, .ap-export, .guided, .hm-alt summary, .long-bar, .hm-editor, .hm-tip, .ap-code,
+  .ap-status, .why-ctrl, .origin button { display: none !important; }
+  .ap-layout { display: block; padding: 0; }
+  .panel, .banner, .why-col, .mini-fig { break-inside: avoid; }
+  .touring .pipeline .panel:not(.tour-focus) { background: var(--card); color: var(--ink); }
+  .touring .pipeline .panel:not(.tour-focus) canvas { opacity: 1; }
+  .hm-scroll, .hm-table-wrap, .lines-wrap, .table-scroll { max-height: none; overflow: visible; }
+  .hm-canvas { max-width: 100%; height: auto !important; }
+  /* heatmap.ts builds every table before printing; here the closed ones are shown. */
+  .hm-alt::details-content { content-visibility: visible; display: block; }
+  .grid, .grid-2 { grid-template-columns: minmax(0, 1fr); }
+  .ap-root .hm-alt table { font-size: 7px; }
+  .ap-root .hm-alt th, .ap-root .hm-alt td { padding: 1px 2px; }
 }`

@@ -93,3 +93,70 @@ export function artifact(name) {
   mkdirSync(ARTIFACTS, { recursive: true })
   return join(ARTIFACTS, name)
 }
+
+/**
+ * The views the playground offers, read from its tab bar at run time (so a view added later is covered
+ * by the tests that iterate over them). `root` is a page or a locator inside which the playground lives.
+ * @param {import('playwright-core').Page | import('playwright-core').Locator} root
+ * @returns {Promise<string[]>}
+ */
+export async function viewsOf(root) {
+  const views = await root.locator('[role="tab"][data-view]').evaluateAll((tabs) =>
+    tabs.filter((t) => !(/** @type {HTMLElement} */ (t).hidden)).map((t) => /** @type {HTMLElement} */ (t).dataset.view ?? ''))
+  if (views.length === 0) throw new Error('viewsOf: no tabs ([role="tab"][data-view]) found')
+  return views
+}
+
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']
+
+/**
+ * axe-core (node_modules/axe-core, injected into the page) over the whole document, shadow roots included,
+ * with the WCAG 2.0/2.1 A and AA rules and the best practices. Returns the violations, one line per node.
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<string[]>}
+ */
+export async function axeViolations(page) {
+  const src = join(ROOT, 'node_modules/axe-core/axe.min.js')
+  if (!existsSync(src)) throw new Error(`${src} is missing: run npm ci (axe-core is a devDependency)`)
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: readFileSync(src, 'utf8') })
+  return page.evaluate(async (tags) => {
+    // @ts-ignore injected above
+    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })
+    return r.violations.flatMap((/** @type {any} */ v) => v.nodes.map((/** @type {any} */ n) =>
+      `${v.id} (${v.impact}): ${JSON.stringify(n.target)} ${String(n.failureSummary).replace(/\s+/g, ' ').slice(0, 300)}`))
+  }, AXE_TAGS)
+}
+
+/**
+ * The repository root over HTTP (scripts/serve.mjs), for the widget's test pages (tests/e2e/pages/), which
+ * load /dist/widget/widget.js. `url` has no trailing slash.
+ * @returns {Promise<{ url: string, close(): Promise<void> }>}
+ */
+export async function serveRoot() {
+  const { serve } = await import('../../scripts/serve.mjs')
+  const server = /** @type {import('node:http').Server} */ (await serve(ROOT.replace(/\/+$/, ''), 0, '127.0.0.1'))
+  const addr = server.address()
+  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
+  return {
+    url: `http://127.0.0.1:${addr.port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
+  }
+}
+
+/**
+ * What a test file of the page and the widget needs: the site, the repository root (the widget's pages) and
+ * Chromium; close() ends all three.
+ */
+export async function startAll() {
+  const site = await serveStatic()
+  const widgets = await serveRoot()
+  const session = await launchChromium()
+  return {
+    site, widgets, session,
+    async close() {
+      await session.close()
+      await site.close()
+      await widgets.close()
+    },
+  }
+}

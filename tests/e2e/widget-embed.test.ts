@@ -485,8 +485,8 @@ describe(`"copy as PyTorch code" from the widget, run with real torch${noTorch}`
     expect(code).toBe(await zh.evaluate((el: WidgetEl) => el.pytorchCode()))
     const file = join(tmp, 'zh.py')
     writeFileSync(file, code)
-    const printed = JSON.parse(execFileSync(PY, [file, '--json'], { encoding: 'utf8', timeout: 120_000 })
-      .replace(/-Infinity/g, '"-inf"'))
+    // Strict JSON: masked scores come as the string "-inf", never a bare -Infinity.
+    const printed = JSON.parse(execFileSync(PY, [file, '--json'], { encoding: 'utf8', timeout: 120_000 }))
     const wt = await widgetTrace(zh)
     for (const step of STEPS) {
       const py = (printed[step] as unknown[]).flat(2).map((v) => (v === '-inf' ? -Infinity : (v as number)))

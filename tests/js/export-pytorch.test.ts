@@ -149,6 +149,21 @@ describe(`exported PyTorch code reproduces the engine's numbers${why}`, () => {
     })
   }
 
+  it.skipIf(!torchOk)('--json is strict JSON for a causal mask: JSON.parse reads it, masked scores are "-inf"', () => {
+    const i = CASES.findIndex((c) => c.state.mask === 'causal' && c.state.mode !== 'cross')
+    const file = join(dir, 'causal.py')
+    writeFileSync(file, made[i].code)
+    const out = execFileSync(PY, [file, '--json'], { encoding: 'utf8', maxBuffer: 16 << 20, timeout: 120_000 })
+    expect(out).not.toMatch(/Infinity|NaN/)
+    const printed = JSON.parse(out) as Record<string, unknown[][]>
+    expect(printed.maskedScores[0].slice(1)).toEqual(['-inf', '-inf', '-inf'])
+    expect(typeof printed.maskedScores[1][0]).toBe('number')
+    expectClose(flat(printed.weights), made[i].trace.weights.data, 'causal weights')
+    const help = execFileSync(PY, [file, '--help'], { encoding: 'utf8', timeout: 120_000 })
+    expect(help).toContain('"-inf"')
+    expect(help).toContain('--json')
+  })
+
   it.skipIf(!torchOk)('masked cells print as -inf, and a fully masked row has zero weights', () => {
     const i = CASES.findIndex((c) => c.name.startsWith('concat'))
     const ms = flat(results[i].printed.maskedScores)

@@ -57,7 +57,8 @@ export class ControlsPanel implements Panel {
     this.labels.push([modeTitle, 'mode'])
     this.selfBox = lab('text', this.text)
     this.crossBox = h('div', {}, lab('source', this.source), lab('target', this.target))
-    const sizesTitle = h('h4')
+    // h2: the column comes right after the page's h1 (a heading level must not be skipped).
+    const sizesTitle = h('h2', { class: 'ctl-title' })
     this.labels.push([sizesTitle, 'sizes'])
     this.el = h('aside', { class: 'controls', 'data-panel': 'controls' },
       this.guided,

@@ -44,6 +44,9 @@ export class LongPanel implements Panel {
   private hover: [number, number] | null = null
   private frame = 0
   private drag: { x: number; y: number; ox: number; oy: number } | null = null
+  /** The pointers down on the canvas (fingers), and their distance at the last pinch step. */
+  private pointers = new Map<number, { x: number; y: number }>()
+  private pinch: number | null = null
   private resize: ResizeObserver | null = null
   private t: Ctx['t'] | null = null
   /** Rows computed for the last drawn frame (tests and the benchmark read it). */
@@ -71,11 +74,24 @@ export class LongPanel implements Panel {
       const [x, y] = this.plotXY(ev)
       this.zoomAt(ev.deltaY < 0 ? 1.25 : 0.8, x, y)
     }, { passive: false })
+    // One finger (or the mouse) drags; two fingers pinch: the zoom follows their distance, about their midpoint.
+    const startDrag = (x: number, y: number) => { this.drag = { x, y, ox: this.ox, oy: this.oy } }
     c.addEventListener('pointerdown', (ev) => {
       c.setPointerCapture(ev.pointerId)
-      this.drag = { x: ev.clientX, y: ev.clientY, ox: this.ox, oy: this.oy }
+      this.pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY })
+      if (this.pointers.size === 2) { this.drag = null; this.pinch = this.pinchDistance() }
+      else if (this.pointers.size === 1) startDrag(ev.clientX, ev.clientY)
     })
     c.addEventListener('pointermove', (ev) => {
+      if (this.pointers.has(ev.pointerId)) this.pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY })
+      if (this.pinch !== null && this.pointers.size >= 2) {
+        const d = this.pinchDistance()
+        const [a, b] = [...this.pointers.values()]
+        const [x, y] = this.plotXY({ clientX: (a.x + b.x) / 2, clientY: (a.y + b.y) / 2 })
+        if (this.pinch > 0 && d > 0) this.zoomAt(d / this.pinch, x, y)
+        this.pinch = d
+        return
+      }
       if (this.drag) {
         this.ox = this.drag.ox - (ev.clientX - this.drag.x) / this.s
         this.oy = this.drag.oy - (ev.clientY - this.drag.y) / this.s
@@ -90,7 +106,16 @@ export class LongPanel implements Panel {
       this.request()
       if (cell) ctx.setHighlight(cell[0], cell[1])
     })
-    c.addEventListener('pointerup', () => { this.drag = null })
+    const lift = (ev: PointerEvent) => {
+      this.pointers.delete(ev.pointerId)
+      if (this.pointers.size < 2) this.pinch = null
+      // The finger left on the glass after a pinch goes on dragging from where it is.
+      const rest = this.pointers.size === 1 ? [...this.pointers.values()][0] : null
+      if (rest) startDrag(rest.x, rest.y)
+      else this.drag = null
+    }
+    c.addEventListener('pointerup', lift)
+    c.addEventListener('pointercancel', lift)
     c.addEventListener('pointerleave', () => { this.hover = null; this.request() })
     c.addEventListener('keydown', (ev) => this.key(ev))
     if (typeof ResizeObserver === 'function') {
@@ -127,6 +152,7 @@ export class LongPanel implements Panel {
       this.kindSel.replaceChildren(...opts.map(([v, l]) => h('option', { value: v, text: l })))
     }
     this.kindSel.value = this.kind
+    this.kindSel.setAttribute('aria-label', t('longKindLabel'))
     this.canvas.setAttribute('aria-label', `${t('longTitle')}. ${t('longKeys')}`)
     if (this.data) {
       const n = this.data.n
@@ -183,7 +209,12 @@ export class LongPanel implements Panel {
     this.oy = Math.min(Math.max(0, this.oy), Math.max(0, n - this.H / this.s))
   }
 
-  private plotXY(ev: MouseEvent): [number, number] {
+  private pinchDistance(): number {
+    const [a, b] = [...this.pointers.values()]
+    return Math.hypot(a.x - b.x, a.y - b.y)
+  }
+
+  private plotXY(ev: { clientX: number; clientY: number }): [number, number] {
     const r = this.canvas.getBoundingClientRect()
     return [ev.clientX - r.left - LEFT, ev.clientY - r.top - TOP]
   }

@@ -50,18 +50,24 @@ export class TokensPanel implements Panel {
         ]
       : [{ label: '', tokens: trace.tokens, ids: trace.tokenIds, side: 'both' }]
     for (const line of lines) {
-      const row = h('div', { class: 'tok-row', role: 'list' })
+      // A button cannot be a list item: each chip sits in its own item; the row's label stays outside the list.
+      const row = h('div', { class: 'tok-row' })
       if (line.label) row.append(h('span', { class: 'tok-row-label', text: line.label }))
+      const list = h('div', { class: 'tok-list', role: 'list' })
+      row.append(list)
       const chips: HTMLButtonElement[] = []
       // Thousands of chips would cost more layout than the whole computation: the first ones and a count.
       line.tokens.slice(0, MAX_CHIPS).forEach((tok, i) => {
         const isKey = line.side !== 'q'
         const padded = state.mask === 'padding' && isKey && state.padKeys.includes(i)
-        const chip = h('button', { class: 'tok' + (padded ? ' pad' : ''), type: 'button', role: 'listitem', 'data-i': i, 'data-side': line.side },
+        const chip = h('button', { class: 'tok' + (padded ? ' pad' : ''), type: 'button', 'data-i': i, 'data-side': line.side },
+          // The name is the visible text plus hidden position and "id" words (an aria-label would hide the visible text).
+          h('span', { class: 'sr-only', text: `${i}: ` }),
           h('span', { class: 'tok-text', text: tokLabel(tok) }),
-          h('span', { class: 'tok-id', text: String(line.ids[i] ?? '') }))
+          h('span', { class: 'sr-only', text: ' (id ' }),
+          h('span', { class: 'tok-id', text: String(line.ids[i] ?? '') }),
+          h('span', { class: 'sr-only', text: ')' }))
         if (padded) chip.append(h('span', { class: 'tok-pad', text: t('padMark') }))
-        chip.setAttribute('aria-label', `${i}: ${tok} (id ${line.ids[i]})`)
         const enter = () => ctx.setHighlight(line.side === 'k' ? null : i, line.side === 'q' ? null : i)
         chip.addEventListener('mouseenter', enter)
         chip.addEventListener('focus', enter)
@@ -77,7 +83,7 @@ export class TokensPanel implements Panel {
           chips[Math.min(chips.length - 1, Math.max(0, i + d))]?.focus()
         })
         chips.push(chip)
-        row.append(chip)
+        list.append(h('span', { class: 'tok-item', role: 'listitem' }, chip))
       })
       if (line.tokens.length > MAX_CHIPS) {
         row.append(h('span', { class: 'tok-more', text: t('tokensMore').replace('{n}', String(line.tokens.length - MAX_CHIPS)) }))

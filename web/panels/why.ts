@@ -29,7 +29,8 @@ export class WhyPanel implements Panel {
   readonly el: HTMLElement
   private texts: Array<[HTMLElement | SVGElement, MsgKey]> = []
   private rnnSvg = svg('svg', { class: 'why-rnn', viewBox: '0 0 880 150', role: 'img' })
-  private attnSvg = svg('svg', { class: 'why-attn', viewBox: '0 0 880 190', role: 'img' })
+  // A group, not an img: it holds the words one picks (an img's content is not interactive).
+  private attnSvg = svg('svg', { class: 'why-attn', viewBox: '0 0 880 190', role: 'group' })
   private step = h('input', { type: 'range', min: 0, max: WORDS.length - 1, step: 1, value: IT, name: 'rnnStep' })
   private keep = h('input', { type: 'range', min: 0.3, max: 0.95, step: 0.05, value: 0.7, name: 'rnnKeep' })
   private stepOut = h('output', { class: 'val' })
@@ -40,6 +41,8 @@ export class WhyPanel implements Panel {
   private timer: ReturnType<typeof setInterval> | null = null
   private t: Ctx['t'] | null = null
   private xs: number[] = []
+  /** The small CNN / FC / attention figures, named by their captions. */
+  private minis: Array<[SVGElement, MsgKey]> = []
 
   constructor() {
     const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => { this.texts.push([e, key]); return e }
@@ -79,6 +82,7 @@ export class WhyPanel implements Panel {
   private diagrams(tx: <E extends HTMLElement>(e: E, key: MsgKey) => E): HTMLElement {
     const mk = (kind: 'cnn' | 'fc' | 'attn', key: MsgKey) => {
       const s = svg('svg', { viewBox: '0 0 160 110', class: 'mini', role: 'img' })
+      this.minis.push([s, key])
       const n = 5
       const x = (i: number) => 20 + i * 30
       const strength = [[.6, .2, .05, .1, .05], [.1, .5, .3, .05, .05], [.05, .3, .4, .2, .05], [.4, .05, .05, .4, .1], [.05, .05, .1, .2, .6]]
@@ -124,6 +128,7 @@ export class WhyPanel implements Panel {
     for (const [e, key] of this.texts) e.textContent = ctx.t(key)
     this.rnnSvg.setAttribute('aria-label', ctx.t('whyRnnTitle'))
     this.attnSvg.setAttribute('aria-label', ctx.t('whyAttnTitle'))
+    for (const [s, key] of this.minis) s.setAttribute('aria-label', ctx.t(key))
     this.draw()
   }
 

@@ -21,9 +21,10 @@ export interface HeaderDeps {
 }
 
 export interface Header {
-  /** The header and, after it, the code box and status line, in page order. */
+  /** The header (holding the code box and status line). */
   els: HTMLElement[]
-  render(t: Translate): void
+  /** `exportsAct`: whether the open tab shows what the PyTorch export writes (it is hidden elsewhere). */
+  render(t: Translate, exportsAct?: boolean): void
   /** Runs an export action; its error goes to the status line. */
   safely(fn: () => unknown): void
 }
@@ -38,8 +39,9 @@ export function createHeader(d: HeaderDeps): Header {
   const status = h('p', { class: 'ap-status', role: 'status' })
   const codeBox = h('textarea', { class: 'ap-code', readonly: true, hidden: true, spellcheck: 'false' })
   const titleBox = h('div', { class: 'ap-titles' }, title, subtitle)
+  // The status line and code box sit in the header, by the buttons they answer: all content is in a landmark.
   const header = h('header', { class: 'ap-header' }, titleBox,
-    h('div', { class: 'ap-actions' }, pyBtn, pyDlBtn, copyBtn, langBtn))
+    h('div', { class: 'ap-actions' }, pyBtn, pyDlBtn, copyBtn, langBtn), status, codeBox)
   // A course page has its own title and language: compact keeps only the export bar.
   titleBox.hidden = d.compact
   langBtn.hidden = d.compact
@@ -92,9 +94,10 @@ export function createHeader(d: HeaderDeps): Header {
   pyDlBtn.addEventListener('click', () => safely(() => downloadBlob(new Blob([d.pytorchCode()], { type: 'text/x-python' }), 'attention.py')))
 
   return {
-    els: [header, codeBox, status],
+    els: [header],
     safely,
-    render(t) {
+    render(t, exportsAct = true) {
+      pyBtn.hidden = pyDlBtn.hidden = !d.exports || !exportsAct
       setText(title, t('title'))
       setText(subtitle, t('subtitle'))
       setText(langBtn, t('langSwitch'))

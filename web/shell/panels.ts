@@ -38,7 +38,8 @@ export interface PanelSet {
   renderError(t: Translate, error: string | null, kept: boolean): void
 }
 
-export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, trainBox: TrainBox, trainInline: boolean): PanelSet {
+/** `compact`: inside a course page, whose own landmarks these would nest in (no main, no complementary). */
+export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, trainBox: TrainBox, trainInline: boolean, compact = false): PanelSet {
   const controls = new ControlsPanel(ctx)
   const guided = new GuidedPanel(ctx, app)
   const tokens = new TokensPanel()
@@ -60,8 +61,9 @@ export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, t
     guided.el, tokens.el, ...steps.groups.slice(0, 3), params.el, longNote, longPanel.el, ...steps.groups.slice(3), maskedRowsNote,
     linesGrid, decoder.el)
   if (trainInline) pipeline.append(trainBox.el)
-  const main = h('main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el, trainInline ? null : trainBox.el)
+  const main = h(compact ? 'div' : 'main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el, trainInline ? null : trainBox.el)
   const layout = h('div', { class: 'ap-layout' }, controls.el, main)
+  if (compact) controls.el.setAttribute('role', 'none')
   const all: Panel[] = [controls, guided, tokens, ...steps.panels.values(), params, lines, arith, decoder, why, origin, longPanel]
   // Panels that need the n×n matrices: not drawn in the long view.
   const notLong = new Set<Panel>([lines, arith, ...PER_HEAD_STEPS.map((n) => steps.panels.get(n)!)])

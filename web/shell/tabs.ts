@@ -12,7 +12,7 @@ export interface Tabs {
   render(t: Translate, current: View): void
 }
 
-export function createTabs(select: (v: View) => void): Tabs {
+export function createTabs(select: (v: View) => void, compact = false): Tabs {
   const tabs = VIEWS.map((v) => {
     const b = h('button', { type: 'button', role: 'tab', class: 'tab', 'data-view': v })
     b.addEventListener('click', () => select(v))
@@ -27,10 +27,16 @@ export function createTabs(select: (v: View) => void): Tabs {
     })
     return b
   })
+  // A nav landmark holding the tab list (role=tablist on the nav itself would remove the landmark). Inside a
+  // course page (compact) no landmark: it would nest in the page's main and repeat once per widget.
+  const list = h('div', { class: 'tabs', role: 'tablist' }, ...tabs)
+  const bar = h(compact ? 'div' : 'nav', { class: 'ap-nav' }, list)
   return {
-    bar: h('nav', { class: 'tabs', role: 'tablist' }, ...tabs),
+    bar,
     hide(view) { tabs[VIEWS.indexOf(view)].hidden = true },
     render(t, current) {
+      list.setAttribute('aria-label', t('tabsLabel'))
+      if (!compact) bar.setAttribute('aria-label', t('tabsLabel'))
       VIEWS.forEach((v, i) => {
         setText(tabs[i], t(TAB_LABELS[v]))
         tabs[i].setAttribute('aria-selected', String(current === v))

@@ -49,6 +49,9 @@ const CSS = `
 .ap-train figure{margin:0;display:flex;flex-direction:column;gap:.25rem}
 .ap-train figcaption{font-size:.85rem}
 .ap-train canvas{border:1px solid #ddd;background:#fff}
+.ap-train{grid-template-columns:minmax(0,1fr)}
+.ap-train figure{max-width:100%}
+.ap-train canvas{max-width:100%;height:auto}
 `
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...kids: Node[]) {
@@ -225,6 +228,8 @@ class TrainPanel {
     for (const [e, key] of this.labels) e.textContent = t(key)
     this.ui.section.lang = this.lang === 'zh' ? 'zh-CN' : 'en'
     this.ui.playBtn.textContent = this.snap?.playing ? t('pause') : t('play')
+    // Every chart is named from the start (an img without a name is a violation); a draw adds what it shows.
+    for (const [c, key] of [[this.ui.curves, 'curves'], [this.ui.attn, 'attention'], [this.ui.pca, 'pca']] as const) c.setAttribute('aria-label', t(key))
     this.drawAll()
   }
 

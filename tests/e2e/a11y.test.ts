@@ -1,0 +1,171 @@
+// Accessibility in real Chromium: axe-core 4.14 (WCAG 2.0/2.1 A and AA, best practices) finds nothing on
+// any view of the page or of the widget — every tab in zh and en (read from the tab bar, so views added
+// later are covered), the guided tour open, a cell's arithmetic open, cross attention, the long view — and
+// a keyboard-only learner (keyboard.press, no clicks) can go through the guided tour and edit a cell.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { axeViolations, startAll, settled, viewsOf } from './harness.mjs'
+
+// A text of more than 320 tokens (the long view), short enough for a URL.
+const LONG_TEXT = Array.from({ length: 340 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired'][(i * 7) % 10]).join(' ')
+
+let env: Awaited<ReturnType<typeof startAll>>
+
+beforeAll(async () => {
+  env = await startAll()
+})
+
+afterAll(async () => {
+  await env?.close()
+})
+
+async function openPage(query: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await env.session.browser.newPage({ viewport: { width: 1300, height: 900 }, locale: 'en-US' })
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  await page.goto(env.site.url + query)
+  await page.waitForSelector('.ap-root [role="tab"]')
+  await settled(page)
+  return { page, errors }
+}
+
+/** Waits for what a view loads lazily (the Train tab's module) before checking it. */
+async function viewReady(page: Page, view: string): Promise<void> {
+  if (view === 'train') await page.waitForSelector('[data-view-box="train"] button', { timeout: 30_000 })
+  await page.waitForLoadState('networkidle')
+  await settled(page)
+}
+
+async function expectClean(page: Page, what: string): Promise<void> {
+  const v = await axeViolations(page)
+  expect(v, `${what}:\n${v.join('\n')}`).toEqual([])
+}
+
+describe('axe-core finds no violations', () => {
+  for (const lang of ['en', 'zh']) {
+    it(`on every view of the page (${lang})`, async () => {
+      const { page, errors } = await openPage(`?lang=${lang}`)
+      const views = await viewsOf(page)
+      expect(views).toContain('pipeline')
+      for (const view of views) {
+        await page.locator(`[role="tab"][data-view="${view}"]`).click()
+        await viewReady(page, view)
+        await expectClean(page, `page, ${lang}, view ${view}`)
+      }
+      expect(errors).toEqual([])
+      await page.close()
+    }, 300_000)
+
+    it(`with the guided tour, a cell's arithmetic, cross attention and the long view (${lang})`, async () => {
+      const { page } = await openPage(`?lang=${lang}&guided=3&mask=causal`)
+      await expectClean(page, `guided tour step 3, ${lang}`)
+      await page.locator('[data-panel="guided"] button[name="next"]').click()
+      await settled(page)
+      await expectClean(page, `guided tour step 4, ${lang}`)
+      // A score cell clicked: the arithmetic panel explains it.
+      await page.locator('[data-panel="guided"] button[name="exit"]').click()
+      const canvas = page.locator('[data-step="weights"] canvas.hm-canvas')
+      await canvas.scrollIntoViewIfNeeded()
+      await canvas.click()
+      await settled(page)
+      await expect(page.locator('[data-panel="arith"] .arith-cell').textContent()).resolves.toMatch(/\(\d+, \d+\)/)
+      await expectClean(page, `a cell's arithmetic, ${lang}`)
+      await page.close()
+
+      const cross = await openPage(`?lang=${lang}&mode=cross&guided=1`)
+      await expectClean(cross.page, `cross attention with the tour, ${lang}`)
+      await cross.page.close()
+
+      const long = await openPage(`?lang=${lang}&text=${encodeURIComponent(LONG_TEXT)}`)
+      await long.page.waitForSelector('[data-panel="long"]:not([hidden]) canvas')
+      await settled(long.page)
+      await expectClean(long.page, `long view, ${lang}`)
+      await long.page.close()
+    }, 300_000)
+  }
+
+  it('on every view of the widget in a lesson page (zh and en, tour open, long view)', async () => {
+    const page = await env.session.browser.newPage({ viewport: { width: 1100, height: 900 }, locale: 'en-US' })
+    await page.goto(`${env.widgets.url}/tests/e2e/pages/a11y.html`)
+    const all = page.locator('attention-playground')
+    await all.evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
+    await settled(page)
+    const first = page.locator('#en')
+    const views = await viewsOf(first)
+    for (const view of views) {
+      for (const id of ['en', 'zh']) await page.locator(`#${id}`).evaluate((el, v) => el.setAttribute('view', v), view)
+      await settled(page)
+      await viewReady(page, view)
+      await expectClean(page, `widget, view ${view}`)
+    }
+    // Back to the pipeline, the zh one with a long text (the long view).
+    await page.locator('#zh').evaluate((el, text) => { el.setAttribute('view', 'pipeline'); el.setAttribute('text', text) }, LONG_TEXT)
+    await page.locator('#en').evaluate((el) => el.setAttribute('view', 'pipeline'))
+    await page.locator('#zh [data-panel="long"]:not([hidden]) canvas').waitFor()
+    await settled(page)
+    await expectClean(page, 'widget, long view')
+    await page.close()
+  }, 300_000)
+})
+
+describe('keyboard only', () => {
+  /** Presses Tab until the focused element (inside shadow roots too) matches, at most `max` times. */
+  async function tabTo(page: Page, selector: string, max = 80): Promise<void> {
+    for (let i = 0; i < max; i++) {
+      await page.keyboard.press('Tab')
+      const hit = await page.evaluate((sel) => {
+        let a: Element | null = document.activeElement
+        while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement
+        return !!a?.matches(sel)
+      }, selector)
+      if (hit) return
+    }
+    throw new Error(`tabTo: ${selector} not reached with ${max} presses of Tab`)
+  }
+
+  it('goes through the guided tour and edits a cell with the keyboard alone', async () => {
+    const { page, errors } = await openPage('?lang=en')
+    const state = () => page.evaluate(() => window.__apPlayground!.getState())
+    await tabTo(page, 'button[name="guided"]')
+    await page.keyboard.press('Enter')
+    await settled(page)
+    expect((await state()).guided).toBe(1)
+    await tabTo(page, '[data-panel="guided"] button[name="next"]')
+    for (let n = 2; n <= 5; n++) {
+      await page.keyboard.press('Enter')
+      await settled(page)
+      expect((await state()).guided).toBe(n)
+      await expect(page.locator('.tour-focus').count()).resolves.toBeGreaterThan(0)
+    }
+    // The last step disables Next: focus must not be lost; Exit ends the tour.
+    await tabTo(page, '[data-panel="guided"] button[name="exit"]')
+    await page.keyboard.press('Enter')
+    await settled(page)
+    expect((await state()).guided).toBe(0)
+
+    // A cell of W_q: focus its heatmap, move with the arrows, Enter opens the editor, type, Enter commits.
+    await tabTo(page, '[data-step="Wq"] canvas.hm-canvas')
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('Enter')
+    await settled(page)
+    const editor = page.locator('[data-step="Wq"] input.hm-editor')
+    await expect(editor.isVisible()).resolves.toBe(true)
+    await page.keyboard.press('Control+A')
+    for (const key of '-2.5') await page.keyboard.press(key)
+    await page.keyboard.press('Enter')
+    await settled(page)
+    const s = await state()
+    expect(s.edits).toEqual([{ t: 'Wq', r: 0, c: 1, v: -2.5 }])
+    const trace = await page.evaluate(() => {
+      const t = window.__apPlayground!.getTrace()!
+      return { wq01: t.Wq.data[1], cols: t.Wq.shape[1] }
+    })
+    expect(trace.wq01).toBe(-2.5)
+    expect(errors).toEqual([])
+    await page.close()
+  }, 240_000)
+})
+
+declare global {
+  interface Window { __apPlayground?: import('../../web/playground').PlaygroundHandle }
+}

@@ -1,0 +1,197 @@
+// Phones, in Chromium's mobile emulation (isMobile, touch) at 360 × 640 and 390 × 844, the page and the
+// widget: no view scrolls the page sideways (documentElement.scrollWidth ≤ clientWidth; innerWidth grows
+// with the overflow under emulation, so it cannot be the check), the header's buttons are all on screen,
+// a wide matrix scrolls inside its panel, tapping a cell shows its arithmetic, and the long view pans with
+// a one-finger drag and zooms with a two-finger pinch (touch events sent through CDP).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { BrowserContext, Locator, Page } from 'playwright-core'
+import { artifact, startAll, settled, viewsOf } from './harness.mjs'
+
+const SIZES = [{ width: 360, height: 640 }, { width: 390, height: 844 }]
+const LONG_TEXT = Array.from({ length: 400 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired'][(i * 3) % 10]).join(' ')
+
+let env: Awaited<ReturnType<typeof startAll>>
+
+beforeAll(async () => {
+  env = await startAll()
+})
+
+afterAll(async () => {
+  await env?.close()
+})
+
+async function phone(size: { width: number; height: number }): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
+  const ctx = await env.session.browser.newContext({ viewport: size, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'en-US' })
+  const page = await ctx.newPage()
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  return { ctx, page, errors }
+}
+
+/** The page does not scroll sideways: its content is no wider than the layout viewport. */
+async function noSideScroll(page: Page, what: string): Promise<void> {
+  const m = await page.evaluate(() => {
+    const d = document.documentElement
+    // The widest element, to name the culprit when the check fails.
+    let worst = '', right = 0
+    const walk = (root: Document | ShadowRoot) => {
+      for (const el of root.querySelectorAll<HTMLElement>('*')) {
+        const r = el.getBoundingClientRect()
+        if (r.width && r.right > right) { right = r.right; worst = `${el.tagName.toLowerCase()}.${el.className}` }
+        if (el.shadowRoot) walk(el.shadowRoot)
+      }
+    }
+    walk(document)
+    return { scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, worst, right: Math.round(right) }
+  })
+  expect(m.scrollWidth, `${what}: page ${m.scrollWidth} px wide in ${m.clientWidth} (widest: ${m.worst} to ${m.right})`).toBeLessThanOrEqual(m.clientWidth)
+}
+
+/** Every visible button of the header lies inside the viewport. */
+async function headerFits(root: Locator, page: Page, what: string): Promise<void> {
+  const width = await page.evaluate(() => document.documentElement.clientWidth)
+  const boxes = await root.locator('.ap-header button:visible').evaluateAll((bs) => bs.map((b) => {
+    const r = b.getBoundingClientRect()
+    return { name: b.textContent ?? '', left: r.left, right: r.right }
+  }))
+  for (const b of boxes) {
+    expect(b.left, `${what}: header button "${b.name}" starts at ${b.left}`).toBeGreaterThanOrEqual(0)
+    expect(b.right, `${what}: header button "${b.name}" ends at ${b.right} of ${width}`).toBeLessThanOrEqual(width)
+  }
+}
+
+/**
+ * W_v made 16 × 96 (d_v = 96, set by `widen`) is wider than a phone: its heatmap scrolls inside the panel, and
+ * the panel stays on screen.
+ */
+async function matrixScrollsInPanel(root: Locator, page: Page, what: string, widen: () => Promise<unknown>): Promise<void> {
+  await widen()
+  await root.locator('[data-step="Wv"] .hm-legend').waitFor()
+  await expect.poll(() => root.locator('input[name="dv"]').inputValue()).toBe('96')
+  await settled(page)
+  await noSideScroll(page, `${what} with d_v = 96`)
+  const width = await page.evaluate(() => document.documentElement.clientWidth)
+  const panel = root.locator('[data-step="Wv"]')
+  await panel.scrollIntoViewIfNeeded()
+  const scroller = panel.locator('.hm-scroll')
+  const m = await scroller.evaluate((el) => {
+    const before = el.scrollLeft
+    el.scrollLeft = 40
+    const panelBox = el.closest('[data-step]')!.getBoundingClientRect()
+    return { sw: el.scrollWidth, cw: el.clientWidth, moved: el.scrollLeft - before, panelRight: panelBox.right }
+  })
+  expect(m.sw, `${what}: W_v's heatmap (${m.sw} px) is wider than its box (${m.cw} px)`).toBeGreaterThan(m.cw)
+  expect(m.moved, `${what}: the heatmap scrolls sideways inside the panel`).toBeGreaterThan(0)
+  expect(m.panelRight, `${what}: the panel ends on screen`).toBeLessThanOrEqual(width)
+}
+
+/** A tap on a weights cell selects it: the arithmetic panel explains that cell. */
+async function tapShowsArithmetic(root: Locator, what: string): Promise<void> {
+  const canvas = root.locator('[data-step="weights"] canvas.hm-canvas')
+  await canvas.scrollIntoViewIfNeeded()
+  const box = (await canvas.boundingBox())!
+  await root.page().touchscreen.tap(box.x + box.width * 0.6, box.y + box.height * 0.6)
+  await settled(root.page())
+  const cell = root.locator('[data-panel="arith"] .arith-cell')
+  await expect(cell.textContent(), `${what}: the arithmetic after a tap`).resolves.toMatch(/\(\d+, \d+\)/)
+}
+
+type Touch = { x: number; y: number; id: number }
+type Cdp = Awaited<ReturnType<BrowserContext['newCDPSession']>>
+/** One CDP session per gesture: a touch sequence (start, moves, end) must go through the same one. */
+async function touch(cdp: Cdp, type: 'touchStart' | 'touchMove' | 'touchEnd', points: Touch[]): Promise<void> {
+  await cdp.send('Input.dispatchTouchEvent', { type, touchPoints: points.map((p) => ({ x: p.x, y: p.y, id: p.id })) })
+}
+
+/** The long view's zoom line: "<px> px/cell · rows a–b". */
+async function longView(root: Locator): Promise<{ px: number; first: number }> {
+  const text = (await root.locator('[data-panel="long"] .long-zoom').textContent()) ?? ''
+  const m = /^([\d.]+) px\/\S+ · \S+ (\d+)–/.exec(text)
+  if (!m) throw new Error(`longView: cannot read "${text}"`)
+  return { px: Number(m[1]), first: Number(m[2]) }
+}
+
+async function pinchAndDrag(root: Locator, what: string): Promise<void> {
+  const page = root.page()
+  const canvas = root.locator('[data-panel="long"] canvas.long-canvas')
+  await canvas.scrollIntoViewIfNeeded()
+  await settled(page)
+  const b = (await canvas.boundingBox())!
+  const cx = b.x + b.width * 0.6, cy = b.y + b.height * 0.5
+  const before = await longView(root)
+  const cdp = await page.context().newCDPSession(page)
+  // Two fingers 40 px apart moving to 160 px apart: zoom in about their midpoint.
+  await touch(cdp, 'touchStart', [{ x: cx - 20, y: cy, id: 1 }, { x: cx + 20, y: cy, id: 2 }])
+  for (let d = 30; d <= 80; d += 10) await touch(cdp, 'touchMove', [{ x: cx - d, y: cy, id: 1 }, { x: cx + d, y: cy, id: 2 }])
+  await touch(cdp, 'touchEnd', [])
+  await settled(page)
+  const zoomed = await longView(root)
+  expect(zoomed.px, `${what}: a pinch zooms in (${before.px} → ${zoomed.px} px per cell)`).toBeGreaterThan(before.px * 2)
+  // One finger dragged up by 120 px: the view pans down the rows.
+  await touch(cdp, 'touchStart', [{ x: cx, y: cy + 60, id: 3 }])
+  for (let dy = 20; dy <= 120; dy += 20) await touch(cdp, 'touchMove', [{ x: cx, y: cy + 60 - dy, id: 3 }])
+  await touch(cdp, 'touchEnd', [])
+  await settled(page)
+  const panned = await longView(root)
+  expect(panned.px, `${what}: a drag does not zoom`).toBe(zoomed.px)
+  expect(panned.first, `${what}: a one-finger drag pans (first row ${zoomed.first} → ${panned.first})`).toBeGreaterThan(zoomed.first)
+  await cdp.detach()
+}
+
+describe.each(SIZES)('a phone at $width × $height', (size) => {
+  it('the page: every view fits the width, the header fits, matrices scroll in their panels, taps and gestures work', async () => {
+    const { ctx, page, errors } = await phone(size)
+    await page.goto(env.site.url + '?lang=en')
+    await page.waitForSelector('[data-step="weights"] canvas')
+    await settled(page)
+    const root = page.locator('.ap-root')
+    for (const lang of ['en', 'zh']) {
+      if (lang === 'zh') { await page.locator('button[name="lang"]').tap(); await settled(page) }
+      await headerFits(root, page, `${lang} header`)
+      for (const view of await viewsOf(page)) {
+        await page.locator(`[role="tab"][data-view="${view}"]`).tap()
+        if (view === 'train') await page.waitForSelector('[data-view-box="train"] button')
+        await settled(page)
+        await noSideScroll(page, `${size.width}px, ${lang}, view ${view}`)
+      }
+      await page.locator('[role="tab"][data-view="pipeline"]').tap()
+      await settled(page)
+    }
+    await page.screenshot({ path: artifact(`phone-${size.width}.png`) })
+    await matrixScrollsInPanel(root, page, 'page', () => page.evaluate(() => (window as any).__apPlayground.setState({ dv: 96 })))
+    await tapShowsArithmetic(root, 'page')
+    await page.goto(env.site.url + `?lang=en&text=${encodeURIComponent(LONG_TEXT)}`)
+    await page.waitForSelector('[data-panel="long"]:not([hidden]) canvas')
+    await settled(page)
+    await noSideScroll(page, `${size.width}px, long view`)
+    await pinchAndDrag(root, 'page')
+    expect(errors).toEqual([])
+    await ctx.close()
+  }, 300_000)
+
+  it('the widget in a lesson page: fits, scrolls matrices inside, taps and gestures work', async () => {
+    const { ctx, page, errors } = await phone(size)
+    await page.goto(`${env.widgets.url}/tests/e2e/pages/a11y.html`)
+    await page.locator('attention-playground').evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
+    await settled(page)
+    const w = page.locator('#zh')
+    for (const view of await viewsOf(w)) {
+      await w.locator(`[role="tab"][data-view="${view}"]`).tap()
+      if (view === 'train') await w.locator('[data-view-box="train"] button').first().waitFor()
+      await settled(page)
+      await noSideScroll(page, `widget ${size.width}px, view ${view}`)
+    }
+    await w.locator('[role="tab"][data-view="pipeline"]').tap()
+    await settled(page)
+    await headerFits(w, page, 'widget bar')
+    await matrixScrollsInPanel(w, page, 'widget', () => w.evaluate((el) => el.setAttribute('dv', '96')))
+    await tapShowsArithmetic(w, 'widget')
+    await w.evaluate((el, text) => el.setAttribute('text', text), LONG_TEXT)
+    await w.locator('[data-panel="long"]:not([hidden]) canvas').waitFor()
+    await settled(page)
+    await noSideScroll(page, `widget ${size.width}px, long view`)
+    await pinchAndDrag(w, 'widget')
+    expect(errors).toEqual([])
+    await ctx.close()
+  }, 300_000)
+})
