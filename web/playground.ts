@@ -23,6 +23,8 @@ import { applyStepFilter, createPanels, type PanelSet } from './shell/panels'
 import { createScheduler, type Scheduler } from './shell/scheduler'
 import { createTabs, type Tabs } from './shell/tabs'
 import { createTrainBox, type TrainBox } from './shell/train-box'
+import { MODEL_STYLES, type Recomputed } from './views/model'
+import type { AttentionFile } from './views/model-file'
 
 export interface PlaygroundOptions {
   /** Called after every state change (the page writes it into the URL). */
@@ -55,6 +57,12 @@ export interface PlaygroundHandle {
   csv(step: string): string
   /** One step's panel (title, shape, heatmap) as a PNG. */
   png(step: string): Promise<Blob>
+  /** The model view's file (view=model), its shown layer and head, and the engine's recomputation of that head. */
+  model(): { file: AttentionFile; name: string; layer: number; head: number; recomputed: Recomputed | null } | null
+  /** Opens a model file's bytes in the model view (and switches to it); resolves when it is shown or refused. */
+  openModel(bytes: ArrayBuffer | Uint8Array, name?: string): Promise<void>
+  /** Shows one layer and head of the model file. */
+  selectModelHead(layer: number, head: number): void
   dispose(): void
 }
 
@@ -108,7 +116,7 @@ class Playground {
     this.state = cloneState(initial)
     this.t = translator(this.state.lang)
     this.notices = [...(opts.notices ?? [])]
-    this.removeStyles = adoptStyles(root, STYLES)
+    this.removeStyles = adoptStyles(root, STYLES + MODEL_STYLES)
     this.app = h('div', { class: 'ap-root', lang: this.state.lang })
     root.append(this.app)
     this.ctx = this.makeCtx()
@@ -300,6 +308,12 @@ class Playground {
       },
       csv: (step) => this.csv(step),
       png: (step) => this.png(step),
+      model: () => this.panels.model.data,
+      openModel: (bytes, name) => {
+        if (this.state.view !== 'model') this.setState({ view: 'model' })
+        return this.panels.model.openBytes(bytes, name)
+      },
+      selectModelHead: (layer, head) => this.panels.model.selectHead(layer, head),
       dispose: () => this.dispose(),
     }
   }

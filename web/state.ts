@@ -9,7 +9,7 @@ export const TOKENIZERS = TOKENIZER_NAMES
 export const RULES = SCORE_RULES
 export const MASKS = ['none', 'causal', 'padding', 'cells'] as const
 export const MODES = ['self', 'cross'] as const
-export const VIEWS = ['pipeline', 'why', 'origin', 'train'] as const
+export const VIEWS = ['pipeline', 'why', 'origin', 'train', 'model'] as const
 export const SCALES = ['auto', 'on', 'off'] as const
 export const EDITABLE = ['embeddings', 'sourceEmbeddings', 'Wq', 'Wk', 'Wv'] as const
 export const LANGS = ['zh', 'en'] as const
@@ -56,6 +56,8 @@ export interface PlaygroundState {
   lang: Lang
   guided: number
   view: View
+  /** The model file the model view opens (a URL, relative to the page), '' for none. */
+  src: string
 }
 
 export const DEFAULT_STATE: Readonly<PlaygroundState> = Object.freeze({
@@ -81,6 +83,7 @@ export const DEFAULT_STATE: Readonly<PlaygroundState> = Object.freeze({
   lang: 'en',
   guided: 0,
   view: 'pipeline',
+  src: '',
 } as PlaygroundState)
 
 export function defaultState(lang?: Lang): PlaygroundState {
@@ -112,6 +115,7 @@ export const LIMITS = {
   heads: [1, 16] as const,
   temperature: [0.05, 10] as const,
   textChars: 4000,
+  srcChars: 2048,
   edits: 256,
 }
 
@@ -241,6 +245,15 @@ export function parseParams(params: URLSearchParams, base: PlaygroundState): { s
     if (e === null) bad('edits', edits.length > 60 ? edits.slice(0, 60) + '…' : edits)
     else s.edits = e
   }
+  const src = params.get('src')
+  if (src !== null) {
+    if (src.length > LIMITS.srcChars) bad('src', src.slice(0, 40) + '…')
+    else {
+      s.src = src
+      // A link to a model file opens its view unless the link names another.
+      if (!params.has('view')) s.view = 'model'
+    }
+  }
   if (params.has('source') || params.has('target')) {
     if (!params.has('mode')) s.mode = 'cross'
   }
@@ -254,7 +267,7 @@ export function toParams(s: PlaygroundState, base: PlaygroundState = DEFAULT_STA
   const p = new URLSearchParams()
   const simple: Array<keyof PlaygroundState> = [
     'mode', 'text', 'source', 'target', 'tokenizer', 'score', 'scale', 'mask', 'dModel', 'dq', 'dk', 'dv',
-    'seed', 'heads', 'head', 'temperature', 'lang', 'guided', 'view',
+    'seed', 'heads', 'head', 'temperature', 'lang', 'guided', 'view', 'src',
   ]
   for (const k of simple) {
     if (k === 'source' || k === 'target') {

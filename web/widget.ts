@@ -24,20 +24,20 @@ export { pytorchCode } from './export/pytorch'
 const STATE_ATTRS: ReadonlyArray<readonly [string, string]> = [
   ['text', 'text'], ['source', 'source'], ['target', 'target'], ['tokenizer', 'tokenizer'], ['score', 'score'],
   ['mask', 'mask'], ['heads', 'heads'], ['dmodel', 'dModel'], ['dq', 'dq'], ['dk', 'dk'], ['dv', 'dv'], ['seed', 'seed'],
-  ['lang', 'lang'], ['temperature', 'temperature'], ['scale', 'scale'], ['mode', 'mode'], ['view', 'view'],
+  ['lang', 'lang'], ['temperature', 'temperature'], ['scale', 'scale'], ['mode', 'mode'], ['view', 'view'], ['src', 'src'],
 ]
 const OBSERVED = [...STATE_ATTRS.map(([a]) => a), 'steps', 'guided']
 
 /** The state fields attributes decide; a changed attribute patches only these (the learner's other choices stay). */
 const ATTR_FIELDS: Array<keyof PlaygroundState> = [
   'mode', 'text', 'source', 'target', 'tokenizer', 'score', 'mask', 'heads', 'dModel', 'dq', 'dk', 'dv', 'seed', 'lang',
-  'temperature', 'scale', 'view', 'guided',
+  'temperature', 'scale', 'view', 'guided', 'src',
 ]
 
 /** Panel names `steps` accepts: the engine's step names and the page's other panels. */
 const PANEL_NAMES = new Set<string>([
   ...STEP_NAMES, 'sourceEmbeddings', 'tokens', 'params', 'lines', 'arith', 'guided', 'decoderSelfAttention', 'why',
-  'origin', 'train', 'long',
+  'origin', 'train', 'long', 'model',
 ])
 
 const WIDGET_CSS = `
@@ -204,6 +204,11 @@ export class AttentionPlaygroundElement extends BaseElement {
     this.handle.setNotices(next.notices)
     if (Object.keys(patch).length) this.handle.setState(patch)
     if (patch.lang) this.frame?.setAttribute('lang', next.state.lang)
+  }
+
+  /** view=model: the model file on show, its layer and head, and the engine's recomputation of that head. */
+  get model(): ReturnType<PlaygroundHandle['model']> {
+    return this.handle?.model() ?? null
   }
 
   /** A Python program (torch) that reproduces the numbers on screen when run. */

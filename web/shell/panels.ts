@@ -20,10 +20,13 @@ import { ParamsPanel } from '../panels/params'
 import { createStepPanels, type StepPanel } from '../panels/steps'
 import { TokensPanel } from '../panels/tokens'
 import { WhyPanel } from '../panels/why'
+import { ModelView } from '../views/model'
 import type { TrainBox } from './train-box'
 
 export interface PanelSet {
   controls: ControlsPanel
+  /** view=model: a model file's attention. */
+  model: ModelView
   /** The step panels (the export buttons go in their headers). */
   steps: StepPanel[]
   all: Panel[]
@@ -51,6 +54,7 @@ export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, t
   const why = new WhyPanel()
   const origin = new OriginPanel(ctx)
   const longPanel = new LongPanel(ctx)
+  const model = new ModelView(ctx, engine)
   const maskedRowsNote = h('p', { class: 'help masked-rows', hidden: true })
   const longNote = h('p', { class: 'banner long-note', hidden: true })
   const linesGrid = h('div', { class: 'grid grid-2' }, lines.el, arith.el)
@@ -61,13 +65,13 @@ export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, t
     guided.el, tokens.el, ...steps.groups.slice(0, 3), params.el, longNote, longPanel.el, ...steps.groups.slice(3), maskedRowsNote,
     linesGrid, decoder.el)
   if (trainInline) pipeline.append(trainBox.el)
-  const main = h(compact ? 'div' : 'main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el, trainInline ? null : trainBox.el)
+  const main = h(compact ? 'div' : 'main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el, model.el, trainInline ? null : trainBox.el)
   const layout = h('div', { class: 'ap-layout' }, controls.el, main)
   if (compact) controls.el.setAttribute('role', 'none')
-  const all: Panel[] = [controls, guided, tokens, ...steps.panels.values(), params, lines, arith, decoder, why, origin, longPanel]
+  const all: Panel[] = [controls, guided, tokens, ...steps.panels.values(), params, lines, arith, decoder, why, origin, longPanel, model]
   // Panels that need the n×n matrices: not drawn in the long view.
   const notLong = new Set<Panel>([lines, arith, ...PER_HEAD_STEPS.map((n) => steps.panels.get(n)!)])
-  const onlyIn = new Map<Panel, View>([[why, 'why'], [origin, 'origin']])
+  const onlyIn = new Map<Panel, View>([[why, 'why'], [origin, 'origin'], [model, 'model']])
 
   function renderMaskedRows(c: Ctx): void {
     const rows = c.trace?.maskedRows ?? []
@@ -76,12 +80,13 @@ export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, t
   }
 
   return {
-    controls, steps: [...steps.panels.values()], all, pipeline, main, layout, noticeBox, banner,
+    controls, model, steps: [...steps.panels.values()], all, pipeline, main, layout, noticeBox, banner,
     render(c, long) {
       const view = c.state.view
       pipeline.hidden = view !== 'pipeline'
       why.el.hidden = view !== 'why'
       origin.el.hidden = view !== 'origin'
+      model.el.hidden = view !== 'model'
       renderMaskedRows(c)
       for (const g of scoreGroups) g.hidden = !!long
       // The panels too (the step filter hides the unlisted ones again; the widget collapses rows by them).

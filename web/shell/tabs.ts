@@ -1,10 +1,10 @@
-// The view tabs (pipeline, why, origin, train) as an ARIA tablist.
+// The view tabs (pipeline, why, origin, train, model) as an ARIA tablist.
 
 import { h, setText } from '../dom'
 import type { MsgKey, Translate } from '../i18n'
 import { VIEWS, type View } from '../state'
 
-const TAB_LABELS: Record<View, MsgKey> = { pipeline: 'tabPipeline', why: 'tabWhy', origin: 'tabOrigin', train: 'tabTrain' }
+const TAB_LABELS: Record<View, MsgKey> = { pipeline: 'tabPipeline', why: 'tabWhy', origin: 'tabOrigin', train: 'tabTrain', model: 'tabModel' }
 
 export interface Tabs {
   bar: HTMLElement
