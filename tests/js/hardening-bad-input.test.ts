@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createTrainerFor } from '../../dist/trainer.js'
+import { readAttentionFile, writeSafetensors } from '../../dist/index.js'
 import { expectCourseProgram, getAp, rng, type Engine, type Tensor } from './helpers'
 
 let ap: Engine
@@ -43,6 +44,24 @@ function expectError(f: () => unknown, message: string | RegExp) {
   if (typeof message === 'string') expect(e.message).toBe(message)
   else expect(e.message).toMatch(message)
   expect(e.message).toMatch(/^[\w./[\]]+: /)
+}
+
+// Model files (the page's model view): a safetensors file built byte by byte, header first.
+function rawFile(header: object, data: Uint8Array, declared?: number): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify(header))
+  const out = new Uint8Array(8 + json.length + data.length)
+  new DataView(out.buffer).setBigUint64(0, BigInt(declared ?? json.length), true)
+  out.set(json, 8)
+  out.set(data, 8 + json.length)
+  return out
+}
+const modelMeta = (tokens: string[]) => ({ format: 'attention-playground/1', tokens: JSON.stringify(tokens) })
+const uniform = (h: number, n: number) => filled([h, n, n], 1 / n)
+const goodModel = () => writeSafetensors({ 'attention.0.weights': uniform(2, 3) }, modelMeta(['a', 'b', 'c']))
+const expectFileError = (bytes: Uint8Array, message: string | RegExp) => {
+  expectError(() => readAttentionFile(bytes), message)
+  // The reader keeps working: a good file right after reads.
+  expect(readAttentionFile(goodModel()).layers[0].weights.shape).toEqual([2, 3, 3])
 }
 
 const createTrainer = (o: object) =>
@@ -299,6 +318,43 @@ const rows: Record<string, [string, () => void]> = {
       query: [[-4]], key: [[-4]], value: [[-4]], score: 'concat',
       params: { W: [[0.78125, 2.125]], b: [1.59375], combineW: [[3.4e38, -4]], combineB: [-4] },
     }), /^(query\/key\/value|params\.combineW): the output overflows? float32/)
+  }],
+  F1: ['a truncated model file', () => {
+    const good = goodModel()
+    expectFileError(good.subarray(0, good.length - 4),
+      `attention.0.weights: data_offsets [0, 72] run past the end of the data (68 bytes); the file is truncated or its header is wrong`)
+    expectFileError(good.subarray(0, 5), 'file: 5 bytes, too short for a safetensors file (it starts with an 8-byte header length); the file is truncated or not safetensors')
+    expectFileError(good.subarray(0, 20), /^file: the header declares \d+ bytes but the file has 20 in all; the file is truncated$/)
+  }],
+  F2: ['model file offsets past the end or overlapping', () => {
+    const meta = modelMeta(['a', 'b'])
+    expectFileError(rawFile({ __metadata__: meta, 'attention.0.weights': { dtype: 'F32', shape: [1, 2, 2], data_offsets: [0, 1000] } }, new Uint8Array(16)),
+      'attention.0.weights: data_offsets [0, 1000] run past the end of the data (16 bytes); the file is truncated or its header is wrong')
+    expectFileError(rawFile({
+      __metadata__: meta,
+      'attention.0.weights': { dtype: 'F32', shape: [1, 2, 2], data_offsets: [0, 16] },
+      'attention.0.q': { dtype: 'F32', shape: [1, 2, 2], data_offsets: [8, 24] },
+    }, new Uint8Array(24)), 'attention.0.q: data_offsets [8, 24] overlap those of attention.0.weights [0, 16]')
+  }],
+  F3: ['a model file dtype other than F32, F16, BF16', () => {
+    expectFileError(rawFile({ __metadata__: modelMeta(['a', 'b']), 'attention.0.weights': { dtype: 'I64', shape: [1, 2, 2], data_offsets: [0, 32] } }, new Uint8Array(32)),
+      'attention.0.weights: dtype "I64" is not supported; expected F32, F16 or BF16')
+  }],
+  F4: ['a model file shape that does not match the tokens', () => {
+    expectFileError(writeSafetensors({ 'attention.0.weights': uniform(2, 3) }, modelMeta(['a', 'b', 'c', 'd'])),
+      'attention.0.weights: shape [2, 3, 3] does not match the tokens: expected [heads, 4, 4] (4 tokens × 4 tokens)')
+  }],
+  F5: ['a model file header of 100 MB', () => {
+    const t0 = performance.now()
+    expectFileError(rawFile({}, new Uint8Array(0), 100_000_000),
+      'file: the header declares 100,000,000 bytes, over the limit of 16,777,216 (16 MiB); not read')
+    expect(performance.now() - t0).toBeLessThan(200)
+  }],
+  F6: ['NaN in a model file', () => {
+    const w = uniform(2, 3)
+    w.data[9 + 5] = NaN
+    expectFileError(writeSafetensors({ 'attention.0.weights': w }, modelMeta(['a', 'b', 'c'])),
+      "attention.0.weights: NaN at [1, 1, 2]; the file's values must be finite")
   }],
 }
 

@@ -27,6 +27,8 @@ describe('npm pack', () => {
       expect(listing, f).toContain(`package/dist/${f}`)
     }
     expect(listing).toContain('package/README.md')
+    // The exporter, at the same path as in the repository (course notebooks import it from there).
+    expect(listing).toContain('package/python/export_attention.py')
     expect(listing).toContain('package/package.json')
     expect(listing.some((f) => f.startsWith('package/src/') || f.startsWith('package/tests/'))).toBe(false)
   })
