@@ -211,6 +211,11 @@ export class AttentionPlaygroundElement extends BaseElement {
     return this.handle?.model() ?? null
   }
 
+  /** view=model: shows one layer and head of the model file. */
+  selectModelHead(layer: number, head: number): void {
+    this.handle?.selectModelHead(layer, head)
+  }
+
   /** A Python program (torch) that reproduces the numbers on screen when run. */
   pytorchCode(): string {
     if (!this.handle) throw new Error('pytorchCode: the widget has not rendered a result yet (await element.ready)')
