@@ -226,6 +226,8 @@ const ATTRIBUTE_ROWS: [string, string, string, 'notice' | 'refused', RegExp][] =
   ['N3', 'temperature', '0', 'notice', /temperature = “0”/],
   ['L4', 'dmodel', '5000', 'notice', /dModel = “5000”/],
   ['K5', 'seed', '<b>1</b>', 'notice', /seed = “<b>1<\/b>”/],
+  // A model file that is not what it claims: the model view's alert names the tensor.
+  ['F4', 'src', '/tests/fixtures/models/bad-shape.safetensors', 'refused', /attention\.0\.weights: shape \[1, 3, 3\] does not match the tokens: expected \[heads, 4, 4\]/],
 ]
 
 describe('bad attributes on the widget (README "Bad input", widget side)', () => {
@@ -245,6 +247,8 @@ describe('bad attributes on the widget (README "Bad input", widget side)', () =>
         await settle()
         const root = el.shadowRoot as ShadowRoot
         const text = (s: string) => Array.from(root.querySelectorAll(s)).map((n) => (n.textContent ?? '').trim()).filter(Boolean).join(' | ')
+        // A src is fetched first: give it up to 2 s to say something.
+        for (let i = 0; i < 40 && !text('.apw-notice') && !text('[role=alert]'); i++) await new Promise((r) => setTimeout(r, 50))
         // Anything the value could inject shows as text: no element was created from it.
         const injected = root.querySelectorAll('b, img, script, svg[onload]').length
         return { notice: text('.apw-notice'), alert: text('[role=alert]'), injected }

@@ -208,6 +208,24 @@ describe('the model view in Chromium', () => {
     await page.close()
   })
 
+  it('drag and drop: a file dropped on the view opens', async () => {
+    const { page, errors } = await open('/site/?view=model&lang=en')
+    await page.waitForFunction(() => !!(window as any).__apPlayground)
+    await page.evaluate(async () => {
+      const bytes = await (await fetch('/tests/fixtures/models/encoder.safetensors')).arrayBuffer()
+      const dt = new DataTransfer()
+      dt.items.add(new File([bytes], 'dropped.safetensors'))
+      const target = document.querySelector('[data-step="model"]')!
+      target.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }))
+      target.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }))
+    })
+    await page.waitForFunction(() => (window as any).__apPlayground.model()?.name === 'dropped.safetensors')
+    const s = await showHead(page, 0, 2)
+    expect(maxAbs(s.file, (ref.encoder.layers[0].data as number[]).slice(2 * 121, 3 * 121))).toBe(0)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
   it('a long input (400 tokens) uses the long view', async () => {
     const n = 400
     const w = new Float32Array(n * n)
