@@ -124,7 +124,7 @@ describe('the model view in Chromium', () => {
     const worst = await checkAll(page, 'encoder', 0)
     console.log(`model view, encoder: largest |engine − file| over 8 heads = ${worst.toExponential(2)}`)
     // The head view: token lines between the file's tokens.
-    expect(await panel.locator('[data-panel="lines"] .lines-tok').allTextContents()).toContain('animal')
+    expect(await panel.locator('.model-lines .lines-tok').allTextContents()).toContain('animal')
     // The pipeline's steps with their shapes.
     expect(await panel.locator('[data-model-step="Q"] .shape').textContent()).toBe('(11,4)')
     expect(await panel.locator('[data-model-step="scores"] .shape').textContent()).toBe('(11,11)')
@@ -238,7 +238,7 @@ describe('the model view in Chromium', () => {
     await page.locator('input[name="modelFile"]').setInputFiles({ name: 'long.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) })
     await waitModel(page)
     const panel = page.locator('[data-step="model"]')
-    await expect.poll(() => panel.locator('[data-panel="long"]').isVisible()).toBe(true)
+    await expect.poll(() => panel.locator('.model-long').isVisible()).toBe(true)
     expect(await panel.locator('.model-big').isHidden()).toBe(true)
     // No Q, K, V in this file: the pipeline says so instead of recomputing.
     expect(await page.evaluate(() => (window as any).__apPlayground.model().recomputed)).toBeNull()

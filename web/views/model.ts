@@ -141,6 +141,11 @@ export class ModelView implements Panel {
       this.pipeGrid.append(box)
     }
     this.long = new LongPanel(this.linesCtx())
+    // Not the pipeline's "lines" and "long" panels: out of reach of their selectors and of the steps filter.
+    for (const [el, cls] of [[this.long.el, 'model-long'], [this.lines.el, 'model-lines']] as const) {
+      delete el.dataset.panel
+      el.classList.add(cls)
+    }
     const fileLabel = h('label', { class: 'btn-small model-open' }, this.fileLabelText, this.fileInput)
     this.el = h('section', { class: 'panel model-view', 'data-step': 'model' },
       h('header', { class: 'panel-head' }, this.title),
