@@ -97,7 +97,7 @@ export class ModelView implements Panel {
   private fileLabelText = h('span')
   private dropText = h('span', { class: 'model-drop-text' })
   private status = h('p', { class: 'model-status', role: 'status' })
-  private error = h('p', { class: 'banner error model-error', role: 'alert', hidden: true })
+  private error = h('p', { class: 'model-error', role: 'alert', hidden: true })
   private info = h('p', { class: 'model-info' })
   private gridTitle = h('h4')
   private grid = h('div', { class: 'model-grid' })
@@ -416,5 +416,7 @@ export const MODEL_STYLES = `
 .model-thumb[aria-pressed="true"] { border-color: var(--warm); }
 .model-thumb canvas { width: 52px; height: 52px; image-rendering: pixelated; }
 .model-diff { font-weight: 600; }
+/* The page's error banner look, under its own class: the pipeline's .banner.error stays unique. */
+.model-error { border-radius: var(--radius); padding: 10px 14px; background: #fdecea; border: 1px solid #f5c2bd; color: #7a1a12; }
 .model-step h5 { margin: 4px 0; font-size: 13px; }
 `
