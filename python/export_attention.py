@@ -227,7 +227,9 @@ def export(model, inputs, path, tokens=None, dtype="F32"):
 
     has_cross = source is not None or any(not r["self"] for r in records)
     for i, r in enumerate(records):
-        w = r["weights"]
+        # A query row whose keys are all masked is NaN in PyTorch; the page (like our engine) shows it as
+        # zeros and would otherwise refuse the file for its NaN.
+        w = torch.nan_to_num(r["weights"], nan=0.0)
         heads, nq, nk = w.shape
         name = r["name"]
         kind = "self" if r["self"] else "cross"

@@ -57,6 +57,24 @@ describe('python/export_attention.py with real PyTorch', () => {
     expect(s.recomputed_vs_weights).toBeLessThanOrEqual(1e-6)
   })
 
+  it('kdim/vdim projections, sequence-first input, key padding, a fully masked query row', () => {
+    const k = r.kdim
+    expect(k.kind).toBe('cross')
+    expect(k.sides).toEqual(['tokens', 'source_tokens'])
+    // No tokens given: positions are named.
+    expect(k.tokens).toEqual(['0', '1', '2'])
+    expect(k.source_tokens).toEqual(['0', '1', '2', '3'])
+    expect(k.shapes).toEqual({
+      'attention.0.weights': [2, 3, 4], 'attention.0.q': [2, 3, 4], 'attention.0.k': [2, 4, 4], 'attention.0.v': [2, 4, 4],
+      'attention.0.mask': [3, 4],
+    })
+    expect(k.mask).toEqual([[0, 0, 1, 0], [0, 0, 1, 0], [1, 1, 1, 1]])
+    expect(k.weights_vs_torch).toBeLessThanOrEqual(1e-7)
+    expect(k.recomputed_vs_weights).toBeLessThanOrEqual(1e-6)
+    // torch's NaN row is written as zeros (the page refuses NaN).
+    expect(k.masked_row).toBe(0)
+  })
+
   it('F16 and BF16 files hold the weights to their precision', () => {
     expect(r.F16_dtype).toBe('F16')
     expect(r.BF16_dtype).toBe('BF16')
