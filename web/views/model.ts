@@ -91,7 +91,7 @@ type ModelStep = (typeof STEPS)[number]
 
 export class ModelView implements Panel {
   readonly el: HTMLElement
-  private title = h('h3')
+  private title = h('h2')
   private help = h('p', { class: 'help' })
   private fileInput = h('input', { type: 'file', accept: '.safetensors,application/octet-stream', name: 'modelFile' })
   private fileLabelText = h('span')
@@ -99,15 +99,15 @@ export class ModelView implements Panel {
   private status = h('p', { class: 'model-status', role: 'status' })
   private error = h('p', { class: 'model-error', role: 'alert', hidden: true })
   private info = h('p', { class: 'model-info' })
-  private gridTitle = h('h4')
+  private gridTitle = h('h3')
   private grid = h('div', { class: 'model-grid' })
-  private headTitle = h('h4')
+  private headTitle = h('h3')
   private headShape = h('span', { class: 'shape' })
   private big: Heatmap
   private bigBox = h('div', { class: 'model-big' })
   private lines = new LinesPanel()
   private long: LongPanel
-  private pipeTitle = h('h4')
+  private pipeTitle = h('h3')
   private pipeNote = h('p', { class: 'help' })
   private diff = h('p', { class: 'model-diff mono' })
   private pipeGrid = h('div', { class: 'grid grid-2 model-pipeline' })
@@ -135,7 +135,7 @@ export class ModelView implements Panel {
       const colAxis = s === 'Q' || s === 'K' || s === 'V' || s === 'output' ? null : 'k'
       const map = new Heatmap({ name: `model-${s}`, rowAxis, colAxis, unit, t: ctx.t, onHover: (i, j) => this.setHl(
         rowAxis === 'q' ? i : null, colAxis === 'k' ? j : rowAxis === 'k' ? i : null) })
-      const label = h('h5'), shape = h('span', { class: 'shape' })
+      const label = h('h4'), shape = h('span', { class: 'shape' })
       const box = h('div', { class: 'model-step', 'data-model-step': s }, h('header', { class: 'panel-head' }, label, shape), map.el)
       this.maps.set(s, { map, label, shape, box })
       this.pipeGrid.append(box)
@@ -418,5 +418,7 @@ export const MODEL_STYLES = `
 .model-diff { font-weight: 600; }
 /* The page's error banner look, under its own class: the pipeline's .banner.error stays unique. */
 .model-error { border-radius: var(--radius); padding: 10px 14px; background: #fdecea; border: 1px solid #f5c2bd; color: #7a1a12; }
-.model-step h5 { margin: 4px 0; font-size: 13px; }
+.model-view h2 { margin: 0 0 4px; font-size: 18px; }
+.model-view h3 { margin: 12px 0 6px; font-size: 15px; }
+.model-step h4 { margin: 4px 0; font-size: 13px; }
 `
