@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { readAttentionFile, readSafetensors, writeSafetensors, SAFETENSORS_LIMITS } from '../../dist/index.js'
 import { recompute } from '../../web/views/model'
 import { getAp, type Engine } from './helpers'
+import { defaultState, parseParams, toParams } from '../../web/state'
 
 const MODELS = new URL('../fixtures/models/', import.meta.url)
 const ref = JSON.parse(readFileSync(new URL('reference.json', MODELS), 'utf8'))
@@ -119,5 +120,17 @@ describe('readAttentionFile', () => {
       })
     }
     console.log(`engine vs torch over all heads of the committed files: ${worst.toExponential(2)}`)
+  })
+})
+
+describe('the src parameter (page URL and widget attribute)', () => {
+  it('opens the model view unless the link names a view; kept in links; over 2048 characters a notice', () => {
+    const a = parseParams(new URLSearchParams('src=models/a.safetensors'), defaultState())
+    expect([a.state.src, a.state.view, a.notices]).toEqual(['models/a.safetensors', 'model', []])
+    const b = parseParams(new URLSearchParams('src=a.safetensors&view=why'), defaultState())
+    expect([b.state.src, b.state.view]).toEqual(['a.safetensors', 'why'])
+    expect(toParams(a.state).toString()).toBe('view=model&src=models%2Fa.safetensors')
+    const c = parseParams(new URLSearchParams('src=' + 'x'.repeat(2049)), defaultState())
+    expect([c.state.src, c.state.view, c.notices.map((n) => n.param)]).toEqual(['', 'pipeline', ['src']])
   })
 })
