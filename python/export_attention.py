@@ -262,6 +262,7 @@ def export(model, inputs, path, tokens=None, dtype="F32"):
 
     conv = _DTYPES[dtype]
     tensors = {k: (v.to(conv) if not k.endswith(".mask") else v) for k, v in tensors.items()}
+
     def count(side, axis):
         # Without tokens, positions are named 0, 1, ... from the first layer that shows that side.
         for j, l_ in enumerate(layers):
@@ -272,6 +273,15 @@ def export(model, inputs, path, tokens=None, dtype="F32"):
     target = target if target is not None else count("tokens", 1) or count("tokens", 2)
     if source is None and any(l_["keys"] == "source_tokens" for l_ in layers):
         source = count("source_tokens", 2)
+    # The page checks every shape against the tokens; say it here, where the caller can fix it.
+    for j, l_ in enumerate(layers):
+        shape = tensors[f"attention.{j}.weights"].shape
+        for axis, key in ((1, "queries"), (2, "keys")):
+            want = target if l_[key] == "tokens" else source
+            if want is not None and len(want) != shape[axis]:
+                what = "tokens" if l_[key] == "tokens" else "source tokens"
+                raise ValueError(f"tokens: {len(want)} {what}, but {l_['name']} has {shape[axis]} {key} "
+                                 f"(weights {list(shape)}); pass one token per position of batch item 0")
     meta = {"format": FORMAT, "tokens": json.dumps(target, ensure_ascii=False),
             "layers": json.dumps(layers, ensure_ascii=False)}
     if source is not None:

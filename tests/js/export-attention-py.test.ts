@@ -94,6 +94,7 @@ describe('python/export_attention.py with real PyTorch', () => {
     expect(r.errors.no_attention).toMatch(/^export: the model ran but has no torch.nn.MultiheadAttention/)
     expect(r.errors.bad_dtype).toBe("dtype: expected one of ['BF16', 'F16', 'F32'], got 'I8'")
     expect(r.errors.bad_tokens).toBe("tokens: expected a list, or a dict with 'source' and 'target', got keys ['src']")
+    expect(r.errors.token_count).toBe('tokens: 5 tokens, but encoder.layers.0.self_attn has 11 queries (weights [4, 11, 11]); pass one token per position of batch item 0')
   })
 })
 
