@@ -17,6 +17,8 @@ import type { Translate } from '../i18n'
 import { MODEL_FILE_BYTES, readModelBytes, readModelFile, readModelUrl, type AttentionFile, type AttentionFileLayer } from './model-file'
 
 const THUMB = 52
+/** Above this many cells per head the pipeline is not recomputed (the engine would build the whole matrix). */
+const PIPELINE_CELLS = 2 ** 22
 
 /** One head's [n, d] block of a [heads, n, d] tensor (a view, not a copy). */
 function headOf(t: Tensor, head: number): Tensor {
@@ -292,7 +294,7 @@ export class ModelView implements Panel {
     this.long.setData(this.linesCtx(), isLong ? longSource(l) : null)
     this.rec = null
     try {
-      this.rec = recompute(this.engine, l, this.head)
+      if (nq * nk <= PIPELINE_CELLS) this.rec = recompute(this.engine, l, this.head)
     } catch (e) {
       this.error.hidden = false
       this.error.textContent = `${this.t('modelLoadFailed')} ${l.name}: ${e instanceof Error ? e.message : String(e)}`
@@ -351,7 +353,7 @@ export class ModelView implements Panel {
     setText(this.headShape, `${shapeOf([l.queryTokens.length, l.keyTokens.length])} · ${t('modelQueries')} × ${t('modelKeys')}`)
     setText(this.pipeTitle, t('modelPipeline'))
     const r = this.rec
-    setText(this.pipeNote, r ? t('modelPipelineHelp') : t('modelNoQkv'))
+    setText(this.pipeNote, r ? t('modelPipelineHelp') : l.q ? t('modelPipelineTooBig') : t('modelNoQkv'))
     this.diff.hidden = !r
     if (r) {
       setText(this.diff, `${t('modelDiff')} ${r.maxDiff.toExponential(2)}`)
