@@ -11,6 +11,14 @@ import type { Page } from 'playwright-core'
 import { ROOT, launchChromium } from './harness.mjs'
 import { serve } from '../../scripts/serve.mjs'
 import { writeSafetensors } from '../../dist/index.js'
+import type { PlaygroundHandle } from '../../web/playground'
+
+declare global {
+  interface Window { __apPlayground?: PlaygroundHandle }
+}
+/** The element as these tests use it (web/widget.ts). */
+type Widget = HTMLElement & { ready: Promise<void>; model: ReturnType<PlaygroundHandle['model']>; selectModelHead(l: number, h: number): void }
+type Axe = { run(el: Element | null, o: object): Promise<{ violations: Array<{ id: string }> }> }
 
 const MODELS = join(ROOT, 'tests/fixtures/models')
 const ref = JSON.parse(readFileSync(join(MODELS, 'reference.json'), 'utf8'))
@@ -50,11 +58,11 @@ interface Shown { file: number[]; engine: number[] | null; maxDiff: number | nul
 /** Selects a head through `sel` (the page's handle or the widget) and reads what is on screen. */
 async function showHead(page: Page, layer: number, head: number, widget = false): Promise<Shown> {
   const got = await page.evaluate(async ([l, hd, w]) => {
-    const el = document.querySelector('attention-playground') as any
-    const handle = w ? { selectModelHead: (a: number, b: number) => el.selectModelHead(a, b), model: () => el.model } : (window as any).__apPlayground
+    const el = document.querySelector('attention-playground') as Widget
+    const handle = w ? { selectModelHead: (a: number, b: number) => el.selectModelHead(a, b), model: () => el.model } : window.__apPlayground!
     handle.selectModelHead(l, hd)
-    const root: ParentNode = w ? el.shadowRoot : document
-    const m = handle.model()
+    const root: ParentNode = w ? el.shadowRoot! : document
+    const m = handle.model()!
     const lay = m.file.layers[l]
     const [, nq, nk] = lay.weights.shape
     const big = root.querySelector('.model-big details.hm-alt') as HTMLDetailsElement
@@ -105,8 +113,8 @@ async function checkAll(page: Page, key: 'encoder' | 'seq2seq', tol: number, wid
 
 async function waitModel(page: Page, widget = false): Promise<void> {
   await page.waitForFunction((w) => {
-    if (w) return !!(document.querySelector('attention-playground') as any)?.model
-    const h = (window as any).__apPlayground
+    if (w) return !!(document.querySelector('attention-playground') as Widget | null)?.model
+    const h = window.__apPlayground!
     return !!h && !!h.model()
   }, widget, { timeout: 30_000 })
 }
@@ -114,7 +122,7 @@ async function waitModel(page: Page, widget = false): Promise<void> {
 describe('the model view in Chromium', () => {
   it('file picker: a 2-layer nn.TransformerEncoder (4 heads) — weights equal torch\'s, the engine\'s recomputation within 1e-5', async () => {
     const { page, errors } = await open('/site/?view=model&lang=en')
-    await page.waitForFunction(() => !!(window as any).__apPlayground)
+    await page.waitForFunction(() => !!window.__apPlayground!)
     const panel = page.locator('[data-step="model"]')
     await expect.poll(() => panel.isVisible()).toBe(true)
     await panel.locator('input[name="modelFile"]').setInputFiles(join(MODELS, 'encoder.safetensors'))
@@ -130,7 +138,7 @@ describe('the model view in Chromium', () => {
     expect(await panel.locator('[data-model-step="scores"] .shape').textContent()).toBe('(11,11)')
     // A float16 file: the same layers, to float16's precision.
     await panel.locator('input[name="modelFile"]').setInputFiles(join(MODELS, 'encoder-f16.safetensors'))
-    await page.waitForFunction(() => (window as any).__apPlayground.model().name === 'encoder-f16.safetensors')
+    await page.waitForFunction(() => window.__apPlayground!.model()!.name === 'encoder-f16.safetensors')
     const s = await showHead(page, 1, 3)
     expect(maxAbs(s.file, (ref.encoder.layers[1].data as number[]).slice(3 * 121, 4 * 121))).toBeLessThan(5e-4)
     expect(errors).toEqual([])
@@ -143,8 +151,8 @@ describe('the model view in Chromium', () => {
     // The link opens the model view by itself.
     expect(await page.locator('[role="tab"][data-view="model"]').getAttribute('aria-selected')).toBe('true')
     const m = await page.evaluate(() => {
-      const f = (window as any).__apPlayground.model().file
-      return { tokens: f.tokens, source: f.sourceTokens, kinds: f.layers.map((l: any) => l.kind), q: f.layers[2].queryTokens, k: f.layers[2].keyTokens }
+      const f = window.__apPlayground!.model()!.file
+      return { tokens: f.tokens, source: f.sourceTokens, kinds: f.layers.map((l) => l.kind), q: f.layers[2].queryTokens, k: f.layers[2].keyTokens }
     })
     expect(m.kinds).toEqual(['self', 'self', 'cross', 'self', 'cross'])
     // Cross attention: queries from the target, keys from the source.
@@ -152,16 +160,16 @@ describe('the model view in Chromium', () => {
     expect(m.k).toEqual(['我', '爱', '中国'])
     await checkAll(page, 'seq2seq', 0)
     const panel = page.locator('[data-step="model"]')
-    await page.evaluate(() => (window as any).__apPlayground.selectModelHead(2, 1))
+    await page.evaluate(() => window.__apPlayground!.selectModelHead(2, 1))
     expect(await panel.locator('h3').allTextContents()).toContain('层 2 · 头 1 · 交叉注意力 — decoder.layers.0.multihead_attn')
     // The causal layer shows its mask step; the cross layer has none.
-    await page.evaluate(() => (window as any).__apPlayground.selectModelHead(1, 0))
+    await page.evaluate(() => window.__apPlayground!.selectModelHead(1, 0))
     expect(await panel.locator('[data-model-step="maskedScores"]').isVisible()).toBe(true)
     expect(await panel.locator('[data-model-step="maskedScores"] h4').textContent()).toBe('掩码后')
     // The view passes axe's WCAG 2.1 AA and best-practice rules. Not counted: the empty corner cell of the
     // shared heatmap's table (web/heatmap.ts, opened above), the same in every panel of the page.
     await page.addScriptTag({ content: readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8') })
-    const violations = await page.evaluate(async () => ((await (window as any).axe.run(document.querySelector('[data-step="model"]'),
+    const violations = await page.evaluate(async () => ((await (window as unknown as { axe: Axe }).axe.run(document.querySelector('[data-step="model"]'),
       { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'], rules: { 'empty-table-header': { enabled: false } } }))
       .violations as Array<{ id: string }>).map((v) => v.id))
     expect(violations).toEqual([])
@@ -171,18 +179,18 @@ describe('the model view in Chromium', () => {
 
   it('the widget: src and view="model" on a course page', async () => {
     const { page, errors } = await open('/tests/e2e/pages/model.html')
-    await page.locator('attention-playground').evaluate((el) => (el as any).ready)
+    await page.locator('attention-playground').evaluate((el) => (el as Widget).ready)
     await waitModel(page, true)
     const worst = await checkAll(page, 'seq2seq', 0, true)
     expect(worst).toBeLessThanOrEqual(1e-5)
-    expect(await page.locator('attention-playground').evaluate((el) => (el as any).model.file.layers.length)).toBe(5)
+    expect(await page.locator('attention-playground').evaluate((el) => (el as Widget).model!.file.layers.length)).toBe(5)
     expect(errors).toEqual([])
     await page.close()
   })
 
   it('bad files: the message names the tensor, as text; the last good file stays; nothing freezes', async () => {
     const { page, errors } = await open('/site/?view=model&lang=en')
-    await page.waitForFunction(() => !!(window as any).__apPlayground)
+    await page.waitForFunction(() => !!window.__apPlayground!)
     const input = page.locator('input[name="modelFile"]')
     const err = page.locator('[data-step="model"] .model-error')
     await input.setInputFiles(join(MODELS, 'encoder.safetensors'))
@@ -201,15 +209,15 @@ describe('the model view in Chromium', () => {
       expect(Date.now() - t0).toBeLessThan(5000)
       expect(await err.isVisible()).toBe(true)
       // The previous file is still shown.
-      expect(await page.evaluate(() => (window as any).__apPlayground.model().name)).toBe('encoder.safetensors')
+      expect(await page.evaluate(() => window.__apPlayground!.model()!.name)).toBe('encoder.safetensors')
     }
     expect(await page.locator('[data-step="model"] img').count()).toBe(0)
     // A URL that is not there.
-    await page.evaluate(() => (window as any).__apPlayground.setState({ src: '/tests/fixtures/models/missing.safetensors' }))
+    await page.evaluate(() => window.__apPlayground!.setState({ src: '/tests/fixtures/models/missing.safetensors' }))
     await expect.poll(() => err.textContent()).toMatch(/src: HTTP 404 .*missing\.safetensors/)
     // The page still works: a good file opens.
     await input.setInputFiles(join(MODELS, 'seq2seq.safetensors'))
-    await page.waitForFunction(() => (window as any).__apPlayground.model().name === 'seq2seq.safetensors')
+    await page.waitForFunction(() => window.__apPlayground!.model()!.name === 'seq2seq.safetensors')
     expect(await err.isHidden()).toBe(true)
     expect(errors).toEqual([])
     await page.close()
@@ -217,7 +225,7 @@ describe('the model view in Chromium', () => {
 
   it('drag and drop: a file dropped on the view opens', async () => {
     const { page, errors } = await open('/site/?view=model&lang=en')
-    await page.waitForFunction(() => !!(window as any).__apPlayground)
+    await page.waitForFunction(() => !!window.__apPlayground!)
     await page.evaluate(async () => {
       const bytes = await (await fetch('/tests/fixtures/models/encoder.safetensors')).arrayBuffer()
       const dt = new DataTransfer()
@@ -226,7 +234,7 @@ describe('the model view in Chromium', () => {
       target.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }))
       target.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }))
     })
-    await page.waitForFunction(() => (window as any).__apPlayground.model()?.name === 'dropped.safetensors')
+    await page.waitForFunction(() => window.__apPlayground!.model()?.name === 'dropped.safetensors')
     const s = await showHead(page, 0, 2)
     expect(maxAbs(s.file, (ref.encoder.layers[0].data as number[]).slice(2 * 121, 3 * 121))).toBe(0)
     expect(errors).toEqual([])
@@ -241,14 +249,14 @@ describe('the model view in Chromium', () => {
     const bytes = writeSafetensors({ 'attention.0.weights': { data: w, shape: [1, n, n] } },
       { format: 'attention-playground/1', tokens: JSON.stringify(tokens) })
     const { page, errors } = await open('/site/?view=model&lang=en')
-    await page.waitForFunction(() => !!(window as any).__apPlayground)
+    await page.waitForFunction(() => !!window.__apPlayground!)
     await page.locator('input[name="modelFile"]').setInputFiles({ name: 'long.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) })
     await waitModel(page)
     const panel = page.locator('[data-step="model"]')
     await expect.poll(() => panel.locator('.model-long').isVisible()).toBe(true)
     expect(await panel.locator('.model-big').isHidden()).toBe(true)
     // No Q, K, V in this file: the pipeline says so instead of recomputing.
-    expect(await page.evaluate(() => (window as any).__apPlayground.model().recomputed)).toBeNull()
+    expect(await page.evaluate(() => window.__apPlayground!.model()!.recomputed)).toBeNull()
     expect(errors).toEqual([])
     await page.close()
   })

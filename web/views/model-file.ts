@@ -40,7 +40,7 @@ export async function readModelUrl(url: string, cancelled: () => boolean): Promi
   try {
     res = await fetch(u.href)
   } catch (e) {
-    throw new Error(`src: could not fetch ${u.href} (${e instanceof Error ? e.message : String(e)}; a file on another site needs CORS)`)
+    throw new Error(`src: could not fetch ${u.href} (${e instanceof Error ? e.message : String(e)}; a file on another site needs CORS)`, { cause: e })
   }
   if (!res.ok) throw new Error(`src: HTTP ${res.status} ${res.statusText} for ${u.href}`)
   const declared = Number(res.headers.get('content-length') ?? NaN)

@@ -235,6 +235,7 @@ export class ModelView implements Panel {
   }
 
   private linesCtx(): Ctx {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below read the live fields
     const self = this
     const layer = () => self.file?.layers[self.layer]
     return {
