@@ -20,7 +20,7 @@ const dist = resolve(arg('--dist', join(here, '..', 'dist')));
 const seeds = Number(arg('--seeds', '5'));
 const quick = argv.includes('--quick');
 
-const { init } = await import(pathToFileURL(join(dist, 'index.js')).href);
+const { init, SCORE_RULES } = await import(pathToFileURL(join(dist, 'index.js')).href);
 const { createTrainerFor } = await import(pathToFileURL(join(dist, 'trainer.js')).href);
 const ap = await init({ wasmBinary: readFileSync(join(dist, 'attention.wasm')) });
 const create = (o) => (typeof ap.createTrainer === 'function' ? ap.createTrainer(o) : createTrainerFor(ap.module, o));
@@ -97,7 +97,8 @@ console.log(`target met for ${met}/${seeds} seeds`);
 console.log('\n## throughput (batch 32, Adam), steps/s and examples/s; held-out accuracy after the run');
 console.log('task | rule | heads | dModel | layers | steps/s | examples/s | held-out acc after');
 const cases = [];
-for (const score of ['scaled-dot', 'dot', 'general', 'additive', 'concat']) cases.push({ task: 'coreference', score });
+// The page's order: scaled-dot, the course's rule, first.
+for (const score of ['scaled-dot', ...SCORE_RULES.filter((r) => r !== 'scaled-dot')]) cases.push({ task: 'coreference', score });
 cases.push({ task: 'coreference', heads: 4 });
 if (!quick) {
   cases.push({ task: 'coreference', dModel: 64, heads: 4 });

@@ -47,7 +47,7 @@ function run(cmd: string, args: string[], cwd: string) {
     execFileSync(cmd, args, { cwd, stdio: 'pipe', encoding: 'utf8', maxBuffer: 1 << 26 })
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string }
-    throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${err.stdout ?? ''}\n${err.stderr ?? err.message}`)
+    throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${err.stdout ?? ''}\n${err.stderr ?? err.message}`, { cause: e })
   }
 }
 

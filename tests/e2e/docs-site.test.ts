@@ -65,7 +65,7 @@ describe('VitePress', () => {
       execFileSync('node', [VITEPRESS, 'build', 'docs'], { cwd: work, stdio: 'pipe', encoding: 'utf8' })
     } catch (e) {
       const err = e as { stdout?: string; stderr?: string }
-      throw new Error(`vitepress build failed:\n${err.stdout}\n${err.stderr}`)
+      throw new Error(`vitepress build failed:\n${err.stdout}\n${err.stderr}`, { cause: e })
     }
     const server = await serveStatic(join(work, 'docs/.vitepress/dist'))
     const { tab, problems } = await openTab(server.url)

@@ -120,8 +120,8 @@ export async function axeViolations(page) {
   if (!existsSync(src)) throw new Error(`${src} is missing: run npm ci (axe-core is a devDependency)`)
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: readFileSync(src, 'utf8') })
   return page.evaluate(async (tags) => {
-    // @ts-ignore injected above
-    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })
+    // axe was injected above: the page's own types do not know it.
+    const r = await /** @type {any} */ (window).axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })
     return r.violations.flatMap((/** @type {any} */ v) => v.nodes.map((/** @type {any} */ n) =>
       `${v.id} (${v.impact}): ${JSON.stringify(n.target)} ${String(n.failureSummary).replace(/\s+/g, ' ').slice(0, 300)}`))
   }, AXE_TAGS)

@@ -6,6 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
 import { artifact, startAll, settled, viewsOf } from './harness.mjs'
+import type { PlaygroundHandle } from '../../web/playground'
+
+type PageWindow = Window & { __apPlayground: PlaygroundHandle }
 
 const SIZES = [{ width: 360, height: 640 }, { width: 390, height: 844 }]
 const LONG_TEXT = Array.from({ length: 400 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired'][(i * 3) % 10]).join(' ')
@@ -158,7 +161,7 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
       await settled(page)
     }
     await page.screenshot({ path: artifact(`phone-${size.width}.png`) })
-    await matrixScrollsInPanel(root, page, 'page', () => page.evaluate(() => (window as any).__apPlayground.setState({ dv: 96 })))
+    await matrixScrollsInPanel(root, page, 'page', () => page.evaluate(() => (window as unknown as PageWindow).__apPlayground.setState({ dv: 96 })))
     await tapShowsArithmetic(root, 'page')
     await page.goto(env.site.url + `?lang=en&text=${encodeURIComponent(LONG_TEXT)}`)
     await page.waitForSelector('[data-panel="long"]:not([hidden]) canvas')

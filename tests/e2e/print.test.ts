@@ -8,6 +8,10 @@ import { writeFileSync } from 'node:fs'
 import type { Locator, Page } from 'playwright-core'
 import { artifact, startAll, settled } from './harness.mjs'
 import { fmt } from '../../web/format'
+import type { PlaygroundHandle } from '../../web/playground'
+import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
+
+type PageWindow = Window & { __apPlayground: PlaygroundHandle }
 
 type Tensor = { data: Float32Array | number[]; shape: number[] }
 
@@ -46,9 +50,9 @@ async function shownSteps(root: Locator | Page): Promise<string[]> {
 /** The trace's tensors as plain arrays, of the page (no id) or of the widget with that id. */
 async function traceOf(page: Page, widgetId: string | null = null): Promise<Record<string, Tensor>> {
   return page.evaluate((id) => {
-    const t = id ? (document.getElementById(id) as any).trace : (window as any).__apPlayground.getTrace()
+    const t = id ? (document.getElementById(id) as WidgetEl).trace : (window as unknown as PageWindow).__apPlayground.getTrace()
     const out: Record<string, { data: number[]; shape: number[] }> = {}
-    for (const [k, v] of Object.entries(t)) if (v && (v as any).data instanceof Float32Array) out[k] = { data: Array.from((v as any).data), shape: (v as any).shape }
+    for (const [k, v] of Object.entries(t ?? {})) if (v && (v as Tensor).data instanceof Float32Array) out[k] = { data: Array.from((v as Tensor).data), shape: (v as Tensor).shape }
     return out
   }, widgetId)
 }

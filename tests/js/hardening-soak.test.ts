@@ -8,7 +8,7 @@
 // Not a timed test: it only counts bytes.
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { init } from '../../dist/index.js'
+import { SCORE_RULES as SCORES, TOKENIZER_NAMES as TOKENIZERS, init } from '../../dist/index.js'
 import { rng, type Engine, type Tensor } from './helpers'
 
 const wasmBinary = readFileSync(new URL('../../dist/attention.wasm', import.meta.url))
@@ -21,8 +21,6 @@ beforeAll(async () => {
 
 const g = rng(7)
 const T = (...shape: number[]): Tensor => g.tensor(shape)
-const SCORES = ['dot', 'scaled-dot', 'general', 'additive', 'concat'] as const
-const TOKENIZERS = ['word-sorted', 'word', 'char', 'bpe'] as const
 const TEXTS = ['this is my cat', '我爱中国', 'The animal didn\'t cross the street because it was too tired', 'a b a b a']
 
 function paramsFor(score: string, dq: number, dk: number, nk: number) {
@@ -38,7 +36,7 @@ function call(i: number): 'ok' | 'error' {
   const bad = i % 6 === 5
   try {
     if (kind === 0) {
-      const score = SCORES[i % 5]
+      const score = SCORES[i % SCORES.length]
       ap.run({
         text: bad ? '' : TEXTS[i % TEXTS.length],
         tokenizer: TOKENIZERS[(i >> 2) % 4],
@@ -50,7 +48,7 @@ function call(i: number): 'ok' | 'error' {
       })
     } else if (kind === 1) {
       const nq = 2 + (i % 5), nk = 3 + (i % 4), d = 4
-      const score = SCORES[(i >> 2) % 5]
+      const score = SCORES[(i >> 2) % SCORES.length]
       const n = score === 'concat' ? nk : nq
       const query = T(n, d)
       if (bad) query.data[0] = NaN
