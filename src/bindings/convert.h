@@ -48,12 +48,6 @@ inline bool bool_of(const val& v, const std::string& name) {
   return v.as<bool>();
 }
 
-inline std::string dims_str(const std::vector<long long>& dims) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
 inline std::vector<long long> shape_of(const val& t, const std::string& name) {
   if (!has(t, "shape") || !has(t, "data"))
     throw ap::Error(name + ": expected a Tensor { data: Float32Array, shape: number[] }");
@@ -72,7 +66,7 @@ inline std::vector<long long> shape_of(const val& t, const std::string& name) {
   const long long len =
       t["data"]["length"].isUndefined() ? -1 : static_cast<long long>(t["data"]["length"].as<double>());
   if (len != total) {
-    throw ap::Error(name + ": data has " + std::to_string(len) + " values but shape " + dims_str(dims) + " needs " +
+    throw ap::Error(name + ": data has " + std::to_string(len) + " values but shape " + ap::shape_str(dims) + " needs " +
                     std::to_string(total));
   }
   return dims;
@@ -90,7 +84,7 @@ inline void copy_in(const val& data, float* dst, long long offset, long long cou
 
 inline ap::Mat matrix_from_js(const val& t, const std::string& name) {
   const auto dims = shape_of(t, name);
-  if (dims.size() != 2) throw ap::Error(name + ": expected a 2-D Tensor [rows, cols], got " + dims_str(dims));
+  if (dims.size() != 2) throw ap::Error(name + ": expected a 2-D Tensor [rows, cols], got " + ap::shape_str(dims));
   ap::Mat m(dims[0], dims[1]);
   if (m.size() > 0) copy_in(t["data"], m.data(), 0, m.size());
   return m;
@@ -98,7 +92,7 @@ inline ap::Mat matrix_from_js(const val& t, const std::string& name) {
 
 inline ap::Vec vector_from_js(const val& t, const std::string& name) {
   const auto dims = shape_of(t, name);
-  if (dims.size() != 1) throw ap::Error(name + ": expected a 1-D Tensor [n], got " + dims_str(dims));
+  if (dims.size() != 1) throw ap::Error(name + ": expected a 1-D Tensor [n], got " + ap::shape_str(dims));
   ap::Vec v(dims[0]);
   if (v.size() > 0) copy_in(t["data"], v.data(), 0, v.size());
   return v;
@@ -108,7 +102,7 @@ inline ap::Vec vector_from_js(const val& t, const std::string& name) {
 inline std::vector<ap::Mat> batch_from_js(const val& t, const std::string& name, int* rank) {
   const auto dims = shape_of(t, name);
   if (dims.size() != 2 && dims.size() != 3)
-    throw ap::Error(name + ": expected [n, d] or [batch, n, d], got " + dims_str(dims));
+    throw ap::Error(name + ": expected [n, d] or [batch, n, d], got " + ap::shape_str(dims));
   *rank = static_cast<int>(dims.size());
   const long long b = dims.size() == 3 ? dims[0] : 1;
   if (b < 1) throw ap::Error(name + ": the batch size must be at least 1, got 0");

@@ -1,10 +1,11 @@
-// embind for the trainer (issue 5): decode JS options, call the training core, copy results out.
+// embind for the trainer: decode JS options, call the training core, copy results out.
 // Every method returns a plain object or { error } (see guarded in convert.h); src/js/trainer.ts
 // turns the latter into a thrown Error.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
 #include <memory>
+#include <optional>
 
 #include "bindings/convert.h"
 #include "core/train.h"
@@ -53,10 +54,10 @@ ap::Mat tensor_of(const val& t, const std::string& name, int rows, int cols, boo
   for (int i = 0; i < rank && i < 8; ++i) dims.push_back(int_of(shape[i], name + ".shape[" + std::to_string(i) + "]"));
   const std::vector<int> want = vector ? std::vector<int>{cols} : std::vector<int>{rows, cols};
   if (dims != want) {
-    std::string got = "[";
-    for (size_t i = 0; i < dims.size(); ++i) got += (i ? ", " : "") + std::to_string(dims[i]);
+    std::string got = ap::shape_str(std::vector<long long>(dims.begin(), dims.end()));
+    if (rank > 8) got.insert(got.size() - 1, ", …");
     throw ap::Error(name + ": expected " + (vector ? ap::shape_str({cols}) : ap::shape_str({rows, cols})) + ", got " +
-                    got + (rank > 8 ? ", …" : "") + "]");
+                    got);
   }
   const val data = t["data"];
   const double len = data["length"].isUndefined() ? -1 : data["length"].as<double>();
@@ -122,6 +123,9 @@ class TrainerHandle {
       auto integer = [&](const char* k, int& dst) {
         if (has(opts, k)) dst = int_of(opts[k], k);
       };
+      auto optional_integer = [&](const char* k, std::optional<int>& dst) {
+        if (has(opts, k)) dst = int_of(opts[k], k);
+      };
       auto number = [&](const char* k, float& dst) {
         if (has(opts, k)) dst = static_cast<float>(number_of(opts[k], k));
       };
@@ -132,10 +136,10 @@ class TrainerHandle {
       str("text", o.text);
       integer("heads", o.heads);
       integer("dModel", o.dModel);
-      integer("dq", o.dq);
-      integer("dk", o.dk);
-      integer("dv", o.dv);
-      integer("layers", o.layers);
+      optional_integer("dq", o.dq);
+      optional_integer("dk", o.dk);
+      optional_integer("dv", o.dv);
+      optional_integer("layers", o.layers);
       integer("batchSize", o.batchSize);
       integer("context", o.context);
       number("lr", o.lr);
@@ -144,11 +148,9 @@ class TrainerHandle {
       if (has(opts, "seed")) {
         const double s = number_of(opts["seed"], "seed");
         if (s < 0 || s != std::floor(s) || s > 9007199254740991.0)
-          throw ap::Error("seed: expected an integer in [0, 2^53), got " + std::to_string(s));
+          throw ap::Error("seed: expected an integer in [0, 2^53), got " + ap::fmt(s));
         o.seed = static_cast<uint64_t>(s);
       }
-      for (auto [k, v] : {std::pair<const char*, int>{"dq", o.dq}, {"dk", o.dk}, {"dv", o.dv}, {"layers", o.layers}})
-        if (has(opts, k) && v < 1) throw ap::Error(std::string(k) + ": expected an integer ≥ 1, got " + std::to_string(v));
       t_ = std::make_unique<tr::Trainer>(o);
       return info();
     });
@@ -173,8 +175,8 @@ class TrainerHandle {
     cfg.set("dv", c.dv);
     cfg.set("heads", c.heads);
     cfg.set("layers", c.layers);
-    cfg.set("score", std::string(tr::rule_name(c.score)));
-    cfg.set("scale", c.resolved_scale());
+    cfg.set("score", std::string(ap::score_name(c.score)));
+    cfg.set("scale", c.head_scale());
     cfg.set("temperature", c.temperature);
     cfg.set("mask", std::string(c.causal ? "causal" : "none"));
     cfg.set("optimizer", t_->options().optimizer);
@@ -304,11 +306,11 @@ class TrainerHandle {
       o.set("vocab", val::array(t_->task().vocab));
       o.set("merges", val::array());
       o.set("selfAttention", true);
-      set_steps(o, {L.input, P("Wq").value, P("Wk").value, P("Wv").value, L.Q, L.K, L.V, L.scores, L.scaled, L.masked,
+      set_steps(o, {L.input, P("Wq").value, P("Wk").value, P("Wv").value, L.Q, L.K, L.V, L.scores, L.scaledScores, L.maskedScores,
                     L.weights, L.output});
       val masked = val::array();
       o.set("maskedRows", masked);  // causal and no mask never mask a whole row
-      o.set("scale", c.resolved_scale());
+      o.set("scale", c.head_scale());
       val params = val::array();
       for (int h = 0; h < c.heads; ++h) {
         val hp = val::object();

@@ -10,6 +10,15 @@ namespace ap {
 namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// A · Bᵀ for row-major A [m, d] and B [n, d], through the kernel.
+Mat times_transposed(const Mat& A, const Mat& B) {
+  Mat S(A.rows(), B.rows());
+  kernels::qkt(A.data(), B.data(), S.data(), static_cast<int>(A.rows()), static_cast<int>(B.rows()),
+               static_cast<int>(A.cols()), 1.f);
+  return S;
+}
+
 }  // namespace
 
 ScoreRule parse_score(const std::string& name) {
@@ -68,45 +77,52 @@ void Mask::validate(int batch, int nq, int nk) const {
   }
 }
 
-float resolve_scale(const AttentionOptions& opts, int dk) {
-  if (opts.hasScale) return opts.scale;
-  return opts.score == ScoreRule::ScaledDot ? 1.f / std::sqrt(static_cast<float>(dk)) : 1.f;
+float default_scale(ScoreRule rule, int dk) {
+  return rule == ScoreRule::ScaledDot ? 1.f / std::sqrt(static_cast<float>(dk)) : 1.f;
 }
 
-Mat compute_scores(const Mat& Q, const Mat& K, ScoreRule rule, const ScoreParams& p) {
+Mat compute_scores(const Mat& Q, const Mat& K, ScoreRule rule, const ScoreParams& p, ScoreCache* cache) {
   const int nq = static_cast<int>(Q.rows());
   const int nk = static_cast<int>(K.rows());
   switch (rule) {
     case ScoreRule::Dot:
-    case ScoreRule::ScaledDot: {
-      Mat S(nq, nk);
-      kernels::qkt(Q.data(), K.data(), S.data(), nq, nk, static_cast<int>(Q.cols()), 1.f);
-      return S;
-    }
+    case ScoreRule::ScaledDot:
+      return times_transposed(Q, K);
     case ScoreRule::General: {
-      // qᵀ W k for every pair: (Q W) Kᵀ, with Q W computed once.
-      Mat QW = Q * p.W;
-      Mat S(nq, nk);
-      kernels::qkt(QW.data(), K.data(), S.data(), nq, nk, static_cast<int>(QW.cols()), 1.f);
-      return S;
+      // qᵀ W k for every pair: (Q W) Kᵀ, with Q W computed once (as Q · (Wᵀ)ᵀ).
+      const Mat Wt = p.W.transpose();
+      return times_transposed(times_transposed(Q, Wt), K);
     }
     case ScoreRule::Additive: {
-      const Mat A = Q * p.Wq.transpose();  // [nq, h]
-      const Mat B = K * p.Wk.transpose();  // [nk, h]
+      const Mat A = times_transposed(Q, p.Wq);  // [nq, h]: Wq q_i
+      const Mat B = times_transposed(K, p.Wk);  // [nk, h]: Wk k_j
       const int h = static_cast<int>(p.v.size());
+      std::vector<float> scratch(cache ? 0 : static_cast<std::size_t>(h));
+      if (cache) cache->tanh.resize(static_cast<Eigen::Index>(nq) * nk, h);
       Mat S(nq, nk);
-      for (int i = 0; i < nq; ++i)
+      // Plain loops: nq·nk·h tanh with no temporaries (an Eigen row expression per cell allocates).
+      for (int i = 0; i < nq; ++i) {
+        const float* a = A.data() + static_cast<std::ptrdiff_t>(i) * h;
         for (int j = 0; j < nk; ++j) {
+          const float* b = B.data() + static_cast<std::ptrdiff_t>(j) * h;
+          float* th = cache ? cache->tanh.data() + (static_cast<std::ptrdiff_t>(i) * nk + j) * h : scratch.data();
           float acc = 0.f;
-          for (int t = 0; t < h; ++t) acc += p.v[t] * std::tanh(A(i, t) + B(j, t));
+          for (int t = 0; t < h; ++t) {
+            th[t] = std::tanh(a[t] + b[t]);
+            acc += th[t] * p.v[t];
+          }
           S(i, j) = acc;
         }
+      }
       return S;
     }
     case ScoreRule::Concat: {
-      // Linear over [q_i; k_i]: W [nv, dq + dk] split into its query and key halves.
-      const auto dq = Q.cols();
-      Mat S = Q * p.concatW.leftCols(dq).transpose() + K * p.concatW.rightCols(K.cols()).transpose();
+      // Linear over [q_i; k_i]: one score per value row.
+      Mat local;
+      Mat& C = cache ? cache->queryKey : local;
+      C.resize(nq, Q.cols() + K.cols());
+      C << Q, K;
+      Mat S = times_transposed(C, p.concatW);
       S.rowwise() += p.concatB.transpose();
       return S;
     }
@@ -114,12 +130,31 @@ Mat compute_scores(const Mat& Q, const Mat& K, ScoreRule rule, const ScoreParams
   throw Error("score: unknown rule");
 }
 
+bool weights_from_scores(const Mat& scores, float scale, const Mask& mask, int b, float temperature, Mat& weights,
+                         Mat* scaledScores, Mat* maskedScores) {
+  const int nq = static_cast<int>(scores.rows());
+  const int nk = static_cast<int>(scores.cols());
+  // One buffer becomes the scaled, then the masked scores, then the weights, in place; the middle steps
+  // are copied out only when they are kept for display.
+  weights = scores * scale;
+  const bool finite = weights.allFinite();
+  if (scaledScores) *scaledScores = weights;
+  if (mask.kind != Mask::Kind::None) {
+    for (int i = 0; i < nq; ++i)
+      for (int j = 0; j < nk; ++j)
+        if (mask.masked(b, i, j, nq, nk)) weights(i, j) = kNegInf;
+  }
+  if (maskedScores) *maskedScores = weights;
+  kernels::softmax_rows(weights.data(), nq, nk, 1.f / temperature);
+  return finite;
+}
+
 AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts, int b) {
   AttentionResult r;
   const int nq = static_cast<int>(Q.rows());
   const int nv = static_cast<int>(V.rows());
   const int dv = static_cast<int>(V.cols());
-  r.scale = resolve_scale(opts, static_cast<int>(K.cols()));
+  r.scale = opts.hasScale ? opts.scale : default_scale(opts.score, static_cast<int>(K.cols()));
   const float invTemp = 1.f / opts.temperature;
 
   for (int i = 0; i < nq; ++i) {
@@ -146,18 +181,10 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
   }
 
   r.scores = compute_scores(Q, K, opts.score, opts.params);
-  // One n×n buffer becomes the scaled, then the masked scores, then the weights, in place; the
-  // intermediate steps are copied out only when they are kept for display.
-  r.weights = r.scores * r.scale;
-  check_no_overflow("query/key: the scores overflow", r.weights);
-  if (opts.keepSteps) r.scaledScores = r.weights;
-  if (opts.mask.kind != Mask::Kind::None) {
-    for (int i = 0; i < nq; ++i)
-      for (int j = 0; j < nv; ++j)
-        if (opts.mask.masked(b, i, j, nq, nv)) r.weights(i, j) = kNegInf;
+  if (!weights_from_scores(r.scores, r.scale, opts.mask, b, opts.temperature, r.weights,
+                           opts.keepSteps ? &r.scaledScores : nullptr, opts.keepSteps ? &r.maskedScores : nullptr)) {
+    throw overflow_error("query/key: the scores overflow");
   }
-  if (opts.keepSteps) r.maskedScores = r.weights;
-  kernels::softmax_rows(r.weights.data(), nq, nv, invTemp);
   r.context.resize(nq, dv);
   kernels::weights_v(r.weights.data(), V.data(), r.context.data(), nq, nv, dv);
 

@@ -65,7 +65,8 @@ struct AttentionResult {
   float scale = 1.f;
 };
 
-float resolve_scale(const AttentionOptions& opts, int dk);
+// The multiplier of step scaledScores when the caller gives none: 1/√dk for scaled-dot, 1 for the other rules.
+float default_scale(ScoreRule rule, int dk);
 
 // Validates everything (shapes, finiteness, rule parameters, mask sizes) and throws ap::Error naming the argument.
 void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts, int batch = 1);
@@ -74,7 +75,25 @@ void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const Attentio
 AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts,
                           int batchIndex = 0);
 
-// The rule's raw scores [nq, nv].
-Mat compute_scores(const Mat& Q, const Mat& K, ScoreRule rule, const ScoreParams& params);
+// What a backward pass needs from step scores (training keeps it; attention() does not ask).
+struct ScoreCache {
+  Mat tanh;      // additive: tanh(Wq q_i + Wk k_j) in row i·nk + j, [nq·nk, h]
+  Mat queryKey;  // concat: row i is [q_i; k_i], [nq, dq + dk]
+};
+
+// Step scores: the rule's raw scores [nq, nk] (concat: [nq, nv]). Products go through kernels::qkt
+// only, never Eigen's GEMM, so the wasm build runs the same fast code whichever file calls this.
+Mat compute_scores(const Mat& Q, const Mat& K, ScoreRule rule, const ScoreParams& params, ScoreCache* cache = nullptr);
+
+// Steps scaledScores, maskedScores and weights: the one place their order and rules live, used by
+// attention() (so by run and multi-head too) and by training's forward pass.
+//   scaledScores = scale · scores
+//   maskedScores = scaledScores with -inf where `mask` bars the key (batch item batchIndex)
+//   weights      = softmax(maskedScores / temperature) row by row; a fully masked row is all 0
+// The two middle steps are copied out only when asked for. Returns false when a scaled score overflowed
+// float32: the caller knows which of its arguments to name.
+[[nodiscard]] bool weights_from_scores(const Mat& scores, float scale, const Mask& mask, int batchIndex,
+                                       float temperature, Mat& weights, Mat* scaledScores = nullptr,
+                                       Mat* maskedScores = nullptr);
 
 }  // namespace ap

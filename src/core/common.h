@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,23 +31,29 @@ constexpr int kMaxSeq = 65536;            // rows of Q/K/V for attention() witho
 constexpr std::size_t kMaxTextBytes = 1 << 20;  // 1 MiB of UTF-8
 constexpr long long kMaxAdditiveWork = 1LL << 27;   // nq·nk·h tanh evaluations of one additive call (~1 s)
 
-// A number as people write it (%g): 1e-30, 2.5, nan — not std::to_string's 0.000000.
-inline std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
+// The formatting helpers of every error message: numbers and shapes.
+
+// A number as people write it, in the fewest digits that read back as the same value: 0.1f gives
+// "0.1", 1e-30 "1e-30", NaN "nan" — not std::to_string's "0.000000" or float's "0.100000001".
+template <class T>
+std::string fmt_shortest(T v, int maxDigits) {
+  char buf[40];
+  for (int digits = 1; digits <= maxDigits; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(v));
+    if (!std::isfinite(v) || static_cast<T>(std::strtod(buf, nullptr)) == v) break;
+  }
   return buf;
 }
+inline std::string fmt(float v) { return fmt_shortest(v, 9); }
+inline std::string fmt(double v) { return fmt_shortest(v, 17); }
 
-inline std::string shape_str(std::initializer_list<long long> dims) {
+// "[2, 3]"
+inline std::string shape_str(const std::vector<long long>& dims) {
   std::string s = "[";
-  bool first = true;
-  for (long long d : dims) {
-    if (!first) s += ", ";
-    s += std::to_string(d);
-    first = false;
-  }
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
   return s + "]";
 }
+inline std::string shape_str(std::initializer_list<long long> dims) { return shape_str(std::vector<long long>(dims)); }
 
 inline std::string shape_str(const Mat& m) { return shape_str({m.rows(), m.cols()}); }
 
@@ -81,8 +89,12 @@ inline void check_finite(const std::string& name, const Mat& m) {
 
 // For results computed from finite inputs: a non-finite value means float32 overflowed on the way.
 // `what` names the argument and the quantity, e.g. "value: the output overflows".
+inline Error overflow_error(const std::string& what) {
+  return Error(what + " float32 (a value beyond ±3.4e38); scale the inputs down");
+}
+
 inline void check_no_overflow(const std::string& what, const Mat& m) {
-  if (!m.allFinite()) throw Error(what + " float32 (a value beyond ±3.4e38); scale the inputs down");
+  if (!m.allFinite()) throw overflow_error(what);
 }
 
 }  // namespace ap

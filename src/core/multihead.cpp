@@ -1,9 +1,6 @@
 #include "core/multihead.h"
 
-#include <cmath>
-#include <limits>
-
-#include "kernels/kernels.h"
+#include "core/attention.h"
 
 namespace ap {
 namespace {
@@ -11,6 +8,19 @@ namespace {
 void check_shape(const std::string& name, const Mat& m, long long rows, long long cols) {
   AP_REQUIRE(m.rows() == rows && m.cols() == cols,
              name + ": expected " + shape_str({rows, cols}) + ", got " + shape_str(m));
+}
+
+// The caller's causal flag, key padding and attention mask as one ap::Mask (1 = masked), shared by every head.
+Mask combined_mask(const MultiHeadParams& p, long long nq, long long nk) {
+  Mask m;
+  if (!p.causal && p.keyPaddingMask.empty() && p.attnMask.empty()) return m;
+  m.kind = Mask::Kind::Matrix;
+  m.matrix.resize(static_cast<std::size_t>(nq * nk));
+  for (long long i = 0; i < nq; ++i)
+    for (long long j = 0; j < nk; ++j)
+      m.matrix[i * nk + j] = (p.causal && j > i) || (!p.keyPaddingMask.empty() && p.keyPaddingMask[j]) ||
+                             (!p.attnMask.empty() && p.attnMask[i * nk + j]);
+  return m;
 }
 
 }  // namespace
@@ -31,8 +41,13 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
   check_finite("key", key);
   check_finite("value", value);
 
+  // Errors name the weights as the caller passed them: the packed one, or the three separate ones.
+  const bool packed = p.inProjWeight.size() > 0;
+  const std::string qName = packed ? "inProjWeight" : "qProjWeight";
+  const std::string kName = packed ? "inProjWeight" : "kProjWeight";
+  const std::string vName = packed ? "inProjWeight" : "vProjWeight";
   Mat Wq, Wk, Wv;
-  if (p.inProjWeight.size() > 0) {
+  if (packed) {
     AP_REQUIRE(p.qProjWeight.size() == 0 && p.kProjWeight.size() == 0 && p.vProjWeight.size() == 0,
                "inProjWeight: give either inProjWeight or qProjWeight + kProjWeight + vProjWeight, not both");
     check_shape("inProjWeight", p.inProjWeight, 3 * E, E);
@@ -44,18 +59,24 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
     Wk = p.inProjWeight.middleRows(E, E);
     Wv = p.inProjWeight.bottomRows(E);
   } else {
-    AP_REQUIRE(p.qProjWeight.size() > 0 && p.kProjWeight.size() > 0 && p.vProjWeight.size() > 0,
+    const bool anySeparate = p.qProjWeight.size() > 0 || p.kProjWeight.size() > 0 || p.vProjWeight.size() > 0;
+    AP_REQUIRE(anySeparate,
                "inProjWeight: missing; give inProjWeight [3E, E] or all of qProjWeight, kProjWeight, vProjWeight");
-    check_shape("qProjWeight", p.qProjWeight, E, E);
-    check_shape("kProjWeight", p.kProjWeight, E, key.cols());
-    check_shape("vProjWeight", p.vProjWeight, E, value.cols());
+    for (const auto& [name, w] : {std::pair<const std::string&, const Mat&>{qName, p.qProjWeight},
+                                  {kName, p.kProjWeight}, {vName, p.vProjWeight}}) {
+      AP_REQUIRE(w.size() > 0, name + ": missing; the separate projections need all of qProjWeight, kProjWeight, "
+                                      "vProjWeight (or inProjWeight [3E, E] alone)");
+    }
+    check_shape(qName, p.qProjWeight, E, E);
+    check_shape(kName, p.kProjWeight, E, key.cols());
+    check_shape(vName, p.vProjWeight, E, value.cols());
     Wq = p.qProjWeight;
     Wk = p.kProjWeight;
     Wv = p.vProjWeight;
   }
-  check_finite("inProjWeight", Wq);
-  check_finite("inProjWeight", Wk);
-  check_finite("inProjWeight", Wv);
+  check_finite(qName, Wq);
+  check_finite(kName, Wk);
+  check_finite(vName, Wv);
   AP_REQUIRE(p.inProjBias.size() == 0 || p.inProjBias.size() == 3 * E,
              "inProjBias: expected [" + std::to_string(3 * E) + "], got [" + std::to_string(p.inProjBias.size()) + "]");
   check_shape("outProjWeight", p.outProjWeight, E, E);
@@ -79,40 +100,32 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
     v.rowwise() += p.inProjBias.segment(2 * E, E).transpose();
   }
 
-  check_no_overflow("inProjWeight: the projections overflow", q);
-  check_no_overflow("inProjWeight: the projections overflow", k);
-  check_no_overflow("inProjWeight: the projections overflow", v);
+  check_no_overflow(qName + ": the projections overflow", q);
+  check_no_overflow(kName + ": the projections overflow", k);
+  check_no_overflow(vName + ": the projections overflow", v);
   const int H = p.numHeads;
   const int hd = static_cast<int>(E / H);
-  const float scale = 1.f / std::sqrt(static_cast<float>(hd));
+  // torch.nn.MultiheadAttention's head: scaled-dot (1/√hd), temperature 1, the caller's masks.
+  AttentionOptions head;
+  head.mask = combined_mask(p, nq, nk);
+  head.keepSteps = false;
   MultiHeadResult r;
   Mat context(nq, E);
-  // The three masks combined once (1 = masked), shared by every head.
-  std::vector<uint8_t> masked(static_cast<std::size_t>(nq * nk));
-  for (long long i = 0; i < nq; ++i) {
-    bool all = true;
-    for (long long j = 0; j < nk; ++j) {
-      const bool m = (p.causal && j > i) || (!p.keyPaddingMask.empty() && p.keyPaddingMask[j]) ||
-                     (!p.attnMask.empty() && p.attnMask[i * nk + j]);
-      masked[i * nk + j] = m;
-      all = all && m;
-    }
-    if (all) r.maskedRows.push_back(static_cast<int>(i));
-  }
   for (int h = 0; h < H; ++h) {
     const Mat qh = q.middleCols(h * hd, hd);
     const Mat kh = k.middleCols(h * hd, hd);
     const Mat vh = v.middleCols(h * hd, hd);
-    Mat S(nq, nk);
-    kernels::qkt(qh.data(), kh.data(), S.data(), static_cast<int>(nq), static_cast<int>(nk), hd, scale);
-    check_no_overflow("inProjWeight: the scores of head " + std::to_string(h) + " overflow", S);
-    for (long long c = 0; c < nq * nk; ++c)
-      if (masked[c]) S.data()[c] = -std::numeric_limits<float>::infinity();
-    kernels::softmax_rows(S.data(), static_cast<int>(nq), static_cast<int>(nk), 1.f);
-    Mat ch(nq, hd);
-    kernels::weights_v(S.data(), vh.data(), ch.data(), static_cast<int>(nq), static_cast<int>(nk), hd);
-    context.middleCols(h * hd, hd) = ch;
-    r.weights.push_back(std::move(S));
+    AttentionResult a;
+    try {
+      a = attention(qh, kh, vh, head);
+    } catch (const Error&) {
+      // The only failure left once the inputs are checked: the projected scores overflow.
+      throw overflow_error((packed ? qName : qName + "/" + kName) + ": the scores of head " + std::to_string(h) +
+                           " overflow");
+    }
+    context.middleCols(h * hd, hd) = a.output;
+    if (h == 0) r.maskedRows = std::move(a.maskedRows);
+    r.weights.push_back(std::move(a.weights));
   }
   r.output = context * p.outProjWeight.transpose();
   if (p.outProjBias.size() > 0) r.output.rowwise() += p.outProjBias.transpose();

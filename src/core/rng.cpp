@@ -183,15 +183,15 @@ void Generator::rand(float* out, std::size_t n) {
 
 void Generator::uniform_(float* out, std::size_t n, float from, float to) {
   AP_REQUIRE(std::isfinite(from) && std::isfinite(to) && from <= to,
-             "uniform_: expected finite from <= to, got from = " + std::to_string(from) +
-                 ", to = " + std::to_string(to));
+             "uniform_: expected finite from <= to, got from = " + fmt(from) +
+                 ", to = " + fmt(to));
   for (std::size_t i = 0; i < n; ++i) out[i] = uniform_float(from, to);
 }
 
 void Generator::normal_(float* out, std::size_t n, float mean, float std) {
   AP_REQUIRE(std::isfinite(mean) && std::isfinite(std) && std >= 0.0f,
-             "normal_: expected finite mean and std >= 0, got mean = " + std::to_string(mean) +
-                 ", std = " + std::to_string(std));
+             "normal_: expected finite mean and std >= 0, got mean = " + fmt(mean) +
+                 ", std = " + fmt(std));
   if (n >= 16) {
     rand(out, n);
     for (std::size_t i = 0; i + 16 <= n; i += 16) normal_fill_16(out + i, mean, std);

@@ -23,13 +23,11 @@ namespace train {
 
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
 struct HeadCache {
-  Mat Qh, Kh, Vh;   // this head's columns of Q, K, V
-  Mat S, Sc, M, P;  // scores, scaled, masked, weights
-  Mat A, B, T;      // additive: Wq q, Wk k, tanh(A_i + B_j) as rows i*n+j
-  Mat C;            // concat: [q_i; k_i]
+  Mat Qh, Kh, Vh;                  // this head's columns of Q, K, V
+  Mat scores, weights;             // steps scores and weights [n, n]
+  Mat scaledScores, maskedScores;  // kept only for a trace
+  ScoreCache rule;                 // additive: tanh(Wq q_i + Wk k_j); concat: [q_i; k_i]
 };
 
 struct LayerCache {
@@ -151,31 +149,7 @@ int argmax_row(const float* p, int n) {
 
 }  // namespace
 
-Rule parse_rule(const std::string& s) {
-  if (s == "dot") return Rule::Dot;
-  if (s == "scaled-dot") return Rule::ScaledDot;
-  if (s == "general") return Rule::General;
-  if (s == "additive") return Rule::Additive;
-  if (s == "concat") return Rule::Concat;
-  throw Error("score: expected one of dot, scaled-dot, general, additive, concat, got '" + s + "'");
-}
-
-const char* rule_name(Rule r) {
-  switch (r) {
-    case Rule::Dot: return "dot";
-    case Rule::ScaledDot: return "scaled-dot";
-    case Rule::General: return "general";
-    case Rule::Additive: return "additive";
-    case Rule::Concat: return "concat";
-  }
-  return "?";
-}
-
-float ModelConfig::resolved_scale() const {
-  if (!std::isnan(scale)) return scale;
-  if (score == Rule::ScaledDot) return 1.0f / std::sqrt(static_cast<float>(dk / heads));
-  return 1.0f;
-}
+float ModelConfig::head_scale() const { return std::isnan(scale) ? default_scale(score, dk / heads) : scale; }
 
 void ModelConfig::validate() const {
   auto in_range = [](const char* name, int v, int lo, int hi) {
@@ -195,13 +169,13 @@ void ModelConfig::validate() const {
     AP_REQUIRE(d % heads == 0, std::string("heads: must divide ") + name + " = " + std::to_string(d) + ", got heads = " +
                                    std::to_string(heads));
   }
-  if (score == Rule::Dot || score == Rule::ScaledDot) {
-    AP_REQUIRE(dq == dk, std::string("score: '") + rule_name(score) + "' needs dq = dk, got dq = " + std::to_string(dq) +
+  if (score == ScoreRule::Dot || score == ScoreRule::ScaledDot) {
+    AP_REQUIRE(dq == dk, std::string("score: '") + score_name(score) + "' needs dq = dk, got dq = " + std::to_string(dq) +
                              ", dk = " + std::to_string(dk));
   }
   AP_REQUIRE(std::isfinite(temperature) && temperature > 0,
-             "temperature: expected a finite number > 0, got " + std::to_string(temperature));
-  AP_REQUIRE(std::isnan(scale) || std::isfinite(scale), "scale: expected a finite number, got " + std::to_string(scale));
+             "temperature: expected a finite number > 0, got " + fmt(temperature));
+  AP_REQUIRE(std::isnan(scale) || std::isfinite(scale), "scale: expected a finite number, got " + fmt(scale));
 }
 
 Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
@@ -226,15 +200,15 @@ Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
       std::vector<int> idx;
       // Same draws and layouts as design.md gives for ap.run's rule parameters.
       switch (cfg_.score) {
-        case Rule::General:
+        case ScoreRule::General:
           idx.push_back(add(hp + "W", linear_w(g, dkh, dqh, nullptr)));  // [dqh, dkh]
           break;
-        case Rule::Additive:
+        case ScoreRule::Additive:
           idx.push_back(add(hp + "Wq", linear_w(g, dqh, dkh, nullptr)));  // [dkh, dqh]
           idx.push_back(add(hp + "Wk", linear_w(g, dkh, dkh, nullptr)));  // [dkh, dkh]
           idx.push_back(add(hp + "v", linear_w(g, dkh, 1, nullptr), true));     // [1, dkh]
           break;
-        case Rule::Concat: {
+        case ScoreRule::Concat: {
           Mat b;
           Mat W = linear_w(g, dqh + dkh, cfg_.maxLen, &b);  // [maxLen, dqh + dkh]
           idx.push_back(add(hp + "W", std::move(W)));
@@ -276,12 +250,38 @@ void Model::check_ids(const std::vector<int>& ids) const {
 
 namespace {
 
-// Forward of one layer for one sequence, keeping what the backward pass needs.
+// The rule's parameters of head h as ap::ScoreParams. Concat's are sized for maxLen value rows; a
+// sequence of n tokens uses the first n.
+ScoreParams head_params(ScoreRule rule, const std::vector<Param>& ps, const std::vector<int>& idx, int n) {
+  ScoreParams p;
+  switch (rule) {
+    case ScoreRule::General:
+      p.W = ps[idx[0]].value;
+      break;
+    case ScoreRule::Additive:
+      p.Wq = ps[idx[0]].value;
+      p.Wk = ps[idx[1]].value;
+      p.v = ps[idx[2]].value.row(0).transpose();
+      break;
+    case ScoreRule::Concat:
+      p.concatW = ps[idx[0]].value.topRows(n);
+      p.concatB = ps[idx[1]].value.row(0).leftCols(n).transpose();
+      break;
+    default:
+      break;
+  }
+  return p;
+}
+
+// Forward of one layer for one sequence, keeping what the backward pass needs (and, with keepSteps,
+// the scaled and masked scores a trace shows). Scoring, scaling, masking and softmax are ap's own steps.
 void layer_forward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq, int Wk, int Wv, int Wo, int bo,
-                   const std::vector<std::vector<int>>& rule, const Mat& X, LayerCache& c) {
+                   const std::vector<std::vector<int>>& rule, const Mat& X, LayerCache& c, bool keepSteps = false) {
   const int n = static_cast<int>(X.rows()), H = cfg.heads;
   const int dqh = cfg.dq / H, dkh = cfg.dk / H, dvh = cfg.dv / H;
-  const float scale = cfg.resolved_scale(), invT = 1.0f / cfg.temperature;
+  const float scale = cfg.head_scale();
+  Mask mask;
+  mask.kind = cfg.causal ? Mask::Kind::Causal : Mask::Kind::None;
   c.X = X;
   c.Q = mul(cview(X), cview(ps[Wq].value));
   c.K = mul(cview(X), cview(ps[Wk].value));
@@ -293,68 +293,12 @@ void layer_forward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
     hc.Qh = c.Q.middleCols(h * dqh, dqh);
     hc.Kh = c.K.middleCols(h * dkh, dkh);
     hc.Vh = c.V.middleCols(h * dvh, dvh);
-    switch (cfg.score) {
-      case Rule::Dot:
-      case Rule::ScaledDot:
-        hc.S = mul_nt(cview(hc.Qh), cview(hc.Kh));
-        break;
-      case Rule::General:
-        hc.S = mul_nt(cview(mul(cview(hc.Qh), cview(ps[rule[h][0]].value))), cview(hc.Kh));
-        break;
-      case Rule::Additive: {
-        const Mat& Wa = ps[rule[h][0]].value;
-        const Mat& Ua = ps[rule[h][1]].value;
-        const Mat& v = ps[rule[h][2]].value;
-        hc.A = mul_nt(cview(hc.Qh), cview(Wa));
-        hc.B = mul_nt(cview(hc.Kh), cview(Ua));
-        hc.T.resize(n * n, dkh);
-        hc.S.resize(n, n);
-        for (int i = 0; i < n; ++i)
-          for (int j = 0; j < n; ++j) {
-            const float* a = hc.A.data() + static_cast<long>(i) * dkh;
-            const float* b = hc.B.data() + static_cast<long>(j) * dkh;
-            float* t = hc.T.data() + static_cast<long>(i * n + j) * dkh;
-            float s = 0;
-            for (int k = 0; k < dkh; ++k) {
-              t[k] = std::tanh(a[k] + b[k]);
-              s += t[k] * v(0, k);
-            }
-            hc.S(i, j) = s;
-          }
-        break;
-      }
-      case Rule::Concat: {
-        const Mat& W = ps[rule[h][0]].value;
-        const Mat& b = ps[rule[h][1]].value;
-        hc.C.resize(n, dqh + dkh);
-        hc.C << hc.Qh, hc.Kh;
-        hc.S = mul_nt(cview(hc.C), cview(W.topRows(n)));
-        hc.S.rowwise() += b.leftCols(n).row(0);
-        break;
-      }
-    }
-    hc.Sc = hc.S * scale;
-    hc.M = hc.Sc;
-    if (cfg.causal)
-      for (int i = 0; i < n; ++i)
-        for (int j = i + 1; j < n; ++j) hc.M(i, j) = kNegInf;
-    hc.P.resize(n, n);
-    for (int i = 0; i < n; ++i) {
-      float mx = kNegInf;
-      for (int j = 0; j < n; ++j) mx = std::max(mx, hc.M(i, j));
-      if (mx == kNegInf) {  // every key masked: zero weights, never NaN
-        hc.P.row(i).setZero();
-        continue;
-      }
-      float sum = 0;
-      for (int j = 0; j < n; ++j) {
-        const float e = hc.M(i, j) == kNegInf ? 0.0f : std::exp((hc.M(i, j) - mx) * invT);
-        hc.P(i, j) = e;
-        sum += e;
-      }
-      hc.P.row(i) /= sum;
-    }
-    mm(mview(c.O.middleCols(h * dvh, dvh)), cview(hc.P), cview(hc.Vh), false);
+    hc.scores = compute_scores(hc.Qh, hc.Kh, cfg.score, head_params(cfg.score, ps, rule[h], n), &hc.rule);
+    // An overflowed score is not an input error here: a diverging model shows it in its loss.
+    static_cast<void>(weights_from_scores(hc.scores, scale, mask, 0, cfg.temperature, hc.weights,
+                                          keepSteps ? &hc.scaledScores : nullptr,
+                                          keepSteps ? &hc.maskedScores : nullptr));
+    mm(mview(c.O.middleCols(h * dvh, dvh)), cview(hc.weights), cview(hc.Vh), false);
   }
   c.Y = mul(cview(c.O), cview(ps[Wo].value));
   c.Y.rowwise() += ps[bo].value.row(0);
@@ -367,7 +311,7 @@ Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
                    const std::vector<Mat>* extraDP, std::vector<Mat>& g) {
   const int n = static_cast<int>(c.X.rows()), H = cfg.heads;
   const int dqh = cfg.dq / H, dkh = cfg.dk / H, dvh = cfg.dv / H;
-  const float scale = cfg.resolved_scale(), invT = 1.0f / cfg.temperature;
+  const float scale = cfg.head_scale(), invT = 1.0f / cfg.temperature;
   Mat dX = dOut;  // residual path
   mm_tn(mview(g[Wo]), cview(c.O), cview(dOut), true);
   g[bo] += dOut.colwise().sum();
@@ -378,22 +322,22 @@ Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
     const Mat dOh = dO.middleCols(h * dvh, dvh);
     Mat dP = mul_nt(cview(dOh), cview(hc.Vh));
     if (extraDP) dP += (*extraDP)[h];
-    mm_tn(mview(dV.middleCols(h * dvh, dvh)), cview(hc.P), cview(dOh), true);
+    mm_tn(mview(dV.middleCols(h * dvh, dvh)), cview(hc.weights), cview(dOh), true);
     // softmax(M / T): dM = P ⊙ (dP - Σ_j dP⊙P) / T. Masked cells have P = 0, so they get no gradient.
     Mat dS(n, n);
     for (int i = 0; i < n; ++i) {
-      const float r = hc.P.row(i).dot(dP.row(i));
-      dS.row(i) = (hc.P.row(i).array() * (dP.row(i).array() - r)) * (invT * scale);
+      const float r = hc.weights.row(i).dot(dP.row(i));
+      dS.row(i) = (hc.weights.row(i).array() * (dP.row(i).array() - r)) * (invT * scale);
     }
     auto dQh = dQ.middleCols(h * dqh, dqh);
     auto dKh = dK.middleCols(h * dkh, dkh);
     switch (cfg.score) {
-      case Rule::Dot:
-      case Rule::ScaledDot:
+      case ScoreRule::Dot:
+      case ScoreRule::ScaledDot:
         mm(mview(dQh), cview(dS), cview(hc.Kh), true);
         mm_tn(mview(dKh), cview(dS), cview(hc.Qh), true);
         break;
-      case Rule::General: {
+      case ScoreRule::General: {
         const Mat& W = ps[rule[h][0]].value;
         const Mat KW = mul_nt(cview(hc.Kh), cview(W));  // rows: W k_j
         mm(mview(dQh), cview(dS), cview(KW), true);
@@ -401,7 +345,7 @@ Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
         mm_tn(mview(g[rule[h][0]]), cview(hc.Qh), cview(mul(cview(dS), cview(hc.Kh))), true);
         break;
       }
-      case Rule::Additive: {
+      case ScoreRule::Additive: {
         const Mat& Wa = ps[rule[h][0]].value;
         const Mat& Ua = ps[rule[h][1]].value;
         const Mat& v = ps[rule[h][2]].value;
@@ -414,7 +358,7 @@ Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
           for (int j = 0; j < n; ++j) {
             const float s = dS(i, j);
             if (s == 0.0f) continue;
-            const float* t = hc.T.data() + static_cast<long>(i * n + j) * dkh;
+            const float* t = hc.rule.tanh.data() + static_cast<long>(i * n + j) * dkh;
             float* da = dA.data() + static_cast<long>(i) * dkh;
             float* db = dB.data() + static_cast<long>(j) * dkh;
             for (int k = 0; k < dkh; ++k) {
@@ -430,9 +374,9 @@ Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
         mm(mview(dKh), cview(dB), cview(Ua), true);
         break;
       }
-      case Rule::Concat: {
+      case ScoreRule::Concat: {
         const Mat& W = ps[rule[h][0]].value;
-        mm_tn(mview(g[rule[h][0]].topRows(n)), cview(dS), cview(hc.C), true);
+        mm_tn(mview(g[rule[h][0]].topRows(n)), cview(dS), cview(hc.rule.queryKey), true);
         g[rule[h][1]].leftCols(n) += dS.colwise().sum();
         const Mat dC = mul(cview(dS), cview(W.topRows(n)));
         dQh += dC.leftCols(dqh);
@@ -504,7 +448,7 @@ double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, in
   if (pointer) {
     const LayerCache& c = caches.back();
     Eigen::Matrix<float, 1, Eigen::Dynamic> w = Eigen::Matrix<float, 1, Eigen::Dynamic>::Zero(n);
-    for (int h = 0; h < H; ++h) w += c.h[h].P.row(ex.pointerFrom) / static_cast<float>(H);
+    for (int h = 0; h < H; ++h) w += c.h[h].weights.row(ex.pointerFrom) / static_cast<float>(H);
     const float pt = std::max(w(ex.pointerTo), 1e-30f);
     loss -= std::log(static_cast<double>(pt));
     ++terms;
@@ -565,17 +509,17 @@ std::vector<LayerTrace> Model::trace(const std::vector<int>& ids) const {
   std::vector<LayerTrace> out;
   for (const LayerIdx& L : layers_) {
     LayerCache c;
-    layer_forward(cfg_, params_, L.Wq, L.Wk, L.Wv, L.Wo, L.bo, L.rule, X, c);
+    layer_forward(cfg_, params_, L.Wq, L.Wk, L.Wv, L.Wo, L.bo, L.rule, X, c, true);
     LayerTrace t;
     t.input = X;
     t.Q = c.Q;
     t.K = c.K;
     t.V = c.V;
     for (int h = 0; h < H; ++h) {
-      t.scores.push_back(c.h[h].S);
-      t.scaled.push_back(c.h[h].Sc);
-      t.masked.push_back(c.h[h].M);
-      t.weights.push_back(c.h[h].P);
+      t.scores.push_back(std::move(c.h[h].scores));
+      t.scaledScores.push_back(std::move(c.h[h].scaledScores));
+      t.maskedScores.push_back(std::move(c.h[h].maskedScores));
+      t.weights.push_back(std::move(c.h[h].weights));
     }
     t.output = c.O;
     t.result = X + c.Y;
@@ -634,7 +578,7 @@ class Adam : public Optimizer {
 }  // namespace
 
 std::unique_ptr<Optimizer> Optimizer::make(const std::string& name, float lr) {
-  AP_REQUIRE(std::isfinite(lr) && lr > 0 && lr <= 10, "lr: expected a finite number in (0, 10], got " + std::to_string(lr));
+  AP_REQUIRE(std::isfinite(lr) && lr > 0 && lr <= 10, "lr: expected a finite number in (0, 10], got " + fmt(lr));
   std::unique_ptr<Optimizer> o;
   if (name == "sgd") o = std::make_unique<Sgd>();
   else if (name == "adam") o = std::make_unique<Adam>();
@@ -653,19 +597,17 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
   else throw Error("task: expected 'coreference', 'reverse' or 'next-char', got '" + o.task + "'");
   AP_REQUIRE(o.batchSize >= 1 && o.batchSize <= 4096,
              "batchSize: expected an integer in [1, 4096], got " + std::to_string(o.batchSize));
-  AP_REQUIRE(o.layers >= 0 && o.layers <= kMaxTrainLayers,
-             "layers: expected an integer in [1, " + std::to_string(kMaxTrainLayers) + "], got " + std::to_string(o.layers));
   ModelConfig cfg;
   cfg.vocab = static_cast<int>(task_.vocab.size());
   cfg.classes = static_cast<int>(task_.classes.size());
   cfg.maxLen = task_.maxLen;
   cfg.dModel = o.dModel;
-  cfg.dq = o.dq ? o.dq : o.dModel;
-  cfg.dk = o.dk ? o.dk : o.dModel;
-  cfg.dv = o.dv ? o.dv : o.dModel;
+  cfg.dq = o.dq.value_or(o.dModel);
+  cfg.dk = o.dk.value_or(o.dModel);
+  cfg.dv = o.dv.value_or(o.dModel);
   cfg.heads = o.heads;
-  cfg.layers = o.layers ? o.layers : task_.defaultLayers;
-  cfg.score = parse_rule(o.score);
+  cfg.layers = o.layers.value_or(task_.defaultLayers);
+  cfg.score = parse_score(o.score);
   cfg.scale = o.scale;
   cfg.temperature = o.temperature;
   if (o.mask == "auto") cfg.causal = task_.causal;
@@ -687,13 +629,11 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
 Trainer::~Trainer() = default;
 
 void Trainer::set_lr(float lr) {
-  AP_REQUIRE(std::isfinite(lr) && lr > 0 && lr <= 10, "lr: expected a finite number in (0, 10], got " + std::to_string(lr));
+  AP_REQUIRE(std::isfinite(lr) && lr > 0 && lr <= 10, "lr: expected a finite number in (0, 10], got " + fmt(lr));
   opt_->lr = lr;
 }
 
 Score Trainer::step(int n) {
-  AP_REQUIRE(n >= 1 && n <= kMaxTrainSteps,
-             "n: expected an integer in [1, " + std::to_string(kMaxTrainSteps) + "], got " + std::to_string(n));
   const int N = static_cast<int>(task_.train.size());
   const int B = opts_.batchSize;
   std::vector<float> u(B);

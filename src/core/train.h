@@ -1,4 +1,4 @@
-// Training a small attention model in the browser (issue 5): the model, its backward pass, the
+// Training a small attention model in the browser: the model, its backward pass, the
 // optimizers and the tasks. Everything is deterministic for a given seed: parameters are drawn from
 // ap::Generator (PyTorch's generator) and so are the minibatches.
 //
@@ -6,7 +6,7 @@
 //   H_0 = E[x] + P[0..n)                       token embedding + learned position embedding
 //   for each layer l:  H_{l+1} = H_l + MHA_l(H_l)     (residual)
 //     MHA: Q = H·Wq, K = H·Wk, V = H·Wv (course layout: W is [dModel, d]); split into heads by columns;
-//          per head: scores by the rule, ·scale, mask (-inf), softmax(·/temperature), ·V;
+//          per head: ap::compute_scores, then ap::weights_from_scores (·scale, mask, softmax), ·V;
 //          heads concatenated -> O [n, dv];  MHA = O·Wo + bo
 //   task head (tasks with classes): logits_i = H_L[i]·Whead + bhead, cross-entropy on the targets
 //   pointer loss (coreference): the last layer's attention row of the pronoun, averaged over heads, is
@@ -16,9 +16,11 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/attention.h"
 #include "core/common.h"
 
 namespace ap {
@@ -31,11 +33,6 @@ constexpr int kMaxTrainDim = 256;
 constexpr int kMaxTrainLayers = 4;
 constexpr int kMaxTrainHeads = 16;
 constexpr int kMaxTrainSeq = 64;
-constexpr int kMaxTrainSteps = 1000000;
-
-enum class Rule { Dot, ScaledDot, General, Additive, Concat };
-Rule parse_rule(const std::string& score);  // throws naming `score`
-const char* rule_name(Rule r);
 
 struct ModelConfig {
   int vocab = 0;    // input tokens
@@ -43,12 +40,12 @@ struct ModelConfig {
   int maxLen = 0;   // rows of the position embedding (and outputs of the concat rule)
   int dModel = 32, dq = 32, dk = 32, dv = 32;
   int heads = 1, layers = 1;
-  Rule score = Rule::ScaledDot;
-  float scale = std::numeric_limits<float>::quiet_NaN();  // NaN: 1/sqrt(dk per head) for scaled-dot, else 1
+  ScoreRule score = ScoreRule::ScaledDot;
+  float scale = std::numeric_limits<float>::quiet_NaN();  // NaN: ap::default_scale for dk per head
   float temperature = 1.0f;
   bool causal = false;
 
-  float resolved_scale() const;
+  float head_scale() const;  // the multiplier of step scaledScores: scale, or the default when NaN
   void validate() const;  // throws ap::Error naming the option
 };
 
@@ -77,7 +74,7 @@ struct Score {
 struct LayerTrace {
   Mat input;                                     // H_l [n, dModel]
   Mat Q, K, V;                                   // [n, dq], [n, dk], [n, dv]
-  std::vector<Mat> scores, scaled, masked, weights;  // per head [n, n]
+  std::vector<Mat> scores, scaledScores, maskedScores, weights;  // per head [n, n]
   Mat output;                                    // concatenated heads, before Wo [n, dv]
   Mat result;                                    // H_{l+1}
 };
@@ -148,8 +145,8 @@ struct TrainerOptions {
   uint64_t seed = 0;
   int heads = 1;
   int dModel = 32;
-  int dq = 0, dk = 0, dv = 0;  // 0: dModel
-  int layers = 0;              // 0: the task's default
+  std::optional<int> dq, dk, dv;  // none: dModel
+  std::optional<int> layers;      // none: the task's default
   std::string score = "scaled-dot";
   std::string optimizer = "adam";
   float lr = std::numeric_limits<float>::quiet_NaN();  // NaN: adam 0.01·min(1, 32/dModel), sgd 0.1
@@ -166,7 +163,9 @@ class Trainer {
   explicit Trainer(const TrainerOptions& opts);
   ~Trainer();
 
-  Score step(int n);  // n optimizer steps; returns the mean over them
+  // n ≥ 1 optimizer steps; returns the mean over them. The package checks n as it reads it, before
+  // entering wasm (src/js/trainer.ts), so the rule lives there alone.
+  Score step(int n);
   Score train_on(const std::vector<Example>& batch);  // one optimizer step on the caller's batch
   Score evaluate(int limit = 0) const;  // on the held-out set, or its first `limit` examples
   Score evaluate_train() const;

@@ -266,6 +266,63 @@ TEST(MultiHead, EqualsPerHeadAttentionOfTheProjections) {
   EXPECT_LT((out - r.output).cwiseAbs().maxCoeff(), 1e-4f);
 }
 
+// Each head is ap::attention on the projections, with the three masks as one ap::Mask: weights equal
+// bit for bit, and fully masked rows are reported.
+TEST(MultiHead, EachHeadIsApAttention) {
+  const int E = 6, H = 3, nq = 4, nk = 5, hd = E / H;
+  ap::MultiHeadParams p;
+  p.numHeads = H;
+  p.qProjWeight = random_mat(E, E, 1, 0.4f);
+  p.kProjWeight = random_mat(E, 3, 2, 0.4f);
+  p.vProjWeight = random_mat(E, 2, 3, 0.4f);
+  p.outProjWeight = random_mat(E, E, 4, 0.4f);
+  p.causal = true;
+  p.keyPaddingMask = {0, 0, 0, 1, 0};
+  p.attnMask.assign(nq * nk, 0);
+  p.attnMask[1 * nk + 1] = 1;
+  p.attnMask[0 * nk + 0] = 1;  // with causal, row 0 has no key left
+  const Mat query = random_mat(nq, E, 5), key = random_mat(nk, 3, 6), value = random_mat(nk, 2, 7);
+  const auto r = ap::multi_head_attention(query, key, value, p);
+  const Mat q = query * p.qProjWeight.transpose(), k = key * p.kProjWeight.transpose(),
+            v = value * p.vProjWeight.transpose();
+  ap::AttentionOptions o;
+  o.mask.kind = ap::Mask::Kind::Matrix;
+  for (int i = 0; i < nq; ++i)
+    for (int j = 0; j < nk; ++j) o.mask.matrix.push_back((j > i) || p.keyPaddingMask[j] || p.attnMask[i * nk + j]);
+  for (int h = 0; h < H; ++h) {
+    const Mat qh = q.middleCols(h * hd, hd), kh = k.middleCols(h * hd, hd), vh = v.middleCols(h * hd, hd);
+    const ap::AttentionResult a = ap::attention(qh, kh, vh, o);
+    EXPECT_EQ(r.weights[h], a.weights) << "head " << h;
+    EXPECT_EQ(r.maskedRows, a.maskedRows);
+  }
+  EXPECT_EQ(r.maskedRows, std::vector<int>{0});
+}
+
+TEST(MultiHead, ErrorsNameTheWeightsTheCallerPassed) {
+  const int E = 4;
+  const Mat x = random_mat(3, E, 1);
+  auto msg = [&](const ap::MultiHeadParams& p) {
+    try {
+      ap::multi_head_attention(x, x, x, p);
+    } catch (const ap::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ap::MultiHeadParams p;
+  p.outProjWeight = random_mat(E, E, 2);
+  EXPECT_EQ(msg(p).rfind("inProjWeight: missing", 0), 0u) << msg(p);
+  p.qProjWeight = random_mat(E, E, 3);
+  p.kProjWeight = random_mat(E, E, 4);
+  EXPECT_EQ(msg(p).rfind("vProjWeight: missing", 0), 0u) << msg(p);
+  p.vProjWeight = random_mat(E, E, 5);
+  p.kProjWeight(1, 2) = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(msg(p).rfind("kProjWeight: every value must be finite, got inf", 0), 0u) << msg(p);
+  p.kProjWeight = random_mat(E, E, 4, 1e20f);
+  p.qProjWeight = random_mat(E, E, 3, 1e20f);
+  EXPECT_EQ(msg(p).rfind("qProjWeight/kProjWeight: the scores of head 0 overflow float32", 0), 0u) << msg(p);
+}
+
 TEST(MultiHead, RejectsHeadsThatDoNotDivideE) {
   ap::MultiHeadParams p;
   p.numHeads = 3;
