@@ -84,7 +84,8 @@ std::vector<tr::Example> batch_of(const val& b) {
   if (!val::global("Array").call<bool>("isArray", b))
     throw ap::Error("batch: expected an array of { ids, targets?, pointer? }, got a " + type_of(b));
   const int n = b["length"].as<int>();
-  if (n < 1 || n > 4096) throw ap::Error("batch: expected 1..4096 examples, got " + std::to_string(n));
+  // Bounds the decoding work; an empty batch is the core's rule (Model::loss).
+  if (n > 4096) throw ap::Error("batch: expected at most 4096 examples, got " + std::to_string(n));
   std::vector<tr::Example> out;
   for (int i = 0; i < n; ++i) {
     const std::string name = "batch[" + std::to_string(i) + "]";

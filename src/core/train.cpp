@@ -455,7 +455,7 @@ double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, in
     if (argmax_row(w.data(), n) == ex.pointerTo) ++correct;
     if (grads) {
       extra.assign(H, Mat::Zero(n, n));
-      for (int h = 0; h < H; ++h) extra[h](ex.pointerFrom, ex.pointerTo) = -norm / (H * pt);
+      for (int h = 0; h < H; ++h) extra[h](ex.pointerFrom, ex.pointerTo) = -norm / (static_cast<float>(H) * pt);
     }
   }
   if (grads) {
