@@ -111,7 +111,7 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
   head.keepSteps = false;
   MultiHeadResult r;
   Mat context(nq, E);
-  for (int h = 0; h < H; ++h) {
+  for (Eigen::Index h = 0; h < H; ++h) {
     const Mat qh = q.middleCols(h * hd, hd);
     const Mat kh = k.middleCols(h * hd, hd);
     const Mat vh = v.middleCols(h * hd, hd);

@@ -120,7 +120,7 @@ Trace run(const RunOptions& o) {
   a.mask = o.mask;
   a.temperature = o.temperature;
   t.output.resize(nq, o.dv);
-  for (int h = 0; h < o.heads; ++h) {
+  for (Eigen::Index h = 0; h < o.heads; ++h) {
     a.params = t.params[static_cast<std::size_t>(h)];
     const Mat Qh = t.Q.middleCols(h * dqh, dqh);
     const Mat Kh = t.K.middleCols(h * dkh, dkh);

@@ -43,7 +43,7 @@ namespace ap {
 constexpr int kMaxBpeMerges = 1024;
 // Training cost grows with corpus size times merges: 64 KiB x 1024 merges trains in ~0.2 s natively
 // (measured), 1 MiB would take ~20 s, so a custom corpus is capped well below kMaxTextBytes.
-constexpr std::size_t kMaxBpeCorpusBytes = 64 * 1024;
+constexpr std::size_t kMaxBpeCorpusBytes = std::size_t{64} * 1024;
 // Symbol visits while learning merges (about a second in wasm); past it, an Error naming bpeCorpus.
 constexpr long long kMaxBpeWork = 1LL << 20;
 

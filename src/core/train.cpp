@@ -288,7 +288,7 @@ void layer_forward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
   c.V = mul(cview(X), cview(ps[Wv].value));
   c.O.setZero(n, cfg.dv);
   c.h.assign(H, HeadCache{});
-  for (int h = 0; h < H; ++h) {
+  for (Eigen::Index h = 0; h < H; ++h) {
     HeadCache& hc = c.h[h];
     hc.Qh = c.Q.middleCols(h * dqh, dqh);
     hc.Kh = c.K.middleCols(h * dkh, dkh);
@@ -317,7 +317,7 @@ Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
   g[bo] += dOut.colwise().sum();
   const Mat dO = mul_nt(cview(dOut), cview(ps[Wo].value));
   Mat dQ = Mat::Zero(n, cfg.dq), dK = Mat::Zero(n, cfg.dk), dV = Mat::Zero(n, cfg.dv);
-  for (int h = 0; h < H; ++h) {
+  for (Eigen::Index h = 0; h < H; ++h) {
     const HeadCache& hc = c.h[h];
     const Mat dOh = dO.middleCols(h * dvh, dvh);
     Mat dP = mul_nt(cview(dOh), cview(hc.Vh));
@@ -642,7 +642,7 @@ Score Trainer::step(int n) {
   double loss = 0, acc = 0;
   for (int s = 0; s < n; ++s) {
     gen_->rand(u.data(), B);  // minibatch draws come from the seeded generator: same seed, same run
-    for (int b = 0; b < B; ++b) batch[b] = task_.train[std::min(N - 1, static_cast<int>(u[b] * N))];
+    for (int b = 0; b < B; ++b) batch[b] = task_.train[std::min(N - 1, static_cast<int>(u[b] * static_cast<float>(N)))];
     const Score sc = model_->loss(batch, &grads);
     opt_->update(model_->params(), grads);
     loss += sc.loss;
