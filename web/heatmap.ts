@@ -584,7 +584,13 @@ export class Heatmap {
     cap.textContent = this.opts.name
     const thead = doc.createElement('thead')
     const hr = doc.createElement('tr')
-    hr.append(doc.createElement('th'))
+    // The corner names the two axes for screen readers (an empty header cell says nothing).
+    const corner = doc.createElement('th')
+    const cornerText = doc.createElement('span')
+    cornerText.className = 'sr-only'
+    cornerText.textContent = this.opts.t('tableCorner')
+    corner.append(cornerText)
+    hr.append(corner)
     for (let j = 0; j < Math.min(this.cols, TABLE_MAX); j++) {
       const th = doc.createElement('th')
       th.scope = 'col'

@@ -1,7 +1,8 @@
 // Accessibility in real Chromium: axe-core 4.14 (WCAG 2.0/2.1 A and AA, best practices) finds nothing on
 // any view of the page or of the widget — every tab in zh and en (read from the tab bar, so views added
-// later are covered), the guided tour open, a cell's arithmetic open, cross attention, the long view — and
-// a keyboard-only learner (keyboard.press, no clicks) can go through the guided tour and edit a cell.
+// later are covered), the guided tour open, a cell's arithmetic and a table of numbers open, cross attention,
+// the long view — and a keyboard-only learner (keyboard.press, no clicks) can go through the guided tour and
+// edit a cell.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { axeViolations, startAll, settled, viewsOf } from './harness.mjs'
@@ -69,7 +70,10 @@ describe('axe-core finds no violations', () => {
       await canvas.click()
       await settled(page)
       await expect(page.locator('[data-panel="arith"] .arith-cell').textContent()).resolves.toMatch(/\(\d+, \d+\)/)
-      await expectClean(page, `a cell's arithmetic, ${lang}`)
+      // And a matrix's numbers opened as a table.
+      await page.locator('[data-step="weights"] details.hm-alt summary').click()
+      await settled(page)
+      await expectClean(page, `a cell's arithmetic and a table of numbers, ${lang}`)
       await page.close()
 
       const cross = await openPage(`?lang=${lang}&mode=cross&guided=1`)
