@@ -443,8 +443,17 @@ export class Heatmap {
     return `${this.opts.name}[${i}, ${j}] · ${t('cellRow')} ${rl} · ${t('cellCol')} ${cl} = ${fmt(this.value(i, j), 6)}`
   }
 
+  /** The tensor's name and index are code (the same in every language): marked so; the rest is prose. */
+  private putDescription(el: HTMLElement, i: number, j: number): void {
+    const text = this.describe(i, j)
+    const cut = text.indexOf(' · ')
+    const code = document.createElement('code')
+    code.textContent = text.slice(0, cut)
+    el.replaceChildren(code, text.slice(cut))
+  }
+
   private showTip(i: number, j: number): void {
-    this.tip.textContent = this.describe(i, j)
+    this.putDescription(this.tip, i, j)
     this.tip.hidden = false
     const x = this.labelW + (j + 1) * this.cw + 6
     const y = this.labelH + i * this.ch - 4
@@ -453,7 +462,7 @@ export class Heatmap {
   }
 
   private announce(i: number, j: number): void {
-    this.live.textContent = this.describe(i, j)
+    this.putDescription(this.live, i, j)
   }
 
   private bindEvents(): void {

@@ -8,8 +8,9 @@ import type { Ctx, Highlight, Panel, Selection } from './context'
 import { Texts, adoptStyles, h, setText } from './dom'
 import { errorMessage } from './format'
 import { translator, type Translate } from './i18n'
-import { VIEWS_USING_CONTROLS, cloneState, type Notice, type PlaygroundState } from './state'
+import { VIEWS_USING_CONTROLS, cloneState, withoutCrossCausal, type Notice, type PlaygroundState } from './state'
 import { STYLES } from './styles'
+import { VIEW_STYLES } from './views/styles'
 import { matrixCsv, panelMatrix } from './export/csv'
 import { exportPanelPng } from './export/png'
 import { pytorchCode } from './export/pytorch'
@@ -113,10 +114,10 @@ class Playground {
   private readonly scheduler: Scheduler
 
   constructor(root: ShadowRoot | HTMLElement, private readonly engine: Engine, initial: PlaygroundState, private readonly opts: PlaygroundOptions) {
-    this.state = cloneState(initial)
+    this.state = withoutCrossCausal(cloneState(initial))
     this.t = translator(this.state.lang)
     this.notices = [...(opts.notices ?? [])]
-    this.removeStyles = adoptStyles(root, STYLES + MODEL_STYLES)
+    this.removeStyles = adoptStyles(root, STYLES + MODEL_STYLES + VIEW_STYLES)
     this.app = h('div', { class: 'ap-root', lang: this.state.lang })
     root.append(this.app)
     this.ctx = this.makeCtx()
@@ -168,7 +169,7 @@ class Playground {
 
   private setState(patch: Partial<PlaygroundState>): void {
     if (this.disposed) return
-    const next = { ...cloneState(this.state), ...patch }
+    const next = withoutCrossCausal({ ...cloneState(this.state), ...patch })
     if (resetsPositions(this.state, next)) {
       if (!('padKeys' in patch)) next.padKeys = []
       if (!('maskCells' in patch)) next.maskCells = []
@@ -236,7 +237,8 @@ class Playground {
 
   private renderNotices(): void {
     const { t } = this
-    const msgs = this.notices.map((n) => `${t('noticeInvalid')} ${n.param} = “${n.value.length > 80 ? n.value.slice(0, 80) + '…' : n.value}”`)
+    const msgs = this.notices.map((n) => n.reason === 'crossCausal' ? t('noticeCrossCausal')
+      : `${t('noticeInvalid')} ${n.param} = “${n.value.length > 80 ? n.value.slice(0, 80) + '…' : n.value}”`)
     if (this.droppedEdits) msgs.push(t('noticeEditsDropped'))
     const box = this.panels.noticeBox
     box.hidden = msgs.length === 0
@@ -257,7 +259,7 @@ class Playground {
     this.panels.layout.classList.toggle('full', !controlsAct)
     if (this.trainInline || state.view === 'train') void this.trainBox.show(t, state.lang)
     setText(this.footer, t('footer'))
-    this.panels.renderError(t, this.error, !!this.trace)
+    this.panels.renderError(t, this.error, !!this.trace, state.lang)
     this.renderNotices()
     this.panels.render(this.ctx, this.long)
     applyStepFilter(this.app, this.opts.steps)

@@ -9,7 +9,7 @@ export const TOKENIZERS = TOKENIZER_NAMES
 export const RULES = SCORE_RULES
 export const MASKS = ['none', 'causal', 'padding', 'cells'] as const
 export const MODES = ['self', 'cross'] as const
-export const VIEWS = ['pipeline', 'why', 'origin', 'train', 'model'] as const
+export const VIEWS = ['pipeline', 'why', 'origin', 'decode', 'scaling', 'train', 'model'] as const
 export const SCALES = ['auto', 'on', 'off'] as const
 export const EDITABLE = ['embeddings', 'sourceEmbeddings', 'Wq', 'Wk', 'Wv'] as const
 export const LANGS = ['zh', 'en'] as const
@@ -122,6 +122,22 @@ export const LIMITS = {
 export interface Notice {
   param: string
   value: string
+  /** Why a valid value was not applied (the value alone would read as a typo). */
+  reason?: 'crossCausal'
+}
+
+/**
+ * Old links and the engine say `general`; the page calls the rule bilinear (Luong's name "general"
+ * clashes with the lesson's 一般注意力, a category, not a scoring rule). Both are read.
+ */
+export const RULE_ALIASES: Readonly<Record<string, Rule>> = { bilinear: 'general' }
+
+/**
+ * The causal mask belongs to the decoder's own self-attention: in cross attention every target
+ * position may see the whole source, so cross mode never carries it.
+ */
+export function withoutCrossCausal(s: PlaygroundState): PlaygroundState {
+  return s.mode === 'cross' && s.mask === 'causal' ? { ...s, mask: 'none' } : s
 }
 
 const INT_PARAMS = ['dModel', 'dq', 'dk', 'dv', 'seed', 'heads', 'head', 'guided'] as const
@@ -208,8 +224,9 @@ export function parseParams(params: URLSearchParams, base: PlaygroundState): { s
     ['mask', MASKS, 'mask'], ['scale', SCALES, 'scale'], ['lang', LANGS, 'lang'], ['view', VIEWS, 'view'],
   ]
   for (const [param, list, field] of enums) {
-    const v = params.get(param)
-    if (v === null) continue
+    const raw = params.get(param)
+    if (raw === null) continue
+    const v = param === 'score' ? (RULE_ALIASES[raw] ?? raw) : raw
     const ok = oneOf(list, v)
     if (ok === null) bad(param, v)
     else (s as unknown as Record<string, unknown>)[field] = ok
@@ -259,6 +276,10 @@ export function parseParams(params: URLSearchParams, base: PlaygroundState): { s
   }
   if (s.head >= s.heads) s.head = 0
   notices.push(...settleClashes(s))
+  if (s.mode === 'cross' && s.mask === 'causal') {
+    notices.push({ param: 'mask', value: 'causal', reason: 'crossCausal' })
+    s.mask = base.mask === 'causal' ? 'none' : base.mask
+  }
   return { state: s, notices }
 }
 
@@ -271,10 +292,11 @@ export function toParams(s: PlaygroundState, base: PlaygroundState = DEFAULT_STA
   ]
   for (const k of simple) {
     if (k === 'source' || k === 'target') {
-      if (s.mode !== 'cross') continue
+      // The decode view reads the source and target in either mode.
+      if (s.mode !== 'cross' && s.view !== 'decode') continue
     }
     if (k === 'text' && s.mode === 'cross') continue
-    if (s[k] !== base[k] || (k === 'mode' && s.mode === 'cross')) p.set(k, String(s[k]))
+    if (s[k] !== base[k] || (k === 'mode' && (s.mode === 'cross' || s.view === 'decode'))) p.set(k, String(s[k]))
   }
   if (s.padKeys.length) p.set('pad', s.padKeys.join(','))
   if (s.maskCells.length) p.set('cells', s.maskCells.map(([i, j]) => `${i}.${j}`).join(','))

@@ -37,7 +37,7 @@ const ATTR_FIELDS: Array<keyof PlaygroundState> = [
 /** Panel names `steps` accepts: the engine's step names and the page's other panels. */
 const PANEL_NAMES = new Set<string>([
   ...STEP_NAMES, 'sourceEmbeddings', 'tokens', 'params', 'lines', 'arith', 'guided', 'decoderSelfAttention', 'why',
-  'origin', 'train', 'long', 'model',
+  'origin', 'train', 'long', 'model', 'decode', 'scaling', 'quiz',
 ])
 
 const WIDGET_CSS = `

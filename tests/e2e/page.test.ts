@@ -247,7 +247,7 @@ describe('the page in Chromium', () => {
       await page.keyboard.press('ArrowDown')
       await page.keyboard.press('Enter')
       await settled(page)
-      expect(await arith.textContent()).toContain(`rule ${rule}`)
+      expect(await arith.textContent()).toContain(`rule: ${rule === 'general' ? 'bilinear' : rule}`)
       expect(await arith.locator('.term').count(), rule).toBeGreaterThan(0)
       const c = await arith.locator('.check').allTextContents()
       expect(c.length, rule).toBe(3)
@@ -350,7 +350,7 @@ describe('the page in Chromium', () => {
     await page.goto(server.url)
     await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
     expect(await page.locator('h1').textContent()).toBe('注意力机制演练场')
-    expect(await page.locator('[data-step="weights"] h3').textContent()).toBe('④ Softmax → 权重')
+    expect(await page.locator('[data-step="weights"] h3').textContent()).toBe('④ Softmax → 注意力权重')
     await page.close()
   })
 

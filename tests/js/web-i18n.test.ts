@@ -12,8 +12,10 @@ describe('i18n', () => {
 
   it('prose is translated (only symbols and names may stay the same)', () => {
     const same = Object.keys(en).filter((k) => en[k as keyof typeof en] === zh[k as keyof typeof zh])
-    // d_model etc. and the matrix names are notation, PNG and CSV file formats: identical in both languages.
-    expect(same.sort()).toEqual(['dModel', 'dk', 'dq', 'dv', 'stepWk', 'stepWq', 'stepWv', 'arithExp', 'whyColCnn', 'exportPng', 'exportCsv'].sort())
+    // d_model etc. and the matrix names are notation, PNG and CSV file formats, two quiz options are shapes:
+    // identical in both languages.
+    expect(same.sort()).toEqual(['dModel', 'dk', 'dq', 'dv', 'stepWk', 'stepWq', 'stepWv', 'arithExp', 'whyColCnn', 'exportPng', 'exportCsv',
+      'quizDecodeWrong2', 'quizDecodeWrong3'].sort())
     const longZh = Object.entries(zh).filter(([k, v]) => v.length > 12 && !same.includes(k))
     for (const [k, v] of longZh) expect(/[\u4e00-\u9fff]/.test(v), `zh.${k} has Chinese`).toBe(true)
   })

@@ -4,6 +4,7 @@
 // JSON.stringify (valid Python literals), never in comments or code, so a sentence such as
 // `"\nimport os` cannot inject Python.
 
+import { commentsToZh } from './comments-zh'
 import type { ScoreRule, Tensor, Trace } from 'attention-playground'
 import type { PlaygroundState } from '../state'
 import { PER_HEAD_STEPS } from '../model/heads'
@@ -263,11 +264,12 @@ function stepsSection(state: PlaygroundState, sh: Shape): string[] {
  */
 export function pytorchCode(state: PlaygroundState, trace: Trace): string {
   const sh = shapeOf(state, trace)
-  return [
+  const code = [
     ...headerSection(state, trace, sh),
     ...drawsSection(state, sh),
     ...inputsSection(state, trace, sh),
     ...maskAndScaleSection(state, trace, sh),
     ...stepsSection(state, sh),
   ].join('\n')
+  return state.lang === 'zh' ? commentsToZh(code) : code
 }

@@ -8,6 +8,7 @@ import { headMatrix } from '../model/heads'
 import { fmt } from '../format'
 import { renderTex } from '../formula'
 import { scoreTex } from './steps'
+import { ruleName } from './rule-notes'
 
 export class ArithPanel implements Panel {
   readonly el: HTMLElement
@@ -50,7 +51,7 @@ export class ArithPanel implements Panel {
     // 1. the score
     const f = h('div', { class: 'formula' })
     renderTex(f, scoreTex(state.score))
-    this.body.append(h('h4', { text: `① ${t('arithScore')} · ${t('arithRule')} ${state.score}` }), f)
+    this.body.append(h('h4', { text: `① ${t('arithScore')} · ${t('arithRule')}: ${ruleName(t, state.score)}` }), f)
     const engineScore = at(S, i, j)
     const bd = scoreBreakdown(trace, state.score, i, j, head)
     if (bd) {
@@ -61,7 +62,7 @@ export class ArithPanel implements Panel {
         if (n) terms.append(' + ')
         terms.append(span)
       })
-      this.body.append(h('p', { class: 'help', text: `${t('arithDot')} (${bd.terms.length})` }), terms,
+      this.body.append(h('p', { class: 'help', 'data-arith': state.score === 'concat' ? 'linear' : 'dot', text: `${t(state.score === 'concat' ? 'arithLinear' : 'arithDot')} (${bd.terms.length})` }), terms,
         result(t, bd.sum, engineScore))
     } else {
       this.body.append(h('p', { class: 'mono', text: `${t('arithNoBreakdown')} ${fmt(engineScore, 6)}` }))

@@ -7,6 +7,7 @@ import type { MsgKey } from '../i18n'
 import { PRESETS, PRESET_IDS, matchingPreset, type PresetId } from '../presets'
 import { LIMITS, MASKS, RULES, TOKENIZERS, type PlaygroundState } from '../state'
 import { scaleIsOn } from '../model/options'
+import { RuleNotes } from './rule-notes'
 
 const TOK_KEYS: Record<string, MsgKey> = { 'word-sorted': 'tokWordSorted', word: 'tokWord', char: 'tokChar', bpe: 'tokBpe' }
 const RULE_KEYS: Record<string, MsgKey> = { dot: 'ruleDot', 'scaled-dot': 'ruleScaledDot', general: 'ruleGeneral', additive: 'ruleAdditive', concat: 'ruleConcat' }
@@ -27,6 +28,7 @@ export class ControlsPanel implements Panel {
   private crossBox: HTMLElement
   private tokenizer = h('select', { name: 'tokenizer' })
   private rule = h('select', { name: 'score' })
+  private ruleNotes = new RuleNotes()
   private scale = h('input', { type: 'checkbox', name: 'scale' })
   private mask = h('select', { name: 'mask' })
   private maskHint = h('p', { class: 'hint' })
@@ -66,7 +68,7 @@ export class ControlsPanel implements Panel {
       h('div', { class: 'field' }, modeTitle, h('div', { class: 'segmented', role: 'group' }, this.modeSelf, this.modeCross), this.modeHint),
       this.selfBox, this.crossBox,
       lab('tokenizer', this.tokenizer),
-      lab('rule', this.rule),
+      lab('rule', this.rule), this.ruleNotes.el,
       h('label', { class: 'check' }, this.scale, this.labelled('scaleToggle')),
       lab('mask', this.mask, this.maskHint),
       lab('temperature', h('div', { class: 'range' }, this.temp, this.tempOut), this.tempHint),
@@ -134,7 +136,9 @@ export class ControlsPanel implements Panel {
     fillSelect(this.rule, RULES.map((k) => [k, t(RULE_KEYS[k])]))
     this.rule.value = state.score
     this.scale.checked = scaleIsOn(state)
-    fillSelect(this.mask, MASKS.map((k) => [k, t(MASK_KEYS[k])]))
+    this.ruleNotes.render(ctx)
+    // Cross attention has no causal option: the decoder's causal mask is its own self-attention's.
+    fillSelect(this.mask, MASKS.filter((k) => !(state.mode === 'cross' && k === 'causal')).map((k) => [k, t(MASK_KEYS[k])]))
     this.mask.value = state.mask
     setText(this.maskHint, state.mask === 'causal' ? t('maskCausalHint') : state.mask === 'padding' ? t('maskPaddingHint') : state.mask === 'cells' ? t('maskCellsHint') : '')
     this.maskHint.hidden = state.mask === 'none'

@@ -261,7 +261,7 @@ export class LongPanel implements Panel {
     const row = this.data.rows(this.head, [i])[0]
     const v = this.value(row, j)
     const toks = this.data.trace.tokens
-    this.readout.textContent = `${this.kind}[${i}, ${j}] = ${fmt(v, 6)}   (${tokLabel(toks[i])} → ${tokLabel(toks[j])})`
+    this.readout.textContent = `${this.t ? this.t(this.kind === 'weights' ? 'longKindWeights' : 'longKindScores') : this.kind}[${i}, ${j}] = ${fmt(v, 6)}   (${tokLabel(toks[i])} → ${tokLabel(toks[j])})`
     this.readout.dataset.i = String(i)
     this.readout.dataset.j = String(j)
     this.readout.dataset.value = String(v)

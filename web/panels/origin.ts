@@ -25,7 +25,7 @@ export class OriginPanel implements Panel {
       ['originRowWhere', 'originAttnWhere', 'originSelfWhere'],
     ]
     this.el = h('section', { class: 'panel origin', 'data-panel': 'origin' },
-      tx(h('h2'), 'originTitle'), tx(h('p', { class: 'lead' }), 'originIntro'),
+      tx(h('h2'), 'originTitle'), tx(h('p', { class: 'lead' }), 'originIntro'), tx(h('p', { class: 'help', 'data-analogy': 'dictionary' }), 'originDictionary'),
       h('div', { class: 'why-cols' },
         h('div', { class: 'why-col' }, tx(h('h3'), 'originSelfTitle'), diagram(false, this.labels), tx(h('p', { class: 'help' }), 'originSelfBody'), trySelf),
         h('div', { class: 'why-col' }, tx(h('h3'), 'originCrossTitle'), diagram(true, this.labels), tx(h('p', { class: 'help' }), 'originCrossBody'), tryCross)),

@@ -5,6 +5,7 @@ import type { ScoreParamsOut as ScoreParams, Tensor } from 'attention-playground
 import { h } from '../dom'
 import { Heatmap } from '../heatmap'
 import { shapeOf } from '../format'
+import { ruleName } from './rule-notes'
 
 const NAMES: Array<keyof ScoreParams> = ['W', 'Wq', 'Wk', 'v', 'b']
 
@@ -20,7 +21,7 @@ export class ParamsPanel implements Panel {
 
   render(ctx: Ctx): void {
     const { t, trace, state } = ctx
-    this.title.textContent = `${t('paramsPanel')} · ${state.score}`
+    this.title.textContent = `${t('paramsPanel')} · ${ruleName(t, state.score)}`
     if (!trace) return
     const all = trace.params
     const p: ScoreParams = (Array.isArray(all) ? all[Math.min(state.head, all.length - 1)] : all) ?? {}

@@ -68,7 +68,7 @@ function embeddingsView(x: StepInput, source: boolean): StepView {
   const tex = source ? 'X_{\\text{enc}} = E[\\text{ids}]' : x.cross ? 'X_{\\text{dec}} = E[\\text{ids}]' : 'X = E[\\text{ids}]'
   return {
     tensor, rows: source ? x.kTok : x.qTok, cols: dims(x.dModel), tex, help: 'helpEmbeddings',
-    shape: `ids ${shapeOf([n])} → ${shapeOf([n, x.dModel])}`,
+    shape: `${x.t('idsLabel')} ${shapeOf([n])} → ${shapeOf([n, x.dModel])}`,
   }
 }
 
@@ -130,7 +130,7 @@ const SPECS: StepSpec[] = [
   {
     name: 'scores', title: 'stepScores', rowAxis: 'q', colAxis: 'k', selectable: true,
     view: (x) => ({
-      tensor: x.trace.scores, rows: x.qTok, cols: x.kTok, tex: scoreTex(x.state.score), help: 'helpScores',
+      tensor: x.trace.scores, rows: x.qTok, cols: x.kTok, tex: scoreTex(x.state.score), help: x.state.score === 'concat' ? 'helpScoresConcat' : 'helpScores',
       shape: x.headNote + scoreShape(x.state.score, x.nq, x.nk, x.dq / x.heads, x.dk / x.heads),
     }),
   },

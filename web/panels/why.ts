@@ -4,6 +4,7 @@
 import type { Ctx, Panel } from '../context'
 import { h, svg, prefersReducedMotion } from '../dom'
 import type { MsgKey } from '../i18n'
+import { TrainedWhy, WHY_TRAIN_STEPS, type TrainedWeights } from './why-trained'
 
 const WORDS = ['The', 'animal', "didn't", 'cross', 'the', 'street', 'because', 'it', 'was', 'too', 'tired']
 const ANIMAL = 1
@@ -43,6 +44,11 @@ export class WhyPanel implements Panel {
   private xs: number[] = []
   /** The small CNN / FC / attention figures, named by their captions. */
   private minis: Array<[SVGElement, MsgKey]> = []
+  private trained = new TrainedWhy()
+  private real: TrainedWeights | null = null
+  private realError: string | null = null
+  private started = false
+  private source = h('p', { class: 'hint', 'data-why-weights': 'illustrative' })
 
   constructor() {
     const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => { this.texts.push([e, key]); return e }
@@ -50,7 +56,7 @@ export class WhyPanel implements Panel {
     for (const w of WORDS) { this.xs.push(x + w.length * 4.3); x += w.length * 8.6 + 24 }
     const cmpTable = this.buildTable(tx)
     this.el = h('section', { class: 'panel why', 'data-panel': 'why' },
-      tx(h('h2'), 'whyTitle'), tx(h('p', { class: 'lead' }), 'whyIntro'),
+      tx(h('h2'), 'whyTitle'), tx(h('p', { class: 'lead' }), 'whyIntro'), tx(h('p', { class: 'help', 'data-why-matters': '' }), 'whyMatters'),
       h('div', { class: 'why-cols stack' },
         h('div', { class: 'why-col' }, tx(h('h3'), 'whyRnnTitle'), tx(h('p', { class: 'help' }), 'whyRnnBody'),
           h('div', { class: 'why-rnn-wrap' }, this.rnnSvg),
@@ -60,7 +66,7 @@ export class WhyPanel implements Panel {
           this.left),
         h('div', { class: 'why-col' }, tx(h('h3'), 'whyAttnTitle'), tx(h('p', { class: 'help' }), 'whyAttnBody'),
           tx(h('p', { class: 'hint' }), 'whyQuery'), h('div', { class: 'why-attn-wrap' }, this.attnSvg),
-          tx(h('p', { class: 'hint' }), 'whyIllustrative'))),
+          this.source)),
       tx(h('h3'), 'whyCompareTitle'), this.diagrams(tx), cmpTable, tx(h('p', { class: 'lead' }), 'whySummary'))
     this.step.addEventListener('input', () => this.draw())
     this.keep.addEventListener('input', () => this.draw())
@@ -73,6 +79,7 @@ export class WhyPanel implements Panel {
       ['whyRowWeights', 'whyCnnWeights', 'whyFcWeights', 'whyAttnWeights'],
       ['whyRowFocus', 'whyCnnFocus', 'whyFcFocus', 'whyAttnFocus'],
       ['whyRowGood', 'whyCnnGood', 'whyFcGood', 'whyAttnGood'],
+      ['whyRowUse', 'whyCnnUse', 'whyFcUse', 'whyAttnUse'],
     ]
     return h('div', { class: 'table-scroll' }, h('table', { class: 'compare' },
       h('thead', {}, h('tr', {}, ...(['whyColAspect', 'whyColCnn', 'whyColFc', 'whyColAttn'] as MsgKey[]).map((k) => tx(h('th', { scope: 'col' }), k)))),
@@ -129,11 +136,37 @@ export class WhyPanel implements Panel {
     this.rnnSvg.setAttribute('aria-label', ctx.t('whyRnnTitle'))
     this.attnSvg.setAttribute('aria-label', ctx.t('whyAttnTitle'))
     for (const [s, key] of this.minis) s.setAttribute('aria-label', ctx.t(key))
+    if (!this.started) {
+      // Shown for the first time: train the real model now (a worker; well under a second).
+      this.started = true
+      this.trained.get().then((r) => { this.real = r; this.draw() })
+        .catch((e) => { this.realError = e instanceof Error ? e.message : String(e); this.draw() })
+    }
     this.draw()
   }
 
   dispose(): void {
     this.stop()
+    this.trained.stop()
+  }
+
+  /** The trained model's row for the query word when it has run, the illustrative one until then. */
+  private weightsFor(q: number): number[] {
+    const r = this.real
+    const n = WORDS.length
+    if (!r || r.tokens.length !== n) return illustrativeWeights(q)
+    return Array.from(r.weights.subarray(q * n, (q + 1) * n))
+  }
+
+  private describeSource(t: NonNullable<WhyPanel['t']>): void {
+    const r = this.real
+    this.source.dataset.whyWeights = r ? 'trained' : 'illustrative'
+    if (r) {
+      this.source.textContent = t('whyTrained').replace('{steps}', String(r.steps))
+        .replace('{acc}', Number.isFinite(r.accuracy) ? `${Math.round(r.accuracy * 100)}%` : '—')
+    } else {
+      this.source.textContent = this.realError ? `${t('whyTrainFailed')} ${this.realError}` : t('whyTraining').replace('{steps}', String(WHY_TRAIN_STEPS))
+    }
   }
 
   private draw(): void {
@@ -170,14 +203,15 @@ export class WhyPanel implements Panel {
     // Attention: arcs from the query word straight to every word, width by weight.
     const a = this.attnSvg
     a.replaceChildren()
-    const weights = illustrativeWeights(this.query)
+    const weights = this.weightsFor(this.query)
+    this.describeSource(t)
     const yWords = 170
     WORDS.forEach((_, j) => {
       if (j === this.query) return
       const x1 = this.xs[this.query], x2 = this.xs[j]
       const hgt = 20 + Math.abs(x2 - x1) * 0.32
       const d = `M ${x1} ${yWords - 16} C ${x1} ${yWords - 16 - hgt}, ${x2} ${yWords - 16 - hgt}, ${x2} ${yWords - 16}`
-      a.append(svg('path', { d, class: 'why-arc', 'stroke-width': (0.8 + 14 * weights[j]).toFixed(2), 'stroke-opacity': (0.25 + weights[j]).toFixed(2) }))
+      a.append(svg('path', { d, class: 'why-arc', 'data-key': j, 'data-weight': weights[j].toFixed(4), 'stroke-width': (0.8 + 14 * weights[j]).toFixed(2), 'stroke-opacity': (0.25 + weights[j]).toFixed(2) }))
       // The label sits at the arc's top (a cubic with both controls at -hgt peaks at 3/4 of it).
       a.append(svg('text', { x: (x1 + x2) / 2, y: yWords - 20 - hgt * 0.75, 'text-anchor': 'middle', class: 'why-wt', text: weights[j] >= 0.08 ? weights[j].toFixed(2) : '' }))
     })

@@ -101,6 +101,8 @@ export function createHeader(d: HeaderDeps): Header {
       setText(title, t('title'))
       setText(subtitle, t('subtitle'))
       setText(langBtn, t('langSwitch'))
+      // The button names the other language in that language.
+      langBtn.lang = t('langSwitchLang')
       setText(copyBtn, performance.now() < copiedUntil ? `✓ ${t('copied')}` : t('copyLink'))
       langBtn.setAttribute('aria-label', t('langSwitchLabel'))
       setText(pyBtn, t('copyPytorch'))

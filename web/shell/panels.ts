@@ -22,6 +22,11 @@ import { TokensPanel } from '../panels/tokens'
 import { WhyPanel } from '../panels/why'
 import { ModelView } from '../views/model'
 import type { TrainBox } from './train-box'
+import { engineError } from '../engine-errors'
+import { QuizPanel } from '../quiz/quiz'
+import { LessonExample } from '../views/lesson-example'
+import { lessonViews } from '../views/views'
+import type { Lang } from '../state'
 
 export interface PanelSet {
   controls: ControlsPanel
@@ -38,7 +43,7 @@ export interface PanelSet {
   /** Draws the panels of the current view; `long` swaps the n×n panels for the long view. */
   render(ctx: Ctx, long: LongData | null): void
   /** Shows the engine's message above the panels (the last good result stays). */
-  renderError(t: Translate, error: string | null, kept: boolean): void
+  renderError(t: Translate, error: string | null, kept: boolean, lang: Lang): void
 }
 
 /** `compact`: inside a course page, whose own landmarks these would nest in (no main, no complementary). */
@@ -55,6 +60,9 @@ export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, t
   const origin = new OriginPanel(ctx)
   const longPanel = new LongPanel(ctx)
   const model = new ModelView(ctx, engine)
+  const extraViews = lessonViews(engine, ctx)
+  const quiz = new QuizPanel()
+  const lessonEx = new LessonExample(engine)
   const maskedRowsNote = h('p', { class: 'help masked-rows', hidden: true })
   const longNote = h('p', { class: 'banner long-note', hidden: true })
   const linesGrid = h('div', { class: 'grid grid-2' }, lines.el, arith.el)
@@ -62,16 +70,18 @@ export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, t
   const noticeBox = h('div', { class: 'banner notice', role: 'status', hidden: true })
   const scoreGroups = steps.groups.slice(3, 5)
   const pipeline = h('div', { class: 'pipeline' },
-    guided.el, tokens.el, ...steps.groups.slice(0, 3), params.el, longNote, longPanel.el, ...steps.groups.slice(3), maskedRowsNote,
+    guided.el, tokens.el, lessonEx.el, ...steps.groups.slice(0, 3), params.el, longNote, longPanel.el, ...steps.groups.slice(3), maskedRowsNote,
     linesGrid, decoder.el)
   if (trainInline) pipeline.append(trainBox.el)
-  const main = h(compact ? 'div' : 'main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el, model.el, trainInline ? null : trainBox.el)
+  const main = h(compact ? 'div' : 'main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el, model.el,
+    ...extraViews.map((x) => x.panel.el), trainInline ? null : trainBox.el, quiz.el)
   const layout = h('div', { class: 'ap-layout' }, controls.el, main)
   if (compact) controls.el.setAttribute('role', 'none')
-  const all: Panel[] = [controls, guided, tokens, ...steps.panels.values(), params, lines, arith, decoder, why, origin, longPanel, model]
+  const all: Panel[] = [controls, guided, tokens, ...steps.panels.values(), params, lines, arith, decoder, why, origin, longPanel, model,
+    ...extraViews.map((x) => x.panel), quiz, lessonEx]
   // Panels that need the n×n matrices: not drawn in the long view.
   const notLong = new Set<Panel>([lines, arith, ...PER_HEAD_STEPS.map((n) => steps.panels.get(n)!)])
-  const onlyIn = new Map<Panel, View>([[why, 'why'], [origin, 'origin'], [model, 'model']])
+  const onlyIn = new Map<Panel, View>([[why, 'why'], [origin, 'origin'], [model, 'model'], ...extraViews.map((x) => [x.panel, x.view] as [Panel, View])])
 
   function renderMaskedRows(c: Ctx): void {
     const rows = c.trace?.maskedRows ?? []
@@ -87,6 +97,7 @@ export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, t
       why.el.hidden = view !== 'why'
       origin.el.hidden = view !== 'origin'
       model.el.hidden = view !== 'model'
+      for (const x of extraViews) x.panel.el.hidden = view !== x.view
       renderMaskedRows(c)
       for (const g of scoreGroups) g.hidden = !!long
       // The panels too (the step filter hides the unlisted ones again; the widget collapses rows by them).
@@ -101,10 +112,13 @@ export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, t
         p.render(c)
       }
     },
-    renderError(t, error, kept) {
+    renderError(t, error, kept, lang) {
       banner.hidden = !error
       if (banner.childNodes.length) banner.replaceChildren()
-      if (error) banner.append(h('strong', { text: t('errorTitle') }), ' ', h('span', { class: 'error-msg', text: error }), ' ', h('span', { text: kept ? t('errorKept') : '' }))
+      if (!error) return
+      const msg = engineError(lang, error)
+      banner.append(h('strong', { text: t('errorTitle') }), ' ', h('span', { class: 'error-msg', text: msg.text }), ' ', h('span', { text: kept ? t('errorKept') : '' }))
+      if (msg.detail) banner.append(h('p', { class: 'error-detail' }, `${t('errorDetail')} `, h('code', { lang: 'en', text: msg.detail })))
     },
   }
 }

@@ -3,8 +3,9 @@
 import { h, setText } from '../dom'
 import type { MsgKey, Translate } from '../i18n'
 import { VIEWS, type View } from '../state'
+import { VIEW_TABS } from '../views/views'
 
-const TAB_LABELS: Record<View, MsgKey> = { pipeline: 'tabPipeline', why: 'tabWhy', origin: 'tabOrigin', train: 'tabTrain', model: 'tabModel' }
+const TAB_LABELS: Record<View, MsgKey> = { pipeline: 'tabPipeline', why: 'tabWhy', origin: 'tabOrigin', train: 'tabTrain', model: 'tabModel', ...VIEW_TABS }
 
 export interface Tabs {
   bar: HTMLElement

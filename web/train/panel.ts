@@ -10,6 +10,11 @@ import { adoptStyles } from '../dom'
 import { drawAttention, drawCurves, drawPca, num, pct, type HistoryPoint, type TrainTranslate } from './charts'
 import { SCORE_RULES } from 'attention-playground'
 
+/** The rules by name in the panel's language (the engine's ids stay the option values). */
+const RULE_LABELS: Record<(typeof SCORE_RULES)[number], TrainKey> = {
+  'scaled-dot': 'ruleScaledDot', dot: 'ruleDot', general: 'ruleBilinear', additive: 'ruleAdditive', concat: 'ruleConcat',
+}
+
 export interface TrainPanelOptions {
   lang: TrainLang
   /** Where the worker script is (default: ./worker.ts beside this module, bundled by Vite). */
@@ -96,9 +101,9 @@ function buildUi(settings: TrainSettings, bind: <E extends Element>(e: E, key: T
   const sentenceInput = el('input', { type: 'text', name: 'sentence', class: 'tr-sentence' })
   const ui = {
     task: select('task', 'task', [['coreference', 'taskCoreference'], ['reverse', 'taskReverse'], ['next-char', 'taskNextChar']], settings.task),
-    score: select('score', 'score', ['scaled-dot', ...SCORE_RULES.filter((r) => r !== 'scaled-dot')].map((s) => [s, null]), settings.score),
+    score: select('score', 'score', ['scaled-dot', ...SCORE_RULES.filter((r) => r !== 'scaled-dot')].map((s) => [s, RULE_LABELS[s as keyof typeof RULE_LABELS]]), settings.score),
     heads: select('heads', 'heads', ['1', '2', '4'].map((s) => [s, null]), String(settings.heads)),
-    optim: select('optimizer', 'optimizer', [['adam', null], ['sgd', null]], settings.optimizer),
+    optim: select('optimizer', 'optimizer', [['adam', 'optAdam'], ['sgd', 'optSgd']], settings.optimizer),
     lrInput: input({ type: 'number', name: 'lr', min: '0.0001', max: '10', step: '0.001' }, String(settings.lr)),
     seedInput: input({ type: 'number', name: 'seed', min: '0', step: '1' }, String(settings.seed)),
     resetBtn: bind(el('button', { type: 'button', name: 'reset' }), 'reset'),

@@ -1,0 +1,451 @@
+// Where the page must say what the two lessons say (../shared/seeds): no causal mask in cross
+// attention, the lesson's rules 1 and 2 shown as the lesson writes them, the bilinear rule named so
+// it does not clash with 一般注意力, K and V in cross mode named for what they are, fully masked rows
+// compared honestly with PyTorch, a Chinese page without English words, and the Why view drawing a
+// model actually trained in the browser.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Server } from 'node:http'
+import type { Page } from 'playwright-core'
+import { ROOT, launchChromium, serveStatic, settled } from './harness.mjs'
+import { serve } from '../../scripts/serve.mjs'
+import { init } from '../../dist/index.js'
+import { decodeModel } from '../../web/views/decode-model'
+import type { Engine } from 'attention-playground'
+
+let site: Awaited<ReturnType<typeof serveStatic>>
+let rootServer: Server
+let rootUrl: string
+let session: Awaited<ReturnType<typeof launchChromium>>
+let engine: Engine
+
+beforeAll(async () => {
+  site = await serveStatic()
+  rootServer = (await serve(ROOT.replace(/\/+$/, ''), 0, '127.0.0.1')) as Server
+  const addr = rootServer.address()
+  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
+  rootUrl = `http://127.0.0.1:${addr.port}`
+  session = await launchChromium()
+  engine = (await init()) as unknown as Engine
+})
+
+afterAll(async () => {
+  await session?.close()
+  await site?.close()
+  await new Promise((r) => (rootServer ? rootServer.close(() => r(undefined)) : r(undefined)))
+})
+
+async function openPage(query = ''): Promise<{ page: Page; errors: string[] }> {
+  const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: 'en-US' })
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
+  await page.goto(site.url + query)
+  await page.waitForSelector('.ap-root', { state: 'attached' })
+  await page.waitForFunction(() => !!(window as any).__apPlayground?.getTrace())
+  await settled(page)
+  return { page, errors }
+}
+
+const state = (page: Page) => page.evaluate(() => (window as any).__apPlayground.getState())
+const maskOptions = (page: Page) => page.locator('select[name="mask"] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
+
+describe('the page says what the lessons say', () => {
+  it('cross attention offers no causal mask; a URL asking for one shows a notice and is not applied', async () => {
+    const { page, errors } = await openPage('?mode=cross&source=我 爱 中国&target=I love China&mask=causal')
+    expect((await state(page)).mask).toBe('none')
+    expect(await maskOptions(page)).not.toContain('causal')
+    await expect.poll(() => page.locator('.banner.notice').innerText()).toMatch(/causal mask was not applied/)
+    // The engine ran without it: no −∞ in the masked scores.
+    const masked = await page.evaluate(() => Array.from((window as any).__apPlayground.getTrace().maskedScores.data as Float32Array))
+    expect(masked.every((v) => Number.isFinite(v))).toBe(true)
+    // Self mode offers it; switching to cross with it on drops it.
+    await page.locator('button[data-mode="self"]').click()
+    await settled(page)
+    expect(await maskOptions(page)).toContain('causal')
+    await page.locator('select[name="mask"]').selectOption('causal')
+    await page.locator('button[data-mode="cross"]').click()
+    await settled(page)
+    expect((await state(page)).mask).toBe('none')
+    // Said plainly: K and V are the source embeddings, projected; no encoder layers run.
+    expect(await page.locator('[data-panel="controls"] .hint').first().innerText()).toMatch(/no encoder layers/)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('the widget: mask="causal" in cross mode shows the notice and is not applied', async () => {
+    const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
+    await page.goto(rootUrl + '/tests/e2e/pages/two.html')
+    await page.evaluate(() => document.body.insertAdjacentHTML('beforeend',
+      '<attention-playground id="cx" source="我 爱 中国" target="I love China" mask="causal" lang="zh"></attention-playground>'))
+    await page.locator('#cx').evaluate((el) => (el as any).ready)
+    await expect.poll(() => page.locator('#cx .banner.notice').innerText()).toMatch(/未应用因果掩码/)
+    const opts = await page.locator('#cx select[name="mask"] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
+    expect(opts).not.toContain('causal')
+    expect(await page.locator('#cx select[name="mask"]').inputValue()).toBe('none')
+    await page.close()
+  })
+
+  it('concat (rule 1): the help says column j is Linear output unit j, and the cell arithmetic shows the Linear', async () => {
+    const { page } = await openPage('?text=the cat sat down&score=concat')
+    expect(await page.locator('[data-step="scores"] .help').innerText()).toMatch(/output unit j of the Linear over \[q_i; k_i\]/)
+    expect(await page.locator('[data-rule-note]').innerText()).toMatch(/rule 1: softmax\(Linear\(Q ⊕ K\)\)·V/)
+    await page.locator('[data-step="scores"] canvas').focus()
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Enter')
+    await settled(page)
+    const arith = page.locator('[data-panel="arith"]')
+    expect(await arith.locator('[data-arith]').getAttribute('data-arith')).toBe('linear')
+    expect(await arith.innerText()).toMatch(/Linear over \[q_i; k_i\], output unit j/)
+    expect(await arith.innerText()).toMatch(/matches the engine/)
+    await page.close()
+  })
+
+  it('rule 2 shows the lesson\'s softmax(tanh(Linear(Q)))·V and how the additive rule relates, in en and zh', async () => {
+    const { page } = await openPage('?score=additive')
+    expect(await page.locator('[data-rule-note]').innerText()).toMatch(/softmax\(tanh\(Linear\(Q\)\)\)·V[\s\S]*W_q q \+ W_k k is Linear\(\[q; k\]\)/)
+    await page.locator('button[name="lang"]').click()
+    await settled(page)
+    expect(await page.locator('[data-rule-note]').innerText()).toMatch(/课程把规则 2 写作 softmax\(tanh\(Linear\(Q\)\)\)·V[\s\S]*Linear\(\[q; k\]\)/)
+    await page.close()
+  })
+
+  it('"general" is called bilinear, old links with score=general and new ones with score=bilinear both work, and the lesson\'s table sits by the rules', async () => {
+    for (const q of ['?score=general', '?score=bilinear']) {
+      const { page, errors } = await openPage(q)
+      expect((await state(page)).score).toBe('general')
+      expect(await page.locator('select[name="score"] option:checked').innerText()).toMatch(/^bilinear/)
+      expect(await page.locator('[data-rule-note]').innerText()).toMatch(/not the lesson’s 一般注意力/)
+      expect(await page.locator('.banner.notice').isHidden()).toBe(true)
+      expect(await page.locator('[data-panel="params"] h3').innerText()).toMatch(/bilinear/)
+      expect(errors).toEqual([])
+      await page.close()
+    }
+    const { page } = await openPage('?score=general&lang=zh')
+    expect(await page.locator('select[name="score"] option:checked').innerText()).toMatch(/^双线性/)
+    const table = page.locator('[data-lesson-table="kinds"]')
+    await page.locator('details.lesson-kinds summary').click()
+    const cells = await table.locator('tbody tr').evaluateAll((rs) => rs.map((r) => Array.from(r.children).map((c) => c.textContent)))
+    expect(cells).toEqual([['一般注意力', 'Q、K、V 不相等', '规则 1、2（拼接、加性）'], ['自注意力', 'Q = K = V（同一序列）', '规则 3（缩放点积）']])
+    await page.close()
+  })
+
+  it('a fully masked row says we give zeros where PyTorch gives NaN', async () => {
+    const { page } = await openPage('?text=one two three&mask=cells&cells=1.0,1.1,1.2')
+    const note = page.locator('.masked-rows')
+    await expect.poll(() => note.isVisible()).toBe(true)
+    expect(await note.innerText()).toMatch(/zero weights[\s\S]*PyTorch’s softmax gives NaN/)
+    await page.close()
+  })
+
+  it('an engine error is shown in Chinese on the Chinese page, with the engine\'s words beneath', async () => {
+    const { page } = await openPage('?lang=zh&text=a b c')
+    await page.evaluate(() => (window as any).__apPlayground.setState({ text: '   ' }))
+    await settled(page)
+    const banner = page.locator('.ap-main > .banner.error')
+    await expect.poll(() => banner.isVisible()).toBe(true)
+    const msg = await banner.locator('.error-msg').innerText()
+    expect(msg).toMatch(/[\u4e00-\u9fff]/)
+    expect(msg).not.toMatch(/[A-Za-z]{3,}/)
+    expect(await banner.locator('.error-detail code[lang="en"]').innerText()).toMatch(/[A-Za-z]/)
+    await page.close()
+  })
+
+  it('the exported .py has Chinese comments when the page is Chinese', async () => {
+    const { page } = await openPage('?lang=zh&mask=causal')
+    const code: string = await page.evaluate(() => (window as any).__apPlayground.pytorchCode())
+    const comments = code.split('\n').filter((l) => /^\s*#/.test(l) || /\s#\s/.test(l)).map((l) => l.slice(l.lastIndexOf('# ') + 2))
+    expect(comments.length).toBeGreaterThan(5)
+    for (const c of comments) expect(c, c).toMatch(/[\u4e00-\u9fff]|^[^A-Za-z]*$|^[qv]\^T|^\[n[qk], h\]$/)
+    await page.close()
+  })
+
+  it('Why attention draws a real model trained in the browser: "it" looks at "animal"', async () => {
+    const { page, errors } = await openPage('?view=why')
+    const src = page.locator('[data-why-weights]')
+    await expect.poll(() => src.getAttribute('data-why-weights'), { timeout: 20000 }).toBe('trained')
+    expect(await src.innerText()).toMatch(/trained in your browser for 100 steps/)
+    const arcs = await page.locator('.why-arc').evaluateAll((ps) => ps.map((p) => [Number(p.getAttribute('data-key')), Number(p.getAttribute('data-weight'))]))
+    const [top] = arcs.sort((a, b) => b[1] - a[1])
+    expect(top[0], `weights of "it": ${JSON.stringify(arcs)}`).toBe(1)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
+
+// Latin words allowed in the Chinese UI: formula and tensor names, function names, file formats
+// and acronyms the lessons themselves use, and the words of the lesson's quoted English example.
+const ALLOWED = new Set([
+  'softmax', 'Softmax', 'tanh', 'Linear', 'PyTorch', 'python3', 'py', 'WebAssembly', 'LLaMA', 'Gemini', 'Transformer', 'Seq2Seq',
+  'token_id', 'max', 'exp', 'torch', 'nn', 'Embedding', 'rand', 'manual_seed', 'the', 'The', 'animal', "didn", 't',
+  'cross', 'street', 'because', 'it', 'was', 'too', 'tired', 'this', 'is', 'my', 'cat', 'sat', 'Adam',
+])
+
+function latinWordsOf(text: string): string[] {
+  return (text.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? []).filter((w) =>
+    !ALLOWED.has(w) && w.length > 1 && !/^[A-Z0-9]+$/.test(w) && !/[_0-9]/.test(w) && !/^[A-Z][a-z]?$/.test(w))
+}
+
+describe('the Chinese page has no English UI words', () => {
+  it('in every view (formulas, code, tensor names and the user\'s own tokens excepted)', async () => {
+    const { page } = await openPage('?lang=zh&text=我爱中国&tokenizer=char')
+    const views = await page.locator('nav.tabs [data-view]').evaluateAll((bs) => bs.map((b) => (b as HTMLElement).dataset.view!))
+    const found: Record<string, string[]> = {}
+    // Every view, and the pipeline once more per rule with parameters and in cross mode.
+    const visits: Array<[string, Record<string, unknown>]> = [
+      ...views.map((v) => [v, { view: v }] as [string, Record<string, unknown>]),
+      ['additive', { view: 'pipeline', score: 'additive' }], ['bilinear', { view: 'pipeline', score: 'general' }],
+      ['concat', { view: 'pipeline', score: 'concat' }],
+      ['cross', { view: 'pipeline', score: 'scaled-dot', mode: 'cross', source: '我爱中国', target: '我爱你', mask: 'padding', padKeys: [1] }],
+    ]
+    for (const [view, patch] of visits) {
+      await page.evaluate((p) => (window as any).__apPlayground.setState(p), patch)
+      await settled(page)
+      if (view === 'train') await page.waitForSelector('section.ap-train select[name="score"]')
+      if (patch.view === 'pipeline') {
+        await page.locator('[data-step="scores"] canvas').focus()
+        await page.keyboard.press('Enter')
+        await settled(page)
+      }
+      const texts: string[] = await page.evaluate(() => {
+        const skip = '.formula, math, code, pre, textarea, input, [lang="en"], .tok-row, .vocab, .hm-alt, canvas'
+        const out: string[] = []
+        const walk = (root: Node) => {
+          const it = document.createTreeWalker(root, NodeFilter.SHOW_TEXT)
+          for (let n = it.nextNode(); n; n = it.nextNode()) {
+            const el = n.parentElement
+            if (!el || el.closest(skip) || !(el.offsetParent || el.getClientRects().length)) continue
+            if (el.closest('[hidden]')) continue
+            const s = n.textContent?.trim()
+            if (s) out.push(s)
+          }
+          // option labels are text nodes of <option>, which has no client rects: read them from their select.
+          for (const sel of (root as ParentNode).querySelectorAll?.('select') ?? []) {
+            if ((sel as HTMLElement).closest('[hidden]') || !(sel as HTMLElement).getClientRects().length) continue
+            for (const o of (sel as HTMLSelectElement).options) out.push(o.textContent ?? '')
+          }
+        }
+        walk(document.body)
+        return out
+      })
+      const bad = [...new Set(texts.flatMap((t) => latinWordsOf(t).map((w) => `${w} ← “${t.slice(0, 60)}”`)))]
+      if (bad.length) found[view] = bad
+    }
+    expect(found).toEqual({})
+    await page.close()
+  })
+})
+
+const cellsOf = (page: Page, sel: string) => page.locator(sel).evaluateAll((tds) => tds.map((td) => Number(td.textContent!.replace('−', '-'))))
+
+function expectShown(shown: number[], want: ArrayLike<number>, what: string): void {
+  expect(shown.length, what).toBe(want.length)
+  shown.forEach((v, i) => expect(Math.abs(v - want[i]), `${what}[${i}] shown ${v}, engine ${want[i]}`).toBeLessThanOrEqual(5.1e-5 + 1e-6 * Math.abs(want[i])))
+}
+
+describe('decode view', () => {
+  it('steps through the seq2seq loop (back, step, play); every number shown is the engine\'s on those rows', async () => {
+    const { page, errors } = await openPage('?view=decode&mode=cross&source=我 爱 中国&target=I love China&dq=8&dk=8&dv=6')
+    const panel = page.locator('[data-step="decode"]')
+    expect(await panel.isVisible()).toBe(true)
+    const model = decodeModel(engine, await state(page))
+    expect(model.inputs).toEqual(['▶', 'I', 'love'])
+    const next = panel.locator('button[name="decodeStep"]')
+    for (let t = 0; t < model.steps.length; t++) {
+      const st = model.steps[t]
+      expect(await panel.locator('.decode-counter').innerText()).toContain(`Step ${t + 1} of 3`)
+      expectShown(await cellsOf(page, '[data-decode="crossWeights"] td'), st.crossWeights.data, `step ${t} cross weights`)
+      expectShown(await cellsOf(page, '[data-decode="crossScores"] td'), st.crossScores.data, `step ${t} cross scores`)
+      expectShown(await cellsOf(page, '[data-decode="context"] td'), st.context.data, `step ${t} context`)
+      // The causal mask grows: t+1 rows, the cells above the diagonal masked.
+      expect(await panel.locator('[data-decode="self"] tbody tr').count()).toBe(t + 1)
+      expect(await panel.locator('[data-decode="self"] td.masked').count()).toBe((t * (t + 1)) / 2)
+      expectShown(await cellsOf(page, '[data-decode="self"] tbody tr:last-child td:not(.masked)'), st.selfWeights.data.subarray(t * (t + 1)), `step ${t} self row`)
+      if (t < model.steps.length - 1) { await next.click(); await settled(page) }
+    }
+    expect(await next.isDisabled()).toBe(true)
+    await panel.locator('button[name="decodeBack"]').click()
+    expect(await panel.locator('.decode-counter').innerText()).toContain('Step 2 of 3')
+    await panel.locator('button[name="decodePlay"]').click()
+    await expect.poll(() => panel.locator('.decode-counter').innerText(), { timeout: 5000 }).toContain('Step 3 of 3')
+    // Any target: typing one recomputes the loop.
+    await panel.locator('input[name="decodeTarget"]').fill('we love it very much')
+    await settled(page)
+    await expect.poll(() => panel.locator('.decode-counter').innerText()).toMatch(/of 5/)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
+
+describe('scaling view', () => {
+  it('measures live on the engine: variance ≈ d_k unscaled and ≈ 1 scaled, in the table and the four charts', async () => {
+    const { page, errors } = await openPage('?view=scaling')
+    const panel = page.locator('[data-step="scaling"]')
+    await expect.poll(() => panel.getAttribute('data-scaling-done'), { timeout: 30000 }).toBe('true')
+    const rows = await panel.locator('tr[data-dk]').evaluateAll((trs) => trs.map((tr) => {
+      const td = tr.querySelector('td[data-raw]')!
+      return [Number(tr.getAttribute('data-dk')), Number(td.getAttribute('data-raw')), Number(td.getAttribute('data-scaled'))]
+    }))
+    expect(rows.map((r) => r[0])).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
+    for (const [dk, raw, scaled] of rows) {
+      expect(Math.abs(raw / dk - 1), `d_k ${dk} raw ${raw}`).toBeLessThan(0.2)
+      expect(Math.abs(scaled - 1), `d_k ${dk} scaled ${scaled}`).toBeLessThan(0.2)
+    }
+    expect(await panel.locator('figure[data-metric] path.raw').count()).toBe(4)
+    expect(await panel.locator('figure[data-metric] path.scaled').count()).toBe(4)
+    await panel.screenshot({ path: new URL('./artifacts/scaling.png', import.meta.url).pathname })
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
+
+describe('check your understanding', () => {
+  const quizIds = (page: Page) => page.locator('[data-quiz]').evaluateAll((qs) => qs.filter((q) => (q as HTMLElement).offsetParent).map((q) => (q as HTMLElement).dataset.quiz!))
+
+  it('questions come from the current trace, exactly one option is right, and progress survives a reload', async () => {
+    const { page, errors } = await openPage('?text=the cat sat on the mat&mask=causal')
+    const ids = await quizIds(page)
+    expect(ids.length).toBeGreaterThanOrEqual(4)
+    // Exactly one right option in every question: try them all.
+    for (const id of ids) {
+      const q = page.locator(`[data-quiz="${id}"]`)
+      const n = await q.locator('button').count()
+      expect(n, id).toBeGreaterThanOrEqual(2)
+      let right = 0
+      for (let i = 0; i < n; i++) {
+        await q.locator('button').nth(i).click()
+        const r = await q.getAttribute('data-quiz-result')
+        expect(['right', 'wrong']).toContain(r)
+        if (r === 'right') right++
+        expect(await q.locator('.quiz-expl').isVisible()).toBe(true)
+      }
+      expect(right, id).toBe(1)
+    }
+    // The answers are the trace's: shape (6, 6); the last query's heaviest key.
+    const shapeQ = page.locator('[data-quiz^="shape:"]')
+    await shapeQ.locator('button', { hasText: /^\(6, 6\)$/ }).click()
+    expect(await shapeQ.getAttribute('data-quiz-result')).toBe('right')
+    const top = await page.evaluate(() => {
+      const tr = (window as any).__apPlayground.getTrace()
+      const n = tr.tokens.length
+      const row = Array.from(tr.weights.data as Float32Array).slice((n - 1) * n, n * n)
+      return row.indexOf(Math.max(...row))
+    })
+    const topQ = page.locator('[data-quiz^="top:"]')
+    const label = ['the #0', 'cat', 'sat', 'on', 'the #4', 'mat'][top]
+    await topQ.locator('button', { hasText: label }).first().click()
+    expect(await topQ.getAttribute('data-quiz-result')).toBe('right')
+    // The causal mask hides the keys after "cat" from it.
+    const maskQ = page.locator('[data-quiz^="mask:"]')
+    await maskQ.locator('button', { hasText: /^sat, on, the #4, mat$/ }).click()
+    expect(await maskQ.getAttribute('data-quiz-result')).toBe('right')
+    // Progress is kept: after a reload the same questions show their last result.
+    await page.reload()
+    await page.waitForFunction(() => !!(window as any).__apPlayground?.getTrace())
+    await settled(page)
+    expect(await page.locator('[data-quiz^="shape:"]').getAttribute('data-quiz-result')).toBe('right')
+    expect(await page.locator('.quiz-progress').innerText()).toMatch(/answered right/)
+    // A new sentence, a new question.
+    await page.evaluate(() => (window as any).__apPlayground.setState({ text: 'one two three' }))
+    await settled(page)
+    expect(await page.locator('[data-quiz^="shape:"] button', { hasText: /^\(3, 3\)$/ }).count()).toBe(1)
+    expect(await page.locator('[data-quiz^="shape:"]').getAttribute('data-quiz-result')).toBeNull()
+    // Every view has its questions.
+    for (const view of ['why', 'origin', 'decode', 'scaling', 'train']) {
+      await page.evaluate((v) => (window as any).__apPlayground.setState({ view: v }), view)
+      await settled(page)
+      expect((await quizIds(page)).length, view).toBeGreaterThan(0)
+    }
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('the widget opens the decode and scaling views with view=decode and view=scaling', async () => {
+    const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
+    await page.goto(rootUrl + '/tests/e2e/pages/two.html')
+    await page.evaluate(() => document.body.insertAdjacentHTML('beforeend',
+      '<attention-playground id="dc" view="decode" source="我 爱 中国" target="I love China" lang="zh"></attention-playground>' +
+      '<attention-playground id="sc" view="scaling" lang="en"></attention-playground>'))
+    await page.locator('#dc').evaluate((el) => (el as any).ready)
+    await page.locator('#sc').evaluate((el) => (el as any).ready)
+    expect(await page.locator('#dc [data-step="decode"]').isVisible()).toBe(true)
+    expect(await page.locator('#dc .decode-counter').innerText()).toMatch(/第 1 步，共 3 步/)
+    expect(await page.locator('#dc [data-decode="context"] td').count()).toBe(28)
+    await expect.poll(() => page.locator('#sc [data-step="scaling"]').getAttribute('data-scaling-done'), { timeout: 30000 }).toBe('true')
+    expect(await page.locator('#sc tr[data-dk]').count()).toBe(10)
+    await page.close()
+  })
+
+  it('the widget shows the quiz with steps=quiz', async () => {
+    const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
+    await page.goto(rootUrl + '/tests/e2e/pages/two.html')
+    await page.evaluate(() => document.body.insertAdjacentHTML('beforeend',
+      '<attention-playground id="qz" text="我爱中国" tokenizer="char" lang="zh" steps="quiz"></attention-playground>'))
+    await page.locator('#qz').evaluate((el) => (el as any).ready)
+    const qs = page.locator('#qz [data-quiz]')
+    expect(await qs.count()).toBeGreaterThanOrEqual(4)
+    expect(await page.locator('#qz [data-step="weights"]').isVisible()).toBe(false)
+    await page.locator('#qz [data-quiz^="shape:"] button', { hasText: /^\(4, 4\)$/ }).click()
+    expect(await page.locator('#qz [data-quiz^="shape:"]').getAttribute('data-quiz-result')).toBe('right')
+    expect(await page.locator('#qz [data-quiz^="shape:"] .quiz-expl').innerText()).toMatch(/答对了/)
+    await page.close()
+  })
+})
+
+describe('the rest of lesson 002', () => {
+  it('its 我/爱/中国 example beside the character run, the 典型应用 row, the dictionary analogy, why it matters', async () => {
+    const { page, errors } = await openPage('?lang=zh&text=我爱中国&tokenizer=char')
+    const ex = page.locator('[data-panel="lessonExample"]')
+    expect(await ex.isVisible()).toBe(true)
+    const rows = await ex.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((c) => c.textContent)))
+    expect(rows.map((r) => r.slice(0, 3))).toEqual([
+      ['我', '666', '[1123.0000, −12.0000, −0.1230]'],
+      ['爱', '777', '[−0.1233, −912.0000, −0.1230]'],
+      ['中国', '888', '[0.1230, 0.2341, 123.0000]'],
+    ])
+    // Identity projections and huge dot products: every row weighs itself alone.
+    for (let i = 0; i < 3; i++) {
+      const w = (rows[i][3] ?? '').replace(/[[\]]/g, '').split(', ').map((s) => Number(s.replace('−', '-')))
+      expect(w.map((v) => Math.round(v)), `row ${i}`).toEqual([0, 1, 2].map((j) => (j === i ? 1 : 0)))
+    }
+    await page.evaluate(() => (window as any).__apPlayground.setState({ text: 'this is my cat' }))
+    await settled(page)
+    expect(await ex.isVisible()).toBe(false)
+    await page.evaluate(() => (window as any).__apPlayground.setState({ view: 'why' }))
+    await settled(page)
+    const table = await page.locator('table.compare tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((c) => c.textContent)))
+    expect(table).toContainEqual(['典型应用', '计算机视觉', '分类任务', 'NLP、翻译、文本理解等'])
+    expect(await page.locator('[data-why-matters]').innerText()).toMatch(/GPT、BERT、LLaMA/)
+    await page.evaluate(() => (window as any).__apPlayground.setState({ view: 'origin' }))
+    await settled(page)
+    expect(await page.locator('[data-analogy="dictionary"]').innerText()).toMatch(/查字典[\s\S]*查询（Q）[\s\S]*键（K）[\s\S]*值（V）/)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
+
+describe('accessibility of the lesson views', () => {
+  it('decode, scaling, the quiz, the rule notes and the lesson example: no axe-core violations, zh and en', async () => {
+    const { readFileSync } = await import('node:fs')
+    const axe = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8')
+    const found: Record<string, string[]> = {}
+    for (const lang of ['en', 'zh']) {
+      for (const view of ['pipeline', 'decode', 'scaling']) {
+        const { page } = await openPage(`?lang=${lang}&view=${view}&text=我爱中国&tokenizer=char`)
+        if (view === 'scaling') await expect.poll(() => page.locator('[data-step="scaling"]').getAttribute('data-scaling-done'), { timeout: 30000 }).toBe('true')
+        await page.locator('[data-quiz] button').first().click()
+        await page.locator('details.lesson-kinds summary').click()
+        await page.addScriptTag({ content: axe })
+        const v: string[] = await page.evaluate(async () => {
+          const include = ['[data-step="decode"]', '[data-step="scaling"]', '[data-panel="quiz"]', '[data-panel="lessonExample"]', '.rule-notes']
+            .filter((s) => { const e = document.querySelector(s) as HTMLElement | null; return e && !e.closest('[hidden]') })
+            .map((s) => [s])
+          const r = await (window as any).axe.run({ include }, {})
+          return r.violations.map((x: any) => `${x.id}: ${x.nodes.map((n: any) => n.target.join(' ')).join(' | ')}`)
+        })
+        if (v.length) found[`${lang} ${view}`] = v
+        await page.close()
+      }
+    }
+    expect(found).toEqual({})
+  })
+})

@@ -1,0 +1,47 @@
+// Beside the rule selector: how the chosen rule relates to the lesson's three rules, and the lesson's
+// own table of the two kinds of attention (一般注意力 / 自注意力), which are categories, not rules.
+
+import type { Ctx } from '../context'
+import { h, setText } from '../dom'
+import type { MsgKey } from '../i18n'
+
+const NOTE_KEYS: Record<string, MsgKey> = {
+  dot: 'ruleNoteDot', 'scaled-dot': 'ruleNoteScaledDot', general: 'ruleNoteBilinear', additive: 'ruleNoteAdditive', concat: 'ruleNoteConcat',
+}
+
+const TABLE: Array<[MsgKey, MsgKey, MsgKey]> = [
+  ['kindGeneral', 'kindGeneralWhen', 'kindGeneralRules'],
+  ['kindSelf', 'kindSelfWhen', 'kindSelfRules'],
+]
+
+export class RuleNotes {
+  readonly el: HTMLElement
+  private note = h('p', { class: 'hint', 'data-rule-note': '' })
+  private summary = h('summary')
+  private texts: Array<[HTMLElement, MsgKey]> = []
+
+  constructor() {
+    const tx = (e: HTMLElement, key: MsgKey) => { this.texts.push([e, key]); return e }
+    const table = h('table', { class: 'compare', 'data-lesson-table': 'kinds' },
+      h('thead', {}, h('tr', {}, ...(['kindCol', 'kindWhenCol', 'kindRulesCol'] as MsgKey[]).map((k) => tx(h('th', { scope: 'col' }), k)))),
+      h('tbody', {}, ...TABLE.map(([a, b, c]) => h('tr', {}, tx(h('th', { scope: 'row' }), a), tx(h('td'), b), tx(h('td'), c)))))
+    this.texts.push([this.summary, 'kindTitle'])
+    this.el = h('div', { class: 'rule-notes' }, this.note,
+      h('details', { class: 'lesson-kinds' }, this.summary, h('div', { class: 'table-scroll' }, table)))
+  }
+
+  render(ctx: Ctx): void {
+    for (const [e, key] of this.texts) setText(e, ctx.t(key))
+    setText(this.note, ctx.t(NOTE_KEYS[ctx.state.score] ?? 'ruleNoteScaledDot'))
+  }
+}
+
+const SHORT_KEYS: Record<string, MsgKey> = {
+  dot: 'ruleShortDot', 'scaled-dot': 'ruleShortScaledDot', general: 'ruleShortGeneral', additive: 'ruleShortAdditive', concat: 'ruleShortConcat',
+}
+
+/** The rule's name in the UI language (the engine id stays in URLs, code and file names). */
+export function ruleName(t: Ctx['t'], rule: string): string {
+  const key = SHORT_KEYS[rule]
+  return key ? t(key) : rule
+}

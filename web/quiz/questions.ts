@@ -1,0 +1,114 @@
+// "Check your understanding": questions built from the current state and trace, so a new sentence
+// or new sizes give new questions. Each has exactly one right option; ids carry the numbers they ask
+// about, so the stored progress belongs to that exact question.
+
+import type { Trace } from 'attention-playground'
+import type { Translate, MsgKey } from '../i18n'
+import type { PlaygroundState, View } from '../state'
+import { headMatrix } from '../model/heads'
+import { tokLabel } from '../dom'
+import { fmt } from '../format'
+
+export interface Question {
+  id: string
+  prompt: string
+  options: string[]
+  right: number
+  explain: string
+  /** The guided tour's step (1..5) the question follows, when it belongs to one. */
+  guided?: number
+}
+
+export function fill(text: string, vars: Record<string, string | number>): string {
+  return Object.entries(vars).reduce((s, [k, v]) => s.split(`{${k}}`).join(String(v)), text)
+}
+
+/** The right answer first in `options`; placed by a hash of the id so re-renders keep the order. */
+function make(id: string, prompt: string, right: string, wrong: string[], explain: string, guided?: number): Question {
+  const opts = [right, ...[...new Set(wrong)].filter((w) => w !== right)].slice(0, 4)
+  let hsh = 0
+  for (const c of id) hsh = (Math.imul(hsh, 31) + c.charCodeAt(0)) | 0
+  const at = Math.abs(hsh) % opts.length
+  const options = [...opts.slice(1, at + 1), opts[0], ...opts.slice(at + 1)]
+  return { id, prompt, options, right: at, explain, guided }
+}
+
+const shape = (...d: number[]) => `(${d.join(', ')})`
+
+/** Distinct labels for tokens that repeat ("the" twice becomes "the #0", "the #3"). */
+function labels(toks: string[]): string[] {
+  const l = toks.map(tokLabel)
+  return l.map((x, i) => (l.indexOf(x) !== l.lastIndexOf(x) ? `${x} #${i}` : x))
+}
+
+function pipelineQuestions(s: PlaygroundState, tr: Trace, t: Translate): Question[] {
+  const out: Question[] = []
+  const q = labels(tr.tokens)
+  const k = labels(s.mode === 'cross' && tr.sourceTokens ? tr.sourceTokens : tr.tokens)
+  const nq = q.length, nk = k.length
+  const heads = tr.heads || 1
+  const dkh = tr.K.shape[1] / heads, dvh = tr.V.shape[1] / heads
+  out.push(make(`shape:${nq}:${nk}:${dkh}`, fill(t('quizShapePrompt'), { nq, nk, dk: dkh }),
+    shape(nq, nk), [shape(nq, dkh), shape(dkh, dkh), nk !== nq ? shape(nk, nq) : shape(nk, dkh + 1), shape(nq, nk, dkh)],
+    fill(t('quizShapeExplain'), { nq, nk, dk: dkh }), 1))
+  if (tr.scale !== 1) {
+    const root = 1 / tr.scale
+    out.push(make(`scale:${dkh}:${fmt(root, 4)}`, fill(t('quizScalePrompt'), { dk: dkh }),
+      fmt(root, 4), [fmt(dkh, 4), fmt(dkh * dkh, 4), '1'], fill(t('quizScaleExplain'), { dk: dkh, root: fmt(root, 4) }), 2))
+  }
+  // The long view never builds the n×n matrices: the questions below need them.
+  if (!tr.maskedScores?.data?.length || !tr.weights?.data?.length) return out
+  // Which keys the mask hides for one row, read from the masked scores of the shown head.
+  const M = headMatrix(tr.maskedScores, s.head)
+  const r = Math.min(1, nq - 1)
+  const hidden = k.filter((_, j) => M.data[r * M.cols + j] === -Infinity)
+  const seen = k.filter((_, j) => M.data[r * M.cols + j] !== -Infinity)
+  const list = (xs: string[]) => (xs.length ? xs.join(t('quizListSep')) : t('quizNone'))
+  out.push(make(`mask:${s.mask}:${r}:${hidden.join('|')}:${nk}`, fill(t('quizMaskPrompt'), { tok: q[r] }),
+    list(hidden), [list(seen), hidden.length ? t('quizNone') : list(k.slice(r + 1)), list(k), list(k.slice(0, r + 1))],
+    hidden.length ? fill(t('quizMaskExplain'), { tok: q[r], list: list(hidden) }) : t('quizMaskNoneExplain'), 3))
+  // The key a row weighs most (shown head).
+  const A = headMatrix(tr.weights, s.head)
+  const row = nq - 1
+  let best = 0
+  for (let j = 1; j < A.cols; j++) if (A.data[row * A.cols + j] > A.data[row * A.cols + best]) best = j
+  const others = k.filter((_, j) => j !== best)
+  out.push(make(`top:${s.head}:${row}:${k.join('|')}:${best}:${fmt(A.data[row * A.cols + best], 4)}`, fill(t('quizTopPrompt'), { tok: q[row] }),
+    k[best], others.slice(0, 3), fill(t('quizTopExplain'), { tok: q[row], key: k[best], w: fmt(A.data[row * A.cols + best], 4) }), 4))
+  out.push(make(`out:${nq}:${dvh * heads}`, fill(t('quizOutPrompt'), { nq, nk, dv: dvh * heads }),
+    shape(nq, dvh * heads), [shape(nk, dvh * heads), shape(nq, nk), shape(dvh * heads, nq)],
+    fill(t('quizOutExplain'), { nq, dv: dvh * heads }), 5))
+  return out
+}
+
+function fixed(id: string, t: Translate, p: MsgKey, right: MsgKey, wrong: MsgKey[], ex: MsgKey, vars: Record<string, string | number> = {}): Question {
+  return make(id, fill(t(p), vars), fill(t(right), vars), wrong.map((w) => fill(t(w), vars)), fill(t(ex), vars))
+}
+
+function seq2seqQuestions(t: Translate): Question[] {
+  return [
+    fixed('seq2seq:kv', t, 'quizKvPrompt', 'quizFromEncoder', ['quizFromDecoder', 'quizFromBoth', 'quizFromRandom'], 'quizKvExplain'),
+    fixed('seq2seq:q', t, 'quizQPrompt', 'quizFromDecoder', ['quizFromEncoder', 'quizFromBoth', 'quizFromRandom'], 'quizQExplain'),
+  ]
+}
+
+export function questionsFor(view: View, s: PlaygroundState, tr: Trace | null, t: Translate): Question[] {
+  switch (view) {
+    case 'pipeline':
+      return tr ? pipelineQuestions(s, tr, t) : []
+    case 'why':
+      return [fixed('why:direct', t, 'quizWhyPrompt', 'quizWhyRight', ['quizWhyWrong1', 'quizWhyWrong2', 'quizWhyWrong3'], 'quizWhyExplain')]
+    case 'origin':
+      return seq2seqQuestions(t)
+    case 'decode': {
+      const vars = { dq: s.dq }
+      return [...seq2seqQuestions(t),
+        fixed(`decode:q:${s.dq}`, t, 'quizDecodePrompt', 'quizDecodeRight', ['quizDecodeWrong1', 'quizDecodeWrong2', 'quizDecodeWrong3'], 'quizDecodeExplain', vars)]
+    }
+    case 'scaling':
+      return [fixed('scaling:what', t, 'quizScaleWhatPrompt', 'quizScaleWhatRight', ['quizScaleWhatWrong1', 'quizScaleWhatWrong2', 'quizScaleWhatWrong3'], 'quizScaleWhatExplain')]
+    case 'train':
+      return [fixed('train:what', t, 'quizTrainPrompt', 'quizTrainRight', ['quizTrainWrong1', 'quizTrainWrong2', 'quizTrainWrong3'], 'quizTrainExplain')]
+  }
+  return []
+}

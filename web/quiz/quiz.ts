@@ -1,0 +1,88 @@
+// The quiz panel under every view: the current view's questions (in the guided tour, the current
+// step's first). Markup other tools rely on: each question is an element with data-quiz holding
+// its options as <button>s; an answer sets data-quiz-result="right" | "wrong" and shows the
+// explanation. Answers are kept in localStorage by question id.
+
+import type { Ctx, Panel } from '../context'
+import { h, setText } from '../dom'
+import { fill, questionsFor, type Question } from './questions'
+
+const STORE = 'attention-playground.quiz.v1'
+
+type Results = Record<string, 'right' | 'wrong'>
+
+function load(): Results {
+  try {
+    const v = JSON.parse(globalThis.localStorage?.getItem(STORE) ?? '{}')
+    return v && typeof v === 'object' ? v : {}
+  } catch {
+    return {}  // storage blocked (a sandboxed frame) or unreadable: start afresh
+  }
+}
+
+function save(r: Results): void {
+  try { globalThis.localStorage?.setItem(STORE, JSON.stringify(r)) } catch { /* storage blocked: progress lasts this visit */ }
+}
+
+export class QuizPanel implements Panel {
+  readonly el: HTMLElement
+  private title = h('h3')
+  private progress = h('p', { class: 'quiz-progress', role: 'status' })
+  private list = h('div', { class: 'quiz-list' })
+  private results: Results = load()
+  private key = ''
+
+  constructor() {
+    this.el = h('section', { class: 'panel quiz-panel', 'data-panel': 'quiz' }, this.title, this.progress, this.list)
+  }
+
+  render(ctx: Ctx): void {
+    const { t, state, trace } = ctx
+    setText(this.title, t('quizTitle'))
+    let qs = questionsFor(state.view, state, trace, t)
+    if (state.view === 'pipeline' && state.guided) {
+      qs = [...qs.filter((q) => q.guided === state.guided), ...qs.filter((q) => q.guided !== state.guided)]
+    }
+    const key = JSON.stringify([state.lang, qs.map((q) => [q.id, q.prompt])])
+    if (key !== this.key) {
+      this.key = key
+      this.list.replaceChildren(...qs.map((q) => this.question(q, ctx)))
+    }
+    this.el.hidden = qs.length === 0
+    this.showProgress(ctx, qs)
+  }
+
+  private showProgress(ctx: Ctx, qs: Question[]): void {
+    const right = qs.filter((q) => this.results[q.id] === 'right').length
+    setText(this.progress, fill(ctx.t('quizProgress'), { right, total: qs.length }))
+  }
+
+  private question(q: Question, ctx: Ctx): HTMLElement {
+    const t = ctx.t
+    const expl = h('p', { class: 'quiz-expl', hidden: true })
+    const box = h('div', { class: 'quiz', 'data-quiz': q.id, role: 'group' })
+    const prompt = h('p', { class: 'quiz-q', id: `quiz-${Math.random().toString(36).slice(2)}`, text: q.prompt })
+    box.setAttribute('aria-labelledby', prompt.id)
+    const show = (chosen: number | null, result: 'right' | 'wrong') => {
+      box.dataset.quizResult = result
+      expl.hidden = false
+      expl.textContent = `${result === 'right' ? `✓ ${t('quizRight')}` : `✗ ${t('quizWrong')} ${fill(t('quizRightIs'), { a: q.options[q.right] })}`} ${q.explain}`
+      buttons.forEach((b, i) => b.setAttribute('aria-pressed', String(i === chosen)))
+    }
+    const buttons = q.options.map((o, i) => {
+      const b = h('button', { type: 'button', 'aria-pressed': 'false', text: o })
+      b.addEventListener('click', () => {
+        const result = i === q.right ? 'right' : 'wrong'
+        this.results = { ...load(), [q.id]: result }
+        save(this.results)
+        show(i, result)
+        this.showProgress(ctx, questionsFor(ctx.state.view, ctx.state, ctx.trace, ctx.t))
+      })
+      return b
+    })
+    box.append(prompt, h('div', { class: 'quiz-opts' }, ...buttons), expl)
+    const before = this.results[q.id]
+    if (before) show(null, before)
+    return box
+  }
+}

@@ -1,0 +1,39 @@
+// Styles of the lesson views (decode, scaling, quiz), added to the playground's stylesheet.
+
+export const VIEW_STYLES = `
+.decode-inputs { display: flex; flex-wrap: wrap; gap: 8px 16px; }
+.decode-inputs .field { flex: 1 1 220px; }
+.decode-ctrl { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 10px 0; }
+.decode-ctrl button { padding: 6px 12px; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: var(--ink); cursor: pointer; }
+.decode-ctrl button:disabled { color: var(--muted); cursor: default; }
+.decode-counter { margin: 0; font-weight: 600; }
+.decode-row { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; margin: 6px 0; }
+.decode-row .lbl { min-width: 12em; color: var(--muted); }
+.decode-tok { padding: 2px 8px; border: 1px solid var(--line); border-radius: 6px; background: var(--card); }
+.decode-tok.now { border-color: var(--accent); background: var(--accent-soft); font-weight: 700; }
+.decode-tok.later { color: var(--muted); border-style: dashed; }
+.decode-table { border-collapse: collapse; margin: 6px 0; font-variant-numeric: tabular-nums; }
+.decode-table th, .decode-table td { border: 1px solid var(--line); padding: 3px 7px; text-align: right; }
+.decode-table th { text-align: left; font-weight: 600; }
+.decode-table tr.now th { color: var(--accent); }
+.decode-error { background: #fdecea; border: 1px solid #f5c2bd; color: #7a1a12; }
+.decode-table td.masked { color: var(--muted); background: #f1f2f5; text-align: center; }
+.scaling-plot { width: 100%; max-width: 640px; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+.scaling-plot .axis { stroke: var(--muted); stroke-width: 1; }
+.scaling-plot .grid { stroke: var(--line); stroke-width: 1; }
+.scaling-plot .raw { fill: none; stroke: var(--bad); stroke-width: 2.5; }
+.scaling-plot .scaled { fill: none; stroke: var(--accent); stroke-width: 2.5; stroke-dasharray: 6 3; }
+.scaling-plot text { font-size: 12px; fill: var(--ink); }
+.scaling-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 12px; }
+.scaling-legend { display: flex; gap: 16px; flex-wrap: wrap; }
+.scaling-legend .raw { color: var(--bad); font-weight: 600; }
+.scaling-legend .scaled { color: var(--accent); font-weight: 600; }
+.quiz { margin: 12px 0; padding: 10px 12px; border: 1px solid var(--line); border-radius: 8px; background: var(--card); }
+.quiz-q { margin: 0 0 8px; font-weight: 600; }
+.quiz-opts { display: flex; flex-wrap: wrap; gap: 6px; }
+.quiz-opts button { padding: 5px 10px; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: var(--ink); cursor: pointer; }
+.quiz-opts button[aria-pressed="true"] { border-color: var(--ink); }
+.quiz[data-quiz-result="right"] .quiz-expl { color: var(--ok); }
+.quiz[data-quiz-result="wrong"] .quiz-expl { color: var(--bad); }
+.quiz-progress { color: var(--muted); }
+`
