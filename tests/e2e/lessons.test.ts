@@ -343,7 +343,7 @@ describe('check your understanding', () => {
     await page.waitForFunction(() => !!(window as any).__apPlayground?.getTrace())
     await settled(page)
     expect(await page.locator('[data-quiz^="shape:"]').getAttribute('data-quiz-result')).toBe('right')
-    expect(await page.locator('.quiz-progress').innerText()).toMatch(/answered right/)
+    expect(await page.locator('[data-panel="quiz"] .quiz-progress').innerText()).toMatch(/answered right/)
     // A new sentence, a new question.
     await page.evaluate(() => (window as any).__apPlayground.setState({ text: 'one two three' }))
     await settled(page)
@@ -354,6 +354,25 @@ describe('check your understanding', () => {
       await page.evaluate((v) => (window as any).__apPlayground.setState({ view: v }), view)
       await settled(page)
       expect((await quizIds(page)).length, view).toBeGreaterThan(0)
+    }
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('the guided tour asks each step\'s question right after it', async () => {
+    const { page, errors } = await openPage('?guided=1&text=one two three')
+    const tour = page.locator('[data-panel="guided"]')
+    expect(await tour.locator('[data-quiz^="shape:"]').isVisible()).toBe(true)
+    expect(await page.locator('[data-quiz^="shape:"]').count()).toBe(1)
+    await tour.locator('[data-quiz^="shape:"] button', { hasText: /^\(3, 3\)$/ }).click()
+    expect(await tour.locator('[data-quiz^="shape:"]').getAttribute('data-quiz-result')).toBe('right')
+    const expected: Array<[number, string]> = [[2, 'scale:'], [3, 'mask:'], [4, 'top:'], [5, 'out:']]
+    for (const [n, prefix] of expected) {
+      await tour.locator('button[name="next"]').click()
+      await settled(page)
+      expect(await page.evaluate(() => (window as any).__apPlayground.getState().guided)).toBe(n)
+      expect(await tour.locator(`[data-quiz^="${prefix}"]`).count(), `step ${n}`).toBe(1)
+      expect(await page.locator(`[data-quiz^="${prefix}"]`).count(), `step ${n} once on the page`).toBe(1)
     }
     expect(errors).toEqual([])
     await page.close()

@@ -6,6 +6,7 @@ import { h, prefersReducedMotion } from '../dom'
 import type { MsgKey } from '../i18n'
 import type { PlaygroundState } from '../state'
 import { scaleIsOn } from '../model/options'
+import { QuizPanel } from '../quiz/quiz'
 
 type Try = (s: PlaygroundState) => Partial<PlaygroundState>
 
@@ -31,11 +32,13 @@ export class GuidedPanel implements Panel {
   private tryBtn = h('button', { type: 'button', name: 'try' })
   private lastStep = 0
   private rendered = false
+  /** The step's questions, right after its explanation. */
+  private quiz = new QuizPanel(true)
 
   constructor(ctx: Ctx, private host: () => HTMLElement) {
     this.el = h('section', { class: 'guided', 'data-panel': 'guided', 'aria-live': 'polite' },
       h('div', { class: 'guided-top' }, this.counter, this.exit), this.title, this.body,
-      h('div', { class: 'guided-nav' }, this.prev, this.next, this.tryBtn))
+      h('div', { class: 'guided-nav' }, this.prev, this.next, this.tryBtn), this.quiz.el)
     this.prev.addEventListener('click', () => ctx.setState({ guided: Math.max(1, ctx.state.guided - 1) }))
     this.next.addEventListener('click', () => ctx.setState({ guided: Math.min(GUIDED_STEPS.length, ctx.state.guided + 1) }))
     this.exit.addEventListener('click', () => ctx.setState({ guided: 0 }))
@@ -78,5 +81,6 @@ export class GuidedPanel implements Panel {
       target.scrollIntoView({ behavior: prefersReducedMotion() ? 'auto' : 'smooth', block: 'nearest' })
     }
     this.lastStep = n
+    this.quiz.render(ctx)
   }
 }

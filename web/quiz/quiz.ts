@@ -26,23 +26,36 @@ function save(r: Results): void {
 
 export class QuizPanel implements Panel {
   readonly el: HTMLElement
-  private title = h('h3')
+  private title: HTMLElement
   private progress = h('p', { class: 'quiz-progress', role: 'status' })
   private list = h('div', { class: 'quiz-list' })
   private results: Results = load()
   private key = ''
 
-  constructor() {
-    this.el = h('section', { class: 'panel quiz-panel', 'data-panel': 'quiz' }, this.title, this.progress, this.list)
+  /**
+   * `tour`: the copy inside the guided tour, with the current step's questions only; the panel under
+   * the views then leaves those out (one element per question id on the page).
+   */
+  constructor(private tour = false) {
+    // Under the guided step's own heading, one level down.
+    this.title = h(tour ? 'h4' : 'h3')
+    this.el = tour
+      ? h('div', { class: 'quiz-panel quiz-tour' }, this.title, this.progress, this.list)
+      : h('section', { class: 'panel quiz-panel', 'data-panel': 'quiz' }, this.title, this.progress, this.list)
+  }
+
+  private questions(ctx: Ctx): Question[] {
+    const { t, state, trace } = ctx
+    const all = questionsFor(state.view, state, trace, t)
+    const touring = state.view === 'pipeline' && state.guided > 0
+    if (this.tour) return touring ? all.filter((q) => q.guided === state.guided) : []
+    return touring ? all.filter((q) => q.guided !== state.guided) : all
   }
 
   render(ctx: Ctx): void {
-    const { t, state, trace } = ctx
+    const { t, state } = ctx
     setText(this.title, t('quizTitle'))
-    let qs = questionsFor(state.view, state, trace, t)
-    if (state.view === 'pipeline' && state.guided) {
-      qs = [...qs.filter((q) => q.guided === state.guided), ...qs.filter((q) => q.guided !== state.guided)]
-    }
+    const qs = this.questions(ctx)
     const key = JSON.stringify([state.lang, qs.map((q) => [q.id, q.prompt])])
     if (key !== this.key) {
       this.key = key
@@ -76,7 +89,7 @@ export class QuizPanel implements Panel {
         this.results = { ...load(), [q.id]: result }
         save(this.results)
         show(i, result)
-        this.showProgress(ctx, questionsFor(ctx.state.view, ctx.state, ctx.trace, ctx.t))
+        this.showProgress(ctx, this.questions(ctx))
       })
       return b
     })
