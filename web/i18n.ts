@@ -401,6 +401,7 @@ const en = {
   lessonExOutput: 'new vector (weights·V)',
   lessonExNote: 'With entries as large as 1123 and −912 the dot products are huge, so every row puts all its weight on itself: the saturation that ÷√d_k (and learned projections) avoid. The page’s other panels run the 我爱中国 sentence by characters, with random embeddings.',
   langSwitchLang: 'zh',
+  longPx: 'px',
   footer: 'Numbers are computed in your browser by a C++ engine compiled to WebAssembly.',
 }
 
@@ -803,6 +804,7 @@ const zh: Record<MsgKey, string> = {
   lessonExOutput: '新的向量（注意力权重·V）',
   lessonExNote: '分量大到 1123、−912 时，点积非常大，每一行的权重都全部落在自己身上：这正是除以 √d_k（以及学到的投影）要避免的饱和。页面的其他面板用的是按字切分的“我爱中国”和随机的词嵌入。',
   langSwitchLang: 'en',
+  longPx: '像素',
   footer: '所有数值都由编译成 WebAssembly 的 C++ 引擎在你的浏览器中计算。',
 }
 

@@ -196,12 +196,20 @@ describe('the Chinese page has no English UI words', () => {
       ['additive', { view: 'pipeline', score: 'additive' }], ['bilinear', { view: 'pipeline', score: 'general' }],
       ['concat', { view: 'pipeline', score: 'concat' }],
       ['cross', { view: 'pipeline', score: 'scaled-dot', mode: 'cross', source: '我爱中国', target: '我爱你', mask: 'padding', padKeys: [1] }],
+      ['long', { view: 'pipeline', mode: 'self', mask: 'none', text: '我爱中国'.repeat(100) }],
     ]
     for (const [view, patch] of visits) {
       await page.evaluate((p) => (window as any).__apPlayground.setState(p), patch)
       await settled(page)
       if (view === 'train') await page.waitForSelector('section.ap-train select[name="score"]')
-      if (patch.view === 'pipeline') {
+      if (view === 'long') {
+        // The long view's read-out of one cell.
+        await page.waitForSelector('[data-panel="long"] canvas:visible')
+        await page.locator('[data-panel="long"] canvas').first().focus()
+        await page.keyboard.press('ArrowRight')
+        await settled(page)
+        expect(await page.locator('[data-panel="long"]').innerText()).toMatch(/注意力权重\[/)
+      } else if (patch.view === 'pipeline') {
         await page.locator('[data-step="scores"] canvas').focus()
         await page.keyboard.press('Enter')
         await settled(page)
@@ -391,6 +399,10 @@ describe('check your understanding', () => {
     expect(await page.locator('#dc [data-decode="context"] td').count()).toBe(28)
     await expect.poll(() => page.locator('#sc [data-step="scaling"]').getAttribute('data-scaling-done'), { timeout: 30000 }).toBe('true')
     expect(await page.locator('#sc tr[data-dk]').count()).toBe(10)
+    // Why attention trains its model in the widget too (the worker is emitted beside widget.js).
+    await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<attention-playground id="wy" view="why" lang="zh"></attention-playground>'))
+    await page.locator('#wy').evaluate((el) => (el as any).ready)
+    await expect.poll(() => page.locator('#wy [data-why-weights]').getAttribute('data-why-weights'), { timeout: 20000 }).toBe('trained')
     await page.close()
   })
 

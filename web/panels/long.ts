@@ -329,7 +329,7 @@ export class LongPanel implements Panel {
     ctx.restore()
     this.drawLabels(ctx, r0, r1, c0, c1)
     this.renderLegend(weights ? 0 : -m, weights ? top : m, weights)
-    setText(this.zoomOutLabel, `${s >= 1 ? s.toFixed(0) : s.toFixed(2)} px/${this.t ? this.t('longCell') : 'cell'} · ${this.t ? this.t('longRows') : 'rows'} ${r0}–${r1 - 1}`)
+    setText(this.zoomOutLabel, `${s >= 1 ? s.toFixed(0) : s.toFixed(2)} ${this.t ? this.t('longPx') : 'px'}/${this.t ? this.t('longCell') : 'cell'} · ${this.t ? this.t('longRows') : 'rows'} ${r0}–${r1 - 1}`)
   }
 
   /** The cells on screen into the offscreen canvas, one pixel each; returns the colour scale's ends. */
