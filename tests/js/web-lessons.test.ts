@@ -43,10 +43,11 @@ describe('decode view model', () => {
   })
 
   it('each step is exactly the matching row of the engine\'s full cross and causal runs, for any source and target', () => {
-    for (const [source, target, tokenizer] of [['the cat sat on the mat', 'le chat', 'word'], ['我爱中国', '我爱你们', 'char']]) {
+    const cases: Array<[string, string, 'word' | 'char']> = [['the cat sat on the mat', 'le chat', 'word'], ['我爱中国', '我爱你们', 'char']]
+    for (const [source, target, tokenizer] of cases) {
       const s = Object.assign(defaultState('en'), { mode: 'cross' as const, source, target, tokenizer, dq: 8, dk: 8, dv: 6, seed: 5 })
       const m = decodeModel(engine, s)
-      const base = { tokenizer, dModel: s.dModel, dq: 8, dk: 8, dv: 6, seed: 5, score: 'scaled-dot', heads: 1 }
+      const base = { tokenizer, dModel: s.dModel, dq: 8, dk: 8, dv: 6, seed: 5, score: 'scaled-dot' as const, heads: 1 }
       const cross = engine.run({ ...base, source, target: `${START} ${target}`, mask: 'none' })
       const n = cross.sourceTokens!.length
       m.steps.forEach((st, t) => {

@@ -3,7 +3,8 @@
 
 const EXACT: Record<string, string> = {
   'Attention Playground: this program reproduces the numbers on screen with PyTorch.': '注意力机制演练场：本程序用 PyTorch 重现页面上的数值。',
-  'Run: python3 attention.py        (add --json for machine-readable output)': '运行：python3 attention.py        （加 --json 输出机器可读的结果）',
+  'Run: python3 attention.py        (--json: strict JSON, masked scores as the string "-inf"; --help)':
+    '运行：python3 attention.py        （--json：严格的 JSON，被遮盖的分数写成字符串 "-inf"；--help 查看帮助）',
   'The random draws follow PyTorch\'s CPU generator in the same order as the playground:': '随机数按与演练场相同的顺序取自 PyTorch 的 CPU 生成器：',
   'embedding table, W_q, W_k, W_v, then the scoring rule\'s parameters per head.': '依次是嵌入表、W_q、W_k、W_v，然后是每个头的打分规则参数。',
   'normal_(0, 1) draws': '按 normal_(0, 1) 抽取',
@@ -18,7 +19,7 @@ const EXACT: Record<string, string> = {
   '÷√d_k (per head)': '÷√d_k（每个头）',
   'needs nq == nk': '要求 nq == nk',
   'a query whose keys are all masked gets zero weights': '所有键都被遮盖的查询得到 0 权重（PyTorch 的 softmax 在这里给出 NaN）',
-  '-inf (masked cells) is written as -Infinity, which Python\'s json reads back.': '-inf（被遮盖的单元格）写成 -Infinity，Python 的 json 可以读回。',
+  'json.dumps would write -Infinity, which is not JSON: non-finite floats become strings.': 'json.dumps 会写出 -Infinity，但那不是 JSON：非有限的浮点数改写成字符串。',
 }
 
 const PATTERNS: Array<[RegExp, string]> = [

@@ -101,8 +101,7 @@ export function createHeader(d: HeaderDeps): Header {
       setText(title, t('title'))
       setText(subtitle, t('subtitle'))
       setText(langBtn, t('langSwitch'))
-      // The button names the other language in that language.
-      langBtn.lang = t('langSwitchLang')
+      langBtn.lang = t('langSwitchLang') // it names the other language, in that language
       setText(copyBtn, performance.now() < copiedUntil ? `✓ ${t('copied')}` : t('copyLink'))
       langBtn.setAttribute('aria-label', t('langSwitchLabel'))
       setText(pyBtn, t('copyPytorch'))
