@@ -52,6 +52,18 @@ async function openPage(query = ''): Promise<{ page: Page; errors: string[] }> {
   return { page, errors }
 }
 
+/** Adds widgets (markup written by the test itself) to a course page and waits for each to render. */
+async function addWidgets(page: Page, html: string, ids: string[]): Promise<void> {
+  await page.evaluate((markup) => document.body.insertAdjacentHTML('beforeend', markup), html)
+  for (const id of ids) await page.locator(`#${id}`).evaluate((el) => (el as WidgetEl).ready)
+}
+
+async function coursePage(): Promise<Page> {
+  const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
+  await page.goto(rootUrl + '/tests/e2e/pages/two.html')
+  return page
+}
+
 const state = (page: Page) => page.evaluate(() => (window as unknown as Win).__apPlayground.getState())
 const maskOptions = (page: Page) => page.locator('select[name="mask"] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
 
@@ -79,11 +91,8 @@ describe('the page says what the lessons say', () => {
   })
 
   it('the widget: mask="causal" in cross mode shows the notice and is not applied', async () => {
-    const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
-    await page.goto(rootUrl + '/tests/e2e/pages/two.html')
-    await page.evaluate(() => document.body.insertAdjacentHTML('beforeend',
-      '<attention-playground id="cx" source="我 爱 中国" target="I love China" mask="causal" lang="zh"></attention-playground>'))
-    await page.locator('#cx').evaluate((el) => (el as WidgetEl).ready)
+    const page = await coursePage()
+    await addWidgets(page, '<attention-playground id="cx" source="我 爱 中国" target="I love China" mask="causal" lang="zh"></attention-playground>', ['cx'])
     await expect.poll(() => page.locator('#cx .banner.notice').innerText()).toMatch(/未应用因果掩码/)
     const opts = await page.locator('#cx select[name="mask"] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
     expect(opts).not.toContain('causal')
@@ -393,31 +402,23 @@ describe('check your understanding', () => {
   })
 
   it('the widget opens the decode and scaling views with view=decode and view=scaling', async () => {
-    const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
-    await page.goto(rootUrl + '/tests/e2e/pages/two.html')
-    await page.evaluate(() => document.body.insertAdjacentHTML('beforeend',
-      '<attention-playground id="dc" view="decode" source="我 爱 中国" target="I love China" lang="zh"></attention-playground>' +
-      '<attention-playground id="sc" view="scaling" lang="en"></attention-playground>'))
-    await page.locator('#dc').evaluate((el) => (el as WidgetEl).ready)
-    await page.locator('#sc').evaluate((el) => (el as WidgetEl).ready)
+    const page = await coursePage()
+    await addWidgets(page, '<attention-playground id="dc" view="decode" source="我 爱 中国" target="I love China" lang="zh"></attention-playground>' +
+      '<attention-playground id="sc" view="scaling" lang="en"></attention-playground>', ['dc', 'sc'])
     expect(await page.locator('#dc [data-step="decode"]').isVisible()).toBe(true)
     expect(await page.locator('#dc .decode-counter').innerText()).toMatch(/第 1 步，共 3 步/)
     expect(await page.locator('#dc [data-decode="context"] td').count()).toBe(28)
     await expect.poll(() => page.locator('#sc [data-step="scaling"]').getAttribute('data-scaling-done'), { timeout: 30000 }).toBe('true')
     expect(await page.locator('#sc tr[data-dk]').count()).toBe(10)
     // Why attention trains its model in the widget too (the worker is emitted beside widget.js).
-    await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<attention-playground id="wy" view="why" lang="zh"></attention-playground>'))
-    await page.locator('#wy').evaluate((el) => (el as WidgetEl).ready)
+    await addWidgets(page, '<attention-playground id="wy" view="why" lang="zh"></attention-playground>', ['wy'])
     await expect.poll(() => page.locator('#wy [data-why-weights]').getAttribute('data-why-weights'), { timeout: 20000 }).toBe('trained')
     await page.close()
   })
 
   it('the widget shows the quiz with steps=quiz', async () => {
-    const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
-    await page.goto(rootUrl + '/tests/e2e/pages/two.html')
-    await page.evaluate(() => document.body.insertAdjacentHTML('beforeend',
-      '<attention-playground id="qz" text="我爱中国" tokenizer="char" lang="zh" steps="quiz"></attention-playground>'))
-    await page.locator('#qz').evaluate((el) => (el as WidgetEl).ready)
+    const page = await coursePage()
+    await addWidgets(page, '<attention-playground id="qz" text="我爱中国" tokenizer="char" lang="zh" steps="quiz"></attention-playground>', ['qz'])
     const qs = page.locator('#qz [data-quiz]')
     expect(await qs.count()).toBeGreaterThanOrEqual(4)
     expect(await page.locator('#qz [data-step="weights"]').isVisible()).toBe(false)

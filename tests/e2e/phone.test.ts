@@ -108,8 +108,9 @@ async function touch(cdp: Cdp, type: 'touchStart' | 'touchMove' | 'touchEnd', po
 
 /** The long view's zoom line: "<px> px/cell · rows a–b". */
 async function longView(root: Locator): Promise<{ px: number; first: number }> {
+  // The unit is the widget language's: px, or 像素 in Chinese.
   const text = (await root.locator('[data-panel="long"] .long-zoom').textContent()) ?? ''
-  const m = /^([\d.]+) px\/\S+ · \S+ (\d+)–/.exec(text)
+  const m = /^([\d.]+) (?:px|像素)\/\S+ · \S+ (\d+)–/.exec(text)
   if (!m) throw new Error(`longView: cannot read "${text}"`)
   return { px: Number(m[1]), first: Number(m[2]) }
 }
