@@ -54,7 +54,9 @@ void warm_up() noexcept {
 }
 
 const char* backend() noexcept {
-#ifdef __wasm_simd128__
+#if defined(__wasm_relaxed_simd__)
+  return "relaxed-simd";
+#elif defined(__wasm_simd128__)
   return "simd128";
 #else
   return "scalar";

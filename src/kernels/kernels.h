@@ -28,7 +28,7 @@ void flash_attention(const float* Q, const float* K, const float* V, float* O, i
 // Call it once after instantiation, or when idle. Allocates; a failure is ignored.
 void warm_up() noexcept;
 
-// Which implementation this build runs ("simd128" or "scalar").
+// Which implementation this build runs ("relaxed-simd", "simd128" or "scalar").
 const char* backend() noexcept;
 
 // The portable twins, compiled in every build, so that a wasm build can check its SIMD path
