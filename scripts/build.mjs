@@ -67,6 +67,9 @@ function relaxedEnv() {
 const engines = [
   { name: 'attention', dir: 'build/wasm', flags: [], env: () => emEnv },
   { name: 'attention-relaxed', dir: 'build/wasm-relaxed', flags: ['-DAP_RELAXED_SIMD=ON'], env: relaxedEnv },
+  // Cross-origin isolated pages: the relaxed engine with a thread pool (plus its pthread worker script).
+  { name: 'attention-threads', dir: 'build/wasm-threads', flags: ['-DAP_RELAXED_SIMD=ON', '-DAP_THREADS=ON'],
+    env: relaxedEnv, worker: true },
 ];
 
 for (const e of engines) {
@@ -85,6 +88,7 @@ if (stale('dist/index.js', ['src/js', 'tsconfig.json']) || distStale) {
     // The glue fetches "attention.wasm" by default; index.ts always passes the file it means.
     copyFileSync(join(root, e.dir, 'attention.js'), join(root, `dist/${e.name}.js`));
     copyFileSync(join(root, 'src/js/attention.d.ts'), join(root, `dist/${e.name}.d.ts`));
+    if (e.worker) copyFileSync(join(root, e.dir, 'attention.worker.js'), join(root, `dist/${e.name}.worker.js`));
   }
   sh('node', [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
 }

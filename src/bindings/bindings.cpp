@@ -313,6 +313,10 @@ std::string backend() { return ap::kernels::backend(); }
 // Runs each kernel once on small data so V8 tiers the hot functions up before the first long call.
 void warmUp() { ap::kernels::warm_up(); }
 
+// The kernels' thread count (1 in builds without threads); returns the count in effect.
+int setThreads(int n) { return ap::kernels::set_threads(n); }
+int threads() { return ap::kernels::threads(); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_playground) {
@@ -323,4 +327,6 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   emscripten::function("memoryStats", &memoryStats);
   emscripten::function("backend", &backend);
   emscripten::function("warmUp", &warmUp);
+  emscripten::function("setThreads", &setThreads);
+  emscripten::function("threads", &threads);
 }

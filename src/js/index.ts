@@ -39,6 +39,13 @@ export interface InitOptions {
   locateFile?: (file: string) => string;
   /** Force an engine instead of picking the fastest the runtime supports; an unsupported one is an error. */
   backend?: Backend;
+  /**
+   * Threads for the kernels. Default: on a cross-origin isolated page (`crossOriginIsolated`, see the README's
+   * COOP/COEP headers) with relaxed SIMD, one per core up to 4 (the 'relaxed-simd' engine built with a pthread
+   * pool, `attention-threads.{js,wasm,worker.js}`); 1 elsewhere. 1 forces one thread; more than 1 where the page
+   * is not isolated is an error. Bundles that inline every chunk into one file (the widget) must pass 1.
+   */
+  threads?: number;
 }
 
 /** The embind module's raw functions (internal: results are `{ error }` or plain objects). */
@@ -50,6 +57,8 @@ export interface RawModule {
   memoryStats(): MemoryStats;
   backend(): string;
   warmUp(): void;
+  setThreads(n: number): number;
+  threads(): number;
   [key: string]: unknown;
 }
 
@@ -72,6 +81,10 @@ export interface Engine {
   warmUp(): void;
   /** The engine running: 'relaxed-simd' (FMA) or 'simd128' (see {@link Backend}). */
   readonly backend: Backend;
+  /** Threads the kernels use (1 unless the page is cross-origin isolated; see {@link InitOptions.threads}). */
+  readonly threads: number;
+  /** Changes the thread count (1 .. the count init() started with); returns the count in effect. */
+  setThreads(n: number): number;
   /** The underlying module (advanced: trainers and tests use it). */
   readonly module: RawModule;
 }
@@ -127,6 +140,7 @@ function checkText(name: string, value: unknown): void {
 }
 
 function makeEngine(module: RawModule): Engine {
+  const maxThreads = module.threads();
   return {
     run(options?: RunOptions): Trace {
       const o = checkOptions('run', options);
@@ -163,6 +177,15 @@ function makeEngine(module: RawModule): Engine {
     memoryStats: () => module.memoryStats(),
     warmUp: () => module.warmUp(),
     backend: module.backend() as Backend,
+    get threads() {
+      return module.threads();
+    },
+    setThreads(n: number): number {
+      if (!Number.isInteger(n) || n < 1 || n > maxThreads) {
+        throw new AttentionError(`setThreads: n must be an integer from 1 to ${maxThreads}, got ${String(n)}`);
+      }
+      return module.setThreads(n);
+    },
     module,
   };
 }
@@ -193,6 +216,12 @@ const WASM_FILE: Record<Backend, { name: string; url: () => URL }> = {
   simd128: { name: 'attention.wasm', url: () => new URL('./attention.wasm', import.meta.url) },
 };
 
+const THREADS_FILE = { name: 'attention-threads.wasm', url: () => new URL('./attention-threads.wasm', import.meta.url) };
+const THREADS_WORKER = {
+  name: 'attention-threads.worker.js',
+  url: () => new URL('./attention-threads.worker.js', import.meta.url),
+};
+
 function pickBackend(options: InitOptions): Backend {
   const wanted = options.backend;
   if (wanted !== undefined && wanted !== 'relaxed-simd' && wanted !== 'simd128') {
@@ -209,16 +238,42 @@ function pickBackend(options: InitOptions): Backend {
   return supportsRelaxedSimd() ? 'relaxed-simd' : 'simd128';
 }
 
+/** Threads wanted: the option, or one per core (at most 4) where the page can share memory with workers. */
+function pickThreads(options: InitOptions, backend: Backend): number {
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true &&
+    typeof SharedArrayBuffer === 'function';
+  const t = options.threads;
+  if (t !== undefined) {
+    if (!Number.isInteger(t) || t < 1) throw new AttentionError(`init: threads must be an integer ≥ 1, got ${String(t)}`);
+    if (t > 1 && !isolated) {
+      throw new AttentionError(
+        `init: threads: ${t} needs a cross-origin isolated page (Cross-Origin-Opener-Policy: same-origin and ` +
+          'Cross-Origin-Embedder-Policy: require-corp); this one is not',
+      );
+    }
+    if (t > 1 && backend !== 'relaxed-simd') {
+      throw new AttentionError(`init: threads: ${t} needs the 'relaxed-simd' engine, and this runtime runs '${backend}'`);
+    }
+    return t;
+  }
+  // Automatic only on a page's main thread: a worker (the trainer's) keeps one.
+  if (!isolated || backend !== 'relaxed-simd' || options.wasmBinary || isNode || typeof window === 'undefined') return 1;
+  const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1;
+  return Math.max(1, Math.min(4, cores));
+}
+
 async function instantiate(options: InitOptions): Promise<RawModule> {
   const backend = pickBackend(options);
-  const file = WASM_FILE[backend];
+  const threads = pickThreads(options, backend);
+  const file = threads > 1 ? THREADS_FILE : WASM_FILE[backend];
   const moduleArgs: Record<string, unknown> = {};
   if (options.wasmBinary) {
     moduleArgs.wasmBinary = options.wasmBinary;
   } else if (options.locateFile) {
     const locate = options.locateFile;
     // Both glues ask for "attention.wasm" (the name they were linked under): hand over the engine's own file.
-    moduleArgs.locateFile = (f: string) => locate(f.endsWith('.wasm') ? file.name : f);
+    moduleArgs.locateFile = (f: string) =>
+      locate(f.endsWith('.wasm') ? file.name : f.endsWith('.worker.js') ? THREADS_WORKER.name : f);
   } else if (isNode) {
     // Hidden from bundlers: only Node reads the file; browsers fetch it from beside this module.
     const fsName = 'node:fs/promises';
@@ -226,10 +281,17 @@ async function instantiate(options: InitOptions): Promise<RawModule> {
     moduleArgs.wasmBinary = await fs.readFile(file.url());
   } else {
     const url = file.url().href;
-    moduleArgs.locateFile = () => url;
+    moduleArgs.locateFile = (f: string) => (f.endsWith('.worker.js') ? THREADS_WORKER.url().href : url);
   }
-  const factory = backend === 'relaxed-simd' ? (await import('./attention-relaxed.js')).default : createAttentionModule;
-  return (await factory(moduleArgs)) as RawModule;
+  const factory =
+    threads > 1
+      ? (await import('./attention-threads.js')).default
+      : backend === 'relaxed-simd'
+        ? (await import('./attention-relaxed.js')).default
+        : createAttentionModule;
+  const module = (await factory(moduleArgs)) as RawModule;
+  if (threads > 1) module.setThreads(threads);
+  return module;
 }
 
 let defaultEngine: Promise<Engine> | undefined;
@@ -239,7 +301,7 @@ let defaultEngine: Promise<Engine> | undefined;
  * calls with options make a separate instance (its own memory).
  */
 export function init(options?: InitOptions): Promise<Engine> {
-  if (options && (options.wasmBinary || options.locateFile || options.backend)) {
+  if (options && (options.wasmBinary || options.locateFile || options.backend || options.threads)) {
     return instantiate(options).then(makeEngine);
   }
   if (!defaultEngine) {
