@@ -23,7 +23,7 @@ export type * from './trainer.js';
 
 /**
  * The engines: the same C++ built twice. 'relaxed-simd' (fused multiply-add, `attention-relaxed.wasm`) where
- * the runtime validates relaxed SIMD (Chromium/Edge ≥ 114, Firefox ≥ 145, Node with
+ * the runtime validates relaxed SIMD (Chromium-based browsers ≥ 114, Node with
  * `--experimental-wasm-relaxed-simd`); 'simd128' (`attention.wasm`) everywhere else.
  */
 export type Backend = 'relaxed-simd' | 'simd128';
@@ -198,7 +198,7 @@ const RELAXED_PROBE = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
   0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b, // type: (v128 v128 v128) -> v128
   0x03, 0x02, 0x01, 0x00, // one function of that type
-  0x0a, 0x0c, 0x01, 0x0a, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, 0x85, 0x02, 0x0b, // body
+  0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, 0x85, 0x02, 0x0b, // code: no locals, the body
 ]);
 
 /** Does this runtime run relaxed SIMD (checked once, by validating a tiny module)? */
