@@ -37,6 +37,9 @@ function wasmBesideThePackage(): Plugin {
         let out = rewrite(code, 'dist/index.js', /new URL\((['"])\.\/(attention(?:-[a-z]+)?\.wasm)\1,\s*import\.meta\.url\)/g,
           "new URL(['..', '$2'].join('/'), import.meta.url)", fail)
         out = rewrite(out, 'dist/index.js', /const isNode = [^;]+;/, 'const isNode = false;', fail)
+        // The widget runs one thread (init({ threads: 1 })): leave the pthread engine's glue out of the bundle.
+        out = rewrite(out, 'dist/index.js', /import\((['"])\.\/attention-threads\.js\1\)/,
+          "Promise.reject(new Error('the widget runs one thread'))", fail)
         return { code: out, map: null }
       }
       // Every engine's glue (attention.js, attention-relaxed.js) names the file it was linked as.

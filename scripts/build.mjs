@@ -48,9 +48,13 @@ function relaxedEnv() {
   if (!existsSync(join(npmBin, 'wasm-opt'))) throw new Error('build: node_modules/binaryen is missing: npm ci');
   const wrappers = join(root, 'build/tools/binaryen/bin');
   mkdirSync(wrappers, { recursive: true });
+  // The node wrapper is CommonJS, whatever the package.json above says.
+  writeFileSync(join(wrappers, 'package.json'), '{ "type": "commonjs" }\n');
   for (const tool of readdirSync(npmBin)) {
+    if (tool.includes('.')) continue;  // package.json
     const file = join(wrappers, tool);
-    writeFileSync(file, `#!/bin/sh\nexec "${process.execPath}" "${join(npmBin, tool)}" "$@"\n`);
+    writeFileSync(file, tool === 'wasm-opt' ? wasmOptWrapper(join(npmBin, tool))
+      : `#!/bin/sh\nexec "${process.execPath}" "${join(npmBin, tool)}" "$@"\n`);
     chmodSync(file, 0o755);
   }
   return {
@@ -61,6 +65,25 @@ function relaxedEnv() {
     // Metadata read by emcc itself: Debian's wasm-emscripten-finalize (binaryen 108) cannot parse relaxed opcodes.
     EMCC_READ_METADATA: 'python',
   };
+}
+
+// emcc 3.1.6 minifies the wasm's import and export names with wasm-opt --minify-imports-and-exports* and reads
+// the renaming from its output as "old => new" lines; binaryen 132 prints it as JSON instead
+// ({ imports: [[module, base, new]], exports: [[old, new]] }). Unconverted, the glue keeps the long names and
+// the module fails to link, so the wrapper prints the old format.
+function wasmOptWrapper(npmWasmOpt) {
+  return `#!${process.execPath}
+const { spawnSync } = require('node:child_process');
+const args = process.argv.slice(2);
+const r = spawnSync(process.execPath, [${JSON.stringify(npmWasmOpt)}, ...args], { stdio: ['inherit', 'pipe', 'inherit'], maxBuffer: 1 << 28 });
+let out = r.stdout.toString();
+if (r.status === 0 && args.some((a) => a.startsWith('--minify-imports'))) {
+  const m = JSON.parse(out.slice(out.indexOf('{')));
+  out = [...(m.imports ?? []).map(([, base, name]) => base + ' => ' + name), ...(m.exports ?? []).map(([old, name]) => old + ' => ' + name)].join('\\n') + '\\n';
+}
+process.stdout.write(out);
+process.exit(r.status ?? 1);
+`;
 }
 
 // Every engine is the same sources built with other flags; dist/ gets <name>.js + <name>.wasm of each.
