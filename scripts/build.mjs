@@ -2,7 +2,7 @@
 // Builds what is stale, in order: the wasm module (emcmake), the npm package (tsc + copy), and on request the
 // native tree (tests, benchmark) and the site (Vite). Usage: node scripts/build.mjs [--native] [--site] [--force]
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -109,7 +109,15 @@ if (stale('dist/index.js', ['src/js', 'tsconfig.json']) || distStale) {
   for (const e of engines) {
     copyFileSync(join(root, e.dir, 'attention.wasm'), join(root, `dist/${e.name}.wasm`));
     // The glue fetches "attention.wasm" by default; index.ts always passes the file it means.
-    copyFileSync(join(root, e.dir, 'attention.js'), join(root, `dist/${e.name}.js`));
+    let glue = readFileSync(join(root, e.dir, 'attention.js'), 'utf8');
+    if (e.worker) {
+      // Bundlers turn a literal new Worker(new URL('…', import.meta.url)) into a worker bundle of their own; the
+      // pthread worker is Emscripten's script, used as is (index.ts always says where it is), so hide the literal.
+      const literal = 'new URL("attention.worker.js",import.meta.url)';
+      if (!glue.includes(literal)) throw new Error(`build: ${e.dir}/attention.js no longer has ${literal}; update build.mjs`);
+      glue = glue.replaceAll(literal, `new URL(["${e.name}.worker.js"][0],import.meta.url)`);
+    }
+    writeFileSync(join(root, `dist/${e.name}.js`), glue);
     copyFileSync(join(root, 'src/js/attention.d.ts'), join(root, `dist/${e.name}.d.ts`));
     if (e.worker) copyFileSync(join(root, e.dir, 'attention.worker.js'), join(root, `dist/${e.name}.worker.js`));
   }
