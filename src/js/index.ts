@@ -217,6 +217,9 @@ const WASM_FILE: Record<Backend, { name: string; url: () => URL }> = {
 };
 
 const THREADS_FILE = { name: 'attention-threads.wasm', url: () => new URL('./attention-threads.wasm', import.meta.url) };
+// The pthread workers import the engine's glue themselves, from this URL (Emscripten's mainScriptUrlOrBlob;
+// without it they would import "attention.js", the single-thread glue).
+const THREADS_GLUE = { name: 'attention-threads.js', url: () => new URL('./attention-threads.js', import.meta.url) };
 const THREADS_WORKER = {
   name: 'attention-threads.worker.js',
   url: () => new URL('./attention-threads.worker.js', import.meta.url),
@@ -282,6 +285,9 @@ async function instantiate(options: InitOptions): Promise<RawModule> {
   } else {
     const url = file.url().href;
     moduleArgs.locateFile = (f: string) => (f.endsWith('.worker.js') ? THREADS_WORKER.url().href : url);
+  }
+  if (threads > 1) {
+    moduleArgs.mainScriptUrlOrBlob = options.locateFile ? options.locateFile(THREADS_GLUE.name) : THREADS_GLUE.url().href;
   }
   const factory =
     threads > 1

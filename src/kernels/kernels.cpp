@@ -34,23 +34,35 @@ namespace {
 // event loop runs, so back-to-back synchronous calls would run out of workers and deadlock.)
 class Pool {
  public:
-  ~Pool() { resize(1); }
-  int size() const { return static_cast<int>(workers_.size()) + 1; }
-
-  int resize(int n) {
+  ~Pool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
     }
     wake_.notify_all();
     for (auto& t : workers_) t.join();
-    workers_.clear();
-    stop_ = false;
+  }
+  int size() const { return active_; }
+
+  // Threads are only ever added: a lower count leaves the extra ones asleep. (In the browser a thread that
+  // exits hands its worker back only when the main thread's event loop runs, so a pool torn down and
+  // rebuilt within one synchronous stretch would find no workers.)
+  int resize(int n) {
+    long long start;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      // A new thread counts generations from here on: earlier jobs are not its own.
+      start = generation_;
+    }
     try {
-      for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { loop(i); });
+      while (static_cast<int>(workers_.size()) + 1 < n) {
+        const int i = static_cast<int>(workers_.size()) + 1;
+        workers_.emplace_back([this, i, start] { loop(i, start); });
+      }
     } catch (...) {  // no more threads (e.g. the browser's pool is smaller): keep what started
     }
-    return size();
+    active_ = std::max(1, std::min(n, static_cast<int>(workers_.size()) + 1));
+    return active_;
   }
 
   // Runs part(k) for k = 0..parts-1 (parts <= size()), part 0 on the calling thread; returns when all are done.
@@ -70,8 +82,7 @@ class Pool {
   }
 
  private:
-  void loop(int index) {
-    long long seen = 0;
+  void loop(int index, long long seen) {
     for (;;) {
       const std::function<void(int)>* job;
       {
@@ -79,7 +90,7 @@ class Pool {
         wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
         if (stop_) return;
         seen = generation_;
-        if (index >= parts_) continue;
+        if (index >= parts_ || !job_) continue;
         job = job_;
       }
       (*job)(index);
@@ -98,6 +109,7 @@ class Pool {
   long long generation_ = 0;
   int parts_ = 0, pending_ = 0;
   bool stop_ = false;
+  int active_ = 1;
 };
 
 Pool& pool() {
