@@ -307,7 +307,7 @@ let defaultEngine: Promise<Engine> | undefined;
  * calls with options make a separate instance (its own memory).
  */
 export function init(options?: InitOptions): Promise<Engine> {
-  if (options && (options.wasmBinary || options.locateFile || options.backend || options.threads)) {
+  if (options && (options.wasmBinary || options.locateFile || options.backend || options.threads !== undefined)) {
     return instantiate(options).then(makeEngine);
   }
   if (!defaultEngine) {
