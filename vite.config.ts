@@ -17,6 +17,9 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     chunkSizeWarningLimit: 1200,
+    // The engine's pthread worker must stay a same-origin file: a data: URL worker has an opaque origin and
+    // cannot share the engine's memory (threads on a cross-origin isolated page).
+    assetsInlineLimit: (file: string) => (file.endsWith('.worker.js') ? false : undefined),
   },
   // The Train tab's worker imports the engine (an ES module with top-level await): ES workers.
   worker: { format: 'es' },

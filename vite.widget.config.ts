@@ -33,12 +33,19 @@ function wasmBesideThePackage(): Plugin {
       const fail = (m: string): never => this.error(m)
       const runtimeUrl = "new URL(['..', 'attention.wasm'].join('/'), import.meta.url)"
       if (path.endsWith('/dist/index.js')) {
-        let out = rewrite(code, 'dist/index.js', /new URL\((['"])\.\/attention\.wasm\1,\s*import\.meta\.url\)/g, runtimeUrl, fail)
+        // One literal per engine (attention.wasm, attention-relaxed.wasm), each kept pointing at its own file.
+        let out = rewrite(code, 'dist/index.js', /new URL\((['"])\.\/(attention(?:-[a-z]+)?\.wasm)\1,\s*import\.meta\.url\)/g,
+          "new URL(['..', '$2'].join('/'), import.meta.url)", fail)
         out = rewrite(out, 'dist/index.js', /const isNode = [^;]+;/, 'const isNode = false;', fail)
+        // The widget runs one thread (init({ threads: 1 })): leave the pthread engine's glue out of the bundle.
+        out = rewrite(out, 'dist/index.js', /import\((['"])\.\/attention-threads\.js\1\)/,
+          "Promise.reject(new Error('the widget runs one thread'))", fail)
         return { code: out, map: null }
       }
-      if (path.endsWith('/dist/attention.js')) {
-        return { code: rewrite(code, 'dist/attention.js', /new URL\((['"])attention\.wasm\1,\s*import\.meta\.url\)/g, runtimeUrl, fail), map: null }
+      // Every engine's glue (attention.js, attention-relaxed.js) names the file it was linked as.
+      const glue = /\/dist\/(attention(?:-[a-z]+)?\.js)$/.exec(path)
+      if (glue) {
+        return { code: rewrite(code, `dist/${glue[1]}`, /new URL\((['"])attention\.wasm\1,\s*import\.meta\.url\)/g, runtimeUrl, fail), map: null }
       }
       return null
     },
@@ -65,10 +72,13 @@ function plainWorkerUrl(): Plugin {
       // The wasm URL is built from parts in the source so that this build leaves it alone; the minifier folds it
       // back into a literal, and it must be one in the output for those bundlers to emit the wasm.
       widget.code = widget.code.replace(
-        /new URL\(\[\s*(["'`])\.\.\1,\s*(["'`])attention\.wasm\2\s*\]\.join\((["'`])\/\3\),\s*import\.meta\.url\)/g,
-        'new URL("../attention.wasm",import.meta.url)')
-      if (!/new URL\((["'`])\.\.\/attention\.wasm\1,import\.meta\.url\)/.test(widget.code)) {
-        this.error('widget.js has no literal new URL("../attention.wasm", import.meta.url); update vite.widget.config.ts')
+        /new URL\(\[\s*(["'`])\.\.\1,\s*(["'`])(attention(?:-relaxed)?\.wasm)\2\s*\]\.join\((["'`])\/\4\),\s*import\.meta\.url\)/g,
+        (_m, _q1, _q2, file: string) => `new URL("../${file}",import.meta.url)`)
+      // Both engines' files (SIMD128 and relaxed SIMD): init() picks one at run time.
+      for (const file of ['attention.wasm', 'attention-relaxed.wasm']) {
+        if (!new RegExp(`new URL\\((["'\`])\\.\\./${file.replace('.', '\\.')}\\1,import\\.meta\\.url\\)`).test(widget.code)) {
+          this.error(`widget.js has no literal new URL("../${file}", import.meta.url); update vite.widget.config.ts`)
+        }
       }
     },
   }

@@ -3,7 +3,10 @@
 // needWeights: false, and the path that also returns the weights), a plain-JS Float32Array
 // implementation, the native build of the same kernels, tfjs-backend-wasm 4.22 (K transposed first,
 // and matMul(q, k, false, true) as users call it) and onnxruntime-web 1.30 (wasm, one thread).
-// Flops are counted as 4·n²·d for every case, causal included (causal work is about half of it).
+// GFLOP/s count 4·n²·d for every case; causal rows call that "effective" and also print the flops
+// each implementation actually did (the fused kernel skips the masked half; the others compute it all).
+// The relaxed-SIMD engine is timed too when Node runs with --experimental-wasm-relaxed-simd (npm run
+// bench passes it). A row more than 1e-4 off the reference is marked failed and gets no speed.
 // Each case times every implementation in turn, round after round, so that load from other
 // processes on this shared machine falls on all of them alike; the medians are reported.
 //
@@ -25,7 +28,7 @@ const require = createRequire(import.meta.url);
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const longOnly = argv.includes('--long-only');  // just the n = 16384 run, size and start-up
-const jsonOut = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : join(root, 'build', 'bench', 'last.json');
+const jsonOut = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : join(root, 'bench', 'results', 'node.json');
 const t0All = performance.now();
 
 const NS = quick ? [128, 512, 2048] : [128, 512, 2048, 8192];
@@ -117,9 +120,10 @@ async function loadPackage() {
   const entry = join(distDir, 'index.js');
   if (!existsSync(entry)) return { error: 'dist/index.js missing (run node scripts/build.mjs)' };
   try {
-    const { init } = await import(pathToFileURL(entry).href);
-    const ap = await init();
-    return { ap };
+    const { init, supportsRelaxedSimd } = await import(pathToFileURL(entry).href);
+    const ap = await init({ backend: 'simd128' });
+    const relaxed = supportsRelaxedSimd?.() ? await init({ backend: 'relaxed-simd' }) : null;
+    return { ap, relaxed };
   } catch (e) {
     return { error: `init failed: ${e.message}` };
   }
@@ -238,7 +242,11 @@ async function main() {
           const opts = (needWeights) => ({ query: tensor(Q), key: tensor(K), value: tensor(V), score: 'scaled-dot', needWeights, ...(causal ? { mask: 'causal' } : {}) });
           impls.push({ name: 'ours (fused, needWeights false)', ours: true, fn: () => pkg.ap.attention(opts(false)).output.data });
           // Returning all n² weights to JS: 256 MiB at n = 8192, skipped there.
-          if (n <= 2048) impls.push({ name: 'ours (needWeights true)', ours: true, fn: () => pkg.ap.attention(opts(true)).output.data });
+          if (n <= 2048) impls.push({ name: 'ours (needWeights true)', ours: true, weights: true, fn: () => pkg.ap.attention(opts(true)).output.data });
+          if (pkg.relaxed) {
+            impls.push({ name: 'ours relaxed-simd (fused)', ours: true, fn: () => pkg.relaxed.attention(opts(false)).output.data });
+            if (n <= 2048) impls.push({ name: 'ours relaxed-simd (needWeights)', ours: true, weights: true, fn: () => pkg.relaxed.attention(opts(true)).output.data });
+          }
         }
         if (tfl) {
           impls.push({ name: 'tfjs-wasm (Kᵀ first)', peer: true, fn: () => tfAttention(tfl.tf, tfT.q, tfT.k, tfT.v, tfMask, scale, true) });
@@ -281,24 +289,27 @@ async function main() {
           const ms = im.error ? NaN : median(times[im.name]);
           const minMs = im.error ? NaN : Math.min(...times[im.name]);
           const diff = refName && outputs[im.name] && im.name !== refName ? maxRelDiff(outputs[im.name], outputs[refName]) : undefined;
-          return { impl: im.name, ms, gflops: flops / ms / 1e6, bestGflops: flops / minMs / 1e6, runs: times[im.name].length, peer: !!im.peer, ours: !!im.ours, error: im.error, maxDiffVsRef: diff };
+          const failed = !!im.error || diff > 1e-4;
+          const done = causal && im.ours && !im.weights ? 2 * n * (n + 1) * d : flops;
+          return { impl: im.name, ms: failed ? NaN : ms, gflopDone: done / 1e9, failed, gflops: failed ? NaN : flops / ms / 1e6, bestGflops: flops / minMs / 1e6, runs: times[im.name].length, peer: !!im.peer, ours: !!im.ours, error: im.error, maxDiffVsRef: diff };
         });
         for (const path of ['flash', 'unfused']) {
           const nr = nativeRow(path, n, d, causal);
           if (nr) rows.push({ impl: `native ${nr.backend} (${path === 'flash' ? 'fused' : 'qkt+softmax+wv'})`, ms: nr.ms, gflops: nr.gflops, bestGflops: nr.min_ms ? flops / nr.min_ms / 1e6 : undefined, runs: nr.runs });
         }
-        const peers = rows.filter((r) => r.peer && !r.error);
+        const peers = rows.filter((r) => r.peer && !r.failed);
         const best = peers.reduce((a, b) => (b.gflops > (a?.gflops ?? 0) ? b : a), null);
         log(`n = ${n}, d = ${d}, causal ${causal ? 'on' : 'off'}   (${rounds} rounds, reference for diffs: ${refName ?? '—'}, load ${os.loadavg()[0].toFixed(1)})`);
-        log(`  ${'implementation'.padEnd(34)}${'ms'.padStart(10)}${'GFLOP/s'.padStart(10)}${'× best peer'.padStart(13)}${'best run'.padStart(10)}${'max diff'.padStart(11)}`);
+        log(`  ${'implementation'.padEnd(34)}${'ms'.padStart(10)}${'GFLOP done'.padStart(11)}${(causal ? 'eff. GF/s' : 'GFLOP/s').padStart(10)}${'× best peer'.padStart(13)}${'best run'.padStart(10)}${'max diff'.padStart(11)}`);
         for (const r of rows) {
           const ratio = best ? r.gflops / best.gflops : NaN;
           const diff = r.maxDiffVsRef === undefined ? '' : r.maxDiffVsRef.toExponential(1);
-          log(`  ${r.impl.padEnd(34)}${fmt(r.ms, 10, n >= 2048 ? 1 : 3)}${fmt(r.gflops, 10, 1)}${fmt(ratio, 13, 2)}${fmt(r.bestGflops, 10, 1)}${diff.padStart(11)}${r.error ? `  failed: ${r.error}` : ''}`);
-          if (r.maxDiffVsRef > 1e-4) log(`  !! ${r.impl} differs from ${refName} by ${r.maxDiffVsRef.toExponential(2)} (relative to max |output|)`);
+          const why = r.error ? `  FAILED: ${r.error}` : r.failed ? `  FAILED: differs from ${refName} by ${r.maxDiffVsRef.toExponential(2)} (relative to max |output|)` : '';
+          log(`  ${r.impl.padEnd(34)}${fmt(r.ms, 10, n >= 2048 ? 1 : 3)}${fmt(r.gflopDone, 11, 3)}${fmt(r.gflops, 10, 1)}${fmt(ratio, 13, 2)}${fmt(r.failed ? NaN : r.bestGflops, 10, 1)}${diff.padStart(11)}${why}`);
         }
+        if (causal) log('  (causal: GFLOP/s counts the full 4·n²·d, "effective"; GFLOP done is what each one computed)');
         log('');
-        const ours = rows.find((r) => r.ours && !r.error && r.impl.includes('fused'));
+        const ours = rows.find((r) => r.ours && !r.failed && r.impl.includes('fused'));
         const bestByRun = Math.max(...peers.map((r) => r.bestGflops ?? 0));
         summary.push({ n, d, causal, ours: ours?.gflops, best: best?.gflops, bestName: best?.impl, ratio: ours && best ? ours.gflops / best.gflops : undefined,
                        ratioBestRuns: ours && bestByRun ? ours.bestGflops / bestByRun : undefined });

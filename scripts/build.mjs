@@ -2,7 +2,7 @@
 // Builds what is stale, in order: the wasm module (emcmake), the npm package (tsc + copy), and on request the
 // native tree (tests, benchmark) and the site (Vite). Usage: node scripts/build.mjs [--native] [--site] [--force]
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,17 +33,94 @@ function sh(cmd, argv, env = {}) {
 const emEnv = { NODE_PATH: process.env.NODE_PATH ?? '/usr/share/nodejs' };
 const coreInputs = ['CMakeLists.txt', 'src/core', 'src/kernels'];
 
-if (stale('build/wasm/attention.wasm', [...coreInputs, 'src/bindings'])) {
-  sh('emcmake', ['cmake', '-S', '.', '-B', 'build/wasm', '-DCMAKE_BUILD_TYPE=Release',
-    '-DCMAKE_FIND_ROOT_PATH_MODE_PACKAGE=BOTH'], emEnv);
-  sh('cmake', ['--build', 'build/wasm', '--target', 'attention', '-j', jobs], emEnv);
+// The relaxed-SIMD engine needs what Emscripten 3.1.6 does not bring: clang >= 16 (the final relaxed
+// opcodes) and a wasm-opt that parses them. emcc runs binaryen's tools by name from the PATH, so a
+// directory of wrappers for npm's binaryen (its tools are wasm programs run by node) goes first on it.
+function relaxedEnv() {
+  for (const tool of ['clang-16', 'wasm-ld-16']) {
+    try {
+      execFileSync(tool, ['--version'], { stdio: 'ignore' });
+    } catch {
+      throw new Error(`build: ${tool} is missing (the relaxed-SIMD engine needs it): apt-get install -y clang-16 lld-16`);
+    }
+  }
+  const npmBin = join(root, 'node_modules/binaryen/bin');
+  if (!existsSync(join(npmBin, 'wasm-opt'))) throw new Error('build: node_modules/binaryen is missing: npm ci');
+  const wrappers = join(root, 'build/tools/binaryen/bin');
+  mkdirSync(wrappers, { recursive: true });
+  // The node wrapper is CommonJS, whatever the package.json above says.
+  writeFileSync(join(wrappers, 'package.json'), '{ "type": "commonjs" }\n');
+  for (const tool of readdirSync(npmBin)) {
+    if (tool.includes('.')) continue;  // package.json
+    const file = join(wrappers, tool);
+    writeFileSync(file, tool === 'wasm-opt' ? wasmOptWrapper(join(npmBin, tool))
+      : `#!/bin/sh\nexec "${process.execPath}" "${join(npmBin, tool)}" "$@"\n`);
+    chmodSync(file, 0o755);
+  }
+  return {
+    ...emEnv,
+    PATH: `${wrappers}:${process.env.PATH}`,
+    EM_LLVM_ADD_VERSION: '16',
+    EM_CLANG_ADD_VERSION: '16',
+    // Metadata read by emcc itself: Debian's wasm-emscripten-finalize (binaryen 108) cannot parse relaxed opcodes.
+    EMCC_READ_METADATA: 'python',
+  };
 }
 
-if (stale('dist/index.js', ['src/js', 'tsconfig.json']) || mtime('dist/attention.wasm') < mtime('build/wasm/attention.wasm')) {
+// emcc 3.1.6 minifies the wasm's import and export names with wasm-opt --minify-imports-and-exports* and reads
+// the renaming from its output as "old => new" lines; binaryen 132 prints it as JSON instead
+// ({ imports: [[module, base, new]], exports: [[old, new]] }). Unconverted, the glue keeps the long names and
+// the module fails to link, so the wrapper prints the old format.
+function wasmOptWrapper(npmWasmOpt) {
+  return `#!${process.execPath}
+const { spawnSync } = require('node:child_process');
+const args = process.argv.slice(2);
+const r = spawnSync(process.execPath, [${JSON.stringify(npmWasmOpt)}, ...args], { stdio: ['inherit', 'pipe', 'inherit'], maxBuffer: 1 << 28 });
+let out = r.stdout.toString();
+if (r.status === 0 && args.some((a) => a.startsWith('--minify-imports'))) {
+  const m = JSON.parse(out.slice(out.indexOf('{')));
+  out = [...(m.imports ?? []).map(([, base, name]) => base + ' => ' + name), ...(m.exports ?? []).map(([old, name]) => old + ' => ' + name)].join('\\n') + '\\n';
+}
+process.stdout.write(out);
+process.exit(r.status ?? 1);
+`;
+}
+
+// Every engine is the same sources built with other flags; dist/ gets <name>.js + <name>.wasm of each.
+const engines = [
+  { name: 'attention', dir: 'build/wasm', flags: [], env: () => emEnv },
+  { name: 'attention-relaxed', dir: 'build/wasm-relaxed', flags: ['-DAP_RELAXED_SIMD=ON'], env: relaxedEnv },
+  // Cross-origin isolated pages: the relaxed engine with a thread pool (plus its pthread worker script).
+  { name: 'attention-threads', dir: 'build/wasm-threads', flags: ['-DAP_RELAXED_SIMD=ON', '-DAP_THREADS=ON'],
+    env: relaxedEnv, worker: true },
+];
+
+for (const e of engines) {
+  if (!stale(`${e.dir}/attention.wasm`, [...coreInputs, 'src/bindings'])) continue;
+  const env = e.env();
+  sh('emcmake', ['cmake', '-S', '.', '-B', e.dir, '-DCMAKE_BUILD_TYPE=Release',
+    '-DCMAKE_FIND_ROOT_PATH_MODE_PACKAGE=BOTH', ...e.flags], env);
+  sh('cmake', ['--build', e.dir, '--target', 'attention', '-j', jobs], env);
+}
+
+const distStale = engines.some((e) => mtime(`dist/${e.name}.wasm`) < mtime(`${e.dir}/attention.wasm`));
+if (stale('dist/index.js', ['src/js', 'tsconfig.json']) || distStale) {
   mkdirSync(join(root, 'dist'), { recursive: true });
-  copyFileSync(join(root, 'build/wasm/attention.wasm'), join(root, 'dist/attention.wasm'));
-  copyFileSync(join(root, 'build/wasm/attention.js'), join(root, 'dist/attention.js'));
-  copyFileSync(join(root, 'src/js/attention.d.ts'), join(root, 'dist/attention.d.ts'));
+  for (const e of engines) {
+    copyFileSync(join(root, e.dir, 'attention.wasm'), join(root, `dist/${e.name}.wasm`));
+    // The glue fetches "attention.wasm" by default; index.ts always passes the file it means.
+    let glue = readFileSync(join(root, e.dir, 'attention.js'), 'utf8');
+    if (e.worker) {
+      // Bundlers turn a literal new Worker(new URL('…', import.meta.url)) into a worker bundle of their own; the
+      // pthread worker is Emscripten's script, used as is (index.ts always says where it is), so hide the literal.
+      const literal = 'new URL("attention.worker.js",import.meta.url)';
+      if (!glue.includes(literal)) throw new Error(`build: ${e.dir}/attention.js no longer has ${literal}; update build.mjs`);
+      glue = glue.replaceAll(literal, `new URL(["${e.name}.worker.js"][0],import.meta.url)`);
+    }
+    writeFileSync(join(root, `dist/${e.name}.js`), glue);
+    copyFileSync(join(root, 'src/js/attention.d.ts'), join(root, `dist/${e.name}.d.ts`));
+    if (e.worker) copyFileSync(join(root, e.dir, 'attention.worker.js'), join(root, `dist/${e.name}.worker.js`));
+  }
   sh('node', [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
 }
 

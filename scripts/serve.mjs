@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // A small static server for the built site (site/): `npm start` runs it. Any static host serves site/ the same
-// way; the only requirement is that .wasm files go out as application/wasm.
+// way; the only requirement is that .wasm files go out as application/wasm. The COOP/COEP pair makes the page
+// cross-origin isolated, which is what lets the engine run its kernels on several threads (SharedArrayBuffer);
+// without them everything still works, on one thread.
 import { createServer } from 'node:http';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
@@ -38,6 +40,9 @@ export function serve(dir = root, port = Number(process.env.PORT ?? 5173), host 
       'content-type': types[extname(target)] ?? 'application/octet-stream',
       'cache-control': 'no-cache',
       'x-content-type-options': 'nosniff',
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-embedder-policy': 'require-corp',
+      'cross-origin-resource-policy': 'same-origin',
     });
     createReadStream(target).pipe(res);
   });

@@ -58,17 +58,20 @@ const WIDGET_CSS = `
 let enginePromise: Promise<Engine> | null = null
 let loadedEngine: Engine | null = null
 
-/** The wasm is the package's dist/attention.wasm, one folder above this module (dist/widget/widget.js). */
-function wasmUrl(): string {
-  // Built from parts so that the widget's own build leaves it alone; vite.widget.config.ts makes it a literal in
-  // dist/widget/widget.js, where course authors' bundlers (Vite, webpack) then emit the wasm as an asset.
-  return new URL(['..', 'attention.wasm'].join('/'), import.meta.url).href
+/** The engine's wasm (dist/attention-relaxed.wasm where relaxed SIMD runs, else dist/attention.wasm), one folder
+ * above this module (dist/widget/widget.js). */
+function wasmUrl(file: string): string {
+  // Built from parts so that the widget's own build leaves them alone; vite.widget.config.ts makes them literals in
+  // dist/widget/widget.js, where course authors' bundlers (Vite, webpack) then emit the wasm files as assets.
+  return file === 'attention-relaxed.wasm'
+    ? new URL(['..', 'attention-relaxed.wasm'].join('/'), import.meta.url).href
+    : new URL(['..', 'attention.wasm'].join('/'), import.meta.url).href
 }
 
 function loadEngine(): Promise<Engine> {
   if (!enginePromise) {
-    const url = wasmUrl()
-    enginePromise = init({ locateFile: () => url }).then((e) => (loadedEngine = e))
+    // One thread: the widget is one file, and a pthread worker would have to import the engine glue on its own.
+    enginePromise = init({ locateFile: wasmUrl, threads: 1 }).then((e) => (loadedEngine = e))
     enginePromise.catch(() => { enginePromise = null })  // a failed fetch may be retried by the next element
   }
   return enginePromise

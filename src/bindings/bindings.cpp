@@ -224,7 +224,10 @@ val attention(val o) {
     a.mask = decode_mask(o["mask"], "mask");
     a.params = decode_params(has(o, "params") ? o["params"] : val::object(), a.score);
     if (has(o, "needWeights")) a.needWeights = bool_of(o["needWeights"], "needWeights");
-    a.keepSteps = false;  // attention() returns scores and weights only
+    // Scores (raw and masked) only on request: at n = 2048 each is 16 MB more to compute and copy.
+    a.needScores = has(o, "needScores") && bool_of(o["needScores"], "needScores");
+    if (a.needScores && !a.needWeights) throw ap::Error("needScores: true needs needWeights: true (the fused kernel keeps no scores)");
+    a.keepSteps = a.needScores;
     const int batch = static_cast<int>(Q.size());
     for (int b = 0; b < batch; ++b) ap::validate_attention(Q[b], K[b], V[b], a, batch);
 
@@ -237,10 +240,11 @@ val attention(val o) {
       return stack_to_js(ms);
     };
     val out = val::object();
-    if (a.needWeights) {
+    if (a.needScores) {
       out.set("scores", pick(&ap::AttentionResult::scores));
-      out.set("weights", pick(&ap::AttentionResult::weights));
+      out.set("maskedScores", pick(&ap::AttentionResult::maskedScores));
     }
+    if (a.needWeights) out.set("weights", pick(&ap::AttentionResult::weights));
     out.set("output", pick(&ap::AttentionResult::output));
     if (a.score == ap::ScoreRule::Concat && a.params.hasCombine()) out.set("context", pick(&ap::AttentionResult::context));
     if (rq == 2) {
@@ -309,6 +313,10 @@ std::string backend() { return ap::kernels::backend(); }
 // Runs each kernel once on small data so V8 tiers the hot functions up before the first long call.
 void warmUp() { ap::kernels::warm_up(); }
 
+// The kernels' thread count (1 in builds without threads); returns the count in effect.
+int setThreads(int n) { return ap::kernels::set_threads(n); }
+int threads() { return ap::kernels::threads(); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_playground) {
@@ -319,4 +327,6 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   emscripten::function("memoryStats", &memoryStats);
   emscripten::function("backend", &backend);
   emscripten::function("warmUp", &warmUp);
+  emscripten::function("setThreads", &setThreads);
+  emscripten::function("threads", &threads);
 }

@@ -166,8 +166,9 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
   const bool fusable = (opts.score == ScoreRule::Dot || opts.score == ScoreRule::ScaledDot) &&
                        (opts.mask.kind == Mask::Kind::None || opts.mask.kind == Mask::Kind::Causal);
   // The fused kernel cannot report an overflow; when one is possible, take the checked path below.
-  const double bound = static_cast<double>(Q.cols()) * Q.cwiseAbs().maxCoeff() * K.cwiseAbs().maxCoeff() *
-                       std::fabs(r.scale) * invTemp;
+  const double scaledBound =
+      static_cast<double>(Q.cols()) * Q.cwiseAbs().maxCoeff() * K.cwiseAbs().maxCoeff() * std::fabs(r.scale);
+  const double bound = scaledBound * invTemp;
   if (!opts.needWeights && fusable && bound < 1e37) {
     r.context.resize(nq, dv);
     // Uninitialized on purpose: the kernel writes every workspace cell before reading it (its tests poison it).
@@ -180,9 +181,22 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
     return r;
   }
 
-  r.scores = compute_scores(Q, K, opts.score, opts.params);
-  if (!weights_from_scores(r.scores, r.scale, opts.mask, b, opts.temperature, r.weights,
-                           opts.keepSteps ? &r.scaledScores : nullptr, opts.keepSteps ? &r.maskedScores : nullptr)) {
+  const bool dot = opts.score == ScoreRule::Dot || opts.score == ScoreRule::ScaledDot;
+  bool finite;
+  if (!opts.needScores && dot && scaledBound < 1e37) {
+    // Nothing can overflow and the raw scores are not wanted: the kernel writes the scaled scores straight
+    // into the weights' buffer, which then becomes the weights in place.
+    r.weights.resize(nq, nv);
+    kernels::qkt(Q.data(), K.data(), r.weights.data(), nq, nv, static_cast<int>(Q.cols()), r.scale);
+    finite = weights_from_scores(r.weights, 1.f, opts.mask, b, opts.temperature, r.weights,
+                                 opts.keepSteps ? &r.scaledScores : nullptr, opts.keepSteps ? &r.maskedScores : nullptr);
+  } else {
+    r.scores = compute_scores(Q, K, opts.score, opts.params);
+    finite = weights_from_scores(r.scores, r.scale, opts.mask, b, opts.temperature, r.weights,
+                                 opts.keepSteps ? &r.scaledScores : nullptr, opts.keepSteps ? &r.maskedScores : nullptr);
+    if (!opts.needScores) r.scores.resize(0, 0);
+  }
+  if (!finite) {
     throw overflow_error("query/key: the scores overflow");
   }
   r.context.resize(nq, dv);

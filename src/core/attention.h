@@ -50,10 +50,11 @@ struct AttentionOptions {
   ScoreParams params;
   bool needWeights = true;  // false: the fused kernel, no nq×nk matrix (dot / scaled-dot, none / causal)
   bool keepSteps = true;    // false: scaledScores and maskedScores are not kept (less memory traffic)
+  bool needScores = true;   // false: the raw scores are not kept; the scaled scores go straight into weights
 };
 
 // One batch item, every step kept. With needWeights = false only output (and context) are filled; with
-// keepSteps = false, scaledScores and maskedScores stay empty.
+// keepSteps = false, scaledScores and maskedScores stay empty; with needScores = false, scores.
 struct AttentionResult {
   Mat scores;        // raw rule scores [nq, nk]
   Mat scaledScores;  // scale · scores

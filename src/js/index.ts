@@ -21,12 +21,31 @@ export { AttentionError, toTensor } from './util.js';
 export type { Tensor, TensorLike } from './util.js';
 export type * from './trainer.js';
 
-/** How to find the `.wasm` file. By default it is loaded from beside this module (`attention.wasm`). */
+/**
+ * The engines: the same C++ built twice. 'relaxed-simd' (fused multiply-add, `attention-relaxed.wasm`) where
+ * the runtime validates relaxed SIMD (Chromium-based browsers ≥ 114, Node with
+ * `--experimental-wasm-relaxed-simd`); 'simd128' (`attention.wasm`) everywhere else.
+ */
+export type Backend = 'relaxed-simd' | 'simd128';
+
+/** How to find the `.wasm` file. By default it is loaded from beside this module. */
 export interface InitOptions {
-  /** The module's bytes, if you have them (skips fetching). */
+  /** The module's bytes, if you have them (skips fetching). They are the 'simd128' engine unless `backend` says otherwise. */
   wasmBinary?: ArrayBuffer | Uint8Array;
-  /** Where the `.wasm` is served from, e.g. `(file) => '/assets/' + file`. */
+  /**
+   * Where the `.wasm` is served from, e.g. `(file) => '/assets/' + file`. It is asked for the file of the engine
+   * picked: `attention-relaxed.wasm` or `attention.wasm`; serve both.
+   */
   locateFile?: (file: string) => string;
+  /** Force an engine instead of picking the fastest the runtime supports; an unsupported one is an error. */
+  backend?: Backend;
+  /**
+   * Threads for the kernels. Default: on a cross-origin isolated page (`crossOriginIsolated`, see the README's
+   * COOP/COEP headers) with relaxed SIMD, one per core up to 4 (the 'relaxed-simd' engine built with a pthread
+   * pool, `attention-threads.{js,wasm,worker.js}`); 1 elsewhere. 1 forces one thread; more than 1 where the page
+   * is not isolated is an error. Bundles that inline every chunk into one file (the widget) must pass 1.
+   */
+  threads?: number;
 }
 
 /** The embind module's raw functions (internal: results are `{ error }` or plain objects). */
@@ -38,6 +57,8 @@ export interface RawModule {
   memoryStats(): MemoryStats;
   backend(): string;
   warmUp(): void;
+  setThreads(n: number): number;
+  threads(): number;
   [key: string]: unknown;
 }
 
@@ -58,8 +79,12 @@ export interface Engine {
    * baseline tier (150–500 ms at n = 2048). Call it when the page is idle, e.g. in requestIdleCallback.
    */
   warmUp(): void;
-  /** 'simd128' in WebAssembly builds. */
-  readonly backend: string;
+  /** The engine running: 'relaxed-simd' (FMA) or 'simd128' (see {@link Backend}). */
+  readonly backend: Backend;
+  /** Threads the kernels use (1 unless the page is cross-origin isolated; see {@link InitOptions.threads}). */
+  readonly threads: number;
+  /** Changes the thread count (1 .. the count init() started with); returns the count in effect. */
+  setThreads(n: number): number;
   /** The underlying module (advanced: trainers and tests use it). */
   readonly module: RawModule;
 }
@@ -68,7 +93,8 @@ const RUN_KEYS = [
   'text', 'source', 'target', 'tokenizer', 'bpeCorpus', 'bpeMerges', 'dModel', 'dq', 'dk', 'dv', 'seed', 'score',
   'scale', 'mask', 'temperature', 'heads', 'embeddings', 'sourceEmbeddings', 'Wq', 'Wk', 'Wv',
 ] as const;
-const ATTENTION_KEYS = ['query', 'key', 'value', 'score', 'scale', 'mask', 'temperature', 'params', 'needWeights'] as const;
+const ATTENTION_KEYS = ['query', 'key', 'value', 'score', 'scale', 'mask', 'temperature', 'params', 'needWeights',
+  'needScores'] as const;
 const PARAM_KEYS = ['W', 'Wq', 'Wk', 'v', 'b', 'combineW', 'combineB'] as const;
 const MHA_KEYS = [
   'query', 'key', 'value', 'numHeads', 'inProjWeight', 'qProjWeight', 'kProjWeight', 'vProjWeight', 'inProjBias',
@@ -114,6 +140,7 @@ function checkText(name: string, value: unknown): void {
 }
 
 function makeEngine(module: RawModule): Engine {
+  const maxThreads = module.threads();
   return {
     run(options?: RunOptions): Trace {
       const o = checkOptions('run', options);
@@ -149,29 +176,128 @@ function makeEngine(module: RawModule): Engine {
     createTrainer: (options?: TrainerOptions) => createTrainerFor(module, options),
     memoryStats: () => module.memoryStats(),
     warmUp: () => module.warmUp(),
-    backend: module.backend(),
+    backend: module.backend() as Backend,
+    get threads() {
+      return module.threads();
+    },
+    setThreads(n: number): number {
+      if (!Number.isInteger(n) || n < 1 || n > maxThreads) {
+        throw new AttentionError(`setThreads: n must be an integer from 1 to ${maxThreads}, got ${String(n)}`);
+      }
+      return module.setThreads(n);
+    },
     module,
   };
 }
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
+// The smallest module using a relaxed-SIMD instruction: (func (param v128 v128 v128) (result v128)
+// (f32x4.relaxed_madd (local.get 0) (local.get 1) (local.get 2))). Runtimes without relaxed SIMD reject it.
+const RELAXED_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
+  0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b, // type: (v128 v128 v128) -> v128
+  0x03, 0x02, 0x01, 0x00, // one function of that type
+  0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, 0x85, 0x02, 0x0b, // code: no locals, the body
+]);
+
+/** Does this runtime run relaxed SIMD (checked once, by validating a tiny module)? */
+export function supportsRelaxedSimd(): boolean {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(RELAXED_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+// Literal URLs, so bundlers see both .wasm files and copy them.
+const WASM_FILE: Record<Backend, { name: string; url: () => URL }> = {
+  'relaxed-simd': { name: 'attention-relaxed.wasm', url: () => new URL('./attention-relaxed.wasm', import.meta.url) },
+  simd128: { name: 'attention.wasm', url: () => new URL('./attention.wasm', import.meta.url) },
+};
+
+const THREADS_FILE = { name: 'attention-threads.wasm', url: () => new URL('./attention-threads.wasm', import.meta.url) };
+// The pthread workers import the engine's glue themselves, from this URL (Emscripten's mainScriptUrlOrBlob;
+// without it they would import "attention.js", the single-thread glue).
+const THREADS_GLUE = { name: 'attention-threads.js', url: () => new URL('./attention-threads.js', import.meta.url) };
+const THREADS_WORKER = {
+  name: 'attention-threads.worker.js',
+  url: () => new URL('./attention-threads.worker.js', import.meta.url),
+};
+
+function pickBackend(options: InitOptions): Backend {
+  const wanted = options.backend;
+  if (wanted !== undefined && wanted !== 'relaxed-simd' && wanted !== 'simd128') {
+    throw new AttentionError(`init: backend must be 'relaxed-simd' or 'simd128', got ${JSON.stringify(wanted)}`);
+  }
+  if (wanted === 'relaxed-simd' && !supportsRelaxedSimd()) {
+    throw new AttentionError(
+      "init: backend 'relaxed-simd' is not supported by this runtime (WebAssembly.validate rejects relaxed SIMD; " +
+        'Node needs --experimental-wasm-relaxed-simd)',
+    );
+  }
+  if (wanted) return wanted;
+  if (options.wasmBinary) return 'simd128';
+  return supportsRelaxedSimd() ? 'relaxed-simd' : 'simd128';
+}
+
+/** Threads wanted: the option, or one per core (at most 4) where the page can share memory with workers. */
+function pickThreads(options: InitOptions, backend: Backend): number {
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true &&
+    typeof SharedArrayBuffer === 'function';
+  const t = options.threads;
+  if (t !== undefined) {
+    if (!Number.isInteger(t) || t < 1) throw new AttentionError(`init: threads must be an integer ≥ 1, got ${String(t)}`);
+    if (t > 1 && !isolated) {
+      throw new AttentionError(
+        `init: threads: ${t} needs a cross-origin isolated page (Cross-Origin-Opener-Policy: same-origin and ` +
+          'Cross-Origin-Embedder-Policy: require-corp); this one is not',
+      );
+    }
+    if (t > 1 && backend !== 'relaxed-simd') {
+      throw new AttentionError(`init: threads: ${t} needs the 'relaxed-simd' engine, and this runtime runs '${backend}'`);
+    }
+    return t;
+  }
+  // Automatic only on a page's main thread: a worker (the trainer's) keeps one.
+  if (!isolated || backend !== 'relaxed-simd' || options.wasmBinary || isNode || typeof window === 'undefined') return 1;
+  const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1;
+  return Math.max(1, Math.min(4, cores));
+}
+
 async function instantiate(options: InitOptions): Promise<RawModule> {
+  const backend = pickBackend(options);
+  const threads = pickThreads(options, backend);
+  const file = threads > 1 ? THREADS_FILE : WASM_FILE[backend];
   const moduleArgs: Record<string, unknown> = {};
   if (options.wasmBinary) {
     moduleArgs.wasmBinary = options.wasmBinary;
   } else if (options.locateFile) {
-    moduleArgs.locateFile = options.locateFile;
+    const locate = options.locateFile;
+    // Both glues ask for "attention.wasm" (the name they were linked under): hand over the engine's own file.
+    moduleArgs.locateFile = (f: string) =>
+      locate(f.endsWith('.wasm') ? file.name : f.endsWith('.worker.js') ? THREADS_WORKER.name : f);
   } else if (isNode) {
     // Hidden from bundlers: only Node reads the file; browsers fetch it from beside this module.
     const fsName = 'node:fs/promises';
     const fs = (await import(/* @vite-ignore */ fsName)) as typeof import('node:fs/promises');
-    moduleArgs.wasmBinary = await fs.readFile(new URL('./attention.wasm', import.meta.url));
+    moduleArgs.wasmBinary = await fs.readFile(file.url());
   } else {
-    const url = new URL('./attention.wasm', import.meta.url).href;
-    moduleArgs.locateFile = () => url;
+    const url = file.url().href;
+    moduleArgs.locateFile = (f: string) => (f.endsWith('.worker.js') ? THREADS_WORKER.url().href : url);
   }
-  return (await createAttentionModule(moduleArgs)) as RawModule;
+  if (threads > 1) {
+    moduleArgs.mainScriptUrlOrBlob = options.locateFile ? options.locateFile(THREADS_GLUE.name) : THREADS_GLUE.url().href;
+  }
+  const factory =
+    threads > 1
+      ? (await import('./attention-threads.js')).default
+      : backend === 'relaxed-simd'
+        ? (await import('./attention-relaxed.js')).default
+        : createAttentionModule;
+  const module = (await factory(moduleArgs)) as RawModule;
+  if (threads > 1) module.setThreads(threads);
+  return module;
 }
 
 let defaultEngine: Promise<Engine> | undefined;
@@ -181,7 +307,9 @@ let defaultEngine: Promise<Engine> | undefined;
  * calls with options make a separate instance (its own memory).
  */
 export function init(options?: InitOptions): Promise<Engine> {
-  if (options && (options.wasmBinary || options.locateFile)) return instantiate(options).then(makeEngine);
+  if (options && (options.wasmBinary || options.locateFile || options.backend || options.threads !== undefined)) {
+    return instantiate(options).then(makeEngine);
+  }
   if (!defaultEngine) {
     defaultEngine = instantiate({}).then(makeEngine);
     defaultEngine.catch(() => {

@@ -123,11 +123,15 @@ export interface AttentionOptions {
   params?: AttentionParams;
   /** false: the fused kernel (no nq×nk matrix; dot / scaled-dot with none / causal masks). Default true. */
   needWeights?: boolean;
+  /** true: also return `scores` and `maskedScores` (each one more nq×nk matrix). Needs needWeights. Default false. */
+  needScores?: boolean;
 }
 
 export interface AttentionResult {
-  /** Raw scores before scaling (absent with needWeights: false). */
+  /** Raw scores before scaling (only with needScores: true). */
   scores?: Tensor;
+  /** Scaled scores with masked cells at -Infinity (only with needScores: true). */
+  maskedScores?: Tensor;
   weights?: Tensor;
   output: Tensor;
   /** concat with combine params: weights · V (output is then the combine layer's). */

@@ -1,8 +1,20 @@
 // Dispatch: one build runs one implementation, chosen at compile time (wasm has no runtime
-// feature detection worth paying for: a module either validates with SIMD128 or not at all).
+// feature detection worth paying for: a module either validates with SIMD128 or not at all; the
+// relaxed-SIMD engine is a second build, picked by the JS loader). Large calls split their rows
+// over a thread pool in builds with threads.
 #include "kernels.h"
 
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <new>
 #include <vector>
+#ifdef AP_THREADS
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#endif
 
 #include "kernels_internal.h"
 
@@ -14,16 +26,162 @@ namespace impl = simd;
 namespace impl = scalar;
 #endif
 
+namespace {
+
+#ifdef AP_THREADS
+// Pool threads live as long as the count is > 1 and sleep between calls. (Not a thread per call: in
+// the browser a finished pthread's worker returns to Emscripten's pool only when the main thread's
+// event loop runs, so back-to-back synchronous calls would run out of workers and deadlock.)
+class Pool {
+ public:
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+  int size() const { return active_; }
+
+  // Threads are only ever added: a lower count leaves the extra ones asleep. (In the browser a thread that
+  // exits hands its worker back only when the main thread's event loop runs, so a pool torn down and
+  // rebuilt within one synchronous stretch would find no workers.)
+  int resize(int n) {
+    long long start;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      // A new thread counts generations from here on: earlier jobs are not its own.
+      start = generation_;
+    }
+    try {
+      while (static_cast<int>(workers_.size()) + 1 < n) {
+        const int i = static_cast<int>(workers_.size()) + 1;
+        workers_.emplace_back([this, i, start] { loop(i, start); });
+      }
+    } catch (...) {  // no more threads (e.g. the browser's pool is smaller): keep what started
+    }
+    active_ = std::max(1, std::min(n, static_cast<int>(workers_.size()) + 1));
+    return active_;
+  }
+
+  // Runs part(k) for k = 0..parts-1 (parts <= size()), part 0 on the calling thread; returns when all are done.
+  void run(int parts, const std::function<void(int)>& part) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      job_ = &part;
+      parts_ = parts;
+      pending_ = parts - 1;
+      ++generation_;
+    }
+    wake_.notify_all();
+    part(0);
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  void loop(int index, long long seen) {
+    for (;;) {
+      const std::function<void(int)>* job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        if (index >= parts_ || !job_) continue;
+        job = job_;
+      }
+      (*job)(index);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        --pending_;
+      }
+      done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int)>* job_ = nullptr;
+  long long generation_ = 0;
+  int parts_ = 0, pending_ = 0;
+  bool stop_ = false;
+  int active_ = 1;
+};
+
+Pool& pool() {
+  static Pool p;
+  return p;
+}
+#endif
+
+// Below ~4 M multiply-adds a call is over in ~0.2 ms, where waking threads costs more than it saves.
+constexpr double kMinParallelWork = 4.0e6;
+
+// Splits rows [0, n) into parts of whole flash blocks (kBR rows) and runs body(r0, r1) on each, in parallel when
+// the pool has threads and the call does `work` multiply-adds. causal: row i costs ~i, so the cuts are placed
+// for equal areas (at n·sqrt(k / parts)) rather than equal counts.
+template <class Body>
+void split_rows(int n, double work, bool causal, const Body& body) {
+#ifdef AP_THREADS
+  const int parts = std::min(pool().size(), (n + detail::kBR - 1) / detail::kBR);
+  if (parts > 1 && work >= kMinParallelWork) {
+    std::vector<int> cut(parts + 1, n);
+    for (int k = 0; k < parts; ++k) {
+      const double f = causal ? std::sqrt(static_cast<double>(k) / parts) : static_cast<double>(k) / parts;
+      cut[k] = std::min(n, static_cast<int>(std::lround(f * n / detail::kBR)) * detail::kBR);
+    }
+    pool().run(parts, [&](int k) {
+      if (cut[k] < cut[k + 1]) body(cut[k], cut[k + 1], k);
+    });
+    return;
+  }
+#else
+  (void)work;
+  (void)causal;
+#endif
+  body(0, n, 0);
+}
+
+}  // namespace
+
+int set_threads(int n) noexcept {
+#ifdef AP_THREADS
+  return pool().resize(std::max(1, std::min(n, 16)));
+#else
+  (void)n;
+  return 1;
+#endif
+}
+
+int threads() noexcept {
+#ifdef AP_THREADS
+  return pool().size();
+#else
+  return 1;
+#endif
+}
+
 void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept {
-  impl::qkt(Q, K, S, nq, nk, d, alpha);
+  split_rows(nq, static_cast<double>(nq) * nk * d, false, [&](int r0, int r1, int) {
+    impl::qkt(Q + static_cast<long long>(r0) * d, K, S + static_cast<long long>(r0) * nk, r1 - r0, nk, d, alpha);
+  });
 }
 
 void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept {
-  impl::softmax_rows(S, nq, nk, invTemp);
+  // exp costs ~10 multiply-adds a cell
+  split_rows(nq, 10.0 * nq * nk, false, [&](int r0, int r1, int) {
+    impl::softmax_rows(S + static_cast<long long>(r0) * nk, r1 - r0, nk, invTemp);
+  });
 }
 
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept {
-  impl::weights_v(W, V, O, nq, nk, dv);
+  split_rows(nq, static_cast<double>(nq) * nk * dv, false, [&](int r0, int r1, int) {
+    impl::weights_v(W + static_cast<long long>(r0) * nk, V, O + static_cast<long long>(r0) * dv, r1 - r0, nk, dv);
+  });
 }
 
 long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept {
@@ -32,7 +190,26 @@ long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept {
 
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
                      int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept {
-  impl::flash_attention(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace);
+  const double work = static_cast<double>(nq) * nk * (d + dv) * (causal ? 0.5 : 1.0);
+  const long long wsFloats = flash_workspace_floats(nq, nk, d, dv);
+  // Part 0 uses the caller's workspace; the others allocate theirs (K packed again: n·d, against n²·d of work).
+  bool failed = false;
+  split_rows(nq, work, causal, [&](int r0, int r1, int part) {
+    std::unique_ptr<float[]> own;
+    float* ws = workspace;
+    if (part > 0) {
+      own.reset(new (std::nothrow) float[static_cast<std::size_t>(wsFloats)]);
+      if (!own) {
+        failed = true;
+        return;
+      }
+      ws = own.get();
+    }
+    impl::flash_attention(Q + static_cast<long long>(r0) * d, K, V, O + static_cast<long long>(r0) * dv, r1 - r0,
+                          nk, d, dv, alpha, invTemp, causal, ws, r0);
+  });
+  // Out of memory for a second workspace: do it all on this thread instead.
+  if (failed) impl::flash_attention(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace);
 }
 
 void warm_up() noexcept {
@@ -54,7 +231,9 @@ void warm_up() noexcept {
 }
 
 const char* backend() noexcept {
-#ifdef __wasm_simd128__
+#if defined(__wasm_relaxed_simd__)
+  return "relaxed-simd";
+#elif defined(__wasm_simd128__)
   return "simd128";
 #else
   return "scalar";

@@ -22,13 +22,21 @@ long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept;
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
                      int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept;
 
+// Threads for the four kernels above: with n > 1, a call big enough to pay for it splits its rows
+// of Q (or S) over n threads (the caller's and n - 1 pool threads that wait between calls), each
+// with its own workspace; the results are bit-identical to one thread. Builds without thread
+// support (AP_THREADS undefined) keep 1. set_threads starts or stops the pool and returns the
+// count in effect; it must not be called while a kernel runs.
+int set_threads(int n) noexcept;
+int threads() noexcept;
+
 // Runs every kernel a few hundred times on 48×32 inputs (~15 ms in wasm). V8 runs wasm in its
 // baseline tier until a function has done enough work, and a call in progress never switches
 // tier: without this, the first long attention (n = 2048) takes ~150-500 ms instead of ~45 ms.
 // Call it once after instantiation, or when idle. Allocates; a failure is ignored.
 void warm_up() noexcept;
 
-// Which implementation this build runs ("simd128" or "scalar").
+// Which implementation this build runs ("relaxed-simd", "simd128" or "scalar").
 const char* backend() noexcept;
 
 // The portable twins, compiled in every build, so that a wasm build can check its SIMD path
@@ -38,7 +46,7 @@ void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float 
 void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
-                     int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept;
+                     int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
 }  // namespace scalar
 
 #ifdef __wasm_simd128__
@@ -48,7 +56,7 @@ void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float 
 void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
-                     int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept;
+                     int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
 }  // namespace simd
 #endif
 

@@ -170,7 +170,9 @@ void weights_v_driver(const float* W, const float* V, float* O, int nq, int nk, 
 
 template <class Ops>
 void flash_driver(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
-                  int dv, float alpha, float invTemp, bool causal, float* ws) {
+                  int dv, float alpha, float invTemp, bool causal, float* ws, int q0 = 0) {
+  // q0: the index of Q's first row in the whole query (a thread's share of the rows): the causal
+  // mask is j > q0 + i. Rows never depend on each other, so a split gives the same bits.
   if (nq <= 0 || dv <= 0) return;
   std::fill(O, O + static_cast<long long>(nq) * dv, 0.f);
   if (nk <= 0) return;
@@ -197,7 +199,7 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
       cf[r] = 1.f;
     }
     // Causal: keys past the block's last row are masked for every row of it; skip those tiles.
-    const int kEnd = causal ? std::min(nk, i0 + rows) : nk;
+    const int kEnd = causal ? std::min(nk, q0 + i0 + rows) : nk;
     for (int j0 = 0; j0 < kEnd; j0 += block) {
       const int bc = std::min(block, kEnd - j0);
       const int panels = (bc + kNR - 1) / kNR;
@@ -214,7 +216,7 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
       // factor by which the row's partial output must shrink when the max grew.
       for (int r = 0; r < groups * kMR; ++r) {
         float* s = S + r * kBC;
-        const int lim = r >= rows ? 0 : causal ? std::min(bc, i0 + r - j0 + 1) : bc;
+        const int lim = r >= rows ? 0 : causal ? std::min(bc, q0 + i0 + r - j0 + 1) : bc;
         if (lim <= 0) {
           cf[r] = 1.f;
           std::fill(s, s + bc, 0.f);
@@ -238,7 +240,7 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
         const int r0 = g * kMR;
         const int rowsHere = std::min(kMR, rows - r0);
         // Causal: in a diagonal tile the group's last row sees the most keys.
-        const int nj = causal ? std::min(bc, i0 + r0 + rowsHere - 1 - j0 + 1) : bc;
+        const int nj = causal ? std::min(bc, q0 + i0 + r0 + rowsHere - 1 - j0 + 1) : bc;
         const float* p[kMR];
         float* o[kMR];
         for (int r = 0; r < kMR; ++r) {

@@ -110,8 +110,8 @@ void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv)
 }
 
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
-                     int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept {
-  flash_driver<ScalarOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace);
+                     int dv, float alpha, float invTemp, bool causal, float* workspace, int q0) noexcept {
+  flash_driver<ScalarOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0);
 }
 
 }  // namespace ap::kernels::scalar

@@ -1,7 +1,11 @@
-// SIMD128 inner loops for the shared drivers (kernels_driver.h). Plain SIMD128 only: relaxed
-// SIMD (fused multiply-add) is rejected by Node 20, so every product is a mul followed by an add.
+// SIMD128 inner loops for the shared drivers (kernels_driver.h), compiled twice: as plain SIMD128
+// (every product a mul followed by an add: the fallback that every SIMD engine runs) and, in the
+// relaxed-SIMD build (-mrelaxed-simd, clang >= 16), with f32x4.relaxed_madd, which V8 lowers to one
+// FMA instruction where the CPU has it. AP_FMADD is the only difference between the two builds.
 // pmax/pmin are used instead of max/min: they lower to one maxps/minps on x86, while the
-// NaN-propagating max/min need a fix-up sequence; the inputs here are never NaN.
+// NaN-propagating max/min need a fix-up sequence; the inputs here are never NaN. (relaxed_min/max
+// lower to the same minps/maxps, so the relaxed build gains nothing from them; its laneselect
+// would replace a single v128.and in exp2_neg4, so that stays too.)
 #ifdef __wasm_simd128__
 
 #include <wasm_simd128.h>
@@ -21,7 +25,14 @@ using namespace ap::kernels::detail;
 // slower), so the hot loops must not depend on the optimization level to be inlined.
 #define AP_HOT inline __attribute__((always_inline))
 
-AP_HOT v128_t madd(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
+// a·b + c: fused (one rounding) in the relaxed build, mul then add otherwise.
+#ifdef __wasm_relaxed_simd__
+#define AP_FMADD(a, b, c) __builtin_wasm_relaxed_madd_f32x4((a), (b), (c))
+#else
+#define AP_FMADD(a, b, c) wasm_f32x4_add(wasm_f32x4_mul((a), (b)), (c))
+#endif
+
+AP_HOT v128_t madd(v128_t acc, v128_t a, v128_t b) { return AP_FMADD(a, b, acc); }
 
 // 2^t lane-wise, the same steps as detail::exp2_neg.
 AP_HOT v128_t exp2_neg4(v128_t t) {
@@ -30,11 +41,11 @@ AP_HOT v128_t exp2_neg4(v128_t t) {
   const v128_t n = wasm_f32x4_sub(v, magic);
   const v128_t f = wasm_f32x4_sub(t, n);
   v128_t p = wasm_f32x4_splat(kP0);
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(kP1));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(kP2));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(kP3));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(kP4));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(kP5));
+  p = AP_FMADD(p, f, wasm_f32x4_splat(kP1));
+  p = AP_FMADD(p, f, wasm_f32x4_splat(kP2));
+  p = AP_FMADD(p, f, wasm_f32x4_splat(kP3));
+  p = AP_FMADD(p, f, wasm_f32x4_splat(kP4));
+  p = AP_FMADD(p, f, wasm_f32x4_splat(kP5));
   p = wasm_f32x4_mul(p, f);
   p = wasm_f32x4_add(p, wasm_f32x4_splat(1.0f));
   const v128_t scale = wasm_i32x4_shl(v, 23);
@@ -192,8 +203,8 @@ void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv)
 }
 
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
-                     int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept {
-  flash_driver<SimdOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace);
+                     int dv, float alpha, float invTemp, bool causal, float* workspace, int q0) noexcept {
+  flash_driver<SimdOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0);
 }
 
 }  // namespace ap::kernels::simd

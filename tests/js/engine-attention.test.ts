@@ -18,7 +18,7 @@ function rowsOf(t: { shape?: readonly number[] } | undefined): { nRows: number; 
 describe('attention() reproduces PyTorch', () => {
   for (const c of fx.cases) {
     it(c.name, () => {
-      const r = ap.attention(decodeInput(c.input, fx.tensors))
+      const r = ap.attention({ ...decodeInput(c.input, fx.tensors), needScores: true })
       const e = c.expected
       // scores here are the raw rule scores, before the scale
       expectTensorClose(r.scores, e.scores, 'scores')
@@ -44,7 +44,7 @@ describe('attention() reproduces PyTorch', () => {
 describe('fully masked rows are exactly zero, never NaN', () => {
   for (const c of fx.cases.filter((c: FixtureJson) => c.expected.maskedRows.length && !Array.isArray(c.expected.maskedRows[0]))) {
     it(c.name, () => {
-      const r = ap.attention(decodeInput(c.input, fx.tensors))
+      const r = ap.attention({ ...decodeInput(c.input, fx.tensors), needScores: true })
       const w = rowsOf(r.weights)
       const o = rowsOf(r.output)
       for (const i of c.expected.maskedRows as number[]) {

@@ -14,8 +14,17 @@ let enginePromise: Promise<Engine> | undefined
 // the numeric suites still run on an explicitly passed wasm binary and say what they can.
 export let plainInitError: unknown
 
+// AP_TEST_BACKEND (set by the 'relaxed-simd' project in vitest.config.ts) forces an engine: when the runtime
+// cannot run it, init() throws and every suite fails rather than quietly testing the other engine.
+export const forcedBackend = process.env.AP_TEST_BACKEND || undefined
+
 export function getAp(): Promise<Engine> {
   enginePromise ??= (async () => {
+    if (forcedBackend) {
+      const ap = await init({ backend: forcedBackend as never })
+      if (ap.backend !== forcedBackend) throw new Error(`AP_TEST_BACKEND=${forcedBackend} but the engine runs ${ap.backend}`)
+      return ap
+    }
     try {
       return await init()
     } catch (e) {

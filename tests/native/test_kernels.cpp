@@ -277,4 +277,32 @@ TEST(Kernels, ScalarTwinIsWhatNativeRunsAndWorkspaceIsLinear) {
   EXPECT_LT(b, 16384LL * 64 * 2);
 }
 
+// Rows split over threads (cuts at whole flash blocks; causal cuts for equal areas, with q0 offsetting
+// the mask) give the same bits as one thread, for every kernel.
+TEST(Kernels, ThreadsGiveTheSameBitsAsOneThread) {
+  struct Case { int nq, nk, d; bool causal; };
+  for (const Case c : {Case{300, 280, 64, false}, Case{301, 301, 64, true}, Case{517, 200, 40, true}}) {
+    const auto Q = randn(std::size_t(c.nq) * c.d, 41), K = randn(std::size_t(c.nk) * c.d, 42);
+    const auto V = randn(std::size_t(c.nk) * c.d, 43);
+    std::vector<float> S1(std::size_t(c.nq) * c.nk), O1(std::size_t(c.nq) * c.d), F1;
+    auto run = [&](std::vector<float>& S, std::vector<float>& O) {
+      k::qkt(Q.data(), K.data(), S.data(), c.nq, c.nk, c.d, 0.125f);
+      k::softmax_rows(S.data(), c.nq, c.nk, 1.f);
+      k::weights_v(S.data(), V.data(), O.data(), c.nq, c.nk, c.d);
+      return run_flash(Q, K, V, c.nq, c.nk, c.d, c.d, 0.125f, 1.f, c.causal);
+    };
+    ASSERT_EQ(k::set_threads(1), 1);
+    F1 = run(S1, O1);
+    ASSERT_EQ(k::set_threads(3), 3);
+    std::vector<float> S3(S1.size()), O3(O1.size());
+    const auto F3 = run(S3, O3);
+    EXPECT_EQ(k::threads(), 3);
+    k::set_threads(1);
+    EXPECT_EQ(S1, S3) << "softmax(qkt) nq=" << c.nq;
+    EXPECT_EQ(O1, O3) << "weights_v nq=" << c.nq;
+    EXPECT_EQ(F1, F3) << "flash nq=" << c.nq << " causal=" << c.causal;
+    expect_close(F3, ref_attention(Q, K, V, c.nq, c.nk, c.d, c.d, 0.125, 1.0, c.causal), 1e-5, "O");
+  }
+}
+
 }  // namespace

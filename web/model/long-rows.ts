@@ -68,7 +68,9 @@ export class LongData {
       score: this.state.score, scale: this.trace.scale, temperature: this.state.temperature,
       mask: this.maskFor(rows), params: this.params(h),
     }
+    // The rows' viewer shows the raw scores too; the engine returns them only when asked.
     if (!needWeights) opts.needWeights = false
+    else opts.needScores = true
     return this.engine.attention(opts)
   }
 

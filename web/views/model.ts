@@ -45,7 +45,7 @@ export function recompute(engine: Engine, layer: AttentionFileLayer, head: numbe
   const nq = q.shape[0], nk = k.shape[0]
   const r = engine.attention({
     query: q, key: k, value: v, score: 'scaled-dot', scale: layer.scale,
-    mask: layer.mask ? { matrix: layer.mask } : 'none',
+    mask: layer.mask ? { matrix: layer.mask } : 'none', needScores: true,  // the view shows the raw scores too
   })
   const scores = r.scores!, weights = r.weights!
   const scale = layer.scale ?? 1 / Math.sqrt(q.shape[1])

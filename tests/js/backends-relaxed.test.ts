@@ -1,0 +1,73 @@
+// The relaxed-SIMD engine (FMA) against the SIMD128 one, in one process: every PyTorch fixture input
+// and large random attention calls, every returned tensor within 1e-5 of the other engine (relative
+// above 1, absolute below: the fixture suites' measure; FMA rounds once where mul + add rounds twice).
+// Runs in the 'relaxed-simd' vitest project (Node with --experimental-wasm-relaxed-simd); without
+// the flag init() rejects the relaxed engine and this file fails.
+import { beforeAll, describe, expect, it } from 'vitest'
+import { init, supportsRelaxedSimd } from '../../dist/index.js'
+import { decodeInput, expectTensorClose, loadFixture, rng, type Engine } from './helpers'
+
+let relaxed: Engine
+let simd: Engine
+beforeAll(async () => {
+  relaxed = await init({ backend: 'relaxed-simd' })
+  simd = await init({ backend: 'simd128' })
+})
+
+const isTensor = (x: any) => !!x && x.data instanceof Float32Array && Array.isArray(x.shape)
+
+function compareResults(r: any, s: any, label: string) {
+  let tensors = 0
+  for (const k of Object.keys(s)) {
+    if (isTensor(s[k])) {
+      // The fixture suites' measure (|a - b| / max(1, |b|)) at their tolerance.
+      expectTensorClose(r[k], s[k], `${label}.${k}`, 1e-5)
+      tensors++
+    } else if (typeof s[k] !== 'object') {
+      expect(r[k], `${label}.${k}`).toEqual(s[k])
+    }
+  }
+  expect(tensors, `${label}: tensors compared`).toBeGreaterThan(0)
+}
+
+describe('relaxed-SIMD engine = SIMD128 engine within 1e-5 relative', () => {
+  it('the runtime runs relaxed SIMD and each engine says which it is', () => {
+    expect(supportsRelaxedSimd()).toBe(true)
+    expect(relaxed.backend).toBe('relaxed-simd')
+    expect(simd.backend).toBe('simd128')
+    expect(relaxed.threads).toBe(1)
+  })
+
+  for (const file of ['engine-attention.json', 'engine-fused.json']) {
+    const fx = loadFixture(file)
+    it(`${file}: ${fx.cases.length} cases`, () => {
+      for (const c of fx.cases) {
+        const input = { ...decodeInput(c.input, fx.tensors), ...(c.input.needWeights === false ? {} : { needScores: true }) }
+        compareResults(relaxed.attention(input), simd.attention(input), c.name)
+      }
+    })
+  }
+
+  it('engine-mha.json', () => {
+    const fx = loadFixture('engine-mha.json')
+    for (const c of fx.cases) compareResults(relaxed.multiHeadAttention(decodeInput(c.input)), simd.multiHeadAttention(decodeInput(c.input)), c.name)
+  })
+
+  it('engine-run.json', () => {
+    const fx = loadFixture('engine-run.json')
+    for (const c of fx.cases) compareResults(relaxed.run(decodeInput(c.options)), simd.run(decodeInput(c.options)), c.name)
+  })
+
+  // The sizes of the benchmark: the fused kernel and the weights path over many flash and register tiles.
+  for (const [n, d, causal] of [[512, 64, false], [512, 128, true], [777, 64, true]] as const) {
+    it(`random n=${n} d=${d}${causal ? ' causal' : ''}`, () => {
+      const r = rng(n * d)
+      const q = r.tensor([n, d]), k = r.tensor([n, d]), v = r.tensor([n, d])
+      const mask = causal ? 'causal' : 'none'
+      for (const needWeights of [false, true]) {
+        const o = { query: q, key: k, value: v, mask, needWeights }
+        compareResults(relaxed.attention(o), simd.attention(o), `n=${n} needWeights=${needWeights}`)
+      }
+    })
+  }
+})
