@@ -9,6 +9,7 @@ import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from '../e2e/harness.mjs'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' }
@@ -50,12 +51,7 @@ const lang = new URLSearchParams(location.search).get('lang') === 'zh' ? 'zh' : 
   }).listen(0, '127.0.0.1')
   await new Promise((r) => server.once('listening', r))
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}/index.html`
-  const { chromium } = await import('playwright-core')
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--no-first-run', '--disable-quic', '--disable-sync'],
-  })
+  browser = (await launchChromium()).browser
 }, 180_000)
 
 afterAll(async () => {
