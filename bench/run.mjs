@@ -138,6 +138,10 @@ function runNative() {
 // ---------- timing ----------
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 
+// Above this, an implementation computes something else: the run fails (non-zero exit) after its report.
+const MAX_DIFF = 1e-4;
+const wrong = [];
+
 function maxRelDiff(a, b) {
   // Against the largest |value|: outputs are weighted means of V, so near-zero entries are cancellations.
   let scale = 0, worst = 0;
@@ -295,7 +299,10 @@ async function main() {
           const ratio = best ? r.gflops / best.gflops : NaN;
           const diff = r.maxDiffVsRef === undefined ? '' : r.maxDiffVsRef.toExponential(1);
           log(`  ${r.impl.padEnd(34)}${fmt(r.ms, 10, n >= 2048 ? 1 : 3)}${fmt(r.gflops, 10, 1)}${fmt(ratio, 13, 2)}${fmt(r.bestGflops, 10, 1)}${diff.padStart(11)}${r.error ? `  failed: ${r.error}` : ''}`);
-          if (r.maxDiffVsRef > 1e-4) log(`  !! ${r.impl} differs from ${refName} by ${r.maxDiffVsRef.toExponential(2)} (relative to max |output|)`);
+          if (r.maxDiffVsRef > MAX_DIFF) {
+            log(`  !! ${r.impl} differs from ${refName} by ${r.maxDiffVsRef.toExponential(2)} (relative to max |output|)`);
+            wrong.push(`${r.impl} at n = ${n}, d = ${d}, causal ${causal ? 'on' : 'off'}: ${r.maxDiffVsRef.toExponential(2)}`);
+          }
         }
         log('');
         const ours = rows.find((r) => r.ours && !r.error && r.impl.includes('fused'));
@@ -369,6 +376,10 @@ async function main() {
   mkdirSync(dirname(jsonOut), { recursive: true });
   writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), quick, loadavg: os.loadavg(), results, summary, extra, native: native.rows ?? native.error }, null, 1));
   log(`results written to ${jsonOut}`);
+  if (wrong.length) {
+    log(`\nFAILED: ${wrong.length} result(s) differ from the reference by more than ${MAX_DIFF}:\n  ${wrong.join('\n  ')}`);
+    process.exitCode = 1;
+  }
 }
 
 await main();
