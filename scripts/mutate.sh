@@ -35,15 +35,14 @@ MUTATIONS=(
   "softmax-normalization|src/kernels/kernels_driver.h|s{Ops::scale\(s, nk, 1\.0f / sum\)}{Ops::scale(s, nk, 1.0f / (sum + 1e-3f))}|Kernels|Attention"
 )
 
-lock_build_dir mutate
+lock_build_dir "$(basename "${MUTATE_BUILD_DIR:-build/mutate}")"
 BACKUP=$(mktemp -d)
 restore() {
   # Put every touched file back byte for byte (and with a new mtime, so the next build recompiles it).
-  for f in "$BACKUP"/files/*; do
-    [[ -e $f ]] || continue
-    local orig
-    orig=$(cat "$f.path")
-    cp "$f" "$orig" && touch "$orig"
+  local p
+  for p in "$BACKUP"/files/*.path; do
+    [[ -e $p ]] || continue
+    cp "${p%.path}" "$(cat "$p")" && touch "$(cat "$p")"
   done
   rm -rf "$BACKUP"
 }
@@ -58,7 +57,7 @@ backup() {
   fi
 }
 
-NATIVE=build/mutate
+NATIVE=${MUTATE_BUILD_DIR:-build/mutate}
 if [[ ! -f $NATIVE/CMakeCache.txt ]]; then
   cmake -S . -B "$NATIVE" -DBUILD_TESTING=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi

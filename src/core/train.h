@@ -167,7 +167,7 @@ struct TrainerOptions {
 // LinearLR(start_factor=1/W, total_iters=W-1) and CosineAnnealingLR(T_max=kScheduleSteps-W,
 // eta_min=kLrFloor·lr), milestones [W].
 constexpr int kWarmupSteps = 50;
-constexpr int kScheduleSteps = 1000;
+constexpr int kScheduleSteps = 400;
 constexpr float kLrFloor = 0.05f;
 double lr_multiplier(const std::string& schedule, long long step);
 

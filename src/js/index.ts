@@ -133,10 +133,15 @@ function stack(ts: Tensor[]): Tensor {
 function batchedMultiHead(module: RawModule, t: Record<string, unknown>): MultiHeadAttentionResult {
   const q = t.query as Tensor;
   const B = q.shape[0];
-  for (const k of ['key', 'value'] as const) {
+  for (const k of ['query', 'key', 'value'] as const) {
     const x = t[k] as Tensor | undefined;
     if (!x || x.shape.length !== 3 || x.shape[0] !== B) {
       throw new AttentionError(`${k}: with a batched query [${q.shape.join(', ')}], expected [${B}, n, ·], got ${x ? `[${x.shape.join(', ')}]` : 'nothing'}`);
+    }
+    // checked here, before B calls into the module: a huge B with little data must not loop for long
+    const n = x.shape.reduce((a, d) => a * d, 1);
+    if (!x.shape.every((d) => Number.isInteger(d) && d >= 1) || x.data.length !== n) {
+      throw new AttentionError(`${k}: shape [${x.shape.join(', ')}] does not match its ${x.data.length} values`);
     }
   }
   const nk = (t.key as Tensor).shape[1];

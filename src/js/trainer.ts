@@ -58,9 +58,9 @@ export interface TrainerOptions {
   /** Learning rate (the schedule's peak). Default: adam 0.01 · min(1, 32 / dModel), sgd 0.1. */
   lr?: number;
   /**
-   * 'warmup-cosine': lr·(s+1)/50 for the first 50 steps, then a cosine decay to 0.05·lr at step 1,000, then
+   * 'warmup-cosine': lr·(s+1)/50 for the first 50 steps, then a cosine decay to 0.05·lr at step 400, then
    * 0.05·lr (torch.optim.lr_scheduler: SequentialLR of LinearLR(start_factor=0.02, total_iters=49) and
-   * CosineAnnealingLR(T_max=950, eta_min=0.05·lr), milestones [50]). 'constant': lr at every step, so each
+   * CosineAnnealingLR(T_max=350, eta_min=0.05·lr), milestones [50]). 'constant': lr at every step, so each
    * update is torch.optim's own. Default 'auto': warmup-cosine when lr is not given, constant when it is.
    */
   schedule?: 'auto' | 'constant' | 'warmup-cosine';

@@ -80,9 +80,9 @@ describe('Train panel in Chromium', () => {
     const text = (await status(page)) ?? ''
     const held = Number(/held-out accuracy ([\d.]+) %/.exec(text)?.[1])
     expect(held, text).toBeGreaterThan(90)
-    // the schedule's lr after ~300 steps: below the 0.01 peak, above the 0.0005 floor
+    // the schedule's lr after ≥ 300 steps: below the 0.01 peak, not below the 0.0005 floor
     const lrShown = Number(/learning rate in use ([\d.e-]+)/.exec(text)?.[1])
-    expect(lrShown, text).toBeGreaterThan(0.0005)
+    expect(lrShown, text).toBeGreaterThanOrEqual(0.0005)
     expect(lrShown, text).toBeLessThan(0.01)
     expect(await page.getAttribute('[data-train-view=attention] canvas', 'aria-label')).toMatch(/it → animal/)
     await page.fill('input[name=sentence]', "the animal didn't cross the street because it was too wide")
