@@ -2,7 +2,7 @@
 // boolean attn_mask, key padding that masks every key of an item, per-head weights
 // (average_attn_weights=False) and their mean (=True) — tests/fixtures/engine-mha-batched.json.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { SUMS, decodeInput, expectTensorClose, getAp, loadFixture, toTensor, type Engine } from './helpers'
+import { SUMS, decodeInput, expectTensorClose, getAp, loadFixture, toTensor, type Engine, type FixtureJson, type Tensor } from './helpers'
 
 const fx = loadFixture('engine-mha-batched.json')
 
@@ -11,7 +11,7 @@ beforeAll(async () => {
   ap = await getAp()
 })
 
-function input(c: any) {
+function input(c: FixtureJson) {
   const o = decodeInput(c.input)
   if (c.input.attnMask) o.attnMask = Uint8Array.from(c.input.attnMask)
   return o
@@ -37,7 +37,7 @@ describe('batched multiHeadAttention() reproduces torch.nn.MultiheadAttention(ba
   }
 
   it('a fully masked row: torch gave NaN, the engine gives zero weights and out_proj.bias as output', () => {
-    const c = fx.cases.find((c: any) => c.torchNaN.some((rows: number[]) => rows.length > 0) && c.input.keyPaddingMask)
+    const c = fx.cases.find((c: FixtureJson) => c.torchNaN.some((rows: number[]) => rows.length > 0) && c.input.keyPaddingMask)
     expect(c.torchNaN[1]).toEqual([0, 1, 2])
     const r = ap.multiHeadAttention(input(c))
     const [B, H, nq, nk] = r.weights.shape
@@ -54,7 +54,7 @@ describe('batched multiHeadAttention() reproduces torch.nn.MultiheadAttention(ba
     const [B, nq, E] = whole.output.shape
     const nk = o.key.shape[1]
     for (let b = 0; b < B; b++) {
-      const part = (t: any, n: number) => ({ data: t.data.slice(b * n * E, (b + 1) * n * E), shape: [n, E] })
+      const part = (t: Tensor, n: number) => ({ data: t.data.slice(b * n * E, (b + 1) * n * E), shape: [n, E] })
       const one = ap.multiHeadAttention({ ...o, query: part(o.query, nq), key: part(o.key, nk), value: part(o.value, nk) })
       expect(Array.from(one.output.data)).toEqual(Array.from(whole.output.data.subarray(b * nq * E, (b + 1) * nq * E)))
     }

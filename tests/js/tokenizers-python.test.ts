@@ -2,7 +2,7 @@
 // tests/fixtures/tokenizers.json): every one-text case through ap.tokenize, every two-text case through
 // ap.run({ source, target }) (one joint vocabulary), every error case by its message.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { getAp, loadFixture, type Engine } from './helpers'
+import { getAp, loadFixture, type Engine, type FixtureJson } from './helpers'
 
 const fx = loadFixture('tokenizers.json')
 
@@ -16,10 +16,10 @@ const repeat = (v: unknown) => (Array.isArray(v) ? String(v[0]).repeat(Number(v[
 describe('tokenizers.json (84 cases from Python)', () => {
   it('the fixture holds the cases this suite expects', () => {
     expect(fx.cases).toHaveLength(84)
-    expect(fx.cases.filter((c: any) => c.texts.length === 1).length).toBe(72)
+    expect(fx.cases.filter((c: FixtureJson) => c.texts.length === 1).length).toBe(72)
   })
 
-  for (const c of fx.cases.filter((c: any) => c.texts.length === 1)) {
+  for (const c of fx.cases.filter((c: FixtureJson) => c.texts.length === 1)) {
     it(`ap.tokenize: ${c.name}`, () => {
       const r = ap.tokenize(c.texts[0], c.kind, c.options)
       const want = c.results[0]
@@ -32,7 +32,7 @@ describe('tokenizers.json (84 cases from Python)', () => {
 
   // Three texts share one vocabulary only inside the native tokenize_joint (tests/native/test_tokenizer.cpp);
   // the package's only joint tokenization is source + target.
-  for (const c of fx.cases.filter((c: any) => c.texts.length === 2)) {
+  for (const c of fx.cases.filter((c: FixtureJson) => c.texts.length === 2)) {
     it(`ap.run({ source, target }): ${c.name}`, () => {
       const t = ap.run({ source: c.texts[0], target: c.texts[1], tokenizer: c.kind, ...c.options })
       const [src, tgt] = c.results

@@ -4,14 +4,14 @@
 // benchmark (bench/train_bench.mjs) checks all ten seeds. The schedule itself is torch.optim.lr_scheduler's
 // (tests/fixtures/gen_schedule.py).
 import { beforeAll, describe, expect, it } from 'vitest'
-import { getAp, loadFixture } from './helpers'
+import { getAp, loadFixture, type Engine, type FixtureJson } from './helpers'
 
-let ap: any
+let ap: Engine
 beforeAll(async () => {
   ap = await getAp()
 })
 
-function stableRun(create: (o: object) => any, seed: number, steps = 1000, every = 40) {
+function stableRun(create: (o: object) => FixtureJson, seed: number, steps = 1000, every = 40) {
   const tr = create({ task: 'coreference', seed })
   try {
     const evals: number[] = []
