@@ -13,6 +13,7 @@ import type {
   TokenizerName, Tokenization, Trace,
 } from './types.js';
 import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js';
+import type { Tensor } from './util.js';
 import { createTrainerFor } from './trainer.js';
 import type { Trainer, TrainerOptions } from './trainer.js';
 
