@@ -150,7 +150,7 @@ describe("exported PyTorch code reproduces the engine's numbers", () => {
     const help = execFileSync(requireTorch(), [file, '--help'], { encoding: 'utf8', timeout: 120_000 })
     expect(help).toContain('"-inf"')
     expect(help).toContain('--json')
-  })
+  }, 300_000)  // two Python runs, each importing torch: over a minute on a loaded machine
 
   it('masked cells print as -inf, and a fully masked row has zero weights', () => {
     const i = CASES.findIndex((c) => c.name.startsWith('concat'))
