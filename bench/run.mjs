@@ -142,6 +142,10 @@ function runNative() {
 // ---------- timing ----------
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 
+// Above this, an implementation computes something else: the run fails (non-zero exit) after its report.
+const MAX_DIFF = 1e-4;
+const wrong = [];
+
 function maxRelDiff(a, b) {
   // Against the largest |value|: outputs are weighted means of V, so near-zero entries are cancellations.
   let scale = 0, worst = 0;
@@ -289,7 +293,7 @@ async function main() {
           const ms = im.error ? NaN : median(times[im.name]);
           const minMs = im.error ? NaN : Math.min(...times[im.name]);
           const diff = refName && outputs[im.name] && im.name !== refName ? maxRelDiff(outputs[im.name], outputs[refName]) : undefined;
-          const failed = !!im.error || diff > 1e-4;
+          const failed = !!im.error || diff > MAX_DIFF;
           const done = causal && im.ours && !im.weights ? 2 * n * (n + 1) * d : flops;
           return { impl: im.name, ms: failed ? NaN : ms, gflopDone: done / 1e9, failed, gflops: failed ? NaN : flops / ms / 1e6, bestGflops: flops / minMs / 1e6, runs: times[im.name].length, peer: !!im.peer, ours: !!im.ours, error: im.error, maxDiffVsRef: diff };
         });
@@ -306,6 +310,9 @@ async function main() {
           const diff = r.maxDiffVsRef === undefined ? '' : r.maxDiffVsRef.toExponential(1);
           const why = r.error ? `  FAILED: ${r.error}` : r.failed ? `  FAILED: differs from ${refName} by ${r.maxDiffVsRef.toExponential(2)} (relative to max |output|)` : '';
           log(`  ${r.impl.padEnd(34)}${fmt(r.ms, 10, n >= 2048 ? 1 : 3)}${fmt(r.gflopDone, 11, 3)}${fmt(r.gflops, 10, 1)}${fmt(ratio, 13, 2)}${fmt(r.failed ? NaN : r.bestGflops, 10, 1)}${diff.padStart(11)}${why}`);
+          if (r.maxDiffVsRef > MAX_DIFF) {
+            wrong.push(`${r.impl} at n = ${n}, d = ${d}, causal ${causal ? 'on' : 'off'}: ${r.maxDiffVsRef.toExponential(2)}`);
+          }
         }
         if (causal) log('  (causal: GFLOP/s counts the full 4·n²·d, "effective"; GFLOP done is what each one computed)');
         log('');
@@ -380,6 +387,10 @@ async function main() {
   mkdirSync(dirname(jsonOut), { recursive: true });
   writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), quick, loadavg: os.loadavg(), results, summary, extra, native: native.rows ?? native.error }, null, 1));
   log(`results written to ${jsonOut}`);
+  if (wrong.length) {
+    log(`\nFAILED: ${wrong.length} result(s) differ from the reference by more than ${MAX_DIFF}:\n  ${wrong.join('\n  ')}`);
+    process.exitCode = 1;
+  }
 }
 
 await main();

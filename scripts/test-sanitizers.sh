@@ -13,6 +13,20 @@ source scripts/lib.sh
 lock_build_dir asan
 
 BUILD=build/asan
+
+# A missing sanitizer runtime would otherwise surface as an obscure link error deep in the build:
+# fail first, naming what to install.
+cxx=${CXX:-c++}
+probe=$(mktemp -d)
+echo 'int main() { return 0; }' >"$probe/p.cpp"
+if ! "$cxx" -fsanitize=address,undefined "$probe/p.cpp" -o "$probe/p" 2>"$probe/err" || ! "$probe/p"; then
+  echo "test-sanitizers: $cxx cannot build or run an AddressSanitizer + UndefinedBehaviorSanitizer program:" >&2
+  sed 's/^/  /' "$probe/err" >&2
+  echo "install the sanitizer runtime: apt-get install -y libclang-rt-14-dev (clang) or libasan8 libubsan1 (g++)" >&2
+  rm -rf "$probe"
+  exit 1
+fi
+rm -rf "$probe"
 JOBS=${SANITIZE_BUILD_JOBS:-2}
 
 if [[ ! -f $BUILD/CMakeCache.txt ]]; then

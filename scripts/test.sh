@@ -9,10 +9,9 @@ npm run --silent lint
 echo "== native tests (GoogleTest via CTest)"
 ctest --test-dir build/native --output-on-failure -j2
 
-if [[ -x scripts/test-sanitizers.sh ]]; then
-  echo "== native tests under AddressSanitizer + UndefinedBehaviorSanitizer"
-  scripts/test-sanitizers.sh
-fi
+# Always run (with bash, so a lost run bit cannot skip it); a missing sanitizer runtime fails here by name.
+echo "== native tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+bash scripts/test-sanitizers.sh
 
 echo "== SIMD128 kernels vs their scalar twins, in wasm (bench/wasm_harness)"
 harness=build/wasm-harness/harness.cjs

@@ -134,6 +134,7 @@ class TrainerHandle {
       str("score", o.score);
       str("optimizer", o.optimizer);
       str("mask", o.mask);
+      str("schedule", o.schedule);
       str("text", o.text);
       integer("heads", o.heads);
       integer("dModel", o.dModel);
@@ -181,7 +182,9 @@ class TrainerHandle {
     cfg.set("temperature", c.temperature);
     cfg.set("mask", std::string(c.causal ? "causal" : "none"));
     cfg.set("optimizer", t_->options().optimizer);
-    cfg.set("lr", t_->lr());
+    cfg.set("lr", t_->base_lr());
+    cfg.set("schedule", t_->schedule());
+    cfg.set("lrInUse", t_->lr());
     cfg.set("batchSize", t_->options().batchSize);
     cfg.set("seed", static_cast<double>(t_->options().seed));
     o.set("config", cfg);
@@ -193,6 +196,7 @@ class TrainerHandle {
       ready();
       val r = score_to_js(t_->step(n));
       r.set("steps", static_cast<double>(t_->steps_done()));
+      r.set("lrInUse", t_->lr());
       return r;
     });
   }
@@ -202,6 +206,7 @@ class TrainerHandle {
       ready();
       val r = score_to_js(t_->train_on(batch_of(batch)));
       r.set("steps", static_cast<double>(t_->steps_done()));
+      r.set("lrInUse", t_->lr());
       return r;
     });
   }
@@ -218,7 +223,9 @@ class TrainerHandle {
     return guarded([&] {
       ready();
       t_->set_lr(static_cast<float>(lr));
-      return val::object();
+      val r = val::object();
+      r.set("lrInUse", t_->lr());
+      return r;
     });
   }
 

@@ -150,6 +150,9 @@ struct TrainerOptions {
   std::string score = "scaled-dot";
   std::string optimizer = "adam";
   float lr = std::numeric_limits<float>::quiet_NaN();  // NaN: adam 0.01·min(1, 32/dModel), sgd 0.1
+  // "auto": warmup-cosine when lr is left to its default, constant when lr is given (then every
+  // update is torch.optim's own); see lr_multiplier.
+  std::string schedule = "auto";
   float temperature = 1.0f;
   float scale = std::numeric_limits<float>::quiet_NaN();
   int batchSize = 32;
@@ -157,6 +160,16 @@ struct TrainerOptions {
   std::string text;            // next-char: the text to learn
   int context = 16;            // next-char: window length
 };
+
+// The learning rate's factor before update `step` (0-based) under "warmup-cosine": linear warm-up over
+// kWarmupSteps, cosine decay to kLrFloor over the next steps up to kScheduleSteps, then kLrFloor.
+// In torch.optim.lr_scheduler terms, for steps < kScheduleSteps: SequentialLR of
+// LinearLR(start_factor=1/W, total_iters=W-1) and CosineAnnealingLR(T_max=kScheduleSteps-W,
+// eta_min=kLrFloor·lr), milestones [W].
+constexpr int kWarmupSteps = 50;
+constexpr int kScheduleSteps = 400;
+constexpr float kLrFloor = 0.05f;
+double lr_multiplier(const std::string& schedule, long long step);
 
 class Trainer {
  public:
@@ -174,8 +187,10 @@ class Trainer {
   const Model& model() const { return *model_; }
   const TrainerOptions& options() const { return opts_; }
   long long steps_done() const { return steps_; }
-  void set_lr(float lr);
-  float lr() const { return opt_->lr; }
+  void set_lr(float lr);  // the base lr (the schedule's peak)
+  float base_lr() const { return base_lr_; }
+  float lr() const { return opt_->lr; }  // the lr of the next update, after the schedule
+  const std::string& schedule() const { return schedule_; }
 
   // Trace of `text` through the trained model; layer = -1 for the last.
   struct TextTrace {
@@ -193,6 +208,9 @@ class Trainer {
   std::unique_ptr<Model> model_;
   std::unique_ptr<Optimizer> opt_;
   long long steps_ = 0;
+  float base_lr_ = 0;
+  std::string schedule_;
+  void apply_schedule();
 };
 
 }  // namespace train

@@ -55,8 +55,15 @@ export interface TrainerOptions {
   score?: ScoreRule;
   /** 'adam' (torch.optim.Adam defaults) or 'sgd'. Default 'adam'. */
   optimizer?: 'adam' | 'sgd';
-  /** Learning rate. Default: adam 0.01 · min(1, 32 / dModel), sgd 0.1. */
+  /** Learning rate (the schedule's peak). Default: adam 0.01 · min(1, 32 / dModel), sgd 0.1. */
   lr?: number;
+  /**
+   * 'warmup-cosine': lr·(s+1)/50 for the first 50 steps, then a cosine decay to 0.05·lr at step 400, then
+   * 0.05·lr (torch.optim.lr_scheduler: SequentialLR of LinearLR(start_factor=0.02, total_iters=49) and
+   * CosineAnnealingLR(T_max=350, eta_min=0.05·lr), milestones [50]). 'constant': lr at every step, so each
+   * update is torch.optim's own. Default 'auto': warmup-cosine when lr is not given, constant when it is.
+   */
+  schedule?: 'auto' | 'constant' | 'warmup-cosine';
   /** Softmax temperature. Default 1. */
   temperature?: number;
   /** Score multiplier (as in ap.run: `false` = off, i.e. 1). Default 1/√(dk per head) for scaled-dot, else 1. */
@@ -92,7 +99,7 @@ export interface TrainerInfo {
   config: {
     dModel: number; dq: number; dk: number; dv: number; heads: number; layers: number; score: string;
     scale: number; temperature: number; mask: 'none' | 'causal'; optimizer: string; lr: number; batchSize: number;
-    seed: number;
+    seed: number; schedule: 'constant' | 'warmup-cosine'; lrInUse: number;
   };
 }
 
@@ -120,8 +127,10 @@ export interface Trainer {
   readonly info: TrainerInfo;
   /** Optimizer steps done so far. */
   readonly steps: number;
-  /** Learning rate; settable between steps. */
+  /** Learning rate (the schedule's peak); settable between steps. */
   lr: number;
+  /** The learning rate the next step will use, after the schedule. */
+  readonly lrInUse: number;
   /** Runs n optimizer steps (default 1); returns the mean training loss and accuracy over them. */
   step(n?: number): TrainScore;
   /** One optimizer step on your own batch (instead of one sampled from the task); returns its loss before the step. */
@@ -163,7 +172,7 @@ export interface TrainerModule {
 
 const KEYS = [
   'task', 'seed', 'heads', 'dModel', 'dq', 'dk', 'dv', 'layers', 'score', 'optimizer', 'lr', 'temperature', 'scale',
-  'batchSize', 'mask', 'text', 'context',
+  'batchSize', 'mask', 'text', 'context', 'schedule',
 ] as const;
 
 // Frees the wasm side of a trainer that was dropped without dispose().
@@ -239,9 +248,11 @@ export function createTrainerFor(module: unknown, options?: TrainerOptions): Tra
 class LiveTrainer implements Trainer {
   readonly handle: { raw: RawTrainer; live: boolean };
   private done = 0;
+  private inUse: number;
 
   constructor(raw: RawTrainer, readonly info: TrainerInfo, private rate: number) {
     this.handle = { raw, live: true };
+    this.inUse = info.config.lrInUse;
   }
 
   private live(): RawTrainer {
@@ -258,20 +269,26 @@ class LiveTrainer implements Trainer {
   }
 
   set lr(v: number) {
-    unwrap(this.live().setLr(typeof v === 'number' ? v : NaN));
+    this.inUse = unwrap<{ lrInUse: number }>(this.live().setLr(typeof v === 'number' ? v : NaN)).lrInUse;
     this.rate = v;
+  }
+
+  get lrInUse(): number {
+    return this.inUse;
   }
 
   step(n = 1): TrainScore {
     intIn('n', n, 1, 1_000_000);
-    const r = unwrap<TrainScore & { steps: number }>(this.live().step(n));
+    const r = unwrap<TrainScore & { steps: number; lrInUse: number }>(this.live().step(n));
     this.done = r.steps;
+    this.inUse = r.lrInUse;
     return { loss: r.loss, accuracy: r.accuracy };
   }
 
   trainOn(batch: TrainExample[]): TrainScore {
-    const r = unwrap<TrainScore & { steps: number }>(this.live().trainOn(copyBatch(batch)));
+    const r = unwrap<TrainScore & { steps: number; lrInUse: number }>(this.live().trainOn(copyBatch(batch)));
     this.done = r.steps;
+    this.inUse = r.lrInUse;
     return { loss: r.loss, accuracy: r.accuracy };
   }
 

@@ -144,6 +144,7 @@ export interface AttentionResult {
 }
 
 export interface MultiHeadAttentionOptions {
+  /** [nq, E], or [B, nq, E] for a batch (PyTorch's batch_first=True; key and value then [B, nk, ·]). */
   query: TensorLike;
   key: TensorLike;
   value: TensorLike;
@@ -156,16 +157,19 @@ export interface MultiHeadAttentionOptions {
   outProjWeight: TensorLike;
   outProjBias?: TensorLike;
   causal?: boolean;
-  keyPaddingMask?: ArrayLike<boolean | number>;
+  /** [nk], or [B, nk] (flat or nested) for a batch; true / 1 = padding. */
+  keyPaddingMask?: ArrayLike<boolean | number> | ArrayLike<boolean | number>[];
   /** nq·nk, 1 = masked. */
   attnMask?: ArrayLike<boolean | number>;
 }
 
 export interface MultiHeadAttentionResult {
+  /** [nq, E], or [B, nq, E]. */
   output: Tensor;
-  /** [numHeads, nq, nk] (PyTorch's average_attn_weights=False). */
+  /** [numHeads, nq, nk], or [B, numHeads, nq, nk] (PyTorch's average_attn_weights=False). */
   weights: Tensor;
-  maskedRows: number[];
+  /** Rows with every key masked (their weights and output rows are 0; PyTorch gives NaN); per item for a batch. */
+  maskedRows: number[] | number[][];
 }
 
 export interface Tokenization {

@@ -9,6 +9,7 @@ import { chromium } from 'playwright-core'
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const SITE = join(ROOT, 'site')
 export const ARTIFACTS = join(ROOT, 'tests/e2e/artifacts')
+const CHROMIUM = '/usr/bin/chromium'
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
@@ -44,8 +45,10 @@ export async function serveStatic(dir = SITE) {
 /** @returns {Promise<{ browser: import('playwright-core').Browser, close(): Promise<void> }>} */
 // playwright-core gives every launch a fresh temporary profile (it refuses --user-data-dir here).
 export async function launchChromium() {
+  // A missing browser fails the real-browser tests by name; they are never skipped.
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is required by the real-browser tests and ${CHROMIUM} is missing; install it: apt-get install -y chromium`)
   const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
       '--no-first-run', '--disable-quic', '--disable-sync'],
   })

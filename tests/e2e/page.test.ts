@@ -2,11 +2,13 @@
 // heads, edit a cell, click a score) and whether the numbers on screen equal the engine's, run in
 // Node on the same options — and, for the course preset, PyTorch's own numbers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import type { Page } from 'playwright-core'
 import { artifact, launchChromium, readPanel, serveStatic, settled } from './harness.mjs'
 import { init } from '../../dist/index.js'
+import { requireTorch } from '../js/tools'
+import { expectAllClose } from '../js/helpers'
 
 const STEPS = ['embeddings', 'Wq', 'Wk', 'Wv', 'Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores', 'weights', 'output'] as const
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures/web_fixtures.json', import.meta.url), 'utf8'))
@@ -423,19 +425,13 @@ describe('the page in Chromium', () => {
     expect(py.name).toBe('attention.py')
     const code = py.bytes.toString('utf8')
     expect(code).toContain('score_rule = "general"')
-    const PY = '/usr/bin/python3'
-    if (existsSync(PY) && spawnSync(PY, ['-c', 'import torch']).status === 0) {
-      const out = spawnSync(PY, ['-', '--json'], { input: code, encoding: 'utf8', timeout: 120_000 })
-      expect(out.status, out.stderr).toBe(0)
-      const printed = JSON.parse(out.stdout.replace(/-Infinity/g, '"-inf"'))
-      for (const step of ['Q', 'scores', 'weights', 'output'] as const) {
-        const got = (printed[step] as unknown[][]).flat().map((v) => (v === '-inf' ? -Infinity : (v as number)))
-        const want = tr[step].data
-        expect(got.length, step).toBe(want.length)
-        got.forEach((v, i) => expect(Math.abs(v - want[i]), `${step}[${i}] torch ${v}, engine ${want[i]}`).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(want[i]))))
-      }
-    } else {
-      console.warn('page export test: torch does not import under /usr/bin/python3; the .py was not run')
+    const PY = requireTorch()
+    const out = spawnSync(PY, ['-', '--json'], { input: code, encoding: 'utf8', timeout: 120_000 })
+    expect(out.status, out.stderr).toBe(0)
+    const printed = JSON.parse(out.stdout.replace(/-Infinity/g, '"-inf"'))
+    for (const step of ['Q', 'scores', 'weights', 'output'] as const) {
+      const got = (printed[step] as unknown[][]).flat().map((v) => (v === '-inf' ? -Infinity : (v as number)))
+      expectAllClose(got, tr[step].data, `page export: ${step}`)
     }
     // labels follow the language
     await page.locator('button[name="lang"]').click()

@@ -6,12 +6,13 @@
 // also inside an <iframe>.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Server } from 'node:http'
 import type { Locator, Page } from 'playwright-core'
 import { ROOT, artifact, launchChromium } from './harness.mjs'
+import { requireTorch } from '../js/tools'
 import { serve } from '../../scripts/serve.mjs'
 import { init, type RunOptions, type StepName, type Trace } from '../../dist/index.js'
 import { translator } from '../../web/i18n'
@@ -22,11 +23,6 @@ type Engine = Awaited<ReturnType<typeof init>>
 
 const WIDGET = join(ROOT, 'dist/widget/widget.js')
 const STEPS = ['embeddings', 'Wq', 'Wk', 'Wv', 'Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores', 'weights', 'output'] as const
-const PY = '/usr/bin/python3'
-const torchCheck = existsSync(PY) ? spawnSync(PY, ['-c', 'import torch'], { encoding: 'utf8' }) : null
-const torchOk = !!torchCheck && torchCheck.status === 0
-const noTorch = torchOk ? '' : ` (SKIPPED: torch does not import under ${PY}${torchCheck ? ': ' + torchCheck.stderr.trim().split('\n').pop() : ' (missing)'})`
-if (!torchOk) console.warn(`widget-embed: the PyTorch run is skipped${noTorch}`)
 
 let server: Server
 let base: string
@@ -457,8 +453,9 @@ describe('hostile attributes', () => {
   })
 })
 
-describe(`"copy as PyTorch code" from the widget, run with real torch${noTorch}`, () => {
-  it.skipIf(!torchOk)('prints the numbers the widget shows (to 1e-5), after editing a cell and the temperature', async () => {
+describe('"copy as PyTorch code" from the widget, run with real torch', () => {
+  it('prints the numbers the widget shows (to 1e-5), after editing a cell and the temperature', async () => {
+    const PY = requireTorch()
     const { page, errors } = await open('/tests/e2e/pages/two.html')
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
     await ready(page, '#zh')

@@ -1,7 +1,7 @@
 // ap.attention against PyTorch: every scoring rule, mask, temperature, scale, batch and cross shape
 // (tests/fixtures/engine-attention.json). The concat cases go through the seq2seq lesson's Attn class.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { decodeInput, expectTensorClose, getAp, loadFixture, maskedRowList, shapeOf, type Engine, type FixtureJson, type Tensor } from './helpers'
+import { EXACT, SUMS, TIGHT, decodeInput, expectTensorClose, getAp, loadFixture, maskedRowList, shapeOf, type Engine, type FixtureJson, type Tensor } from './helpers'
 
 const fx = loadFixture('engine-attention.json')
 
@@ -21,10 +21,10 @@ describe('attention() reproduces PyTorch', () => {
       const r = ap.attention({ ...decodeInput(c.input, fx.tensors), needScores: true })
       const e = c.expected
       // scores here are the raw rule scores, before the scale
-      expectTensorClose(r.scores, e.scores, 'scores')
+      expectTensorClose(r.scores, e.scores, 'scores', SUMS)
       expectTensorClose(r.weights, e.weights, 'weights')
-      expectTensorClose(r.output, e.output, 'output')
-      if (e.context) expectTensorClose(r.context, e.context, 'context')
+      expectTensorClose(r.output, e.output, 'output', SUMS)
+      if (e.context) expectTensorClose(r.context, e.context, 'context', SUMS)
       const batched = Array.isArray(e.maskedRows[0])
       if (batched) {
         // one list per batch item; accepted flat too when no row is masked anywhere
@@ -67,15 +67,15 @@ describe('attention() options', () => {
     const a = ap.attention({ ...base, score: 'scaled-dot', scale: false })
     const b = ap.attention({ ...base, score: 'scaled-dot', scale: 1 })
     const c = ap.attention({ ...base, score: 'dot' })
-    expectTensorClose(a.weights, b.weights, 'scale false vs 1', 0)
-    expectTensorClose(c.output, a.output, 'dot vs scaled-dot with scale off', 1e-6)
+    expectTensorClose(a.weights, b.weights, 'scale false vs 1', EXACT)
+    expectTensorClose(c.output, a.output, 'dot vs scaled-dot with scale off', TIGHT)
   })
 
   it('a 2-D mask matrix of zeros changes nothing', () => {
     const base = { query: t('q5x6'), key: t('k9x6'), value: t('v9x3') }
     const a = ap.attention(base)
     const b = ap.attention({ ...base, mask: { matrix: new Uint8Array(5 * 9) } })
-    expectTensorClose(b.output, a.output, 'zero matrix mask', 0)
+    expectTensorClose(b.output, a.output, 'zero matrix mask', EXACT)
   })
 
   it('keyPadding equals the matching matrix mask', () => {
@@ -85,7 +85,7 @@ describe('attention() options', () => {
     for (let i = 0; i < 5; i++) for (let j = 0; j < 9; j++) matrix[i * 9 + j] = pad[j] ? 1 : 0
     const a = ap.attention({ ...base, mask: { keyPadding: pad } })
     const b = ap.attention({ ...base, mask: { matrix } })
-    expectTensorClose(a.weights, b.weights, 'keyPadding vs matrix', 0)
+    expectTensorClose(a.weights, b.weights, 'keyPadding vs matrix', EXACT)
   })
 
   it('each batch item equals the same item run alone', () => {
@@ -99,7 +99,7 @@ describe('attention() options', () => {
     for (let i = 0; i < 3; i++) {
       const one = ap.attention({ query: slice(q, i), key: slice(k, i), value: slice(v, i), mask: 'causal' })
       const part = { data: all.output.data.slice(i * nq * dv, (i + 1) * nq * dv), shape: [nq, dv] }
-      expectTensorClose(one.output, part, `batch item ${i}`, 1e-6)
+      expectTensorClose(one.output, part, `batch item ${i}`, TIGHT)
     }
   })
 })

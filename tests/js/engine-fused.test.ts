@@ -1,8 +1,7 @@
 // needWeights: false takes the fused (FlashAttention-style) kernel; its output must equal PyTorch
 // within 1e-5 relative, with and without the causal mask, up to n = 300 (tests/fixtures/engine-fused.json).
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { AttentionResult } from '../../dist/index.js'
-import { decodeInput, expectTensorClose, getAp, loadFixture, rng, type Engine } from './helpers'
+import { SUMS, decodeInput, expectTensorClose, getAp, loadFixture, rng, type Engine } from './helpers'
 
 const fx = loadFixture('engine-fused.json')
 
@@ -15,7 +14,7 @@ describe('attention({ needWeights: false }) reproduces PyTorch', () => {
   for (const c of fx.cases) {
     it(c.name, () => {
       const r = ap.attention({ ...decodeInput(c.input, fx.tensors), needWeights: false })
-      expectTensorClose(r.output, c.expected.output, 'output')
+      expectTensorClose(r.output, c.expected.output, 'output', SUMS)
       // the point of the path: no nq×nk matrix comes back (it was never built)
       expect(r.weights == null || r.weights.data.length === 0, 'weights returned on the fused path').toBe(true)
     })
@@ -32,14 +31,14 @@ describe('fused and materialized paths agree', () => {
         const base = { query: g.tensor([nq, d]), key: g.tensor([nk, d]), value: g.tensor([nk, dv]), mask }
         const full = ap.attention(base)
         const fused = ap.attention({ ...base, needWeights: false })
-        expectTensorClose(fused.output, full.output, 'fused vs materialized output')
+        expectTensorClose(fused.output, full.output, 'fused vs materialized output', SUMS)
       })
     }
   }
 })
 
 // The fused kernel covers dot / scaled-dot with no or causal mask; other requests with
-// needWeights: false must still give the materialized answer (or a clear error), never a wrong one.
+// needWeights: false must still give the materialized answer, never a wrong one or an error.
 describe('needWeights: false outside the fused kernel\'s cases', () => {
   const g = rng(77)
   const query = g.tensor([5, 4]), key = g.tensor([6, 4]), value = g.tensor([6, 3])
@@ -55,14 +54,8 @@ describe('needWeights: false outside the fused kernel\'s cases', () => {
     it(name, () => {
       const base = { query, key, value, ...extra }
       const full = ap.attention(base)
-      let fused: AttentionResult
-      try {
-        fused = ap.attention({ ...base, needWeights: false })
-      } catch (e) {
-        expect((e as Error).message, 'an error here must name needWeights').toMatch(/needWeights/)
-        return
-      }
-      expectTensorClose(fused.output, full.output, 'needWeights false vs true')
+      const fused = ap.attention({ ...base, needWeights: false })
+      expectTensorClose(fused.output, full.output, 'needWeights false vs true', SUMS)
     })
   }
 })

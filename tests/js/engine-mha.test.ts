@@ -1,7 +1,7 @@
 // ap.multiHeadAttention against torch.nn.MultiheadAttention (unbatched [n, E] inputs,
 // need_weights=True, average_attn_weights=False) — tests/fixtures/engine-mha.json.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { decodeInput, expectTensorClose, getAp, loadFixture, shapeOf, type Engine, type FixtureJson } from './helpers'
+import { SUMS, decodeInput, expectTensorClose, getAp, loadFixture, shapeOf, type Engine, type FixtureJson } from './helpers'
 
 const fx = loadFixture('engine-mha.json')
 
@@ -14,7 +14,7 @@ describe('multiHeadAttention() reproduces torch.nn.MultiheadAttention', () => {
   for (const c of fx.cases) {
     it(c.name, () => {
       const r = ap.multiHeadAttention(decodeInput(c.input))
-      expectTensorClose(r.output, c.expected.output, 'output')
+      expectTensorClose(r.output, c.expected.output, 'output', SUMS)
       expectTensorClose(r.weights, c.expected.weights, 'weights')
     })
   }
@@ -38,6 +38,6 @@ describe('multiHeadAttention() reproduces torch.nn.MultiheadAttention', () => {
     const { inProjWeight, ...rest } = inp
     void inProjWeight
     const r = ap.multiHeadAttention({ ...rest, qProjWeight: part(0), kProjWeight: part(1), vProjWeight: part(2) })
-    expectTensorClose(r.output, c.expected.output, 'output')
+    expectTensorClose(r.output, c.expected.output, 'output', SUMS)
   })
 })

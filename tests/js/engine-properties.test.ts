@@ -2,7 +2,7 @@
 // (or are all 0 when fully masked), permuting keys with their values changes nothing, scale 1/√dk is
 // temperature √dk, causal weights above the diagonal are exactly 0, logits of ±1e30 give no NaN.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { decodeInput, expectTensorClose, getAp, loadFixture, maskedRowList, rng, shapeOf, type Engine, type Tensor } from './helpers'
+import { SUMS, TIGHT, decodeInput, expectTensorClose, getAp, loadFixture, maskedRowList, rng, shapeOf, type Engine, type Tensor } from './helpers'
 import type { MaskSpec } from '../../dist/index.js'
 
 let ap: Engine
@@ -78,7 +78,7 @@ describe('permuting keys and values together leaves the output unchanged', () =>
       const params = paramsFor(rule, g, d, d)
       const a = ap.attention({ query, key, value, score: rule, params })
       const b = ap.attention({ query, key: permute(key, d), value: permute(value, dv), score: rule, params })
-      expectTensorClose(b.output, a.output, 'output after the permutation')
+      expectTensorClose(b.output, a.output, 'output after the permutation', SUMS)
       // and the weights move with their keys
       for (let i = 0; i < nq; i++) {
         perm.forEach((src, dst) => expect(b.weights!.data[i * nk + dst]).toBeCloseTo(a.weights!.data[i * nk + src], 6))
@@ -99,7 +99,7 @@ describe('permuting keys and values together leaves the output unchanged', () =>
     }
     const a = ap.attention({ query, key, value, mask: { keyPadding: pad } })
     const b = ap.attention({ query, key: permute(key, 5), value: permute(value, 2), mask: { keyPadding: perm.map((s) => pad[s]) } })
-    expectTensorClose(b.output, a.output, 'output')
+    expectTensorClose(b.output, a.output, 'output', SUMS)
   })
 })
 
@@ -111,17 +111,17 @@ describe('scale 1/√dk equals temperature √dk with the scale off', () => {
       const a = ap.attention(base)
       const b = ap.attention({ ...base, scale: false, temperature: Math.sqrt(dk) })
       const c = ap.attention({ ...base, scale: 1 / Math.sqrt(dk) })
-      expectTensorClose(b.weights, a.weights, 'weights', 1e-6)
-      expectTensorClose(b.output, a.output, 'output', 1e-6)
-      expectTensorClose(c.weights, a.weights, 'explicit 1/√dk vs default', 1e-6)
+      expectTensorClose(b.weights, a.weights, 'weights', TIGHT)
+      expectTensorClose(b.output, a.output, 'output', TIGHT)
+      expectTensorClose(c.weights, a.weights, 'explicit 1/√dk vs default', TIGHT)
     })
   }
 
   it('in run(): trace with scale off and temperature √24 has the same weights', () => {
     const a = ap.run({})
     const b = ap.run({ scale: false, temperature: Math.sqrt(24) })
-    expectTensorClose(b.weights, a.weights, 'weights', 1e-6)
-    expectTensorClose(b.output, a.output, 'output', 1e-6)
+    expectTensorClose(b.weights, a.weights, 'weights', TIGHT)
+    expectTensorClose(b.output, a.output, 'output', TIGHT)
   })
 })
 
@@ -174,12 +174,12 @@ describe('logits of ±1e30 give finite weights (PyTorch fixture)', () => {
       for (const x of r.weights!.data) expect(Number.isNaN(x), 'NaN weight').toBe(false)
       for (const x of r.output.data) expect(Number.isFinite(x), `output ${x}`).toBe(true)
       expectTensorClose(r.weights, c.expected.weights, 'weights')
-      expectTensorClose(r.output, c.expected.output, 'output')
+      expectTensorClose(r.output, c.expected.output, 'output', SUMS)
     })
   }
   it('needWeights: false with logits of ±1e30', () => {
     const c = fx.cases[1]
     const r = ap.attention({ ...decodeInput(c.input, fx.tensors), needWeights: false })
-    expectTensorClose(r.output, c.expected.output, 'output')
+    expectTensorClose(r.output, c.expected.output, 'output', SUMS)
   })
 })

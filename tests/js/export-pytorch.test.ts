@@ -2,21 +2,17 @@
 // (/usr/bin/python3 with Debian's python3-torch), the numbers the engine computed, for every rule,
 // mask, tokenizer, cross attention, heads, temperature, scale switch and hand-edited cells.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { getAp, type Engine, type Tensor } from './helpers'
+import { expectAllClose, getAp, tolFor, type Engine, type Tensor } from './helpers'
+import { requireTorch } from './tools'
 import { pytorchCode } from '../../web/export/pytorch'
 import { defaultState, type PlaygroundState } from '../../web/state'
 import type { Trace } from 'attention-playground'
 
-const PY = '/usr/bin/python3'
 const DRIVER = new URL('../fixtures/gen_export_check.py', import.meta.url).pathname
-const torchCheck = existsSync(PY) ? spawnSync(PY, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' }) : null
-const torchOk = !!torchCheck && torchCheck.status === 0
-const why = torchOk ? '' : ` (SKIPPED: ${existsSync(PY) ? `torch does not import under ${PY}: ${torchCheck?.stderr.trim().split('\n').pop()}` : `${PY} is missing`})`
-if (!torchOk) console.warn(`export-pytorch: the PyTorch checks are skipped${why}`)
 
 const STEPS = ['embeddings', 'Wq', 'Wk', 'Wv', 'Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores', 'weights', 'output'] as const
 const HOSTILE = 'x" + __import__("os").system("touch /tmp/ap-pwned") + "\n# \\ \'\'\' """ 我'
@@ -103,17 +99,9 @@ function flat(v: unknown): number[] {
   return out
 }
 
-/** Within 1e-5, relative for magnitudes above 1 (float32 sums in a different order). */
+/** The shared comparison (helpers.ts): weights with F32, every other step (a sum of products) with SUMS. */
 function expectClose(got: number[], want: Float32Array, what: string): void {
-  expect(got.length, `${what}: size`).toBe(want.length)
-  let worst = 0, at = -1
-  for (let i = 0; i < want.length; i++) {
-    const a = got[i], b = want[i]
-    if (a === b) continue
-    const err = Math.abs(a - b) / Math.max(1, Math.abs(b))
-    if (!(err <= worst)) { worst = err; at = i }
-  }
-  expect(worst, `${what}: worst cell ${at}: python ${got[at]} vs engine ${want[at]}`).toBeLessThanOrEqual(1e-5)
+  expectAllClose(got, want, what, tolFor(what.split(': ').pop() ?? what))
 }
 
 beforeAll(async () => {
@@ -124,23 +112,23 @@ beforeAll(async () => {
     const trace = traceFor(c)
     made.push({ c, state, trace, code: pytorchCode(state, trace) })
   }
-  if (torchOk) {
-    const files = made.map((m, i) => {
-      const f = join(dir, `case${i}.py`)
-      writeFileSync(f, m.code)
-      return f
-    })
-    results = JSON.parse(execFileSync(PY, [DRIVER, ...files], { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 120_000 }))
-  }
+  const py = requireTorch()
+  const files = made.map((m, i) => {
+    const f = join(dir, `case${i}.py`)
+    writeFileSync(f, m.code)
+    return f
+  })
+  results = JSON.parse(execFileSync(py, [DRIVER, ...files], { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 120_000 }))
+  expect(results).toHaveLength(CASES.length)
 }, 180_000)
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
-describe(`exported PyTorch code reproduces the engine's numbers${why}`, () => {
+describe("exported PyTorch code reproduces the engine's numbers", () => {
   for (const [i, c] of CASES.entries()) {
-    it.skipIf(!torchOk)(c.name, () => {
+    it(c.name, () => {
       const { trace } = made[i]
       const printed = results[i].printed
       for (const step of STEPS) expectClose(flat(printed[step]), (trace as unknown as Record<string, Tensor>)[step].data, `${c.name}: ${step}`)
@@ -149,22 +137,22 @@ describe(`exported PyTorch code reproduces the engine's numbers${why}`, () => {
     })
   }
 
-  it.skipIf(!torchOk)('--json is strict JSON for a causal mask: JSON.parse reads it, masked scores are "-inf"', () => {
+  it('--json is strict JSON for a causal mask: JSON.parse reads it, masked scores are "-inf"', () => {
     const i = CASES.findIndex((c) => c.state.mask === 'causal' && c.state.mode !== 'cross')
     const file = join(dir, 'causal.py')
     writeFileSync(file, made[i].code)
-    const out = execFileSync(PY, [file, '--json'], { encoding: 'utf8', maxBuffer: 16 << 20, timeout: 120_000 })
+    const out = execFileSync(requireTorch(), [file, '--json'], { encoding: 'utf8', maxBuffer: 16 << 20, timeout: 120_000 })
     expect(out).not.toMatch(/Infinity|NaN/)
     const printed = JSON.parse(out) as Record<string, unknown[][]>
     expect(printed.maskedScores[0].slice(1)).toEqual(['-inf', '-inf', '-inf'])
     expect(typeof printed.maskedScores[1][0]).toBe('number')
     expectClose(flat(printed.weights), made[i].trace.weights.data, 'causal weights')
-    const help = execFileSync(PY, [file, '--help'], { encoding: 'utf8', timeout: 120_000 })
+    const help = execFileSync(requireTorch(), [file, '--help'], { encoding: 'utf8', timeout: 120_000 })
     expect(help).toContain('"-inf"')
     expect(help).toContain('--json')
-  })
+  }, 300_000)  // two Python runs, each importing torch: over a minute on a loaded machine
 
-  it.skipIf(!torchOk)('masked cells print as -inf, and a fully masked row has zero weights', () => {
+  it('masked cells print as -inf, and a fully masked row has zero weights', () => {
     const i = CASES.findIndex((c) => c.name.startsWith('concat'))
     const ms = flat(results[i].printed.maskedScores)
     expect(ms[1]).toBe(-Infinity)
@@ -173,7 +161,7 @@ describe(`exported PyTorch code reproduces the engine's numbers${why}`, () => {
     expect(made[i].trace.maskedRows).toEqual([1])
   })
 
-  it.skipIf(!torchOk)('learner text reaches Python as the same string and runs nothing', () => {
+  it('learner text reaches Python as the same string and runs nothing', () => {
     const i = CASES.findIndex((c) => c.name.startsWith('hostile'))
     expect(results[i].globals.text).toBe(HOSTILE)
     expect(existsSync('/tmp/ap-pwned')).toBe(false)

@@ -9,6 +9,7 @@ import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from '../e2e/harness.mjs'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' }
@@ -50,12 +51,7 @@ const lang = new URLSearchParams(location.search).get('lang') === 'zh' ? 'zh' : 
   }).listen(0, '127.0.0.1')
   await new Promise((r) => server.once('listening', r))
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}/index.html`
-  const { chromium } = await import('playwright-core')
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--no-first-run', '--disable-quic', '--disable-sync'],
-  })
+  browser = (await launchChromium()).browser
 }, 180_000)
 
 afterAll(async () => {
@@ -84,6 +80,10 @@ describe('Train panel in Chromium', () => {
     const text = (await status(page)) ?? ''
     const held = Number(/held-out accuracy ([\d.]+) %/.exec(text)?.[1])
     expect(held, text).toBeGreaterThan(90)
+    // the schedule's lr after ≥ 300 steps: below the 0.01 peak, not below the 0.0005 floor
+    const lrShown = Number(/learning rate in use ([\d.e-]+)/.exec(text)?.[1])
+    expect(lrShown, text).toBeGreaterThanOrEqual(0.0005)
+    expect(lrShown, text).toBeLessThan(0.01)
     expect(await page.getAttribute('[data-train-view=attention] canvas', 'aria-label')).toMatch(/it → animal/)
     await page.fill('input[name=sentence]', "the animal didn't cross the street because it was too wide")
     await page.waitForFunction(() => /it → street/.test(document.querySelector('[data-train-view=attention] canvas')?.getAttribute('aria-label') ?? ''),
@@ -101,6 +101,7 @@ describe('Train panel in Chromium', () => {
     const page = await browser.newPage()
     await page.goto(`${base}?lang=zh`)
     await page.waitForFunction(() => /第 \d+ 步/.test(document.querySelector('.tr-status')?.textContent ?? ''), null, { timeout: 60_000 })
+    expect(await page.textContent('.tr-status')).toMatch(/当前学习率 0\.000200/)  // step 0: the first warm-up step, 0.01/50
     expect(await page.textContent('.ap-train h2')).toBe('训练注意力')
     const attack = '<img src=x onerror="window.__pwned=1">'
     await page.fill('input[name=sentence]', attack)

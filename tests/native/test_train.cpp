@@ -400,3 +400,28 @@ TEST_P(TrainForward, EqualsApAttentionPerHead) {
 INSTANTIATE_TEST_SUITE_P(EveryRule, TrainForward, every_case(), case_name);
 
 }  // namespace
+
+TEST(Train, DefaultScheduleWarmsUpDecaysAndAnExplicitLrStaysConstant) {
+  using ap::train::lr_multiplier;
+  EXPECT_DOUBLE_EQ(lr_multiplier("warmup-cosine", 0), 1.0 / ap::train::kWarmupSteps);
+  EXPECT_DOUBLE_EQ(lr_multiplier("warmup-cosine", ap::train::kWarmupSteps - 1), 1.0);
+  EXPECT_DOUBLE_EQ(lr_multiplier("warmup-cosine", ap::train::kWarmupSteps), 1.0);
+  // one step before the end of the cosine: 0.95·(1 - cos(π/350))/2 ≈ 1.9e-5 above the floor
+  EXPECT_NEAR(lr_multiplier("warmup-cosine", ap::train::kScheduleSteps - 1), ap::train::kLrFloor, 3e-5);
+  EXPECT_DOUBLE_EQ(lr_multiplier("warmup-cosine", 100000), ap::train::kLrFloor);
+  EXPECT_DOUBLE_EQ(lr_multiplier("constant", 7), 1.0);
+  TrainerOptions o;
+  o.batchSize = 1;
+  Trainer d(o);
+  EXPECT_EQ(d.schedule(), "warmup-cosine");
+  EXPECT_FLOAT_EQ(d.lr(), 0.01f / ap::train::kWarmupSteps);
+  d.step(ap::train::kWarmupSteps);
+  EXPECT_FLOAT_EQ(d.lr(), 0.01f);
+  o.lr = 0.01f;
+  Trainer c(o);
+  EXPECT_EQ(c.schedule(), "constant");
+  c.step(3);
+  EXPECT_EQ(c.lr(), 0.01f);
+  o.schedule = "cyclic";
+  EXPECT_THROW(Trainer t(o), ap::Error);
+}

@@ -246,6 +246,7 @@ class TrainPanel {
     }
     ui.status.textContent = t('status', {
       steps: snap.steps, loss: num(snap.train.loss), train: pct(snap.train.accuracy), test: pct(snap.test?.accuracy),
+      lr: snap.lrInUse.toPrecision(3),
     })
     ui.note.textContent = this.info && this.settings.task === 'coreference' ? t('heldOutNote', { test: this.info.testSize }) : ''
     ui.playBtn.textContent = snap.playing ? t('pause') : t('play')

@@ -25,6 +25,8 @@ export type ToWorker =
 
 export interface Snapshot {
   steps: number
+  /** The learning rate of the next step, after the schedule (warm-up, then cosine decay). */
+  lrInUse: number
   /** Mean training loss / accuracy of the last chunk of steps. */
   train: { loss: number; accuracy: number }
   /** Held-out loss / accuracy (recomputed every few chunks; null before the first evaluation). */

@@ -39,6 +39,8 @@ function create(engine: Engine, settings: TrainSettings): Trainer {
   const opts: TrainerOptions = {
     task: settings.task, score: settings.score, heads: settings.heads, dModel: settings.dModel,
     optimizer: settings.optimizer, lr: settings.lr, seed: settings.seed,
+    // the lr field is the peak: left playing, a constant lr makes some seeds unlearn what they had learned
+    schedule: 'warmup-cosine',
   }
   if (settings.task === 'next-char' && settings.text) opts.text = settings.text
   return engine.createTrainer(opts)
@@ -61,6 +63,7 @@ function snapshot(tr: Trainer): Snapshot {
   const emb = tr.parameters().embedding
   return {
     steps: tr.steps,
+    lrInUse: tr.lrInUse,
     train: lastTrain,
     test: lastTest,
     attention,
