@@ -210,7 +210,7 @@ export class WhyPanel implements Panel {
     const a = this.attnSvg
     a.replaceChildren()
     const weights = this.weightsFor(this.query)
-    this.describeSource(t)
+    if (this.t) this.describeSource(this.t)
     const yWords = 170
     WORDS.forEach((_, j) => {
       if (j === this.query) return
