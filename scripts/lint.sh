@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Every static check: ESLint (TypeScript and JavaScript; in src/js and web/ no function over 80 lines),
-# Prettier's format check, and tsc over each
-# TypeScript project (the package, the page with the widget and the worker, the tests, the benchmarks
-# and scripts). Any finding fails. `npm run lint` runs it; scripts/test.sh runs it first.
+# Every static check of the TypeScript and JavaScript: ESLint (in src/js and web/ no function over 80
+# lines), tsc --noEmit over each project (the package; the page with the widget and the worker; the tests
+# and build configurations; the benchmarks and scripts), then Prettier's format check. Any finding
+# fails. `npm run lint` runs it; scripts/test.sh runs it first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,13 +14,13 @@ done
 echo "== ESLint"
 "$bin/eslint" --max-warnings 0 src/js web tests bench scripts ./*.config.ts eslint.config.js
 
-echo "== Prettier (check only; the style is .prettierrc)"
-"$bin/prettier" --check src/js web tests bench scripts ./*.config.ts eslint.config.js
-
 echo "== tsc --noEmit"
 for project in tsconfig.json web/tsconfig.json tests/tsconfig.json bench/tsconfig.json; do
   echo "   $project"
   "$bin/tsc" --noEmit -p "$project"
 done
+
+echo "== Prettier (check only; the style is .prettierrc)"
+"$bin/prettier" --check src/js web tests bench scripts ./*.config.ts eslint.config.js
 
 # C++ (clang-format, clang-tidy): the lead adds `bash scripts/lint-cpp.sh` here at merge.

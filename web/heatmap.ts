@@ -485,28 +485,7 @@ export class Heatmap {
     })
     c.addEventListener('focus', () => { this.focused = true; this.draw(); this.announce(...this.cursor); this.emitCursor() })
     c.addEventListener('blur', () => { this.focused = false; this.draw(); this.tip.hidden = true })
-    c.addEventListener('keydown', (ev) => {
-      let [i, j] = this.cursor
-      switch (ev.key) {
-        case 'ArrowUp': i = Math.max(0, i - 1); break
-        case 'ArrowDown': i = Math.min(this.rows - 1, i + 1); break
-        case 'ArrowLeft': j = Math.max(0, j - 1); break
-        case 'ArrowRight': j = Math.min(this.cols - 1, j + 1); break
-        case 'Home': j = 0; break
-        case 'End': j = this.cols - 1; break
-        case 'Enter': case ' ':
-          ev.preventDefault()
-          this.activate(i, j)
-          return
-        default: return
-      }
-      ev.preventDefault()
-      this.cursor = [i, j]
-      this.draw()
-      this.showTip(i, j)
-      this.announce(i, j)
-      this.emitCursor()
-    })
+    c.addEventListener('keydown', (ev) => this.onKey(ev))
     this.editor.addEventListener('keydown', (ev) => {
       if (ev.key === 'Escape') { this.closeEditor(); this.canvas.focus(); return }
       if (ev.key !== 'Enter') return
@@ -523,6 +502,30 @@ export class Heatmap {
       this.opts.onEdit?.(i, j, v)
     })
     this.editor.addEventListener('blur', () => this.closeEditor())
+  }
+
+  /** The keyboard on the canvas: arrows, Home and End move the cursor; Enter and Space act on its cell. */
+  private onKey(ev: KeyboardEvent): void {
+    let [i, j] = this.cursor
+    switch (ev.key) {
+      case 'ArrowUp': i = Math.max(0, i - 1); break
+      case 'ArrowDown': i = Math.min(this.rows - 1, i + 1); break
+      case 'ArrowLeft': j = Math.max(0, j - 1); break
+      case 'ArrowRight': j = Math.min(this.cols - 1, j + 1); break
+      case 'Home': j = 0; break
+      case 'End': j = this.cols - 1; break
+      case 'Enter': case ' ':
+        ev.preventDefault()
+        this.activate(i, j)
+        return
+      default: return
+    }
+    ev.preventDefault()
+    this.cursor = [i, j]
+    this.draw()
+    this.showTip(i, j)
+    this.announce(i, j)
+    this.emitCursor()
   }
 
   private emitCursor(): void {

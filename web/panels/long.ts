@@ -74,6 +74,21 @@ export class LongPanel implements Panel {
       const [x, y] = this.plotXY(ev)
       this.zoomAt(ev.deltaY < 0 ? 1.25 : 0.8, x, y)
     }, { passive: false })
+    this.bindPointers(ctx)
+    c.addEventListener('pointerleave', () => { this.hover = null; this.request() })
+    c.addEventListener('keydown', (ev) => this.key(ev))
+    if (typeof ResizeObserver === 'function') {
+      this.resize = new ResizeObserver((entries) => {
+        const w = Math.floor(entries[entries.length - 1].contentRect.width)
+        if (w > 0 && Math.abs(w - this.W - LEFT) > 2) { this.W = Math.max(200, w - LEFT); this.sizeCanvas(); this.request() }
+      })
+      this.resize.observe(this.el)
+    }
+  }
+
+  /** One finger (or the mouse) drags, two pinch; hovering reads a cell out. */
+  private bindPointers(ctx: Ctx): void {
+    const c = this.canvas
     // One finger (or the mouse) drags; two fingers pinch: the zoom follows their distance, about their midpoint.
     const startDrag = (x: number, y: number) => { this.drag = { x, y, ox: this.ox, oy: this.oy } }
     c.addEventListener('pointerdown', (ev) => {
@@ -116,15 +131,6 @@ export class LongPanel implements Panel {
     }
     c.addEventListener('pointerup', lift)
     c.addEventListener('pointercancel', lift)
-    c.addEventListener('pointerleave', () => { this.hover = null; this.request() })
-    c.addEventListener('keydown', (ev) => this.key(ev))
-    if (typeof ResizeObserver === 'function') {
-      this.resize = new ResizeObserver((entries) => {
-        const w = Math.floor(entries[entries.length - 1].contentRect.width)
-        if (w > 0 && Math.abs(w - this.W - LEFT) > 2) { this.W = Math.max(200, w - LEFT); this.sizeCanvas(); this.request() }
-      })
-      this.resize.observe(this.el)
-    }
   }
 
   /** Shown only in long mode; `data` null hides it. */

@@ -43,7 +43,7 @@ export class TokensPanel implements Panel {
     const cross = state.mode === 'cross' && !!trace.sourceTokens
     this.rows.replaceChildren()
     this.chips = []
-    const lines: Array<{ label: string; tokens: string[]; ids: number[]; side: 'q' | 'k' | 'both' }> = cross
+    const lines: TokenLine[] = cross
       ? [
           { label: t('encoderTokens'), tokens: trace.sourceTokens!, ids: trace.sourceTokenIds ?? [], side: 'k' },
           { label: t('decoderTokens'), tokens: trace.tokens, ids: trace.tokenIds, side: 'q' },
@@ -58,30 +58,7 @@ export class TokensPanel implements Panel {
       const chips: HTMLButtonElement[] = []
       // Thousands of chips would cost more layout than the whole computation: the first ones and a count.
       line.tokens.slice(0, MAX_CHIPS).forEach((tok, i) => {
-        const isKey = line.side !== 'q'
-        const padded = state.mask === 'padding' && isKey && state.padKeys.includes(i)
-        const chip = h('button', { class: 'tok' + (padded ? ' pad' : ''), type: 'button', 'data-i': i, 'data-side': line.side },
-          // The name is the visible text plus hidden position and "id" words (an aria-label would hide the visible text).
-          h('span', { class: 'sr-only', text: `${i}: ` }),
-          h('span', { class: 'tok-text', text: tokLabel(tok) }),
-          h('span', { class: 'sr-only', text: ' (id ' }),
-          h('span', { class: 'tok-id', text: String(line.ids[i] ?? '') }),
-          h('span', { class: 'sr-only', text: ')' }))
-        if (padded) chip.append(h('span', { class: 'tok-pad', text: t('padMark') }))
-        const enter = () => ctx.setHighlight(line.side === 'k' ? null : i, line.side === 'q' ? null : i)
-        chip.addEventListener('mouseenter', enter)
-        chip.addEventListener('focus', enter)
-        chip.addEventListener('mouseleave', () => ctx.setHighlight(null, null))
-        chip.addEventListener('blur', () => ctx.setHighlight(null, null))
-        chip.addEventListener('click', () => {
-          if (state.mask === 'padding' && isKey) ctx.setState({ padKeys: toggleIndex(ctx.state.padKeys, i) })
-        })
-        chip.addEventListener('keydown', (ev) => {
-          const d = ev.key === 'ArrowRight' ? 1 : ev.key === 'ArrowLeft' ? -1 : 0
-          if (!d) return
-          ev.preventDefault()
-          chips[Math.min(chips.length - 1, Math.max(0, i + d))]?.focus()
-        })
+        const chip = tokenChip(ctx, line, i, tok, chips)
         chips.push(chip)
         list.append(h('span', { class: 'tok-item', role: 'listitem' }, chip))
       })
@@ -91,6 +68,14 @@ export class TokensPanel implements Panel {
       this.chips.push(chips)
       this.rows.append(row)
     }
+    this.renderVocab(ctx)
+    this.highlight(ctx)
+  }
+
+  /** The vocabulary and, for bpe, the learned merges. */
+  private renderVocab(ctx: Ctx): void {
+    const { t, state } = ctx
+    const trace = ctx.trace!
     this.vocabTitle.textContent = `${t('vocabulary')} (${trace.vocab.length})`
     this.vocab.replaceChildren(...trace.vocab.slice(0, 400).map((w, id) =>
       h('li', {}, h('span', { class: 'vid', text: String(id) }), h('span', { class: 'vword', text: tokLabel(w) }))))
@@ -105,7 +90,6 @@ export class TokensPanel implements Panel {
       }
       this.mergesBox.append(ol)
     }
-    this.highlight(ctx)
   }
 
   highlight(ctx: Ctx): void {
@@ -115,4 +99,36 @@ export class TokensPanel implements Panel {
       chips.forEach((c, i) => c.classList.toggle('hl', pos === i))
     })
   }
+}
+
+type TokenLine = { label: string; tokens: string[]; ids: number[]; side: 'q' | 'k' | 'both' }
+
+/** One token's chip: hover and focus highlight it everywhere, a click pads it, arrows move along the row. */
+function tokenChip(ctx: Ctx, line: TokenLine, i: number, tok: string, chips: HTMLButtonElement[]): HTMLButtonElement {
+  const { t, state } = ctx
+  const isKey = line.side !== 'q'
+  const padded = state.mask === 'padding' && isKey && state.padKeys.includes(i)
+  const chip = h('button', { class: 'tok' + (padded ? ' pad' : ''), type: 'button', 'data-i': i, 'data-side': line.side },
+    // The name is the visible text plus hidden position and "id" words (an aria-label would hide the visible text).
+    h('span', { class: 'sr-only', text: `${i}: ` }),
+    h('span', { class: 'tok-text', text: tokLabel(tok) }),
+    h('span', { class: 'sr-only', text: ' (id ' }),
+    h('span', { class: 'tok-id', text: String(line.ids[i] ?? '') }),
+    h('span', { class: 'sr-only', text: ')' }))
+  if (padded) chip.append(h('span', { class: 'tok-pad', text: t('padMark') }))
+  const enter = () => ctx.setHighlight(line.side === 'k' ? null : i, line.side === 'q' ? null : i)
+  chip.addEventListener('mouseenter', enter)
+  chip.addEventListener('focus', enter)
+  chip.addEventListener('mouseleave', () => ctx.setHighlight(null, null))
+  chip.addEventListener('blur', () => ctx.setHighlight(null, null))
+  chip.addEventListener('click', () => {
+    if (state.mask === 'padding' && isKey) ctx.setState({ padKeys: toggleIndex(ctx.state.padKeys, i) })
+  })
+  chip.addEventListener('keydown', (ev) => {
+    const d = ev.key === 'ArrowRight' ? 1 : ev.key === 'ArrowLeft' ? -1 : 0
+    if (!d) return
+    ev.preventDefault()
+    chips[Math.min(chips.length - 1, Math.max(0, i + d))]?.focus()
+  })
+  return chip
 }

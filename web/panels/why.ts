@@ -179,8 +179,12 @@ export class WhyPanel implements Panel {
     this.play.textContent = this.timer ? t('whyPause') : t('whyPlay')
     const left = keep ** (IT - ANIMAL)
     this.left.textContent = `${Math.round(keep * 100)}%^${IT - ANIMAL} = ${(left * 100).toFixed(1)}% ${t('whyLeft')}`
+    this.drawRnn(cur, keep)
+    this.drawAttention()
+  }
 
-    // RNN: words on top, one hidden-state box per word, a bar of how much of "animal" survives.
+  /** RNN: words on top, one hidden-state box per word, a bar of how much of "animal" survives. */
+  private drawRnn(cur: number, keep: number): void {
     const r = this.rnnSvg
     r.replaceChildren()
     WORDS.forEach((w, i) => {
@@ -199,12 +203,14 @@ export class WhyPanel implements Panel {
       }
       r.append(svg('line', { x1: x, y1: 24, x2: x, y2: 38, class: 'why-in' + (read ? ' on' : '') }))
     })
+  }
 
-    // Attention: arcs from the query word straight to every word, width by weight.
+  /** Attention: arcs from the query word straight to every word, width by weight; a word picks the query. */
+  private drawAttention(): void {
     const a = this.attnSvg
     a.replaceChildren()
     const weights = this.weightsFor(this.query)
-    this.describeSource(t)
+    if (this.t) this.describeSource(this.t)
     const yWords = 170
     WORDS.forEach((_, j) => {
       if (j === this.query) return

@@ -29,24 +29,53 @@ export interface Header {
   safely(fn: () => unknown): void
 }
 
-export function createHeader(d: HeaderDeps): Header {
-  const title = h('h1')
-  const subtitle = h('p', { class: 'subtitle' })
-  const langBtn = h('button', { type: 'button', class: 'btn-small', name: 'lang' })
-  const copyBtn = h('button', { type: 'button', class: 'btn-small', name: 'copyLink', hidden: !d.shareUrl })
-  const pyBtn = h('button', { type: 'button', class: 'btn-small', 'data-export': 'pytorch', hidden: !d.exports })
-  const pyDlBtn = h('button', { type: 'button', class: 'btn-small', 'data-export': 'pytorch-download', hidden: !d.exports })
-  const status = h('p', { class: 'ap-status', role: 'status' })
-  const codeBox = h('textarea', { class: 'ap-code', readonly: true, hidden: true, spellcheck: 'false' })
-  const titleBox = h('div', { class: 'ap-titles' }, title, subtitle)
+function headerElements(d: HeaderDeps) {
+  const e = {
+    title: h('h1'),
+    subtitle: h('p', { class: 'subtitle' }),
+    langBtn: h('button', { type: 'button', class: 'btn-small', name: 'lang' }),
+    copyBtn: h('button', { type: 'button', class: 'btn-small', name: 'copyLink', hidden: !d.shareUrl }),
+    pyBtn: h('button', { type: 'button', class: 'btn-small', 'data-export': 'pytorch', hidden: !d.exports }),
+    pyDlBtn: h('button', { type: 'button', class: 'btn-small', 'data-export': 'pytorch-download', hidden: !d.exports }),
+    status: h('p', { class: 'ap-status', role: 'status' }),
+    codeBox: h('textarea', { class: 'ap-code', readonly: true, hidden: true, spellcheck: 'false' }),
+  }
+  const titleBox = h('div', { class: 'ap-titles' }, e.title, e.subtitle)
   // The status line and code box sit in the header, by the buttons they answer: all content is in a landmark.
   const header = h('header', { class: 'ap-header' }, titleBox,
-    h('div', { class: 'ap-actions' }, pyBtn, pyDlBtn, copyBtn, langBtn), status, codeBox)
+    h('div', { class: 'ap-actions' }, e.pyBtn, e.pyDlBtn, e.copyBtn, e.langBtn), e.status, e.codeBox)
   // A course page has its own title and language: compact keeps only the export bar.
   titleBox.hidden = d.compact
-  langBtn.hidden = d.compact
+  e.langBtn.hidden = d.compact
   header.hidden = d.compact && !d.exports
   if (d.compact) header.classList.add('ap-bar')
+  return { ...e, header }
+}
+
+/** Copies the program to the clipboard; without one, shows it in the code box to copy by hand. */
+async function copyCode(d: HeaderDeps, codeBox: HTMLTextAreaElement, say: (msg: string) => void): Promise<void> {
+  let code: string
+  try {
+    code = d.pytorchCode()
+  } catch (e) {
+    say(`${d.t()('exportFailed')} ${errorMessage(e)}`)
+    return
+  }
+  try {
+    await navigator.clipboard.writeText(code)
+    codeBox.hidden = true
+    say(d.t()('pytorchCopied'))
+  } catch {
+    // No clipboard (insecure context, denied permission): show the code to copy by hand.
+    say(d.t()('copyFailed'))
+    codeBox.hidden = false
+    codeBox.value = code
+    codeBox.select()
+  }
+}
+
+export function createHeader(d: HeaderDeps): Header {
+  const { title, subtitle, langBtn, copyBtn, pyBtn, pyDlBtn, status, codeBox, header } = headerElements(d)
   let copiedUntil = 0
 
   const say = (msg: string) => { status.textContent = msg }
@@ -67,30 +96,9 @@ export function createHeader(d: HeaderDeps): Header {
     }
   }
 
-  async function copyCode(): Promise<void> {
-    let code: string
-    try {
-      code = d.pytorchCode()
-    } catch (e) {
-      say(`${d.t()('exportFailed')} ${errorMessage(e)}`)
-      return
-    }
-    try {
-      await navigator.clipboard.writeText(code)
-      codeBox.hidden = true
-      say(d.t()('pytorchCopied'))
-    } catch {
-      // No clipboard (insecure context, denied permission): show the code to copy by hand.
-      say(d.t()('copyFailed'))
-      codeBox.hidden = false
-      codeBox.value = code
-      codeBox.select()
-    }
-  }
-
   copyBtn.addEventListener('click', () => void copyLink())
   langBtn.addEventListener('click', () => d.toggleLang())
-  pyBtn.addEventListener('click', () => void copyCode())
+  pyBtn.addEventListener('click', () => void copyCode(d, codeBox, say))
   pyDlBtn.addEventListener('click', () => safely(() => downloadBlob(new Blob([d.pytorchCode()], { type: 'text/x-python' }), 'attention.py')))
 
   return {

@@ -78,8 +78,10 @@ function canvas(w: number, h: number, role: string): HTMLCanvasElement {
   return c
 }
 
-/** The panel's controls and canvases, built once; the labels are bound to their message keys. */
-function buildUi(settings: TrainSettings, bind: <E extends Element>(e: E, key: TrainKey) => E) {
+type Bind = <E extends Element>(e: E, key: TrainKey) => E
+
+/** The settings controls (task, rule, heads, optimizer, learning rate, seed, next-char text). */
+function buildSettings(settings: TrainSettings, bind: Bind) {
   const select = (key: TrainKey, name: string, options: Array<[string, TrainKey | null]>, value: string) => {
     const s = el('select', { name })
     for (const [v, k] of options) {
@@ -98,8 +100,7 @@ function buildUi(settings: TrainSettings, bind: <E extends Element>(e: E, key: T
   }
   const textArea = el('textarea', { name: 'text', spellcheck: 'false' })
   textArea.value = settings.text ?? ''
-  const sentenceInput = el('input', { type: 'text', name: 'sentence', class: 'tr-sentence' })
-  const ui = {
+  return {
     task: select('task', 'task', [['coreference', 'taskCoreference'], ['reverse', 'taskReverse'], ['next-char', 'taskNextChar']], settings.task),
     score: select('score', 'score', ['scaled-dot', ...SCORE_RULES.filter((r) => r !== 'scaled-dot')].map((s) => [s, RULE_LABELS[s as keyof typeof RULE_LABELS]]), settings.score),
     heads: select('heads', 'heads', ['1', '2', '4'].map((s) => [s, null]), String(settings.heads)),
@@ -109,12 +110,19 @@ function buildUi(settings: TrainSettings, bind: <E extends Element>(e: E, key: T
     resetBtn: bind(el('button', { type: 'button', name: 'reset' }), 'reset'),
     textArea,
     textLabel: el('label', {}, bind(el('span'), 'text'), textArea),
+  }
+}
+
+/** The panel's controls and canvases, built once; the labels are bound to their message keys. */
+function buildUi(settings: TrainSettings, bind: Bind) {
+  const ui = {
+    ...buildSettings(settings, bind),
     playBtn: el('button', { type: 'button', name: 'play', 'aria-pressed': 'false' }),
     stepBtn: bind(el('button', { type: 'button', name: 'step' }), 'step'),
     status: el('p', { class: 'tr-status', role: 'status', 'aria-live': 'polite' }),
     note: el('p', { class: 'tr-note' }),
     error: el('p', { class: 'tr-error', role: 'alert' }),
-    sentenceInput,
+    sentenceInput: el('input', { type: 'text', name: 'sentence', class: 'tr-sentence' }),
     curves: canvas(440, 190, 'img'),
     attn: canvas(340, 340, 'img'),
     pca: canvas(340, 340, 'img'),
@@ -127,7 +135,7 @@ function buildUi(settings: TrainSettings, bind: <E extends Element>(e: E, key: T
       el('label', {}, bind(el('span'), 'lr'), ui.lrInput), el('label', {}, bind(el('span'), 'seed'), ui.seedInput), ui.resetBtn),
     ui.textLabel,
     el('div', { class: 'tr-row' }, ui.playBtn, ui.stepBtn,
-      el('label', { class: 'tr-sentence-label' }, bind(el('span'), 'sentence'), sentenceInput)),
+      el('label', { class: 'tr-sentence-label' }, bind(el('span'), 'sentence'), ui.sentenceInput)),
     ui.status, ui.note, ui.error,
     el('div', { class: 'tr-charts' }, fig(ui.curves, 'curves'), fig(ui.attn, 'attention'), fig(ui.pca, 'pca')),
   )

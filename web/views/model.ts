@@ -161,6 +161,11 @@ export class ModelView implements Panel {
         this.long.el,
         this.pipeTitle, this.pipeNote, this.diff, this.pipeGrid))
     this.bigBox.append(this.big.el)
+    this.bindFileDrop()
+  }
+
+  /** A model file comes in through the file input or by dropping it on the view. */
+  private bindFileDrop(): void {
     this.fileInput.addEventListener('change', () => {
       const f = this.fileInput.files?.[0]
       if (f) void this.openFile(f)
