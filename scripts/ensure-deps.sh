@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # clang-16 + lld-16: the relaxed-SIMD engines (Emscripten 3.1.6's clang 14 predates the final relaxed opcodes).
 want=(cmake make g++ libeigen3-dev emscripten clang-16 lld-16)
 if [[ "${1:-}" == "--test" ]]; then
-  want+=(libgtest-dev chromium fonts-noto-cjk clang libclang-rt-14-dev wabt python3-torch poppler-utils)
+  want+=(libgtest-dev chromium fonts-noto-cjk clang libclang-rt-14-dev wabt python3-torch poppler-utils clang-format clang-tidy)
 fi
 
 missing=()

@@ -23,4 +23,5 @@ done
 echo "== Prettier (check only; the style is .prettierrc)"
 "$bin/prettier" --check src/js web tests bench scripts ./*.config.ts eslint.config.js
 
-# C++ (clang-format, clang-tidy): the lead adds `bash scripts/lint-cpp.sh` here at merge.
+echo "== C++ (clang-format, clang-tidy)"
+bash scripts/lint-cpp.sh
