@@ -6,7 +6,17 @@ import tseslint from 'typescript-eslint'
 import globals from 'globals'
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'site/**', 'build/**', 'node_modules/**', 'docs/.vitepress/cache/**', 'docs/.vitepress/dist/**', 'src/js/attention.d.ts'] },
+  {
+    ignores: [
+      'dist/**',
+      'site/**',
+      'build/**',
+      'node_modules/**',
+      'docs/.vitepress/cache/**',
+      'docs/.vitepress/dist/**',
+      'src/js/attention.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -24,7 +34,10 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/await-thenable': 'error',
       // `_`-prefixed parameters are deliberately unused (callbacks with a fixed signature).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {
@@ -41,7 +54,9 @@ export default tseslint.config(
   {
     // Small pieces: a function that needs more than 80 lines does more than one thing.
     files: ['web/**/*.ts', 'src/js/**/*.ts'],
-    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }] },
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }],
+    },
   },
   {
     files: ['tests/**/*.ts', 'src/js/**/*.ts', '*.ts'],

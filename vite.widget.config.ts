@@ -34,18 +34,37 @@ function wasmBesideThePackage(): Plugin {
       const runtimeUrl = "new URL(['..', 'attention.wasm'].join('/'), import.meta.url)"
       if (path.endsWith('/dist/index.js')) {
         // One literal per engine (attention.wasm, attention-relaxed.wasm), each kept pointing at its own file.
-        let out = rewrite(code, 'dist/index.js', /new URL\((['"])\.\/(attention(?:-[a-z]+)?\.wasm)\1,\s*import\.meta\.url\)/g,
-          "new URL(['..', '$2'].join('/'), import.meta.url)", fail)
+        let out = rewrite(
+          code,
+          'dist/index.js',
+          /new URL\((['"])\.\/(attention(?:-[a-z]+)?\.wasm)\1,\s*import\.meta\.url\)/g,
+          "new URL(['..', '$2'].join('/'), import.meta.url)",
+          fail,
+        )
         out = rewrite(out, 'dist/index.js', /const isNode = [^;]+;/, 'const isNode = false;', fail)
         // The widget runs one thread (init({ threads: 1 })): leave the pthread engine's glue out of the bundle.
-        out = rewrite(out, 'dist/index.js', /import\((['"])\.\/attention-threads\.js\1\)/,
-          "Promise.reject(new Error('the widget runs one thread'))", fail)
+        out = rewrite(
+          out,
+          'dist/index.js',
+          /import\((['"])\.\/attention-threads\.js\1\)/,
+          "Promise.reject(new Error('the widget runs one thread'))",
+          fail,
+        )
         return { code: out, map: null }
       }
       // Every engine's glue (attention.js, attention-relaxed.js) names the file it was linked as.
       const glue = /\/dist\/(attention(?:-[a-z]+)?\.js)$/.exec(path)
       if (glue) {
-        return { code: rewrite(code, `dist/${glue[1]}`, /new URL\((['"])attention\.wasm\1,\s*import\.meta\.url\)/g, runtimeUrl, fail), map: null }
+        return {
+          code: rewrite(
+            code,
+            `dist/${glue[1]}`,
+            /new URL\((['"])attention\.wasm\1,\s*import\.meta\.url\)/g,
+            runtimeUrl,
+            fail,
+          ),
+          map: null,
+        }
       }
       return null
     },
@@ -64,7 +83,8 @@ function plainWorkerUrl(): Plugin {
     name: 'ap-plain-worker-url',
     apply: 'build',
     generateBundle(_options, bundle) {
-      const nested = /new URL\(new URL\((["'`])(train-worker-[\w-]+\.js)\1,\s*import\.meta\.url\)\.href,\s*(["'`])\3\s*\+\s*import\.meta\.url\)/g
+      const nested =
+        /new URL\(new URL\((["'`])(train-worker-[\w-]+\.js)\1,\s*import\.meta\.url\)\.href,\s*(["'`])\3\s*\+\s*import\.meta\.url\)/g
       const widget = bundle['widget.js']
       if (!widget || widget.type !== 'chunk') return
       if (!nested.test(widget.code)) this.error(`widget.js no longer matches ${nested}; update vite.widget.config.ts`)
@@ -73,10 +93,15 @@ function plainWorkerUrl(): Plugin {
       // back into a literal, and it must be one in the output for those bundlers to emit the wasm.
       widget.code = widget.code.replace(
         /new URL\(\[\s*(["'`])\.\.\1,\s*(["'`])(attention(?:-relaxed)?\.wasm)\2\s*\]\.join\((["'`])\/\4\),\s*import\.meta\.url\)/g,
-        (_m, _q1, _q2, file: string) => `new URL("../${file}",import.meta.url)`)
+        (_m, _q1, _q2, file: string) => `new URL("../${file}",import.meta.url)`,
+      )
       // Both engines' files (SIMD128 and relaxed SIMD): init() picks one at run time.
       for (const file of ['attention.wasm', 'attention-relaxed.wasm']) {
-        if (!new RegExp(`new URL\\((["'\`])\\.\\./${file.replace('.', '\\.')}\\1,import\\.meta\\.url\\)`).test(widget.code)) {
+        if (
+          !new RegExp(`new URL\\((["'\`])\\.\\./${file.replace('.', '\\.')}\\1,import\\.meta\\.url\\)`).test(
+            widget.code,
+          )
+        ) {
           this.error(`widget.js has no literal new URL("../${file}", import.meta.url); update vite.widget.config.ts`)
         }
       }
@@ -92,16 +117,22 @@ function plainWorkerUrl(): Plugin {
 function withExtensions(dir: string): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const file = join(dir, entry.name)
-    if (entry.isDirectory()) { withExtensions(file); continue }
+    if (entry.isDirectory()) {
+      withExtensions(file)
+      continue
+    }
     if (!entry.name.endsWith('.d.ts')) continue
     const text = readFileSync(file, 'utf8')
-    const out = text.replace(/(\bfrom\s*|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]*)\2/g, (m, lead: string, q: string, spec: string) => {
-      if (/\.js$/.test(spec)) return m
-      const target = join(dirname(file), spec)
-      if (existsSync(`${target}.d.ts`)) return `${lead}${q}${spec}.js${q}`
-      if (existsSync(join(target, 'index.d.ts'))) return `${lead}${q}${spec}/index.js${q}`
-      throw new Error(`${file}: no declaration for ${spec}`)
-    })
+    const out = text.replace(
+      /(\bfrom\s*|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]*)\2/g,
+      (m, lead: string, q: string, spec: string) => {
+        if (/\.js$/.test(spec)) return m
+        const target = join(dirname(file), spec)
+        if (existsSync(`${target}.d.ts`)) return `${lead}${q}${spec}.js${q}`
+        if (existsSync(join(target, 'index.d.ts'))) return `${lead}${q}${spec}/index.js${q}`
+        throw new Error(`${file}: no declaration for ${spec}`)
+      },
+    )
     if (out !== text) writeFileSync(file, out)
   }
 }
@@ -115,7 +146,11 @@ function widgetTypes(): Plugin {
     name: 'ap-widget-dts',
     apply: 'build',
     closeBundle() {
-      execFileSync(process.execPath, [here('./node_modules/typescript/bin/tsc'), '-p', here('./web/tsconfig.widget.json')], { stdio: 'inherit' })
+      execFileSync(
+        process.execPath,
+        [here('./node_modules/typescript/bin/tsc'), '-p', here('./web/tsconfig.widget.json')],
+        { stdio: 'inherit' },
+      )
       withExtensions(here('./dist/widget'))
     },
   }

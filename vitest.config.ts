@@ -1,16 +1,18 @@
-import { defineConfig } from 'vitest/config';
-import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config'
+import { fileURLToPath } from 'node:url'
 
 // Two cores: files run in two forks; browser tests start their own Chromium and server.
 // Projects: every Node suite on the engine Node picks by itself (SIMD128: Node 20 has no relaxed SIMD without a
 // flag); the engine suites again on the relaxed-SIMD engine, in Node with the flag that enables it; the browser
 // suites with that flag too (see below).
-const ENGINE_SUITES = ['tests/js/engine-*.test.ts', 'tests/js/hardening-bad-input.test.ts'];
+const ENGINE_SUITES = ['tests/js/engine-*.test.ts', 'tests/js/hardening-bad-input.test.ts']
 
 export default defineConfig({
   // The page's modules import the engine by its package name, as the page build does (vite.config.ts).
   resolve: {
-    alias: [{ find: /^attention-playground$/, replacement: fileURLToPath(new URL('./dist/index.js', import.meta.url)) }],
+    alias: [
+      { find: /^attention-playground$/, replacement: fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
+    ],
   },
   test: {
     pool: 'forks',
@@ -48,4 +50,4 @@ export default defineConfig({
       },
     ],
   },
-});
+})

@@ -154,13 +154,28 @@ export async function runBrowserBench({ threadCounts = [1, 2] } = {}) {
   writeFileSync(join(root, 'build/bench/browser.html'), PAGE)
   const server = await serve(root, 0)
   const base = `http://127.0.0.1:${server.address().port}`
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--no-first-run', '--disable-quic', '--disable-sync'] })
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-quic',
+      '--disable-sync',
+    ],
+  })
   const results = []
   const pages = {}
   try {
-    log(`attention in ${browser.version()} (headless), cross-origin isolated page; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`)
+    log(
+      `attention in ${browser.version()} (headless), cross-origin isolated page; load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    )
     for (const threads of threadCounts) {
       const page = await browser.newPage()
       page.on('pageerror', (e) => log(`  page error: ${e.message}`))
@@ -195,7 +210,14 @@ export async function runBrowserBench({ threadCounts = [1, 2] } = {}) {
   const goals = measureGoals(results)
   printGoals(goals)
   mkdirSync(dirname(jsonOut), { recursive: true })
-  writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), browser: 'chromium', quick, loadavg: os.loadavg(), results, goals }, null, 1))
+  writeFileSync(
+    jsonOut,
+    JSON.stringify(
+      { date: new Date().toISOString(), browser: 'chromium', quick, loadavg: os.loadavg(), results, goals },
+      null,
+      1,
+    ),
+  )
   log(`results written to ${jsonOut}`)
   return { results, goals }
 }
@@ -204,12 +226,22 @@ function printCase(n, d, causal, threads, rows, rounds) {
   const peers = rows.filter((r) => r.peer && !r.failed)
   const best = peers.reduce((a, b) => (b.gflops > (a?.gflops ?? 0) ? b : a), null)
   const gf = causal ? 'eff. GF/s' : 'GFLOP/s'
-  log(`n = ${n}, d = ${d}, causal ${causal ? 'on' : 'off'}, ${threads} thread${threads > 1 ? 's' : ''}   (${rounds} rounds, load ${os.loadavg()[0].toFixed(1)})`)
-  log(`  ${'implementation'.padEnd(44)}${'ms'.padStart(9)}${'GFLOP done'.padStart(12)}${gf.padStart(11)}${'× best peer'.padStart(13)}${'max diff'.padStart(10)}`)
+  log(
+    `n = ${n}, d = ${d}, causal ${causal ? 'on' : 'off'}, ${threads} thread${threads > 1 ? 's' : ''}   (${rounds} rounds, load ${os.loadavg()[0].toFixed(1)})`,
+  )
+  log(
+    `  ${'implementation'.padEnd(44)}${'ms'.padStart(9)}${'GFLOP done'.padStart(12)}${gf.padStart(11)}${'× best peer'.padStart(13)}${'max diff'.padStart(10)}`,
+  )
   for (const r of rows) {
     const ratio = best && !r.failed ? r.gflops / best.gflops : NaN
-    const status = r.error ? `  FAILED: ${r.error}` : r.failed ? `  FAILED: differs from the reference by ${r.maxDiff.toExponential(1)}` : ''
-    log(`  ${r.impl.padEnd(44)}${fmt(r.failed ? NaN : r.ms, 9, n >= 2048 ? 1 : 3)}${fmt(r.gflopDone, 12, 3)}${fmt(r.gflops, 11, 1)}${fmt(ratio, 13, 2)}${(Number.isFinite(r.maxDiff) ? r.maxDiff.toExponential(1) : '—').padStart(10)}${status}`)
+    const status = r.error
+      ? `  FAILED: ${r.error}`
+      : r.failed
+        ? `  FAILED: differs from the reference by ${r.maxDiff.toExponential(1)}`
+        : ''
+    log(
+      `  ${r.impl.padEnd(44)}${fmt(r.failed ? NaN : r.ms, 9, n >= 2048 ? 1 : 3)}${fmt(r.gflopDone, 12, 3)}${fmt(r.gflops, 11, 1)}${fmt(ratio, 13, 2)}${(Number.isFinite(r.maxDiff) ? r.maxDiff.toExponential(1) : '—').padStart(10)}${status}`,
+    )
   }
   if (causal) log('  (causal: GFLOP/s counts the full 4·n²·d, "effective"; GFLOP done is what each one computed)')
   log('')
@@ -224,7 +256,13 @@ function measureGoals(results) {
   for (const key of keys) {
     const [n, d] = key.split('/').map(Number)
     const byCase = cases.filter((c) => c.n === n && c.d === d)
-    const bestPeer = (threads) => Math.max(...(byCase.find((c) => c.threads === threads)?.rows.filter((r) => r.peer && !r.failed).map((r) => r.gflops) ?? [NaN]))
+    const bestPeer = (threads) =>
+      Math.max(
+        ...(byCase
+          .find((c) => c.threads === threads)
+          ?.rows.filter((r) => r.peer && !r.failed)
+          .map((r) => r.gflops) ?? [NaN]),
+      )
     const relaxed1 = pick(byCase, 1, (r) => r.impl === 'ours relaxed-simd (fused)')
     const simd1 = pick(byCase, 1, (r) => r.impl === 'ours simd128 (fused)')
     const weights1 = pick(byCase, 1, (r) => r.impl === 'ours relaxed-simd (needWeights)')
@@ -232,12 +270,19 @@ function measureGoals(results) {
     const t1 = pick(byCase, 2, (r) => r.ours && r.threads === 1 && !r.needWeights)
     const peer1 = bestPeer(1)
     const peer2 = bestPeer(2)
-    goals.push({ n, d,
-      relaxedVsBestPeer: relaxed1 && relaxed1.gflops / peer1, relaxedGoal: 1.6,
-      simd128VsBestPeer: simd1 && simd1.gflops / peer1, simd128Goal: 1.3,
-      twoThreadsVsOne: t2 && t1 && t2.gflops / t1.gflops, twoThreadsGoal: n === 2048 ? 1.8 : undefined,
+    goals.push({
+      n,
+      d,
+      relaxedVsBestPeer: relaxed1 && relaxed1.gflops / peer1,
+      relaxedGoal: 1.6,
+      simd128VsBestPeer: simd1 && simd1.gflops / peer1,
+      simd128Goal: 1.3,
+      twoThreadsVsOne: t2 && t1 && t2.gflops / t1.gflops,
+      twoThreadsGoal: n === 2048 ? 1.8 : undefined,
       twoThreadsVsBestPeer2: t2 && t2.gflops / peer2,
-      needWeightsVsBestPeer: weights1 && weights1.gflops / peer1, needWeightsGoal: n === 2048 ? 1.0 : undefined })
+      needWeightsVsBestPeer: weights1 && weights1.gflops / peer1,
+      needWeightsGoal: n === 2048 ? 1.0 : undefined,
+    })
   }
   return goals
 }
@@ -245,14 +290,18 @@ function measureGoals(results) {
 function printGoals(goals) {
   const mark = (v, g) => (v === undefined || g === undefined ? '' : v >= g ? ' met' : ' NOT met')
   log('goals (Chromium, non-causal, medians): ratio (goal)')
-  log(`  ${'n'.padStart(6)}${'d'.padStart(5)}  ${'relaxed 1T ÷ best peer'.padEnd(28)}${'simd128 1T ÷ best peer'.padEnd(28)}${'ours 2T ÷ ours 1T'.padEnd(24)}${'needWeights ÷ best peer'.padEnd(26)}2T ÷ best peer 2T`)
+  log(
+    `  ${'n'.padStart(6)}${'d'.padStart(5)}  ${'relaxed 1T ÷ best peer'.padEnd(28)}${'simd128 1T ÷ best peer'.padEnd(28)}${'ours 2T ÷ ours 1T'.padEnd(24)}${'needWeights ÷ best peer'.padEnd(26)}2T ÷ best peer 2T`,
+  )
   for (const g of goals) {
-    log(`  ${String(g.n).padStart(6)}${String(g.d).padStart(5)}  ` +
-      `${(fmt(g.relaxedVsBestPeer, 5) + ` (1.6)${mark(g.relaxedVsBestPeer, g.relaxedGoal)}`).padEnd(28)}` +
-      `${(fmt(g.simd128VsBestPeer, 5) + ` (1.3)${mark(g.simd128VsBestPeer, g.simd128Goal)}`).padEnd(28)}` +
-      `${(fmt(g.twoThreadsVsOne, 5) + (g.twoThreadsGoal ? ` (1.8)${mark(g.twoThreadsVsOne, g.twoThreadsGoal)}` : '')).padEnd(24)}` +
-      `${(fmt(g.needWeightsVsBestPeer, 5) + (g.needWeightsGoal ? ` (1.0)${mark(g.needWeightsVsBestPeer, g.needWeightsGoal)}` : '')).padEnd(26)}` +
-      `${fmt(g.twoThreadsVsBestPeer2, 5)}`)
+    log(
+      `  ${String(g.n).padStart(6)}${String(g.d).padStart(5)}  ` +
+        `${(fmt(g.relaxedVsBestPeer, 5) + ` (1.6)${mark(g.relaxedVsBestPeer, g.relaxedGoal)}`).padEnd(28)}` +
+        `${(fmt(g.simd128VsBestPeer, 5) + ` (1.3)${mark(g.simd128VsBestPeer, g.simd128Goal)}`).padEnd(28)}` +
+        `${(fmt(g.twoThreadsVsOne, 5) + (g.twoThreadsGoal ? ` (1.8)${mark(g.twoThreadsVsOne, g.twoThreadsGoal)}` : '')).padEnd(24)}` +
+        `${(fmt(g.needWeightsVsBestPeer, 5) + (g.needWeightsGoal ? ` (1.0)${mark(g.needWeightsVsBestPeer, g.needWeightsGoal)}` : '')).padEnd(26)}` +
+        `${fmt(g.twoThreadsVsBestPeer2, 5)}`,
+    )
   }
 }
 

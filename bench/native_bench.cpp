@@ -48,23 +48,32 @@ int main(int argc, char** argv) {
       const int runs = n >= 8192 ? 5 : n >= 2048 ? 7 : 21;
       std::vector<float> ws(size_t(k::flash_workspace_floats(n, n, d, d)));
       for (bool causal : {false, true}) {
-        const double ms = median_ms([&] {
-          k::flash_attention(Q.data(), K.data(), V.data(), O.data(), n, n, d, d, alpha, 1.f, causal, ws.data());
-        }, runs);
-        std::printf("{\"impl\":\"native\",\"path\":\"flash\",\"backend\":\"%s\",\"n\":%d,\"d\":%d,\"causal\":%s,\"ms\":%.4f,\"gflops\":%.2f,\"min_ms\":%.4f,\"runs\":%d}\n",
-                    k::backend(), n, d, causal ? "true" : "false", ms, flops / ms / 1e6, g_min_ms, runs);
+        const double ms = median_ms(
+            [&] {
+              k::flash_attention(Q.data(), K.data(), V.data(), O.data(), n, n, d, d, alpha, 1.f, causal, ws.data());
+            },
+            runs);
+        std::printf(
+            "{\"impl\":\"native\",\"path\":\"flash\",\"backend\":\"%s\",\"n\":%d,\"d\":%d,\"causal\":%s,\"ms\":%.4f,"
+            "\"gflops\":%.2f,\"min_ms\":%.4f,\"runs\":%d}\n",
+            k::backend(), n, d, causal ? "true" : "false", ms, flops / ms / 1e6, g_min_ms, runs);
         std::fflush(stdout);
         if (n > 2048) continue;  // the n×n matrix is the point of the fused path past this
         std::vector<float> S(size_t(n) * n);
-        const double ms2 = median_ms([&] {
-          k::qkt(Q.data(), K.data(), S.data(), n, n, d, alpha);
-          if (causal)
-            for (int i = 0; i < n; ++i) std::fill(S.begin() + size_t(i) * n + i + 1, S.begin() + size_t(i + 1) * n, -INFINITY);
-          k::softmax_rows(S.data(), n, n, 1.f);
-          k::weights_v(S.data(), V.data(), O.data(), n, n, d);
-        }, runs);
-        std::printf("{\"impl\":\"native\",\"path\":\"unfused\",\"backend\":\"%s\",\"n\":%d,\"d\":%d,\"causal\":%s,\"ms\":%.4f,\"gflops\":%.2f,\"min_ms\":%.4f,\"runs\":%d}\n",
-                    k::backend(), n, d, causal ? "true" : "false", ms2, flops / ms2 / 1e6, g_min_ms, runs);
+        const double ms2 = median_ms(
+            [&] {
+              k::qkt(Q.data(), K.data(), S.data(), n, n, d, alpha);
+              if (causal)
+                for (int i = 0; i < n; ++i)
+                  std::fill(S.begin() + size_t(i) * n + i + 1, S.begin() + size_t(i + 1) * n, -INFINITY);
+              k::softmax_rows(S.data(), n, n, 1.f);
+              k::weights_v(S.data(), V.data(), O.data(), n, n, d);
+            },
+            runs);
+        std::printf(
+            "{\"impl\":\"native\",\"path\":\"unfused\",\"backend\":\"%s\",\"n\":%d,\"d\":%d,\"causal\":%s,\"ms\":%.4f,"
+            "\"gflops\":%.2f,\"min_ms\":%.4f,\"runs\":%d}\n",
+            k::backend(), n, d, causal ? "true" : "false", ms2, flops / ms2 / 1e6, g_min_ms, runs);
         std::fflush(stdout);
       }
     }

@@ -17,32 +17,54 @@ import { launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
 
 /** @typedef {Window & { __apPlayground?: import('../web/playground').PlaygroundHandle }} PageWindow */
 
-const WORDS = ('the animal did not cross street because it was too tired a cat sat on mat dog ran fast over lazy fox ' +
-  'bird sang song tree river flowed under bridge light morning came early').split(' ')
+const WORDS = (
+  'the animal did not cross street because it was too tired a cat sat on mat dog ran fast over lazy fox ' +
+  'bird sang song tree river flowed under bridge light morning came early'
+).split(' ')
 
-const sentence = (n, salt = 0) => Array.from({ length: n }, (_, i) => WORDS[(i * 7 + salt * 3 + (i >> 3)) % WORDS.length]).join(' ')
-const median = (xs) => { if (!xs.length) return NaN; const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2 }
+const sentence = (n, salt = 0) =>
+  Array.from({ length: n }, (_, i) => WORDS[(i * 7 + salt * 3 + (i >> 3)) % WORDS.length]).join(' ')
+const median = (xs) => {
+  if (!xs.length) return NaN
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
 
 /** Types `text` into the sentence box; resolves with the playground's own time, input→painted and the longest task. */
 function typeText(page, text) {
-  return page.evaluate((text) => new Promise((resolve) => {
-    const area = /** @type {HTMLTextAreaElement} */ (document.querySelector('textarea[name="text"]'))
-    const tasks = []
-    const obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) tasks.push(e.duration) })
-    obs.observe({ type: 'longtask' })
-    const t0 = performance.now()
-    document.addEventListener('ap-render', (/** @type {CustomEvent<{ ms: number, long: boolean }>} */ e) => {
-      const ms = e.detail.ms
-      // The frame after the render is the first one that shows it (the long view draws in it too).
-      requestAnimationFrame(() => requestAnimationFrame(() => {
-        const painted = performance.now() - t0
-        // Long tasks are reported after they end: give the observer a moment.
-        setTimeout(() => { obs.disconnect(); resolve({ ms, painted, longest: Math.max(0, ...tasks), long: !!e.detail.long }) }, 30)
-      }))
-    }, { once: true })
-    area.value = text
-    area.dispatchEvent(new Event('input', { bubbles: true }))
-  }), text)
+  return page.evaluate(
+    (text) =>
+      new Promise((resolve) => {
+        const area = /** @type {HTMLTextAreaElement} */ (document.querySelector('textarea[name="text"]'))
+        const tasks = []
+        const obs = new PerformanceObserver((l) => {
+          for (const e of l.getEntries()) tasks.push(e.duration)
+        })
+        obs.observe({ type: 'longtask' })
+        const t0 = performance.now()
+        document.addEventListener(
+          'ap-render',
+          (/** @type {CustomEvent<{ ms: number, long: boolean }>} */ e) => {
+            const ms = e.detail.ms
+            // The frame after the render is the first one that shows it (the long view draws in it too).
+            requestAnimationFrame(() =>
+              requestAnimationFrame(() => {
+                const painted = performance.now() - t0
+                // Long tasks are reported after they end: give the observer a moment.
+                setTimeout(() => {
+                  obs.disconnect()
+                  resolve({ ms, painted, longest: Math.max(0, ...tasks), long: !!e.detail.long })
+                }, 30)
+              }),
+            )
+          },
+          { once: true },
+        )
+        area.value = text
+        area.dispatchEvent(new Event('input', { bubbles: true }))
+      }),
+    text,
+  )
 }
 
 /** @param {{ runs?: number, sizes?: number[], log?: (s: string) => void }} [opts] */
@@ -55,11 +77,22 @@ export async function runPageBench(opts = {}) {
   try {
     for (const n of SIZES) {
       const pasted = n > 320
-      const load = [], first = [], update = [], painted = [], longest = [], zoom = []
+      const load = [],
+        first = [],
+        update = [],
+        painted = [],
+        longest = [],
+        zoom = []
       for (let r = 0; r < Math.max(3, Math.round(RUNS / 3)); r++) {
         const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 } })
-        await page.goto(pasted ? `${server.url}?tokenizer=word` : `${server.url}?tokenizer=word&text=${encodeURIComponent(sentence(n))}`)
-        await page.waitForFunction(() => performance.getEntriesByName('ap-mounted').length > 0, null, { timeout: 60000 })
+        await page.goto(
+          pasted
+            ? `${server.url}?tokenizer=word`
+            : `${server.url}?tokenizer=word&text=${encodeURIComponent(sentence(n))}`,
+        )
+        await page.waitForFunction(() => performance.getEntriesByName('ap-mounted').length > 0, null, {
+          timeout: 60000,
+        })
         const m = await page.evaluate(() => {
           const at = (name) => performance.getEntriesByName(name)[0].startTime
           return { load: at('ap-init-end'), first: at('ap-mounted') - at('ap-init-end') }
@@ -80,25 +113,42 @@ export async function runPageBench(opts = {}) {
             longest.push(res.longest)
             if (pasted !== res.long) throw new Error(`n = ${n}: expected the ${pasted ? 'long' : 'normal'} view`)
           }
-          const tokens = await page.evaluate(() => /** @type {PageWindow} */ (window).__apPlayground?.getTrace()?.tokens.length)
+          const tokens = await page.evaluate(
+            () => /** @type {PageWindow} */ (window).__apPlayground?.getTrace()?.tokens.length,
+          )
           if (tokens !== n) throw new Error(`expected ${n} tokens on the page, found ${tokens}`)
           if (pasted) {
             for (let k = 0; k < Math.min(RUNS, 8); k++) {
-              const ms = await page.evaluate((inward) => new Promise((resolve) => {
-                const b = /** @type {HTMLButtonElement} */ (document.querySelector(`[data-panel="long"] button[name="${inward ? 'zoomIn' : 'zoomOut'}"]`))
-                const t0 = performance.now()
-                b.click()
-                // The view redraws in the next frame; the one after shows it.
-                requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)))
-              }), k % 2 === 0)
+              const ms = await page.evaluate(
+                (inward) =>
+                  new Promise((resolve) => {
+                    const b = /** @type {HTMLButtonElement} */ (
+                      document.querySelector(`[data-panel="long"] button[name="${inward ? 'zoomIn' : 'zoomOut'}"]`)
+                    )
+                    const t0 = performance.now()
+                    b.click()
+                    // The view redraws in the next frame; the one after shows it.
+                    requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)))
+                  }),
+                k % 2 === 0,
+              )
               zoom.push(ms)
             }
           }
         }
         await page.close()
       }
-      rows.push({ n, load: median(load), first: median(first), update: median(update), painted: median(painted),
-        longest: median(longest), maxLongest: Math.max(...longest), zoom: median(zoom), runs: update.length })
+      rows.push({
+        n,
+        load: median(load),
+        first: median(first),
+        update: median(update),
+        painted: median(painted),
+        longest: median(longest),
+        maxLongest: Math.max(...longest),
+        zoom: median(zoom),
+        runs: update.length,
+      })
     }
   } finally {
     await session.close()
@@ -109,10 +159,15 @@ export async function runPageBench(opts = {}) {
   const lines = [
     `page benchmark — Chromium (Debian), medians; update aim: < 16 ms for n ≤ 32; no task ≥ 50 ms on input`,
     '     n   load+init ms   first render ms   update ms (run+draw)   input→painted ms   longest task ms (median / max)   zoom→painted ms   runs',
-    ...rows.map((r) => `${String(r.n).padStart(6)}   ${f(r.load)}       ${f(r.first)}          ${f(r.update)}               ${f(r.painted)}             ${f(r.longest)} / ${f(r.maxLongest)}          ${f(r.zoom)}      ${r.runs}`),
+    ...rows.map(
+      (r) =>
+        `${String(r.n).padStart(6)}   ${f(r.load)}       ${f(r.first)}          ${f(r.update)}               ${f(r.painted)}             ${f(r.longest)} / ${f(r.maxLongest)}          ${f(r.zoom)}      ${r.runs}`,
+    ),
   ]
   if (rows.some((r) => r.n > 320)) {
-    lines.push('n > 320: the long view (no n×n matrix); its input→painted includes the 120 ms typing debounce; first render = paste→painted.')
+    lines.push(
+      'n > 320: the long view (no n×n matrix); its input→painted includes the 120 ms typing debounce; first render = paste→painted.',
+    )
   }
   const table = lines.join('\n')
   opts.log?.(table)
@@ -120,7 +175,10 @@ export async function runPageBench(opts = {}) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const arg = (name) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined }
+  const arg = (name) => {
+    const i = process.argv.indexOf(name)
+    return i > 0 ? process.argv[i + 1] : undefined
+  }
   const runs = arg('--runs') ? Number(arg('--runs')) : undefined
   const sizes = arg('--sizes') ? arg('--sizes').split(',').map(Number) : undefined
   await runPageBench({ runs, sizes, log: (s) => console.log(s) })

@@ -6,10 +6,15 @@
 import { fileURLToPath } from 'node:url'
 import { launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
 
-const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? Number(process.argv[i + 1]) : dflt }
-const N = arg('--n', 128), RUNS = arg('--runs', 30)
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(name)
+  return i > 0 ? Number(process.argv[i + 1]) : dflt
+}
+const N = arg('--n', 128),
+  RUNS = arg('--runs', 30)
 const WORDS = 'the animal did not cross street because it was too tired a cat sat on mat dog ran fast'.split(' ')
-const sentence = (n, salt) => Array.from({ length: n }, (_, i) => WORDS[(i * 7 + salt * 3 + (i >> 3)) % WORDS.length]).join(' ')
+const sentence = (n, salt) =>
+  Array.from({ length: n }, (_, i) => WORDS[(i * 7 + salt * 3 + (i >> 3)) % WORDS.length]).join(' ')
 
 export async function profileUpdates(n = N, runs = RUNS) {
   const server = await serveStatic(process.env.SITE_DIR || undefined)
@@ -25,32 +30,48 @@ export async function profileUpdates(n = N, runs = RUNS) {
     await cdp.send('Profiler.start')
     const ms = []
     for (let k = 0; k < runs; k++) {
-      ms.push(await page.evaluate((text) => new Promise((resolve) => {
-        document.addEventListener('ap-rendered', (e) => resolve({ ms: e.detail.ms, computeMs: e.detail.computeMs }), { once: true })
-        const area = document.querySelector('textarea[name="text"]')
-        area.value = text
-        area.dispatchEvent(new Event('input', { bubbles: true }))
-      }), sentence(n, k + 1)))
+      ms.push(
+        await page.evaluate(
+          (text) =>
+            new Promise((resolve) => {
+              document.addEventListener(
+                'ap-rendered',
+                (e) => resolve({ ms: e.detail.ms, computeMs: e.detail.computeMs }),
+                { once: true },
+              )
+              const area = document.querySelector('textarea[name="text"]')
+              area.value = text
+              area.dispatchEvent(new Event('input', { bubbles: true }))
+            }),
+          sentence(n, k + 1),
+        ),
+      )
     }
     const { profile } = await cdp.send('Profiler.stop')
-    const byFn = new Map(), byFile = new Map()
+    const byFn = new Map(),
+      byFile = new Map()
     const dt = new Map()
-    for (let i = 0; i < profile.samples.length; i++) dt.set(profile.samples[i], (dt.get(profile.samples[i]) ?? 0) + profile.timeDeltas[i] / 1000)
+    for (let i = 0; i < profile.samples.length; i++)
+      dt.set(profile.samples[i], (dt.get(profile.samples[i]) ?? 0) + profile.timeDeltas[i] / 1000)
     for (const node of profile.nodes) {
       const t = dt.get(node.id) ?? 0
       if (!t) continue
       const f = node.callFrame
-      const file = (f.url.split('/').pop() || '(native)')
+      const file = f.url.split('/').pop() || '(native)'
       const name = `${f.functionName || '(anonymous)'} ${file}:${f.lineNumber + 1}`
       byFn.set(name, (byFn.get(name) ?? 0) + t / runs)
       byFile.set(file, (byFile.get(file) ?? 0) + t / runs)
     }
     const med = (a) => [...a].sort((x, y) => x - y)[a.length >> 1]
-    console.log(`n = ${n}: update (compute + draw) median ${med(ms.map((m) => m.ms)).toFixed(1)} ms, of which the engine run ${med(ms.map((m) => m.computeMs)).toFixed(1)} ms (${runs} updates)`)
+    console.log(
+      `n = ${n}: update (compute + draw) median ${med(ms.map((m) => m.ms)).toFixed(1)} ms, of which the engine run ${med(ms.map((m) => m.computeMs)).toFixed(1)} ms (${runs} updates)`,
+    )
     console.log('self time per update, by file:')
-    for (const [k, v] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`  ${v.toFixed(2).padStart(7)} ms  ${k}`)
+    for (const [k, v] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 10))
+      console.log(`  ${v.toFixed(2).padStart(7)} ms  ${k}`)
     console.log('by function:')
-    for (const [k, v] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${v.toFixed(2).padStart(7)} ms  ${k}`)
+    for (const [k, v] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 25))
+      console.log(`  ${v.toFixed(2).padStart(7)} ms  ${k}`)
   } finally {
     await session.close()
     await server.close()

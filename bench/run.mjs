@@ -12,385 +12,578 @@
 //
 //   node bench/run.mjs [--quick] [--long-only] [--json out.json]
 //   AP_BENCH_NATIVE=/path/to/ap_bench_native   (default build/native/ap_bench_native)
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import os from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
-import { attentionModel } from './onnx_model.mjs';
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import os from 'node:os'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { gzipSync } from 'node:zlib'
+import { attentionModel } from './onnx_model.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 // AP_BENCH_DIST: another build of the package (e.g. a kernel experiment) instead of dist/.
-const distDir = process.env.AP_BENCH_DIST ? resolve(process.env.AP_BENCH_DIST) : join(root, 'dist');
-const require = createRequire(import.meta.url);
-const argv = process.argv.slice(2);
-const quick = argv.includes('--quick');
-const longOnly = argv.includes('--long-only');  // just the n = 16384 run, size and start-up
-const jsonOut = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : join(root, 'bench', 'results', 'node.json');
-const t0All = performance.now();
+const distDir = process.env.AP_BENCH_DIST ? resolve(process.env.AP_BENCH_DIST) : join(root, 'dist')
+const require = createRequire(import.meta.url)
+const argv = process.argv.slice(2)
+const quick = argv.includes('--quick')
+const longOnly = argv.includes('--long-only') // just the n = 16384 run, size and start-up
+const jsonOut = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : join(root, 'bench', 'results', 'node.json')
+const t0All = performance.now()
 
-const NS = quick ? [128, 512, 2048] : [128, 512, 2048, 8192];
-const DS = quick ? [64] : [64, 128];
-const CAUSALS = [false, true];
-const log = (...a) => console.log(...a);
-const fmt = (x, w = 9, p = 2) => (x === undefined || x === null || Number.isNaN(x) ? '—' : x.toFixed(p)).padStart(w);
+const NS = quick ? [128, 512, 2048] : [128, 512, 2048, 8192]
+const DS = quick ? [64] : [64, 128]
+const CAUSALS = [false, true]
+const log = (...a) => console.log(...a)
+const fmt = (x, w = 9, p = 2) => (x === undefined || x === null || Number.isNaN(x) ? '—' : x.toFixed(p)).padStart(w)
 
 // ---------- inputs ----------
 function rand(len, seed) {
   // xorshift32: the same inputs for every implementation and every run of the benchmark.
-  let s = seed >>> 0 || 1;
-  const a = new Float32Array(len);
+  let s = seed >>> 0 || 1
+  const a = new Float32Array(len)
   for (let i = 0; i < len; i++) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    a[i] = (s / 4294967296) * 2 - 1;
+    s ^= s << 13
+    s >>>= 0
+    s ^= s >>> 17
+    s ^= s << 5
+    s >>>= 0
+    a[i] = (s / 4294967296) * 2 - 1
   }
-  return a;
+  return a
 }
 
 // ---------- plain JS ----------
 // One row at a time (O(n) extra memory), max-subtracted softmax, masked keys not visited.
 function plainAttention(Q, K, V, n, d, scale, causal) {
-  const O = new Float32Array(n * d);
-  const s = new Float32Array(n);
+  const O = new Float32Array(n * d)
+  const s = new Float32Array(n)
   for (let i = 0; i < n; i++) {
-    const qi = i * d;
-    const end = causal ? i + 1 : n;
-    let m = -Infinity;
+    const qi = i * d
+    const end = causal ? i + 1 : n
+    let m = -Infinity
     for (let j = 0; j < end; j++) {
-      const kj = j * d;
-      let acc = 0;
-      for (let t = 0; t < d; t++) acc += Q[qi + t] * K[kj + t];
-      acc *= scale;
-      s[j] = acc;
-      if (acc > m) m = acc;
+      const kj = j * d
+      let acc = 0
+      for (let t = 0; t < d; t++) acc += Q[qi + t] * K[kj + t]
+      acc *= scale
+      s[j] = acc
+      if (acc > m) m = acc
     }
-    let sum = 0;
+    let sum = 0
     for (let j = 0; j < end; j++) {
-      const e = Math.exp(s[j] - m);
-      s[j] = e;
-      sum += e;
+      const e = Math.exp(s[j] - m)
+      s[j] = e
+      sum += e
     }
-    const inv = 1 / sum;
+    const inv = 1 / sum
     for (let j = 0; j < end; j++) {
-      const w = s[j] * inv;
-      const vj = j * d;
-      for (let t = 0; t < d; t++) O[qi + t] += w * V[vj + t];
+      const w = s[j] * inv
+      const vj = j * d
+      for (let t = 0; t < d; t++) O[qi + t] += w * V[vj + t]
     }
   }
-  return O;
+  return O
 }
 
 // ---------- peers ----------
 async function loadTf() {
   // Both through require: the backend's Node build registers itself on the CommonJS tfjs-core,
   // and an ESM import of tfjs-core would be a second, backend-less copy.
-  const tf = require('@tensorflow/tfjs-core');
-  const wasm = require('@tensorflow/tfjs-backend-wasm');
-  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
-  wasm.setThreadsCount?.(1);
-  await tf.setBackend('wasm');
-  await tf.ready();
-  return { tf, version: wasm.version_wasm ?? '4.22', simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') };
+  const tf = require('@tensorflow/tfjs-core')
+  const wasm = require('@tensorflow/tfjs-backend-wasm')
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false)
+  wasm.setThreadsCount?.(1)
+  await tf.setBackend('wasm')
+  await tf.ready()
+  return { tf, version: wasm.version_wasm ?? '4.22', simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') }
 }
 
 function tfAttention(tf, q, k, v, mask, scale, transposeFirst) {
   const out = tf.tidy(() => {
-    const s = transposeFirst ? tf.matMul(q, tf.transpose(k)) : tf.matMul(q, k, false, true);
-    let x = tf.mul(s, tf.scalar(scale));
-    if (mask) x = tf.add(x, mask);
-    return tf.matMul(tf.softmax(x), v);
-  });
-  const data = out.dataSync();
-  out.dispose();
-  return data;
+    const s = transposeFirst ? tf.matMul(q, tf.transpose(k)) : tf.matMul(q, k, false, true)
+    let x = tf.mul(s, tf.scalar(scale))
+    if (mask) x = tf.add(x, mask)
+    return tf.matMul(tf.softmax(x), v)
+  })
+  const data = out.dataSync()
+  out.dispose()
+  return data
 }
 
 async function loadOrt() {
-  const ort = await import('onnxruntime-web');
-  ort.env.wasm.numThreads = 1;
-  ort.env.wasm.proxy = false;
-  ort.env.logLevel = 'error';
-  return ort;
+  const ort = await import('onnxruntime-web')
+  ort.env.wasm.numThreads = 1
+  ort.env.wasm.proxy = false
+  ort.env.logLevel = 'error'
+  return ort
 }
 
 // ---------- this package ----------
 async function loadPackage() {
-  const entry = join(distDir, 'index.js');
-  if (!existsSync(entry)) return { error: 'dist/index.js missing (run node scripts/build.mjs)' };
+  const entry = join(distDir, 'index.js')
+  if (!existsSync(entry)) return { error: 'dist/index.js missing (run node scripts/build.mjs)' }
   try {
-    const { init, supportsRelaxedSimd } = await import(pathToFileURL(entry).href);
-    const ap = await init({ backend: 'simd128' });
-    const relaxed = supportsRelaxedSimd?.() ? await init({ backend: 'relaxed-simd' }) : null;
-    return { ap, relaxed };
+    const { init, supportsRelaxedSimd } = await import(pathToFileURL(entry).href)
+    const ap = await init({ backend: 'simd128' })
+    const relaxed = supportsRelaxedSimd?.() ? await init({ backend: 'relaxed-simd' }) : null
+    return { ap, relaxed }
   } catch (e) {
-    return { error: `init failed: ${e.message}` };
+    return { error: `init failed: ${e.message}` }
   }
 }
 
 // ---------- native ----------
 function runNative() {
-  const exe = process.env.AP_BENCH_NATIVE ?? join(root, 'build', 'native', 'ap_bench_native');
-  if (!existsSync(exe)) return { error: `${exe} missing (node scripts/build.mjs --native, or set AP_BENCH_NATIVE)` };
-  const r = spawnSync(exe, quick ? ['--quick'] : [], { encoding: 'utf8', maxBuffer: 1 << 24 });
-  if (r.status !== 0) return { error: `${exe} exited ${r.status}: ${r.stderr}` };
-  const rows = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-  return { rows, exe };
+  const exe = process.env.AP_BENCH_NATIVE ?? join(root, 'build', 'native', 'ap_bench_native')
+  if (!existsSync(exe)) return { error: `${exe} missing (node scripts/build.mjs --native, or set AP_BENCH_NATIVE)` }
+  const r = spawnSync(exe, quick ? ['--quick'] : [], { encoding: 'utf8', maxBuffer: 1 << 24 })
+  if (r.status !== 0) return { error: `${exe} exited ${r.status}: ${r.stderr}` }
+  const rows = r.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l))
+  return { rows, exe }
 }
 
 // ---------- timing ----------
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1]
 
 // Above this, an implementation computes something else: the run fails (non-zero exit) after its report.
-const MAX_DIFF = 1e-4;
-const wrong = [];
+const MAX_DIFF = 1e-4
+const wrong = []
 
 function maxRelDiff(a, b) {
   // Against the largest |value|: outputs are weighted means of V, so near-zero entries are cancellations.
-  let scale = 0, worst = 0;
-  for (let i = 0; i < b.length; i++) scale = Math.max(scale, Math.abs(b[i]));
-  for (let i = 0; i < b.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
-  return worst / (scale || 1);
+  let scale = 0,
+    worst = 0
+  for (let i = 0; i < b.length; i++) scale = Math.max(scale, Math.abs(b[i]))
+  for (let i = 0; i < b.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]))
+  return worst / (scale || 1)
 }
 
 // The page a user's browser would load: dist/ over HTTP from 127.0.0.1, a fresh context (empty
 // cache) each time, timed from navigation start to init() resolved.
 async function chromiumLoadInit() {
-  const exe = process.env.CHROMIUM ?? '/usr/bin/chromium';
-  if (!existsSync(join(distDir, 'index.js'))) return null;
-  let pw;
-  try { pw = require('playwright-core'); } catch { return { error: 'playwright-core not installed' }; }
-  if (!existsSync(exe)) return { error: `${exe} missing` };
-  const http = await import('node:http');
-  const types = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
+  const exe = process.env.CHROMIUM ?? '/usr/bin/chromium'
+  if (!existsSync(join(distDir, 'index.js'))) return null
+  let pw
+  try {
+    pw = require('playwright-core')
+  } catch {
+    return { error: 'playwright-core not installed' }
+  }
+  if (!existsSync(exe)) return { error: `${exe} missing` }
+  const http = await import('node:http')
+  const types = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' }
   const page = `<!doctype html><meta charset="utf-8"><script type="module">
 const t0 = performance.now();
 const { init } = await import('/dist/index.js');
 await init();
 window.__apTimes = { sinceNavigationMs: performance.now(), importInitMs: performance.now() - t0 };
-</script>`;
+</script>`
   const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://x');
-    if (url.pathname === '/') { res.writeHead(200, { 'content-type': 'text/html' }); return res.end(page); }
-    const file = join(distDir, url.pathname.slice('/dist/'.length));
-    if (!url.pathname.startsWith('/dist/') || url.pathname.includes('..') || !existsSync(file)) { res.writeHead(404); return res.end(); }
-    res.writeHead(200, { 'content-type': types[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream' });
-    res.end(readFileSync(file));
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
-  const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/`;
-  let browser;
-  try {
-    browser = await pw.chromium.launch({ executablePath: exe, args: ['--headless', '--no-sandbox', '--disable-gpu',
-      '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'] });
-    const nav = [], imp = [];
-    for (let i = 0; i < 6; i++) {
-      const ctx = await browser.newContext();
-      const pg = await ctx.newPage();
-      await pg.goto(base);
-      const t = await pg.waitForFunction(() => /** @type {Window & { __apTimes?: unknown }} */ (window).__apTimes, null, { timeout: 30000 }).then((h) => h.jsonValue());
-      await ctx.close();
-      if (i === 0) continue;  // the first launch also warms the browser process itself
-      nav.push(t.sinceNavigationMs);
-      imp.push(t.importInitMs);
+    const url = new URL(req.url, 'http://x')
+    if (url.pathname === '/') {
+      res.writeHead(200, { 'content-type': 'text/html' })
+      return res.end(page)
     }
-    return { sinceNavigationMs: median(nav), importInitMs: median(imp), reps: nav.length };
+    const file = join(distDir, url.pathname.slice('/dist/'.length))
+    if (!url.pathname.startsWith('/dist/') || url.pathname.includes('..') || !existsSync(file)) {
+      res.writeHead(404)
+      return res.end()
+    }
+    res.writeHead(200, { 'content-type': types[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream' })
+    res.end(readFileSync(file))
+  })
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)))
+  const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/`
+  let browser
+  try {
+    browser = await pw.chromium.launch({
+      executablePath: exe,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-quic',
+        '--disable-sync',
+      ],
+    })
+    const nav = [],
+      imp = []
+    for (let i = 0; i < 6; i++) {
+      const ctx = await browser.newContext()
+      const pg = await ctx.newPage()
+      await pg.goto(base)
+      const t = await pg
+        .waitForFunction(() => /** @type {Window & { __apTimes?: unknown }} */ (window).__apTimes, null, {
+          timeout: 30000,
+        })
+        .then((h) => h.jsonValue())
+      await ctx.close()
+      if (i === 0) continue // the first launch also warms the browser process itself
+      nav.push(t.sinceNavigationMs)
+      imp.push(t.importInitMs)
+    }
+    return { sinceNavigationMs: median(nav), importInitMs: median(imp), reps: nav.length }
   } catch (e) {
-    return { error: e.message.split('\n')[0] };
+    return { error: e.message.split('\n')[0] }
   } finally {
-    await browser?.close();
-    server.close();
+    await browser?.close()
+    server.close()
   }
 }
 
 async function main() {
-  log(`attention benchmark — one thread, Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}, ` +
-      `load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}${quick ? ', --quick' : ''}`);
-  log('flops = 4·n²·d for every case (causal included); ratio = GFLOP/s ÷ the best peer (tfjs, onnxruntime) of that case\n');
+  log(
+    `attention benchmark — one thread, Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}, ` +
+      `load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}${quick ? ', --quick' : ''}`,
+  )
+  log(
+    'flops = 4·n²·d for every case (causal included); ratio = GFLOP/s ÷ the best peer (tfjs, onnxruntime) of that case\n',
+  )
 
-  const pkg = await loadPackage();
-  if (pkg.error) log(`package: skipped — ${pkg.error}`);
-  let tfl = null, ort = null;
-  try { tfl = await loadTf(); } catch (e) { log(`tfjs-backend-wasm: skipped — ${e.message}`); }
-  try { ort = await loadOrt(); } catch (e) { log(`onnxruntime-web: skipped — ${e.message}`); }
-  if (tfl) log(`tfjs-backend-wasm: backend ${tfl.tf.getBackend()}, SIMD ${tfl.simd}, multithread off`);
-  const native = runNative();
-  if (native.error) log(`native: skipped — ${native.error}`);
-  const nativeRow = (path, n, d, causal) => native.rows?.find((r) => r.path === path && r.n === n && r.d === d && r.causal === causal);
+  const pkg = await loadPackage()
+  if (pkg.error) log(`package: skipped — ${pkg.error}`)
+  let tfl = null,
+    ort = null
+  try {
+    tfl = await loadTf()
+  } catch (e) {
+    log(`tfjs-backend-wasm: skipped — ${e.message}`)
+  }
+  try {
+    ort = await loadOrt()
+  } catch (e) {
+    log(`onnxruntime-web: skipped — ${e.message}`)
+  }
+  if (tfl) log(`tfjs-backend-wasm: backend ${tfl.tf.getBackend()}, SIMD ${tfl.simd}, multithread off`)
+  const native = runNative()
+  if (native.error) log(`native: skipped — ${native.error}`)
+  const nativeRow = (path, n, d, causal) =>
+    native.rows?.find((r) => r.path === path && r.n === n && r.d === d && r.causal === causal)
 
-  const results = [];
-  const summary = [];
+  const results = []
+  const summary = []
   for (const d of longOnly ? [] : DS) {
     for (const n of NS) {
-      const Q = rand(n * d, 1 + n + d), K = rand(n * d, 2 + n + d), V = rand(n * d, 3 + n + d);
-      const scale = 1 / Math.sqrt(d);
-      const flops = 4 * n * n * d;
-      const rounds = quick ? 3 : n >= 8192 ? 3 : n >= 2048 ? 5 : 9;
+      const Q = rand(n * d, 1 + n + d),
+        K = rand(n * d, 2 + n + d),
+        V = rand(n * d, 3 + n + d)
+      const scale = 1 / Math.sqrt(d)
+      const flops = 4 * n * n * d
+      const rounds = quick ? 3 : n >= 8192 ? 3 : n >= 2048 ? 5 : 9
       const tfT = tfl && {
-        q: tfl.tf.tensor2d(Q, [n, d]), k: tfl.tf.tensor2d(K, [n, d]), v: tfl.tf.tensor2d(V, [n, d]),
-      };
-      const sessions = {};
-      if (ort) for (const c of CAUSALS) sessions[c] = await ort.InferenceSession.create(attentionModel(d, scale, c), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+        q: tfl.tf.tensor2d(Q, [n, d]),
+        k: tfl.tf.tensor2d(K, [n, d]),
+        v: tfl.tf.tensor2d(V, [n, d]),
+      }
+      const sessions = {}
+      if (ort)
+        for (const c of CAUSALS)
+          sessions[c] = await ort.InferenceSession.create(attentionModel(d, scale, c), {
+            executionProviders: ['wasm'],
+            graphOptimizationLevel: 'all',
+          })
       for (const causal of CAUSALS) {
-        const tensor = (data) => ({ data, shape: [n, d] });
-        let maskF32 = null;
+        const tensor = (data) => ({ data, shape: [n, d] })
+        let maskF32 = null
         if (causal && (tfl || ort)) {
-          maskF32 = new Float32Array(n * n);
-          for (let i = 0; i < n; i++) maskF32.fill(-Infinity, i * n + i + 1, (i + 1) * n);
+          maskF32 = new Float32Array(n * n)
+          for (let i = 0; i < n; i++) maskF32.fill(-Infinity, i * n + i + 1, (i + 1) * n)
         }
-        const tfMask = tfl && maskF32 ? tfl.tf.tensor2d(maskF32, [n, n]) : null;
+        const tfMask = tfl && maskF32 ? tfl.tf.tensor2d(maskF32, [n, n]) : null
         /** @type {Array<{ name: string, fn: () => unknown, ours?: boolean, peer?: boolean, async?: boolean, error?: string }>} */
-        const impls = [];
+        const impls = []
         if (pkg.ap) {
-          const opts = (needWeights) => ({ query: tensor(Q), key: tensor(K), value: tensor(V), score: 'scaled-dot', needWeights, ...(causal ? { mask: 'causal' } : {}) });
-          impls.push({ name: 'ours (fused, needWeights false)', ours: true, fn: () => pkg.ap.attention(opts(false)).output.data });
+          const opts = (needWeights) => ({
+            query: tensor(Q),
+            key: tensor(K),
+            value: tensor(V),
+            score: 'scaled-dot',
+            needWeights,
+            ...(causal ? { mask: 'causal' } : {}),
+          })
+          impls.push({
+            name: 'ours (fused, needWeights false)',
+            ours: true,
+            fn: () => pkg.ap.attention(opts(false)).output.data,
+          })
           // Returning all n² weights to JS: 256 MiB at n = 8192, skipped there.
-          if (n <= 2048) impls.push({ name: 'ours (needWeights true)', ours: true, weights: true, fn: () => pkg.ap.attention(opts(true)).output.data });
+          if (n <= 2048)
+            impls.push({
+              name: 'ours (needWeights true)',
+              ours: true,
+              weights: true,
+              fn: () => pkg.ap.attention(opts(true)).output.data,
+            })
           if (pkg.relaxed) {
-            impls.push({ name: 'ours relaxed-simd (fused)', ours: true, fn: () => pkg.relaxed.attention(opts(false)).output.data });
-            if (n <= 2048) impls.push({ name: 'ours relaxed-simd (needWeights)', ours: true, weights: true, fn: () => pkg.relaxed.attention(opts(true)).output.data });
+            impls.push({
+              name: 'ours relaxed-simd (fused)',
+              ours: true,
+              fn: () => pkg.relaxed.attention(opts(false)).output.data,
+            })
+            if (n <= 2048)
+              impls.push({
+                name: 'ours relaxed-simd (needWeights)',
+                ours: true,
+                weights: true,
+                fn: () => pkg.relaxed.attention(opts(true)).output.data,
+              })
           }
         }
         if (tfl) {
-          impls.push({ name: 'tfjs-wasm (Kᵀ first)', peer: true, fn: () => tfAttention(tfl.tf, tfT.q, tfT.k, tfT.v, tfMask, scale, true) });
-          impls.push({ name: 'tfjs-wasm matMul(q,k,f,t)', peer: true, fn: () => tfAttention(tfl.tf, tfT.q, tfT.k, tfT.v, tfMask, scale, false) });
+          impls.push({
+            name: 'tfjs-wasm (Kᵀ first)',
+            peer: true,
+            fn: () => tfAttention(tfl.tf, tfT.q, tfT.k, tfT.v, tfMask, scale, true),
+          })
+          impls.push({
+            name: 'tfjs-wasm matMul(q,k,f,t)',
+            peer: true,
+            fn: () => tfAttention(tfl.tf, tfT.q, tfT.k, tfT.v, tfMask, scale, false),
+          })
         }
         if (ort) {
-          const feeds = { Q: new ort.Tensor('float32', Q, [n, d]), K: new ort.Tensor('float32', K, [n, d]), V: new ort.Tensor('float32', V, [n, d]) };
-          if (causal) feeds.mask = new ort.Tensor('float32', maskF32, [n, n]);
-          impls.push({ name: 'onnxruntime-web (wasm)', peer: true, async: true, fn: async () => (await sessions[causal].run(feeds)).O.data });
+          const feeds = {
+            Q: new ort.Tensor('float32', Q, [n, d]),
+            K: new ort.Tensor('float32', K, [n, d]),
+            V: new ort.Tensor('float32', V, [n, d]),
+          }
+          if (causal) feeds.mask = new ort.Tensor('float32', maskF32, [n, n])
+          impls.push({
+            name: 'onnxruntime-web (wasm)',
+            peer: true,
+            async: true,
+            fn: async () => (await sessions[causal].run(feeds)).O.data,
+          })
         }
         // ~1 GFLOP/s: n = 8192 would take ~20 s a run.
-        if (n <= 2048) impls.push({ name: 'plain JS Float32Array', fn: () => plainAttention(Q, K, V, n, d, scale, causal) });
+        if (n <= 2048)
+          impls.push({ name: 'plain JS Float32Array', fn: () => plainAttention(Q, K, V, n, d, scale, causal) })
 
         // Warm-up: V8 first runs wasm in its baseline compiler and swaps in optimized code after
         // enough work, so each implementation runs until 3 calls and 150 ms (at most 40 calls).
         // The first call's output is kept for the cross-check.
-        const outputs = {};
+        const outputs = {}
         for (const im of impls) {
           try {
-            outputs[im.name] = im.async ? await im.fn() : im.fn();
-            const w0 = performance.now();
+            outputs[im.name] = im.async ? await im.fn() : im.fn()
+            const w0 = performance.now()
             for (let c = 1; c < 40 && (c < 3 || performance.now() - w0 < 150) && !im.name.startsWith('plain'); c++) {
-              if (im.async) await im.fn(); else im.fn();
+              if (im.async) await im.fn()
+              else im.fn()
             }
-          } catch (e) { im.error = e.message; }
+          } catch (e) {
+            im.error = e.message
+          }
         }
-        const times = Object.fromEntries(impls.map((im) => [im.name, []]));
+        const times = Object.fromEntries(impls.map((im) => [im.name, []]))
         for (let r = 0; r < rounds; r++) {
           for (const im of impls) {
-            if (im.error) continue;
-            if (im.name.startsWith('plain') && r >= Math.min(rounds, n >= 2048 ? 3 : rounds)) continue;
-            const t = performance.now();
-            if (im.async) await im.fn(); else im.fn();
-            times[im.name].push(performance.now() - t);
+            if (im.error) continue
+            if (im.name.startsWith('plain') && r >= Math.min(rounds, n >= 2048 ? 3 : rounds)) continue
+            const t = performance.now()
+            if (im.async) await im.fn()
+            else im.fn()
+            times[im.name].push(performance.now() - t)
           }
         }
-        const refName = impls.find((im) => im.name.startsWith('plain') && !im.error)?.name ?? impls.find((im) => im.name.startsWith('onnx'))?.name;
+        const refName =
+          impls.find((im) => im.name.startsWith('plain') && !im.error)?.name ??
+          impls.find((im) => im.name.startsWith('onnx'))?.name
         /** @type {Array<{ impl: string, ms: number, gflops: number, bestGflops?: number, runs: number, peer?: boolean, ours?: boolean, error?: string, maxDiffVsRef?: number }>} */
         const rows = impls.map((im) => {
-          const ms = im.error ? NaN : median(times[im.name]);
-          const minMs = im.error ? NaN : Math.min(...times[im.name]);
-          const diff = refName && outputs[im.name] && im.name !== refName ? maxRelDiff(outputs[im.name], outputs[refName]) : undefined;
-          const failed = !!im.error || diff > MAX_DIFF;
-          const done = causal && im.ours && !im.weights ? 2 * n * (n + 1) * d : flops;
-          return { impl: im.name, ms: failed ? NaN : ms, gflopDone: done / 1e9, failed, gflops: failed ? NaN : flops / ms / 1e6, bestGflops: flops / minMs / 1e6, runs: times[im.name].length, peer: !!im.peer, ours: !!im.ours, error: im.error, maxDiffVsRef: diff };
-        });
+          const ms = im.error ? NaN : median(times[im.name])
+          const minMs = im.error ? NaN : Math.min(...times[im.name])
+          const diff =
+            refName && outputs[im.name] && im.name !== refName
+              ? maxRelDiff(outputs[im.name], outputs[refName])
+              : undefined
+          const failed = !!im.error || diff > MAX_DIFF
+          const done = causal && im.ours && !im.weights ? 2 * n * (n + 1) * d : flops
+          return {
+            impl: im.name,
+            ms: failed ? NaN : ms,
+            gflopDone: done / 1e9,
+            failed,
+            gflops: failed ? NaN : flops / ms / 1e6,
+            bestGflops: flops / minMs / 1e6,
+            runs: times[im.name].length,
+            peer: !!im.peer,
+            ours: !!im.ours,
+            error: im.error,
+            maxDiffVsRef: diff,
+          }
+        })
         for (const path of ['flash', 'unfused']) {
-          const nr = nativeRow(path, n, d, causal);
-          if (nr) rows.push({ impl: `native ${nr.backend} (${path === 'flash' ? 'fused' : 'qkt+softmax+wv'})`, ms: nr.ms, gflops: nr.gflops, bestGflops: nr.min_ms ? flops / nr.min_ms / 1e6 : undefined, runs: nr.runs });
+          const nr = nativeRow(path, n, d, causal)
+          if (nr)
+            rows.push({
+              impl: `native ${nr.backend} (${path === 'flash' ? 'fused' : 'qkt+softmax+wv'})`,
+              ms: nr.ms,
+              gflops: nr.gflops,
+              bestGflops: nr.min_ms ? flops / nr.min_ms / 1e6 : undefined,
+              runs: nr.runs,
+            })
         }
-        const peers = rows.filter((r) => r.peer && !r.failed);
-        const best = peers.reduce((a, b) => (b.gflops > (a?.gflops ?? 0) ? b : a), null);
-        log(`n = ${n}, d = ${d}, causal ${causal ? 'on' : 'off'}   (${rounds} rounds, reference for diffs: ${refName ?? '—'}, load ${os.loadavg()[0].toFixed(1)})`);
-        log(`  ${'implementation'.padEnd(34)}${'ms'.padStart(10)}${'GFLOP done'.padStart(11)}${(causal ? 'eff. GF/s' : 'GFLOP/s').padStart(10)}${'× best peer'.padStart(13)}${'best run'.padStart(10)}${'max diff'.padStart(11)}`);
+        const peers = rows.filter((r) => r.peer && !r.failed)
+        const best = peers.reduce((a, b) => (b.gflops > (a?.gflops ?? 0) ? b : a), null)
+        log(
+          `n = ${n}, d = ${d}, causal ${causal ? 'on' : 'off'}   (${rounds} rounds, reference for diffs: ${refName ?? '—'}, load ${os.loadavg()[0].toFixed(1)})`,
+        )
+        log(
+          `  ${'implementation'.padEnd(34)}${'ms'.padStart(10)}${'GFLOP done'.padStart(11)}${(causal ? 'eff. GF/s' : 'GFLOP/s').padStart(10)}${'× best peer'.padStart(13)}${'best run'.padStart(10)}${'max diff'.padStart(11)}`,
+        )
         for (const r of rows) {
-          const ratio = best ? r.gflops / best.gflops : NaN;
-          const diff = r.maxDiffVsRef === undefined ? '' : r.maxDiffVsRef.toExponential(1);
-          const why = r.error ? `  FAILED: ${r.error}` : r.failed ? `  FAILED: differs from ${refName} by ${r.maxDiffVsRef.toExponential(2)} (relative to max |output|)` : '';
-          log(`  ${r.impl.padEnd(34)}${fmt(r.ms, 10, n >= 2048 ? 1 : 3)}${fmt(r.gflopDone, 11, 3)}${fmt(r.gflops, 10, 1)}${fmt(ratio, 13, 2)}${fmt(r.failed ? NaN : r.bestGflops, 10, 1)}${diff.padStart(11)}${why}`);
+          const ratio = best ? r.gflops / best.gflops : NaN
+          const diff = r.maxDiffVsRef === undefined ? '' : r.maxDiffVsRef.toExponential(1)
+          const why = r.error
+            ? `  FAILED: ${r.error}`
+            : r.failed
+              ? `  FAILED: differs from ${refName} by ${r.maxDiffVsRef.toExponential(2)} (relative to max |output|)`
+              : ''
+          log(
+            `  ${r.impl.padEnd(34)}${fmt(r.ms, 10, n >= 2048 ? 1 : 3)}${fmt(r.gflopDone, 11, 3)}${fmt(r.gflops, 10, 1)}${fmt(ratio, 13, 2)}${fmt(r.failed ? NaN : r.bestGflops, 10, 1)}${diff.padStart(11)}${why}`,
+          )
           if (r.maxDiffVsRef > MAX_DIFF) {
-            wrong.push(`${r.impl} at n = ${n}, d = ${d}, causal ${causal ? 'on' : 'off'}: ${r.maxDiffVsRef.toExponential(2)}`);
+            wrong.push(
+              `${r.impl} at n = ${n}, d = ${d}, causal ${causal ? 'on' : 'off'}: ${r.maxDiffVsRef.toExponential(2)}`,
+            )
           }
         }
-        if (causal) log('  (causal: GFLOP/s counts the full 4·n²·d, "effective"; GFLOP done is what each one computed)');
-        log('');
-        const ours = rows.find((r) => r.ours && !r.failed && r.impl.includes('fused'));
-        const bestByRun = Math.max(...peers.map((r) => r.bestGflops ?? 0));
-        summary.push({ n, d, causal, ours: ours?.gflops, best: best?.gflops, bestName: best?.impl, ratio: ours && best ? ours.gflops / best.gflops : undefined,
-                       ratioBestRuns: ours && bestByRun ? ours.bestGflops / bestByRun : undefined });
-        results.push({ n, d, causal, rows });
-        tfMask?.dispose();
+        if (causal) log('  (causal: GFLOP/s counts the full 4·n²·d, "effective"; GFLOP done is what each one computed)')
+        log('')
+        const ours = rows.find((r) => r.ours && !r.failed && r.impl.includes('fused'))
+        const bestByRun = Math.max(...peers.map((r) => r.bestGflops ?? 0))
+        summary.push({
+          n,
+          d,
+          causal,
+          ours: ours?.gflops,
+          best: best?.gflops,
+          bestName: best?.impl,
+          ratio: ours && best ? ours.gflops / best.gflops : undefined,
+          ratioBestRuns: ours && bestByRun ? ours.bestGflops / bestByRun : undefined,
+        })
+        results.push({ n, d, causal, rows })
+        tfMask?.dispose()
       }
-      if (tfT) for (const t of Object.values(tfT)) t.dispose();
-      for (const s of Object.values(sessions)) await s.release?.();
+      if (tfT) for (const t of Object.values(tfT)) t.dispose()
+      for (const s of Object.values(sessions)) await s.release?.()
     }
   }
 
-  log('summary: ours (fused) vs the best peer');
-  log(`  ${'n'.padStart(6)}${'d'.padStart(5)}${'causal'.padStart(8)}${'ours GF/s'.padStart(11)}${'best peer GF/s'.padStart(16)}  ${'ratio'.padStart(6)}  ${'(best runs)'.padStart(11)}  best peer`);
-  for (const s of summary) log(`  ${String(s.n).padStart(6)}${String(s.d).padStart(5)}${(s.causal ? 'on' : 'off').padStart(8)}${fmt(s.ours, 11, 1)}${fmt(s.best, 16, 1)}  ${fmt(s.ratio, 6, 2)}  ${fmt(s.ratioBestRuns, 11, 2)}  ${s.bestName ?? '—'}`);
-  log('  (ratio: of medians; best runs: fastest run against fastest run, less sensitive to load from other processes)');
+  log('summary: ours (fused) vs the best peer')
+  log(
+    `  ${'n'.padStart(6)}${'d'.padStart(5)}${'causal'.padStart(8)}${'ours GF/s'.padStart(11)}${'best peer GF/s'.padStart(16)}  ${'ratio'.padStart(6)}  ${'(best runs)'.padStart(11)}  best peer`,
+  )
+  for (const s of summary)
+    log(
+      `  ${String(s.n).padStart(6)}${String(s.d).padStart(5)}${(s.causal ? 'on' : 'off').padStart(8)}${fmt(s.ours, 11, 1)}${fmt(s.best, 16, 1)}  ${fmt(s.ratio, 6, 2)}  ${fmt(s.ratioBestRuns, 11, 2)}  ${s.bestName ?? '—'}`,
+    )
+  log('  (ratio: of medians; best runs: fastest run against fastest run, less sensitive to load from other processes)')
 
   // ---------- long input: n = 16384 without weights, in a fresh module ----------
-  const extra = {};
+  const extra = {}
   if (pkg.ap) {
-    const n = 16384;
-    const r = spawnSync(process.execPath, [join(root, 'bench', 'long_run.mjs'), distDir, String(n), String(quick ? 1 : 3)], { encoding: 'utf8' });
-    const line = r.stdout.split('\n').find((l) => l.startsWith('{'));
+    const n = 16384
+    const r = spawnSync(
+      process.execPath,
+      [join(root, 'bench', 'long_run.mjs'), distDir, String(n), String(quick ? 1 : 3)],
+      { encoding: 'utf8' },
+    )
+    const line = r.stdout.split('\n').find((l) => l.startsWith('{'))
     if (r.status === 0 && line) {
-      const L = JSON.parse(line);
-      const mem = L.memoryBytes;
-      extra.long = { ...L, gflops: (4 * n * n * L.d) / L.ms / 1e6 };
-      log(`\nn = ${n}, d = ${L.d}, needWeights false (fresh module): ${L.ms.toFixed(0)} ms, ${extra.long.gflops.toFixed(1)} GFLOP/s, wasm memory ` +
-          (mem === undefined ? 'n/a' : `${(mem / 2 ** 20).toFixed(1)} MiB after the call, ${(L.memoryBytesBefore / 2 ** 20).toFixed(1)} MiB before (${L.source}; goal ≤ 64 MiB: ${mem <= 64 * 2 ** 20 ? 'met' : 'NOT met'})`));
+      const L = JSON.parse(line)
+      const mem = L.memoryBytes
+      extra.long = { ...L, gflops: (4 * n * n * L.d) / L.ms / 1e6 }
+      log(
+        `\nn = ${n}, d = ${L.d}, needWeights false (fresh module): ${L.ms.toFixed(0)} ms, ${extra.long.gflops.toFixed(1)} GFLOP/s, wasm memory ` +
+          (mem === undefined
+            ? 'n/a'
+            : `${(mem / 2 ** 20).toFixed(1)} MiB after the call, ${(L.memoryBytesBefore / 2 ** 20).toFixed(1)} MiB before (${L.source}; goal ≤ 64 MiB: ${mem <= 64 * 2 ** 20 ? 'met' : 'NOT met'})`),
+      )
     } else {
-      log(`\nn = ${n}: failed — ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ')}`);
-      extra.long = { error: r.stderr };
+      log(`\nn = ${n}: failed — ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ')}`)
+      extra.long = { error: r.stderr }
     }
   }
 
   // ---------- size and start-up ----------
-  const wasmPath = join(distDir, 'attention.wasm');
+  const wasmPath = join(distDir, 'attention.wasm')
   if (existsSync(wasmPath)) {
-    const raw = readFileSync(wasmPath);
-    const gz = gzipSync(raw, { level: 9 }).length;
-    extra.wasm = { bytes: raw.length, gzipBytes: gz };
-    log(`\n${relative(root, wasmPath)}: ${(raw.length / 1024).toFixed(1)} KiB, gzip -9 ${(gz / 1024).toFixed(1)} KiB (goal ≤ 150 KB: ${gz <= 150_000 ? 'met' : 'NOT met'})`);
+    const raw = readFileSync(wasmPath)
+    const gz = gzipSync(raw, { level: 9 }).length
+    extra.wasm = { bytes: raw.length, gzipBytes: gz }
+    log(
+      `\n${relative(root, wasmPath)}: ${(raw.length / 1024).toFixed(1)} KiB, gzip -9 ${(gz / 1024).toFixed(1)} KiB (goal ≤ 150 KB: ${gz <= 150_000 ? 'met' : 'NOT met'})`,
+    )
   }
   if (existsSync(join(distDir, 'index.js'))) {
     // A fresh Node process each time: import + init() with nothing cached in the process.
-    const script = `const t=performance.now();const {init}=await import(${JSON.stringify(pathToFileURL(join(distDir, 'index.js')).href)});await init();console.log(performance.now()-t)`;
-    const loads = [];
+    const script = `const t=performance.now();const {init}=await import(${JSON.stringify(pathToFileURL(join(distDir, 'index.js')).href)});await init();console.log(performance.now()-t)`
+    const loads = []
     for (let i = 0; i < 5; i++) {
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-      const v = parseFloat(r.stdout);
-      if (r.status === 0 && Number.isFinite(v)) loads.push(v);
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
+      const v = parseFloat(r.stdout)
+      if (r.status === 0 && Number.isFinite(v)) loads.push(v)
     }
     if (loads.length) {
-      extra.nodeLoadInitMs = median(loads);
-      log(`Node import + init(): median ${extra.nodeLoadInitMs.toFixed(1)} ms over ${loads.length} fresh processes`);
+      extra.nodeLoadInitMs = median(loads)
+      log(`Node import + init(): median ${extra.nodeLoadInitMs.toFixed(1)} ms over ${loads.length} fresh processes`)
     }
   }
 
-  const chromium = await chromiumLoadInit();
+  const chromium = await chromiumLoadInit()
   if (chromium) {
-    extra.chromium = chromium;
-    if (chromium.error) log(`Chromium load + init(): skipped — ${chromium.error}`);
-    else log(`Chromium load + init() from localhost, cold cache: median ${chromium.sinceNavigationMs.toFixed(1)} ms from navigation start ` +
-             `(import + init ${chromium.importInitMs.toFixed(1)} ms) over ${chromium.reps} fresh contexts (goal ≤ 100 ms: ${chromium.sinceNavigationMs <= 100 ? 'met' : 'NOT met'})`);
+    extra.chromium = chromium
+    if (chromium.error) log(`Chromium load + init(): skipped — ${chromium.error}`)
+    else
+      log(
+        `Chromium load + init() from localhost, cold cache: median ${chromium.sinceNavigationMs.toFixed(1)} ms from navigation start ` +
+          `(import + init ${chromium.importInitMs.toFixed(1)} ms) over ${chromium.reps} fresh contexts (goal ≤ 100 ms: ${chromium.sinceNavigationMs <= 100 ? 'met' : 'NOT met'})`,
+      )
   }
 
-  const total = (performance.now() - t0All) / 1000;
-  log(`\nbench took ${total.toFixed(0)} s; load average now ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  mkdirSync(dirname(jsonOut), { recursive: true });
-  writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), quick, loadavg: os.loadavg(), results, summary, extra, native: native.rows ?? native.error }, null, 1));
-  log(`results written to ${jsonOut}`);
+  const total = (performance.now() - t0All) / 1000
+  log(
+    `\nbench took ${total.toFixed(0)} s; load average now ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  )
+  mkdirSync(dirname(jsonOut), { recursive: true })
+  writeFileSync(
+    jsonOut,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        quick,
+        loadavg: os.loadavg(),
+        results,
+        summary,
+        extra,
+        native: native.rows ?? native.error,
+      },
+      null,
+      1,
+    ),
+  )
+  log(`results written to ${jsonOut}`)
   if (wrong.length) {
-    log(`\nFAILED: ${wrong.length} result(s) differ from the reference by more than ${MAX_DIFF}:\n  ${wrong.join('\n  ')}`);
-    process.exitCode = 1;
+    log(
+      `\nFAILED: ${wrong.length} result(s) differ from the reference by more than ${MAX_DIFF}:\n  ${wrong.join('\n  ')}`,
+    )
+    process.exitCode = 1
   }
 }
 
-await main();
+await main()

@@ -6,132 +6,155 @@
 // Usage: node bench/train_bench.mjs [--dist DIR] [--seeds N] [--quick]
 // Time counted as "training" is the time inside tr.step(); the checks between chunks (evaluate, trace)
 // are reported separately as wall time.
-import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
-const here = dirname(fileURLToPath(import.meta.url));
-const argv = process.argv.slice(2);
+const here = dirname(fileURLToPath(import.meta.url))
+const argv = process.argv.slice(2)
 const arg = (name, dflt) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : dflt;
-};
-const dist = resolve(arg('--dist', join(here, '..', 'dist')));
-const seeds = Number(arg('--seeds', '5'));
-const quick = argv.includes('--quick');
+  const i = argv.indexOf(name)
+  return i >= 0 ? argv[i + 1] : dflt
+}
+const dist = resolve(arg('--dist', join(here, '..', 'dist')))
+const seeds = Number(arg('--seeds', '5'))
+const quick = argv.includes('--quick')
 
-const { init, SCORE_RULES } = await import(pathToFileURL(join(dist, 'index.js')).href);
-const { createTrainerFor } = await import(pathToFileURL(join(dist, 'trainer.js')).href);
-const ap = await init({ wasmBinary: readFileSync(join(dist, 'attention.wasm')) });
-const create = (o) => (typeof ap.createTrainer === 'function' ? ap.createTrainer(o) : createTrainerFor(ap.module, o));
+const { init, SCORE_RULES } = await import(pathToFileURL(join(dist, 'index.js')).href)
+const { createTrainerFor } = await import(pathToFileURL(join(dist, 'trainer.js')).href)
+const ap = await init({ wasmBinary: readFileSync(join(dist, 'attention.wasm')) })
+const create = (o) => (typeof ap.createTrainer === 'function' ? ap.createTrainer(o) : createTrainerFor(ap.module, o))
 
-const TIRED = "the animal didn't cross the street because it was too tired";
-const WIDE = "the animal didn't cross the street because it was too wide";
-const IT = 7, ANIMAL = 1, STREET = 5;
+const TIRED = "the animal didn't cross the street because it was too tired"
+const WIDE = "the animal didn't cross the street because it was too wide"
+const IT = 7,
+  ANIMAL = 1,
+  STREET = 5
 
 function pointsRight(tr) {
   const row = (text) => {
-    const t = tr.trace(text);
-    const n = t.tokens.length;
-    const h = t.weights.shape.length === 3 ? t.weights.shape[0] : 1;
-    const w = new Float64Array(n);
-    for (let k = 0; k < h; k++) for (let j = 0; j < n; j++) w[j] += t.weights.data[k * n * n + IT * n + j] / h;
-    return w;
-  };
-  const a = row(TIRED), b = row(WIDE);
-  return { ok: a[ANIMAL] > a[STREET] && b[STREET] > b[ANIMAL], tired: [a[ANIMAL], a[STREET]], wide: [b[ANIMAL], b[STREET]] };
+    const t = tr.trace(text)
+    const n = t.tokens.length
+    const h = t.weights.shape.length === 3 ? t.weights.shape[0] : 1
+    const w = new Float64Array(n)
+    for (let k = 0; k < h; k++) for (let j = 0; j < n; j++) w[j] += t.weights.data[k * n * n + IT * n + j] / h
+    return w
+  }
+  const a = row(TIRED),
+    b = row(WIDE)
+  return {
+    ok: a[ANIMAL] > a[STREET] && b[STREET] > b[ANIMAL],
+    tired: [a[ANIMAL], a[STREET]],
+    wide: [b[ANIMAL], b[STREET]],
+  }
 }
 
 function toTarget(opts, budgetSteps = 3000, chunk = 25) {
-  const tr = create(opts);
-  let trainMs = 0, steps = 0, reached = null, last;
-  const wall0 = performance.now();
+  const tr = create(opts)
+  let trainMs = 0,
+    steps = 0,
+    reached = null,
+    last
+  const wall0 = performance.now()
   while (steps < budgetSteps) {
-    const t0 = performance.now();
-    tr.step(chunk);
-    trainMs += performance.now() - t0;
-    steps += chunk;
-    last = tr.evaluate();
+    const t0 = performance.now()
+    tr.step(chunk)
+    trainMs += performance.now() - t0
+    steps += chunk
+    last = tr.evaluate()
     if (last.accuracy >= 0.95) {
-      const p = pointsRight(tr);
+      const p = pointsRight(tr)
       if (p.ok) {
-        reached = { steps, trainMs, wallMs: performance.now() - wall0, acc: last.accuracy, p };
-        break;
+        reached = { steps, trainMs, wallMs: performance.now() - wall0, acc: last.accuracy, p }
+        break
       }
     }
   }
-  tr.dispose();
-  return { reached, steps, trainMs, last };
+  tr.dispose()
+  return { reached, steps, trainMs, last }
 }
 
 function throughput(opts, steps = 200) {
-  const tr = create(opts);
-  tr.step(5); // warm-up
-  const t0 = performance.now();
-  tr.step(steps);
-  const ms = performance.now() - t0;
-  const e = tr.evaluate();
-  tr.dispose();
-  return { stepsPerSec: (steps / ms) * 1000, examplesPerSec: ((steps * (opts.batchSize ?? 32)) / ms) * 1000, held: e };
+  const tr = create(opts)
+  tr.step(5) // warm-up
+  const t0 = performance.now()
+  tr.step(steps)
+  const ms = performance.now() - t0
+  const e = tr.evaluate()
+  tr.dispose()
+  return { stepsPerSec: (steps / ms) * 1000, examplesPerSec: ((steps * (opts.batchSize ?? 32)) / ms) * 1000, held: e }
 }
 
-const f = (x, d = 1) => x.toFixed(d);
-console.log(`# Training benchmark (Node ${process.version}, wasm ${ap.backend}, one thread)`);
-console.log(`\n## coreference to target: held-out ≥ 95 % and "it" → right noun in both lesson sentences`);
-console.log('seed | steps | training s | wall s (with checks) | held-out acc | tired: animal/street | wide: animal/street | ≤ 5 s');
-let met = 0;
+const f = (x, d = 1) => x.toFixed(d)
+console.log(`# Training benchmark (Node ${process.version}, wasm ${ap.backend}, one thread)`)
+console.log(`\n## coreference to target: held-out ≥ 95 % and "it" → right noun in both lesson sentences`)
+console.log(
+  'seed | steps | training s | wall s (with checks) | held-out acc | tired: animal/street | wide: animal/street | ≤ 5 s',
+)
+let met = 0
 for (let s = 0; s < seeds; s++) {
-  const r = toTarget({ task: 'coreference', seed: s });
+  const r = toTarget({ task: 'coreference', seed: s })
   if (r.reached) {
-    const { steps, trainMs, wallMs, acc, p } = r.reached;
-    const ok = trainMs <= 5000;
-    met += ok ? 1 : 0;
-    console.log(`${s} | ${steps} | ${f(trainMs / 1000, 2)} | ${f(wallMs / 1000, 2)} | ${f(acc * 100)} % | ` +
-      `${f(p.tired[0], 3)}/${f(p.tired[1], 3)} | ${f(p.wide[0], 3)}/${f(p.wide[1], 3)} | ${ok ? 'yes' : 'NO'}`);
+    const { steps, trainMs, wallMs, acc, p } = r.reached
+    const ok = trainMs <= 5000
+    met += ok ? 1 : 0
+    console.log(
+      `${s} | ${steps} | ${f(trainMs / 1000, 2)} | ${f(wallMs / 1000, 2)} | ${f(acc * 100)} % | ` +
+        `${f(p.tired[0], 3)}/${f(p.tired[1], 3)} | ${f(p.wide[0], 3)}/${f(p.wide[1], 3)} | ${ok ? 'yes' : 'NO'}`,
+    )
   } else {
-    console.log(`${s} | not reached in ${r.steps} steps (${f(r.trainMs / 1000, 2)} s) | held-out ${f(r.last.accuracy * 100)} % | NO`);
+    console.log(
+      `${s} | not reached in ${r.steps} steps (${f(r.trainMs / 1000, 2)} s) | held-out ${f(r.last.accuracy * 100)} % | NO`,
+    )
   }
 }
-console.log(`target met for ${met}/${seeds} seeds`);
+console.log(`target met for ${met}/${seeds} seeds`)
 
 // Stability with the defaults (warm-up + cosine decay): once held-out accuracy reaches 95 % it must stay
 // ≥ 95 % at every evaluation (every 40 steps) to step 1,000, for seeds 0–9. The run fails otherwise.
-console.log('\n## coreference stays learned: held-out accuracy every 40 steps to 1,000, defaults, seeds 0–9');
-console.log('seed | first ≥ 95 % at step | lowest after that | at step 1,000 | lr in use at the end | stable');
-let unstable = 0;
+console.log('\n## coreference stays learned: held-out accuracy every 40 steps to 1,000, defaults, seeds 0–9')
+console.log('seed | first ≥ 95 % at step | lowest after that | at step 1,000 | lr in use at the end | stable')
+let unstable = 0
 for (let s = 0; s < 10; s++) {
-  const tr = create({ task: 'coreference', seed: s });
-  let reached = -1, low = 1, acc = 0;
+  const tr = create({ task: 'coreference', seed: s })
+  let reached = -1,
+    low = 1,
+    acc = 0
   for (let step = 40; step <= 1000; step += 40) {
-    tr.step(40);
-    acc = tr.evaluate().accuracy;
-    if (reached < 0 && acc >= 0.95) reached = step;
-    if (reached >= 0) low = Math.min(low, acc);
+    tr.step(40)
+    acc = tr.evaluate().accuracy
+    if (reached < 0 && acc >= 0.95) reached = step
+    if (reached >= 0) low = Math.min(low, acc)
   }
-  const ok = reached > 0 && low >= 0.95;
-  unstable += ok ? 0 : 1;
-  console.log(`${s} | ${reached > 0 ? reached : 'never'} | ${f(low * 100)} % | ${f(acc * 100)} % | ${tr.lrInUse.toPrecision(3)} | ${ok ? 'yes' : 'NO'}`);
-  tr.dispose();
+  const ok = reached > 0 && low >= 0.95
+  unstable += ok ? 0 : 1
+  console.log(
+    `${s} | ${reached > 0 ? reached : 'never'} | ${f(low * 100)} % | ${f(acc * 100)} % | ${tr.lrInUse.toPrecision(3)} | ${ok ? 'yes' : 'NO'}`,
+  )
+  tr.dispose()
 }
-console.log(`stable for ${10 - unstable}/10 seeds`);
-if (unstable) process.exitCode = 1;
+console.log(`stable for ${10 - unstable}/10 seeds`)
+if (unstable) process.exitCode = 1
 
-console.log('\n## throughput (batch 32, Adam), steps/s and examples/s; held-out accuracy after the run');
-console.log('task | rule | heads | dModel | layers | steps/s | examples/s | held-out acc after');
-const cases = [];
+console.log('\n## throughput (batch 32, Adam), steps/s and examples/s; held-out accuracy after the run')
+console.log('task | rule | heads | dModel | layers | steps/s | examples/s | held-out acc after')
+const cases = []
 // The page's order: scaled-dot, the course's rule, first.
-for (const score of ['scaled-dot', ...SCORE_RULES.filter((r) => r !== 'scaled-dot')]) cases.push({ task: 'coreference', score });
-cases.push({ task: 'coreference', heads: 4 });
+for (const score of ['scaled-dot', ...SCORE_RULES.filter((r) => r !== 'scaled-dot')])
+  cases.push({ task: 'coreference', score })
+cases.push({ task: 'coreference', heads: 4 })
 if (!quick) {
-  cases.push({ task: 'coreference', dModel: 64, heads: 4 });
-  cases.push({ task: 'reverse' });
-  cases.push({ task: 'next-char' });
+  cases.push({ task: 'coreference', dModel: 64, heads: 4 })
+  cases.push({ task: 'reverse' })
+  cases.push({ task: 'next-char' })
 }
 for (const c of cases) {
-  const r = throughput(c, quick ? 100 : 300);
-  const info = create(c);
-  const cfg = info.info.config;
-  info.dispose();
-  console.log(`${c.task} | ${cfg.score} | ${cfg.heads} | ${cfg.dModel} | ${cfg.layers} | ${f(r.stepsPerSec, 0)} | ` +
-    `${f(r.examplesPerSec, 0)} | ${f(r.held.accuracy * 100)} %`);
+  const r = throughput(c, quick ? 100 : 300)
+  const info = create(c)
+  const cfg = info.info.config
+  info.dispose()
+  console.log(
+    `${c.task} | ${cfg.score} | ${cfg.heads} | ${cfg.dModel} | ${cfg.layers} | ${f(r.stepsPerSec, 0)} | ` +
+      `${f(r.examplesPerSec, 0)} | ${f(r.held.accuracy * 100)} %`,
+  )
 }

@@ -8,7 +8,13 @@ const server = await serveStatic()
 const session = await launchChromium()
 try {
   const page = await session.browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'zh-CN' })
-  const q = new URLSearchParams({ lang: 'zh', view: 'decode', mode: 'cross', source: '我 爱 中国', target: 'I love China' })
+  const q = new URLSearchParams({
+    lang: 'zh',
+    view: 'decode',
+    mode: 'cross',
+    source: '我 爱 中国',
+    target: 'I love China',
+  })
   await page.goto(`${server.url}?${q}`)
   await page.waitForSelector('[data-step="decode"] [data-decode="context"]')
   await page.locator('button[name="decodeStep"]').click()

@@ -8,9 +8,16 @@ import { ROOT, launchChromium, serveStatic, settled } from '../tests/e2e/harness
 const server = await serveStatic()
 const session = await launchChromium()
 try {
-  for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
+  for (const [lang, locale] of [
+    ['en', 'en-US'],
+    ['zh', 'zh-CN'],
+  ]) {
     // A laptop's window, as a first visit: the URL gives only the language, everything else is the default.
-    const page = await session.browser.newPage({ viewport: { width: 1280, height: 800 }, locale, reducedMotion: 'reduce' })
+    const page = await session.browser.newPage({
+      viewport: { width: 1280, height: 800 },
+      locale,
+      reducedMotion: 'reduce',
+    })
     await page.goto(`${server.url}?lang=${lang}`)
     await page.waitForSelector('[data-step="embeddings"] canvas', { state: 'attached' })
     await page.evaluate(() => document.fonts.ready)

@@ -8,7 +8,10 @@ const ZH: Array<[RegExp, string]> = [
   [/needs dq = dk/, '这个打分规则要求 d_q = d_k。'],
   [/heads: must divide/, '头数必须能整除 d_q、d_k 和 d_v。'],
   [/heads: must be an integer/, '头数必须是允许范围内的整数。'],
-  [/empty after tokenization|has no words|no tokens|at least one (text|row|token)/i, '分词后没有任何词元：请至少输入一个词。'],
+  [
+    /empty after tokenization|has no words|no tokens|at least one (text|row|token)/i,
+    '分词后没有任何词元：请至少输入一个词。',
+  ],
   [/over the limit|too large|at most \d+ (bytes|tokens)/i, '输入或矩阵太大，超出了引擎的上限。'],
   [/invalid UTF-8/, '文本不是有效的 UTF-8 编码。'],
   [/finite|NaN|Infinity/, '数值必须是有限的数。'],

@@ -13,7 +13,8 @@ export function renderTex(el: HTMLElement, tex: string, display = false): void {
   const key = (display ? 'D' : 'I') + tex
   let html = cache.get(key)
   if (html === undefined) {
-    html = katex.renderToString(tex, { output: 'mathml', throwOnError: false, displayMode: display, strict: false })
+    html = katex
+      .renderToString(tex, { output: 'mathml', throwOnError: false, displayMode: display, strict: false })
       // Chromium's MathML ignores mathvariant="double-struck": the Unicode letter itself (\mathbb{R} → ℝ).
       .replace(/<mi mathvariant="double-struck">([A-Z])<\/mi>/g, (_, c: string) => `<mi>${DOUBLE_STRUCK[c] ?? c}</mi>`)
     cache.set(key, html)

@@ -48,9 +48,13 @@ let printHooked = false
 function hookPrint(): void {
   if (printHooked || typeof window === 'undefined') return
   printHooked = true
-  const drawAll = () => { for (const m of live) m.prepareForPrint() }
+  const drawAll = () => {
+    for (const m of live) m.prepareForPrint()
+  }
   window.addEventListener('beforeprint', drawAll)
-  window.matchMedia?.('print').addEventListener?.('change', (e) => { if (e.matches) drawAll() })
+  window.matchMedia?.('print').addEventListener?.('change', (e) => {
+    if (e.matches) drawAll()
+  })
 }
 
 export class Heatmap {
@@ -130,7 +134,9 @@ export class Heatmap {
     this.tableWrap = doc.createElement('div')
     this.tableWrap.className = 'hm-table-wrap'
     this.details.append(this.tableWrap)
-    this.details.addEventListener('toggle', () => { if (this.details.open) this.buildTable() })
+    this.details.addEventListener('toggle', () => {
+      if (this.details.open) this.buildTable()
+    })
     this.el.append(scroll, this.legend, this.live, this.details)
     this.bindEvents()
     this.setLang(opts.t)
@@ -140,16 +146,22 @@ export class Heatmap {
         if (w <= 0 || Math.abs(w - this.avail) < 2) return
         const first = this.avail === 0
         this.avail = w
-        if (!first && this.rows) { this.layout(); this.draw() }
+        if (!first && this.rows) {
+          this.layout()
+          this.draw()
+        }
       })
       this.resize.observe(this.el)
     }
     if (typeof IntersectionObserver === 'function') {
       this.visible = false
-      this.seen = new IntersectionObserver((entries) => {
-        this.visible = entries[entries.length - 1].isIntersecting
-        if (this.visible && this.dirty) this.draw()
-      }, { rootMargin: '300px 0px' })
+      this.seen = new IntersectionObserver(
+        (entries) => {
+          this.visible = entries[entries.length - 1].isIntersecting
+          if (this.visible && this.dirty) this.draw()
+        },
+        { rootMargin: '300px 0px' },
+      )
       this.seen.observe(this.canvas)
     }
   }
@@ -252,7 +264,8 @@ export class Heatmap {
     const w = this.labelW + this.cols * this.cw + 2
     const h = this.labelH + this.rows * this.ch + 2
     const dpr = window.devicePixelRatio || 1
-    const W = Math.ceil(w * dpr), H = Math.ceil(h * dpr)
+    const W = Math.ceil(w * dpr),
+      H = Math.ceil(h * dpr)
     // Resizing a canvas reallocates it: only when the size really changed.
     if (this.canvas.width !== W || this.canvas.height !== H) {
       this.canvas.width = W
@@ -269,7 +282,10 @@ export class Heatmap {
   /** One pixel per cell in an offscreen canvas; drawn scaled, so redraws on hover stay cheap. */
   private paintCells(): void {
     const { rows, cols } = this
-    if (rows === 0 || cols === 0) { this.cells = null; return }
+    if (rows === 0 || cols === 0) {
+      this.cells = null
+      return
+    }
     // One offscreen canvas per heatmap, reused: creating a canvas and its context per update is slow.
     const off = this.cells ?? document.createElement('canvas')
     if (off.width !== cols) off.width = cols
@@ -280,9 +296,15 @@ export class Heatmap {
     const px = img.data
     for (let k = 0; k < rows * cols; k++) {
       const v = this.data[k]
-      let r = 215, g = 215, b = 215
+      let r = 215,
+        g = 215,
+        b = 215
       if (Number.isFinite(v)) [r, g, b] = this.scale.color(v)
-      else if (Number.isNaN(v)) { r = 255; g = 0; b = 255 }
+      else if (Number.isNaN(v)) {
+        r = 255
+        g = 0
+        b = 255
+      }
       px[k * 4] = r
       px[k * 4 + 1] = g
       px[k * 4 + 2] = b
@@ -293,7 +315,10 @@ export class Heatmap {
   }
 
   private draw(): void {
-    if (!this.visible) { this.dirty = true; return }
+    if (!this.visible) {
+      this.dirty = true
+      return
+    }
     this.dirty = false
     const ctx = this.canvas.getContext('2d')!
     const dpr = window.devicePixelRatio || 1
@@ -311,13 +336,17 @@ export class Heatmap {
     for (let i = 0; i < (cw >= 4 ? rows : 0); i++) {
       for (let j = 0; j < cols; j++) {
         if (this.data[i * cols + j] !== -Infinity) continue
-        const x = x0 + j * cw, y = y0 + i * ch
+        const x = x0 + j * cw,
+          y = y0 + i * ch
         ctx.save()
         ctx.beginPath()
         ctx.rect(x, y, cw, ch)
         ctx.clip()
         ctx.beginPath()
-        for (let d = -ch; d < cw; d += 5) { ctx.moveTo(x + d, y + ch); ctx.lineTo(x + d + ch, y) }
+        for (let d = -ch; d < cw; d += 5) {
+          ctx.moveTo(x + d, y + ch)
+          ctx.lineTo(x + d + ch, y)
+        }
         ctx.stroke()
         ctx.restore()
       }
@@ -325,8 +354,14 @@ export class Heatmap {
     if (cw >= 8 && ch >= 8) {
       ctx.strokeStyle = 'rgba(255,255,255,0.7)'
       ctx.beginPath()
-      for (let j = 1; j < cols; j++) { ctx.moveTo(x0 + j * cw + 0.5, y0); ctx.lineTo(x0 + j * cw + 0.5, y0 + rows * ch) }
-      for (let i = 1; i < rows; i++) { ctx.moveTo(x0, y0 + i * ch + 0.5); ctx.lineTo(x0 + cols * cw, y0 + i * ch + 0.5) }
+      for (let j = 1; j < cols; j++) {
+        ctx.moveTo(x0 + j * cw + 0.5, y0)
+        ctx.lineTo(x0 + j * cw + 0.5, y0 + rows * ch)
+      }
+      for (let i = 1; i < rows; i++) {
+        ctx.moveTo(x0, y0 + i * ch + 0.5)
+        ctx.lineTo(x0 + cols * cw, y0 + i * ch + 0.5)
+      }
       ctx.stroke()
     }
     if (cw >= 40 && ch >= 18) {
@@ -336,7 +371,7 @@ export class Heatmap {
       for (let i = 0; i < rows; i++) {
         for (let j = 0; j < cols; j++) {
           const v = this.data[i * cols + j]
-          const bg = Number.isFinite(v) ? this.scale.color(v) : [215, 215, 215] as [number, number, number]
+          const bg = Number.isFinite(v) ? this.scale.color(v) : ([215, 215, 215] as [number, number, number])
           ctx.fillStyle = textOn(bg)
           ctx.fillText(cellText(v), x0 + j * cw + cw / 2, y0 + i * ch + ch / 2 + 0.5)
         }
@@ -394,7 +429,10 @@ export class Heatmap {
       ctx.strokeStyle = '#1d2330'
       ctx.lineWidth = 2
       ctx.beginPath()
-      for (let g = 1; g < this.groups; g++) { ctx.moveTo(x0 + g * gw, y0 - 3); ctx.lineTo(x0 + g * gw, y0 + rows * ch + 3) }
+      for (let g = 1; g < this.groups; g++) {
+        ctx.moveTo(x0 + g * gw, y0 - 3)
+        ctx.lineTo(x0 + g * gw, y0 + rows * ch + 3)
+      }
       ctx.stroke()
       ctx.strokeStyle = '#1c64d1'
       ctx.lineWidth = 2
@@ -431,7 +469,8 @@ export class Heatmap {
     const rect = this.canvas.getBoundingClientRect()
     const x = ev.clientX - rect.left - this.labelW
     const y = ev.clientY - rect.top - this.labelH
-    const j = Math.floor(x / this.cw), i = Math.floor(y / this.ch)
+    const j = Math.floor(x / this.cw),
+      i = Math.floor(y / this.ch)
     if (x < 0 || y < 0 || i >= this.rows || j >= this.cols) return null
     return [i, j]
   }
@@ -469,7 +508,10 @@ export class Heatmap {
     const c = this.canvas
     c.addEventListener('mousemove', (ev) => {
       const cell = this.cellAt(ev)
-      if (!cell) { this.leave(); return }
+      if (!cell) {
+        this.leave()
+        return
+      }
       if (this.hover && this.hover[0] === cell[0] && this.hover[1] === cell[1]) return
       this.hover = cell
       this.showTip(cell[0], cell[1])
@@ -483,11 +525,24 @@ export class Heatmap {
       this.cursor = cell
       this.activate(cell[0], cell[1])
     })
-    c.addEventListener('focus', () => { this.focused = true; this.draw(); this.announce(...this.cursor); this.emitCursor() })
-    c.addEventListener('blur', () => { this.focused = false; this.draw(); this.tip.hidden = true })
+    c.addEventListener('focus', () => {
+      this.focused = true
+      this.draw()
+      this.announce(...this.cursor)
+      this.emitCursor()
+    })
+    c.addEventListener('blur', () => {
+      this.focused = false
+      this.draw()
+      this.tip.hidden = true
+    })
     c.addEventListener('keydown', (ev) => this.onKey(ev))
     this.editor.addEventListener('keydown', (ev) => {
-      if (ev.key === 'Escape') { this.closeEditor(); this.canvas.focus(); return }
+      if (ev.key === 'Escape') {
+        this.closeEditor()
+        this.canvas.focus()
+        return
+      }
       if (ev.key !== 'Enter') return
       const v = parseShown(this.editor.value)
       if (v === null || !Number.isFinite(v)) {
@@ -508,17 +563,31 @@ export class Heatmap {
   private onKey(ev: KeyboardEvent): void {
     let [i, j] = this.cursor
     switch (ev.key) {
-      case 'ArrowUp': i = Math.max(0, i - 1); break
-      case 'ArrowDown': i = Math.min(this.rows - 1, i + 1); break
-      case 'ArrowLeft': j = Math.max(0, j - 1); break
-      case 'ArrowRight': j = Math.min(this.cols - 1, j + 1); break
-      case 'Home': j = 0; break
-      case 'End': j = this.cols - 1; break
-      case 'Enter': case ' ':
+      case 'ArrowUp':
+        i = Math.max(0, i - 1)
+        break
+      case 'ArrowDown':
+        i = Math.min(this.rows - 1, i + 1)
+        break
+      case 'ArrowLeft':
+        j = Math.max(0, j - 1)
+        break
+      case 'ArrowRight':
+        j = Math.min(this.cols - 1, j + 1)
+        break
+      case 'Home':
+        j = 0
+        break
+      case 'End':
+        j = this.cols - 1
+        break
+      case 'Enter':
+      case ' ':
         ev.preventDefault()
         this.activate(i, j)
         return
-      default: return
+      default:
+        return
     }
     ev.preventDefault()
     this.cursor = [i, j]
@@ -540,7 +609,10 @@ export class Heatmap {
   }
 
   private activate(i: number, j: number): void {
-    if (this.opts.editable) { this.openEditor(i, j); return }
+    if (this.opts.editable) {
+      this.openEditor(i, j)
+      return
+    }
     if (this.opts.selectable) this.opts.onActivate?.(i, j)
   }
 
@@ -564,7 +636,11 @@ export class Heatmap {
   private renderLegend(): void {
     const t = this.opts.t
     let masked = false
-    for (let k = 0; k < this.data.length; k++) if (this.data[k] === -Infinity) { masked = true; break }
+    for (let k = 0; k < this.data.length; k++)
+      if (this.data[k] === -Infinity) {
+        masked = true
+        break
+      }
     const key = `${this.scale.kind}|${fmt(this.scale.lo, 2)}|${fmt(this.scale.hi, 2)}|${masked}|${t('legendMasked')}`
     if (key === this.legendKey) return
     this.legendKey = key
@@ -575,7 +651,8 @@ export class Heatmap {
     const bar = document.createElement('span')
     bar.className = 'hm-bar'
     const stops: string[] = []
-    for (let k = 0; k <= 8; k++) stops.push(rgbCss(this.scale.color(this.scale.lo + (this.scale.hi - this.scale.lo) * k / 8)))
+    for (let k = 0; k <= 8; k++)
+      stops.push(rgbCss(this.scale.color(this.scale.lo + ((this.scale.hi - this.scale.lo) * k) / 8)))
     bar.style.background = `linear-gradient(to right, ${stops.join(',')})`
     const hi = document.createElement('span')
     hi.textContent = fmt(this.scale.hi, 2)
@@ -612,8 +689,10 @@ export class Heatmap {
     thead.append(hr)
     const tbody = doc.createElement('tbody')
     // A table of a 4000×4000 matrix would freeze the page: the first rows and columns, and a note.
-    const maxRows = Math.min(this.rows, TABLE_MAX), maxCols = Math.min(this.cols, TABLE_MAX)
-    if (maxRows < this.rows || maxCols < this.cols) cap.textContent += ` (${maxRows}×${maxCols} / ${this.rows}×${this.cols})`
+    const maxRows = Math.min(this.rows, TABLE_MAX),
+      maxCols = Math.min(this.cols, TABLE_MAX)
+    if (maxRows < this.rows || maxCols < this.cols)
+      cap.textContent += ` (${maxRows}×${maxCols} / ${this.rows}×${this.cols})`
     for (let i = 0; i < maxRows; i++) {
       const tr = doc.createElement('tr')
       const th = doc.createElement('th')
@@ -656,7 +735,8 @@ function clip(ctx: CanvasRenderingContext2D, s: string, max: number): string {
 
 function clipUncached(ctx: CanvasRenderingContext2D, s: string, max: number): string {
   if (ctx.measureText(s).width <= max) return s
-  let lo = 0, hi = s.length
+  let lo = 0,
+    hi = s.length
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1
     if (ctx.measureText(s.slice(0, mid) + '…').width <= max) lo = mid

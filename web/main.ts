@@ -8,11 +8,16 @@ import { translator } from './i18n'
 import { errorMessage } from './format'
 
 declare global {
-  interface Window { __apPlayground?: PlaygroundHandle }
+  interface Window {
+    __apPlayground?: PlaygroundHandle
+  }
 }
 
 const root = document.getElementById('app')!
-const { state, notices } = parseParams(new URLSearchParams(location.search), defaultState(browserLang(navigator.languages)))
+const { state, notices } = parseParams(
+  new URLSearchParams(location.search),
+  defaultState(browserLang(navigator.languages)),
+)
 const t = translator(state.lang)
 document.documentElement.lang = state.lang === 'zh' ? 'zh-CN' : 'en'
 document.title = t('title')
@@ -47,8 +52,14 @@ try {
     onStateChange: (s) => {
       clearTimeout(urlTimer)
       const now = performance.now()
-      if (now - lastWrite > 150) { lastWrite = now; writeUrl(s) }
-      else urlTimer = setTimeout(() => { lastWrite = performance.now(); writeUrl(s) }, 150)
+      if (now - lastWrite > 150) {
+        lastWrite = now
+        writeUrl(s)
+      } else
+        urlTimer = setTimeout(() => {
+          lastWrite = performance.now()
+          writeUrl(s)
+        }, 150)
     },
   })
   performance.mark('ap-mounted')

@@ -5,21 +5,38 @@ type RGB = [number, number, number]
 
 // Viridis control points (matplotlib), evenly spaced; linear interpolation between them.
 const VIRIDIS: RGB[] = [
-  [68, 1, 84], [72, 36, 117], [65, 68, 135], [53, 95, 141], [42, 120, 142], [33, 145, 140],
-  [34, 168, 132], [68, 191, 112], [122, 209, 81], [189, 223, 38], [253, 231, 37],
+  [68, 1, 84],
+  [72, 36, 117],
+  [65, 68, 135],
+  [53, 95, 141],
+  [42, 120, 142],
+  [33, 145, 140],
+  [34, 168, 132],
+  [68, 191, 112],
+  [122, 209, 81],
+  [189, 223, 38],
+  [253, 231, 37],
 ]
 
 // Dark blue -> near white -> dark orange.
 const DIVERGING: RGB[] = [
-  [33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240], [247, 247, 247],
-  [254, 224, 182], [253, 184, 99], [224, 130, 20], [179, 88, 6],
+  [33, 102, 172],
+  [67, 147, 195],
+  [146, 197, 222],
+  [209, 229, 240],
+  [247, 247, 247],
+  [254, 224, 182],
+  [253, 184, 99],
+  [224, 130, 20],
+  [179, 88, 6],
 ]
 
 function lerpScale(stops: RGB[], t: number): RGB {
   const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (stops.length - 1)
   const i = Math.min(stops.length - 2, Math.floor(x))
   const f = x - i
-  const a = stops[i], b = stops[i + 1]
+  const a = stops[i],
+    b = stops[i + 1]
   return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f]
 }
 
@@ -47,14 +64,18 @@ export interface ColorScale {
  * -Infinity (masked) is ignored here and drawn separately.
  */
 export function scaleFor(data: ArrayLike<number>, forceUnit = false): ColorScale {
-  let lo = Infinity, hi = -Infinity
+  let lo = Infinity,
+    hi = -Infinity
   for (let i = 0; i < data.length; i++) {
     const v = data[i]
     if (!Number.isFinite(v)) continue
     if (v < lo) lo = v
     if (v > hi) hi = v
   }
-  if (lo === Infinity) { lo = 0; hi = 1 }
+  if (lo === Infinity) {
+    lo = 0
+    hi = 1
+  }
   if (forceUnit) {
     const top = Math.max(hi, 1e-12)
     return { kind: 'unit', lo: 0, hi: top, color: (v) => viridis(v / top) }

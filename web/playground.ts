@@ -113,7 +113,12 @@ class Playground {
   private readonly labelExports: (t: Translate) => void
   private readonly scheduler: Scheduler
 
-  constructor(root: ShadowRoot | HTMLElement, private readonly engine: Engine, initial: PlaygroundState, private readonly opts: PlaygroundOptions) {
+  constructor(
+    root: ShadowRoot | HTMLElement,
+    private readonly engine: Engine,
+    initial: PlaygroundState,
+    private readonly opts: PlaygroundOptions,
+  ) {
     this.state = withoutCrossCausal(cloneState(initial))
     this.t = translator(this.state.lang)
     this.notices = [...(opts.notices ?? [])]
@@ -124,9 +129,14 @@ class Playground {
     this.handle = this.makeHandle()
     const withExports = opts.exports !== false
     this.header = createHeader({
-      compact: !!opts.compact, exports: withExports, shareUrl: opts.shareUrl, t: () => this.t,
+      compact: !!opts.compact,
+      exports: withExports,
+      shareUrl: opts.shareUrl,
+      t: () => this.t,
       toggleLang: () => this.setState({ lang: this.state.lang === 'zh' ? 'en' : 'zh' }),
-      pytorchCode: () => this.handle.pytorchCode(), rerender: () => this.render(), disposed: () => this.disposed,
+      pytorchCode: () => this.handle.pytorchCode(),
+      rerender: () => this.render(),
+      disposed: () => this.disposed,
     })
     this.tabs = createTabs((view) => this.setState({ view }), !!opts.compact)
     // With steps listing 'train' the panel sits inline after the others (no tab needed); otherwise it is the Train tab.
@@ -146,14 +156,26 @@ class Playground {
   private makeCtx(): Ctx {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below read the live fields
     const self = this
-    const each = (f: (p: Panel) => void) => { for (const p of self.panels.all) f(p) }
+    const each = (f: (p: Panel) => void) => {
+      for (const p of self.panels.all) f(p)
+    }
     return {
-      get state() { return self.state },
-      get t() { return self.t },
+      get state() {
+        return self.state
+      },
+      get t() {
+        return self.t
+      },
       texts: new Texts(),
-      get trace() { return self.trace },
-      get hl() { return self.hl },
-      get sel() { return self.sel },
+      get trace() {
+        return self.trace
+      },
+      get hl() {
+        return self.hl
+      },
+      get sel() {
+        return self.sel
+      },
       setState: (patch) => self.setState(patch),
       setHighlight: (q, k) => {
         if (q === self.hl.q && k === self.hl.k) return
@@ -231,14 +253,19 @@ class Playground {
         this.error = errorMessage(e)
       }
       this.computeMs += performance.now() - t1
-      setTimeout(() => { if (current()) this.render() }, 0)
+      setTimeout(() => {
+        if (current()) this.render()
+      }, 0)
     }, 0)
   }
 
   private renderNotices(): void {
     const { t } = this
-    const msgs = this.notices.map((n) => n.reason === 'crossCausal' ? t('noticeCrossCausal')
-      : `${t('noticeInvalid')} ${n.param} = “${n.value.length > 80 ? n.value.slice(0, 80) + '…' : n.value}”`)
+    const msgs = this.notices.map((n) =>
+      n.reason === 'crossCausal'
+        ? t('noticeCrossCausal')
+        : `${t('noticeInvalid')} ${n.param} = “${n.value.length > 80 ? n.value.slice(0, 80) + '…' : n.value}”`,
+    )
     if (this.droppedEdits) msgs.push(t('noticeEditsDropped'))
     const box = this.panels.noticeBox
     box.hidden = msgs.length === 0
@@ -264,7 +291,12 @@ class Playground {
     this.panels.render(this.ctx, this.long)
     applyStepFilter(this.app, this.opts.steps)
     // ms: compute plus rendering, read by bench/page_bench.mjs.
-    const detail = { error: this.error, ms: this.computeMs + performance.now() - r0, computeMs: this.computeMs, long: !!this.long }
+    const detail = {
+      error: this.error,
+      ms: this.computeMs + performance.now() - r0,
+      computeMs: this.computeMs,
+      long: !!this.long,
+    }
     this.app.dispatchEvent(new CustomEvent(RENDERED_EVENT, { bubbles: true, composed: true, detail }))
     this.computeMs = 0
   }
@@ -272,14 +304,18 @@ class Playground {
   private csv(step: string): string {
     if (!this.trace) throw new Error('csv: there is no result yet (the first computation failed or has not run)')
     if (this.long && isPerHeadStep(step)) {
-      throw new Error(`csv: "${step}" is never built for a text of ${this.long.n} tokens (the long view computes the rows on screen only); export embeddings, Wq, Wk, Wv, Q, K, V or output, or use a text of at most ${LONG_TOKENS} tokens`)
+      throw new Error(
+        `csv: "${step}" is never built for a text of ${this.long.n} tokens (the long view computes the rows on screen only); export embeddings, Wq, Wk, Wv, Q, K, V or output, or use a text of at most ${LONG_TOKENS} tokens`,
+      )
     }
     const m = panelMatrix(this.trace, step, this.state.head)
     return matrixCsv(m.tensor, m.rows, m.cols)
   }
 
   private png(step: string): Promise<Blob> {
-    const panel = this.app.querySelector<HTMLElement>(`[data-step="${CSS.escape(step)}"], [data-panel="${CSS.escape(step)}"]`)
+    const panel = this.app.querySelector<HTMLElement>(
+      `[data-step="${CSS.escape(step)}"], [data-panel="${CSS.escape(step)}"]`,
+    )
     if (!panel) return Promise.reject(new Error(`png: no panel named "${step}" here`))
     return exportPanelPng(panel)
   }
@@ -305,7 +341,8 @@ class Playground {
         this.renderNotices()
       },
       pytorchCode: () => {
-        if (!this.trace) throw new Error('pytorchCode: there is no result yet (the first computation failed or has not run)')
+        if (!this.trace)
+          throw new Error('pytorchCode: there is no result yet (the first computation failed or has not run)')
         return pytorchCode(this.state, this.trace)
       },
       csv: (step) => this.csv(step),

@@ -6,15 +6,31 @@ import { DEFAULT_STATE, type PlaygroundState } from './state'
 export type PresetId = 'cat' | 'zh' | 'it' | 'seq2seq'
 
 const COMMON: Partial<PlaygroundState> = {
-  dModel: DEFAULT_STATE.dModel, dq: DEFAULT_STATE.dq, dk: DEFAULT_STATE.dk, dv: DEFAULT_STATE.dv,
-  seed: DEFAULT_STATE.seed, score: 'scaled-dot', scale: 'auto', mask: 'none', temperature: 1,
-  heads: 1, head: 0, padKeys: [], maskCells: [], edits: [],
+  dModel: DEFAULT_STATE.dModel,
+  dq: DEFAULT_STATE.dq,
+  dk: DEFAULT_STATE.dk,
+  dv: DEFAULT_STATE.dv,
+  seed: DEFAULT_STATE.seed,
+  score: 'scaled-dot',
+  scale: 'auto',
+  mask: 'none',
+  temperature: 1,
+  heads: 1,
+  head: 0,
+  padKeys: [],
+  maskCells: [],
+  edits: [],
 }
 
 export const PRESETS: Record<PresetId, Partial<PlaygroundState>> = {
   cat: { ...COMMON, mode: 'self', text: 'this is my cat', tokenizer: 'word-sorted' },
   zh: { ...COMMON, mode: 'self', text: '我爱中国', tokenizer: 'char' },
-  it: { ...COMMON, mode: 'self', text: "The animal didn't cross the street because it was too tired", tokenizer: 'word' },
+  it: {
+    ...COMMON,
+    mode: 'self',
+    text: "The animal didn't cross the street because it was too tired",
+    tokenizer: 'word',
+  },
   seq2seq: { ...COMMON, mode: 'cross', source: '我 爱 中国', target: 'I love China', tokenizer: 'word' },
 }
 
@@ -26,7 +42,10 @@ export function matchingPreset(s: PlaygroundState): PresetId | null {
     let ok = true
     for (const [k, v] of Object.entries(p)) {
       const cur = (s as unknown as Record<string, unknown>)[k]
-      if (Array.isArray(v) ? !(Array.isArray(cur) && cur.length === v.length) : cur !== v) { ok = false; break }
+      if (Array.isArray(v) ? !(Array.isArray(cur) && cur.length === v.length) : cur !== v) {
+        ok = false
+        break
+      }
     }
     if (ok) return id
   }

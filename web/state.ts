@@ -155,7 +155,10 @@ function oneOf<T extends string>(list: readonly T[], v: string): T | null {
 function intInRange(name: string, n: number | null): number | null {
   if (n === null) return null
   switch (name) {
-    case 'dModel': case 'dq': case 'dk': case 'dv':
+    case 'dModel':
+    case 'dq':
+    case 'dk':
+    case 'dv':
       return n >= LIMITS.dim[0] && n <= LIMITS.dim[1] ? n : null
     case 'heads':
       return n >= LIMITS.heads[0] && n <= LIMITS.heads[1] ? n : null
@@ -195,7 +198,9 @@ function parseEdits(v: string): CellEdit[] | null {
   if (v === '') return []
   const out: CellEdit[] = []
   for (const part of v.split(';')) {
-    const m = /^(embeddings|sourceEmbeddings|Wq|Wk|Wv)\.(\d{1,5})\.(\d{1,5})=(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)$/.exec(part)
+    const m = /^(embeddings|sourceEmbeddings|Wq|Wk|Wv)\.(\d{1,5})\.(\d{1,5})=(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)$/.exec(
+      part,
+    )
     if (!m) return null
     const val = Number(m[4])
     if (!Number.isFinite(val)) return null
@@ -208,7 +213,10 @@ function parseEdits(v: string): CellEdit[] | null {
  * Reads a state from URL parameters (or widget attributes). Unknown parameters are ignored; a known
  * parameter with an invalid value keeps its default and is reported, so the page can say so.
  */
-export function parseParams(params: URLSearchParams, base: PlaygroundState): { state: PlaygroundState; notices: Notice[] } {
+export function parseParams(
+  params: URLSearchParams,
+  base: PlaygroundState,
+): { state: PlaygroundState; notices: Notice[] } {
   const s = cloneState(base)
   const notices: Notice[] = []
   const bad = (param: string, value: string) => notices.push({ param, value })
@@ -220,8 +228,13 @@ export function parseParams(params: URLSearchParams, base: PlaygroundState): { s
     else s[key] = v
   }
   const enums: Array<[string, readonly string[], keyof PlaygroundState]> = [
-    ['mode', MODES, 'mode'], ['tokenizer', TOKENIZERS, 'tokenizer'], ['score', RULES, 'score'],
-    ['mask', MASKS, 'mask'], ['scale', SCALES, 'scale'], ['lang', LANGS, 'lang'], ['view', VIEWS, 'view'],
+    ['mode', MODES, 'mode'],
+    ['tokenizer', TOKENIZERS, 'tokenizer'],
+    ['score', RULES, 'score'],
+    ['mask', MASKS, 'mask'],
+    ['scale', SCALES, 'scale'],
+    ['lang', LANGS, 'lang'],
+    ['view', VIEWS, 'view'],
   ]
   for (const [param, list, field] of enums) {
     const raw = params.get(param)
@@ -241,7 +254,8 @@ export function parseParams(params: URLSearchParams, base: PlaygroundState): { s
   const temp = params.get('temperature')
   if (temp !== null) {
     const t = Number(temp)
-    if (temp.trim() === '' || !Number.isFinite(t) || t < LIMITS.temperature[0] || t > LIMITS.temperature[1]) bad('temperature', temp)
+    if (temp.trim() === '' || !Number.isFinite(t) || t < LIMITS.temperature[0] || t > LIMITS.temperature[1])
+      bad('temperature', temp)
     else s.temperature = t
   }
   const pad = params.get('pad')
@@ -287,8 +301,26 @@ export function parseParams(params: URLSearchParams, base: PlaygroundState): { s
 export function toParams(s: PlaygroundState, base: PlaygroundState = DEFAULT_STATE): URLSearchParams {
   const p = new URLSearchParams()
   const simple: Array<keyof PlaygroundState> = [
-    'mode', 'text', 'source', 'target', 'tokenizer', 'score', 'scale', 'mask', 'dModel', 'dq', 'dk', 'dv',
-    'seed', 'heads', 'head', 'temperature', 'lang', 'guided', 'view', 'src',
+    'mode',
+    'text',
+    'source',
+    'target',
+    'tokenizer',
+    'score',
+    'scale',
+    'mask',
+    'dModel',
+    'dq',
+    'dk',
+    'dv',
+    'seed',
+    'heads',
+    'head',
+    'temperature',
+    'lang',
+    'guided',
+    'view',
+    'src',
   ]
   for (const k of simple) {
     if (k === 'source' || k === 'target') {

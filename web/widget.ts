@@ -22,22 +22,68 @@ export { pytorchCode } from './export/pytorch'
  * [attribute, parameter]: HTML lower-cases attribute names, the URL keeps dModel.
  */
 const STATE_ATTRS: ReadonlyArray<readonly [string, string]> = [
-  ['text', 'text'], ['source', 'source'], ['target', 'target'], ['tokenizer', 'tokenizer'], ['score', 'score'],
-  ['mask', 'mask'], ['heads', 'heads'], ['dmodel', 'dModel'], ['dq', 'dq'], ['dk', 'dk'], ['dv', 'dv'], ['seed', 'seed'],
-  ['lang', 'lang'], ['temperature', 'temperature'], ['scale', 'scale'], ['mode', 'mode'], ['view', 'view'], ['src', 'src'],
+  ['text', 'text'],
+  ['source', 'source'],
+  ['target', 'target'],
+  ['tokenizer', 'tokenizer'],
+  ['score', 'score'],
+  ['mask', 'mask'],
+  ['heads', 'heads'],
+  ['dmodel', 'dModel'],
+  ['dq', 'dq'],
+  ['dk', 'dk'],
+  ['dv', 'dv'],
+  ['seed', 'seed'],
+  ['lang', 'lang'],
+  ['temperature', 'temperature'],
+  ['scale', 'scale'],
+  ['mode', 'mode'],
+  ['view', 'view'],
+  ['src', 'src'],
 ]
 const OBSERVED = [...STATE_ATTRS.map(([a]) => a), 'steps', 'guided']
 
 /** The state fields attributes decide; a changed attribute patches only these (the learner's other choices stay). */
 const ATTR_FIELDS: Array<keyof PlaygroundState> = [
-  'mode', 'text', 'source', 'target', 'tokenizer', 'score', 'mask', 'heads', 'dModel', 'dq', 'dk', 'dv', 'seed', 'lang',
-  'temperature', 'scale', 'view', 'guided', 'src',
+  'mode',
+  'text',
+  'source',
+  'target',
+  'tokenizer',
+  'score',
+  'mask',
+  'heads',
+  'dModel',
+  'dq',
+  'dk',
+  'dv',
+  'seed',
+  'lang',
+  'temperature',
+  'scale',
+  'view',
+  'guided',
+  'src',
 ]
 
 /** Panel names `steps` accepts: the engine's step names and the page's other panels. */
 const PANEL_NAMES = new Set<string>([
-  ...STEP_NAMES, 'sourceEmbeddings', 'tokens', 'params', 'lines', 'arith', 'guided', 'decoderSelfAttention', 'why',
-  'origin', 'train', 'long', 'model', 'decode', 'scaling', 'quiz',
+  ...STEP_NAMES,
+  'sourceEmbeddings',
+  'tokens',
+  'params',
+  'lines',
+  'arith',
+  'guided',
+  'decoderSelfAttention',
+  'why',
+  'origin',
+  'train',
+  'long',
+  'model',
+  'decode',
+  'scaling',
+  'quiz',
 ])
 
 const WIDGET_CSS = `
@@ -72,7 +118,9 @@ function loadEngine(): Promise<Engine> {
   if (!enginePromise) {
     // One thread: the widget is one file, and a pthread worker would have to import the engine glue on its own.
     enginePromise = init({ locateFile: wasmUrl, threads: 1 }).then((e) => (loadedEngine = e))
-    enginePromise.catch(() => { enginePromise = null })  // a failed fetch may be retried by the next element
+    enginePromise.catch(() => {
+      enginePromise = null
+    }) // a failed fetch may be retried by the next element
   }
   return enginePromise
 }
@@ -117,7 +165,10 @@ function readAttributes(el: HTMLElement): FromAttributes {
   let steps: string[] | undefined
   const stepsAttr = el.getAttribute('steps')
   if (stepsAttr !== null && stepsAttr.trim() !== '') {
-    const names = stepsAttr.split(',').map((s) => s.trim()).filter(Boolean)
+    const names = stepsAttr
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
     const known = names.filter((n) => PANEL_NAMES.has(n))
     const unknown = names.filter((n) => !PANEL_NAMES.has(n))
     if (unknown.length) notices.push({ param: 'steps', value: unknown.join(',') })
@@ -133,7 +184,8 @@ function sameSteps(a: string[] | undefined, b: string[] | undefined): boolean {
 // ---------------------------------------------------------------------------------------------
 // The element
 
-const BaseElement: typeof HTMLElement = typeof HTMLElement === 'undefined' ? (class {} as typeof HTMLElement) : HTMLElement
+const BaseElement: typeof HTMLElement =
+  typeof HTMLElement === 'undefined' ? (class {} as typeof HTMLElement) : HTMLElement
 
 export class AttentionPlaygroundElement extends BaseElement {
   static get observedAttributes(): string[] {
@@ -163,7 +215,7 @@ export class AttentionPlaygroundElement extends BaseElement {
       this.readyResolve = resolve
       this.readyReject = reject
     })
-    this.ready.catch(() => undefined)  // the failure is shown in the element; nobody has to await it
+    this.ready.catch(() => undefined) // the failure is shown in the element; nobody has to await it
   }
 
   /** The current state (URL parameter names), or null before the first render. */
@@ -233,7 +285,8 @@ export class AttentionPlaygroundElement extends BaseElement {
 
   /** PNG of one step's panel. */
   png(step: string): Promise<Blob> {
-    if (!this.handle) return Promise.reject(new Error('png: the widget has not rendered a result yet (await element.ready)'))
+    if (!this.handle)
+      return Promise.reject(new Error('png: the widget has not rendered a result yet (await element.ready)'))
     return this.handle.png(step)
   }
 
@@ -252,7 +305,7 @@ export class AttentionPlaygroundElement extends BaseElement {
     loading.textContent = translator(lang)('loading')
     frame.append(loading)
     this.shadow.replaceChildren(frame)
-    adoptStyles(this.shadow, WIDGET_CSS)  // the shadow root's sheets go with the element
+    adoptStyles(this.shadow, WIDGET_CSS) // the shadow root's sheets go with the element
 
     let engine: Engine
     try {
@@ -265,7 +318,7 @@ export class AttentionPlaygroundElement extends BaseElement {
       this.readyReject?.(e)
       return
     }
-    if (gen !== this.generation) return  // removed (or remounted) while the engine loaded
+    if (gen !== this.generation) return // removed (or remounted) while the engine loaded
     loading.remove()
     // Read now: attributes may have changed while the engine loaded.
     const attrs = readAttributes(this)

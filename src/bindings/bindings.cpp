@@ -48,9 +48,7 @@ ap::ScoreParams decode_params(const val& p, ap::ScoreRule rule) {
     return p[key];
   };
   switch (rule) {
-    case ap::ScoreRule::General:
-      out.W = matrix_from_js(need("W"), "params.W");
-      break;
+    case ap::ScoreRule::General: out.W = matrix_from_js(need("W"), "params.W"); break;
     case ap::ScoreRule::Additive:
       out.Wq = matrix_from_js(need("Wq"), "params.Wq");
       out.Wk = matrix_from_js(need("Wk"), "params.Wk");
@@ -64,8 +62,7 @@ ap::ScoreParams decode_params(const val& p, ap::ScoreRule rule) {
         out.combineB = vector_from_js(need("combineB"), "params.combineB");
       }
       break;
-    default:
-      break;
+    default: break;
   }
   return out;
 }
@@ -140,7 +137,7 @@ val run(val o) {
     if (has(o, "seed")) {
       const double s = number_of(o["seed"], "seed");
       AP_REQUIRE(s >= 0 && s == std::floor(s) && s <= 9007199254740991.0,
-                     "seed: expected an integer from 0 to 2^53 - 1, got " + ap::fmt(s));
+                 "seed: expected an integer from 0 to 2^53 - 1, got " + ap::fmt(s));
       r.seed = static_cast<uint64_t>(s);
     }
     if (has(o, "score")) r.score = ap::parse_score(string_of(o["score"], "score"));
@@ -226,7 +223,8 @@ val attention(val o) {
     if (has(o, "needWeights")) a.needWeights = bool_of(o["needWeights"], "needWeights");
     // Scores (raw and masked) only on request: at n = 2048 each is 16 MB more to compute and copy.
     a.needScores = has(o, "needScores") && bool_of(o["needScores"], "needScores");
-    if (a.needScores && !a.needWeights) throw ap::Error("needScores: true needs needWeights: true (the fused kernel keeps no scores)");
+    if (a.needScores && !a.needWeights)
+      throw ap::Error("needScores: true needs needWeights: true (the fused kernel keeps no scores)");
     a.keepSteps = a.needScores;
     const int batch = static_cast<int>(Q.size());
     for (int b = 0; b < batch; ++b) ap::validate_attention(Q[b], K[b], V[b], a, batch);
@@ -246,7 +244,8 @@ val attention(val o) {
     }
     if (a.needWeights) out.set("weights", pick(&ap::AttentionResult::weights));
     out.set("output", pick(&ap::AttentionResult::output));
-    if (a.score == ap::ScoreRule::Concat && a.params.hasCombine()) out.set("context", pick(&ap::AttentionResult::context));
+    if (a.score == ap::ScoreRule::Concat && a.params.hasCombine())
+      out.set("context", pick(&ap::AttentionResult::context));
     if (rq == 2) {
       out.set("maskedRows", val::array(rs[0].maskedRows));
     } else {

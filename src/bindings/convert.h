@@ -66,8 +66,8 @@ inline std::vector<long long> shape_of(const val& t, const std::string& name) {
   const long long len =
       t["data"]["length"].isUndefined() ? -1 : static_cast<long long>(t["data"]["length"].as<double>());
   if (len != total) {
-    throw ap::Error(name + ": data has " + std::to_string(len) + " values but shape " + ap::shape_str(dims) + " needs " +
-                    std::to_string(total));
+    throw ap::Error(name + ": data has " + std::to_string(len) + " values but shape " + ap::shape_str(dims) +
+                    " needs " + std::to_string(total));
   }
   return dims;
 }
@@ -78,7 +78,8 @@ inline void copy_in(const val& data, float* dst, long long offset, long long cou
   if (offset == 0 && data["length"].as<double>() == count) {
     view.call<void>("set", data);
   } else {
-    view.call<void>("set", data.call<val>("subarray", static_cast<double>(offset), static_cast<double>(offset + count)));
+    view.call<void>("set",
+                    data.call<val>("subarray", static_cast<double>(offset), static_cast<double>(offset + count)));
   }
 }
 
@@ -124,9 +125,12 @@ inline std::vector<uint8_t> bytes_from_js(const val& a, const std::string& name)
   for (long long i = 0; i < n; ++i) {
     const val e = a[static_cast<int>(i)];
     const std::string ty = type_of(e);
-    if (ty == "boolean") out[i] = e.as<bool>() ? 1 : 0;
-    else if (ty == "number") out[i] = e.as<double>() != 0 ? 1 : 0;
-    else throw ap::Error(name + "[" + std::to_string(i) + "]: expected a boolean or 0/1, got a " + ty);
+    if (ty == "boolean")
+      out[i] = e.as<bool>() ? 1 : 0;
+    else if (ty == "number")
+      out[i] = e.as<double>() != 0 ? 1 : 0;
+    else
+      throw ap::Error(name + "[" + std::to_string(i) + "]: expected a boolean or 0/1, got a " + ty);
   }
   return out;
 }
@@ -167,7 +171,7 @@ inline val stack_to_js(const std::vector<ap::Mat>& ms) {
 // head and [heads, nq, nk] otherwise. Shared by ap.run and Trainer.trace so both traces read alike.
 struct StepTensors {
   const ap::Mat &embeddings, &Wq, &Wk, &Wv, &Q, &K, &V;
-  const std::vector<ap::Mat> &scores, &scaledScores, &maskedScores, &weights;
+  const std::vector<ap::Mat>&scores, &scaledScores, &maskedScores, &weights;
   const ap::Mat& output;
 };
 
@@ -210,7 +214,8 @@ val guarded(F&& f) {
   } catch (const ap::Error& e) {
     return error_value(e.what());
   } catch (const std::bad_alloc&) {
-    return error_value("out of memory: the request needs more memory than the engine can have (2 GiB); use smaller inputs");
+    return error_value(
+        "out of memory: the request needs more memory than the engine can have (2 GiB); use smaller inputs");
   } catch (const std::exception& e) {
     return error_value(std::string("internal error: ") + e.what());
   }

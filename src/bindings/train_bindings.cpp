@@ -96,7 +96,8 @@ std::vector<tr::Example> batch_of(const val& b) {
     if (has(e, "targets")) ex.targets = ints_of(e["targets"], name + ".targets");
     if (has(e, "pointer")) {
       const auto p = ints_of(e["pointer"], name + ".pointer");
-      if (p.size() != 2) throw ap::Error(name + ".pointer: expected [from, to], got " + std::to_string(p.size()) + " numbers");
+      if (p.size() != 2)
+        throw ap::Error(name + ".pointer: expected [from, to], got " + std::to_string(p.size()) + " numbers");
       ex.pointerFrom = p[0];
       ex.pointerTo = p[1];
     }
@@ -252,7 +253,8 @@ class TrainerHandle {
         if (idx < 0) throw ap::Error("parameters." + k + ": no such parameter in this model");
         const std::string name = "parameters." + k;
         const tr::Param& p = ps[idx];
-        ap::Mat m = tensor_of(obj[k], name, static_cast<int>(p.value.rows()), static_cast<int>(p.value.cols()), p.vector);
+        ap::Mat m =
+            tensor_of(obj[k], name, static_cast<int>(p.value.rows()), static_cast<int>(p.value.cols()), p.vector);
         updates.emplace_back(idx, std::move(m));
       }
       for (auto& [idx, m] : updates) ps[idx].value = std::move(m);
@@ -283,11 +285,13 @@ class TrainerHandle {
   val examples(std::string split, int count) {
     return guarded([&] {
       ready();
-      if (split != "train" && split != "test") throw ap::Error("split: expected 'train' or 'test', got '" + split + "'");
+      if (split != "train" && split != "test")
+        throw ap::Error("split: expected 'train' or 'test', got '" + split + "'");
       const auto& set = split == "train" ? t_->task().train : t_->task().test;
       if (count < 0) throw ap::Error("count: expected ≥ 0, got " + std::to_string(count));
       val a = val::array();
-      for (size_t i = 0; i < set.size() && static_cast<int>(i) < count; ++i) a.call<void>("push", example_to_js(set[i]));
+      for (size_t i = 0; i < set.size() && static_cast<int>(i) < count; ++i)
+        a.call<void>("push", example_to_js(set[i]));
       return a;
     });
   }
@@ -302,7 +306,8 @@ class TrainerHandle {
       if (!layerVal.isUndefined() && !layerVal.isNull()) {
         layer = int_of(layerVal, "layer");
         if (layer < 0 || layer >= static_cast<int>(t.layers.size()))
-          throw ap::Error("layer: expected 0.." + std::to_string(t.layers.size() - 1) + ", got " + std::to_string(layer));
+          throw ap::Error("layer: expected 0.." + std::to_string(t.layers.size() - 1) + ", got " +
+                          std::to_string(layer));
       }
       const tr::LayerTrace& L = t.layers[layer];
       const auto& ps = t_->model().params();
@@ -314,8 +319,8 @@ class TrainerHandle {
       o.set("vocab", val::array(t_->task().vocab));
       o.set("merges", val::array());
       o.set("selfAttention", true);
-      set_steps(o, {L.input, P("Wq").value, P("Wk").value, P("Wv").value, L.Q, L.K, L.V, L.scores, L.scaledScores, L.maskedScores,
-                    L.weights, L.output});
+      set_steps(o, {L.input, P("Wq").value, P("Wk").value, P("Wv").value, L.Q, L.K, L.V, L.scores, L.scaledScores,
+                    L.maskedScores, L.weights, L.output});
       val masked = val::array();
       o.set("maskedRows", masked);  // causal and no mask never mask a whole row
       o.set("scale", c.head_scale());

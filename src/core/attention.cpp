@@ -27,8 +27,7 @@ ScoreRule parse_score(const std::string& name) {
   if (name == "general") return ScoreRule::General;
   if (name == "additive") return ScoreRule::Additive;
   if (name == "concat") return ScoreRule::Concat;
-  throw Error("score: unknown rule '" + name +
-              "'; expected one of dot, scaled-dot, general, additive, concat");
+  throw Error("score: unknown rule '" + name + "'; expected one of dot, scaled-dot, general, additive, concat");
 }
 
 const char* score_name(ScoreRule rule) {
@@ -64,8 +63,8 @@ void Mask::validate(int batch, int nq, int nk) const {
     const std::size_t n = keyPadding.size();
     AP_REQUIRE(n == static_cast<std::size_t>(nk) || n == static_cast<std::size_t>(batch) * nk,
                "mask.keyPadding: expected " + std::to_string(nk) + " entries (one per key)" +
-                   (batch > 1 ? " or " + std::to_string(batch * nk) + " (batch · keys)" : std::string()) +
-                   ", got " + std::to_string(n));
+                   (batch > 1 ? " or " + std::to_string(batch * nk) + " (batch · keys)" : std::string()) + ", got " +
+                   std::to_string(n));
   } else if (kind == Kind::Matrix) {
     const std::size_t per = static_cast<std::size_t>(nq) * nk;
     const std::size_t n = matrix.size();
@@ -86,8 +85,7 @@ Mat compute_scores(const Mat& Q, const Mat& K, ScoreRule rule, const ScoreParams
   const int nk = static_cast<int>(K.rows());
   switch (rule) {
     case ScoreRule::Dot:
-    case ScoreRule::ScaledDot:
-      return times_transposed(Q, K);
+    case ScoreRule::ScaledDot: return times_transposed(Q, K);
     case ScoreRule::General: {
       // qᵀ W k for every pair: (Q W) Kᵀ, with Q W computed once (as Q · (Wᵀ)ᵀ).
       const Mat Wt = p.W.transpose();
@@ -172,10 +170,10 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
   if (!opts.needWeights && fusable && bound < 1e37) {
     r.context.resize(nq, dv);
     // Uninitialized on purpose: the kernel writes every workspace cell before reading it (its tests poison it).
-    std::unique_ptr<float[]> ws(new float[static_cast<std::size_t>(
-        kernels::flash_workspace_floats(nq, nv, static_cast<int>(Q.cols()), dv))]);
-    kernels::flash_attention(Q.data(), K.data(), V.data(), r.context.data(), nq, nv, static_cast<int>(Q.cols()),
-                             dv, r.scale, invTemp, opts.mask.kind == Mask::Kind::Causal, ws.get());
+    std::unique_ptr<float[]> ws(
+        new float[static_cast<std::size_t>(kernels::flash_workspace_floats(nq, nv, static_cast<int>(Q.cols()), dv))]);
+    kernels::flash_attention(Q.data(), K.data(), V.data(), r.context.data(), nq, nv, static_cast<int>(Q.cols()), dv,
+                             r.scale, invTemp, opts.mask.kind == Mask::Kind::Causal, ws.get());
     check_no_overflow("query/key/value: the output overflows", r.context);
     r.output = r.context;
     return r;
@@ -188,12 +186,14 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
     // into the weights' buffer, which then becomes the weights in place.
     r.weights.resize(nq, nv);
     kernels::qkt(Q.data(), K.data(), r.weights.data(), nq, nv, static_cast<int>(Q.cols()), r.scale);
-    finite = weights_from_scores(r.weights, 1.f, opts.mask, b, opts.temperature, r.weights,
-                                 opts.keepSteps ? &r.scaledScores : nullptr, opts.keepSteps ? &r.maskedScores : nullptr);
+    finite =
+        weights_from_scores(r.weights, 1.f, opts.mask, b, opts.temperature, r.weights,
+                            opts.keepSteps ? &r.scaledScores : nullptr, opts.keepSteps ? &r.maskedScores : nullptr);
   } else {
     r.scores = compute_scores(Q, K, opts.score, opts.params);
-    finite = weights_from_scores(r.scores, r.scale, opts.mask, b, opts.temperature, r.weights,
-                                 opts.keepSteps ? &r.scaledScores : nullptr, opts.keepSteps ? &r.maskedScores : nullptr);
+    finite =
+        weights_from_scores(r.scores, r.scale, opts.mask, b, opts.temperature, r.weights,
+                            opts.keepSteps ? &r.scaledScores : nullptr, opts.keepSteps ? &r.maskedScores : nullptr);
     if (!opts.needScores) r.scores.resize(0, 0);
   }
   if (!finite) {
@@ -210,8 +210,9 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
   } else {
     r.output = r.context;
   }
-  check_no_overflow(opts.params.hasCombine() && opts.score == ScoreRule::Concat ? "params.combineW: the output overflows"
-                                                                             : "query/key/value: the output overflows",
+  check_no_overflow(opts.params.hasCombine() && opts.score == ScoreRule::Concat
+                        ? "params.combineW: the output overflows"
+                        : "query/key/value: the output overflows",
                     r.output);
   if (!opts.needWeights) {
     r.scores.resize(0, 0);

@@ -31,13 +31,13 @@ struct Mask {
 
 // Parameters of the rules that have them (shapes in PyTorch's Linear layout: [out, in]).
 struct ScoreParams {
-  Mat W;                  // general: [dq, dk]
-  Mat Wq, Wk;             // additive: [h, dq], [h, dk]
-  Vec v;                  // additive: [h]
-  Mat concatW;            // concat: [nv, dq + dk]
-  Vec concatB;            // concat: [nv]
-  Mat combineW;           // concat, optional: [out, dq + dv]
-  Vec combineB;           // concat, optional: [out]
+  Mat W;         // general: [dq, dk]
+  Mat Wq, Wk;    // additive: [h, dq], [h, dk]
+  Vec v;         // additive: [h]
+  Mat concatW;   // concat: [nv, dq + dk]
+  Vec concatB;   // concat: [nv]
+  Mat combineW;  // concat, optional: [out, dq + dv]
+  Vec combineB;  // concat, optional: [out]
   bool hasCombine() const { return combineW.size() > 0; }
 };
 
@@ -73,8 +73,7 @@ float default_scale(ScoreRule rule, int dk);
 void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts, int batch = 1);
 
 // Q [nq, dq], K [nk, dk], V [nv, dv]; batchIndex selects this item's slice of a batched mask.
-AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts,
-                          int batchIndex = 0);
+AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts, int batchIndex = 0);
 
 // What a backward pass needs from step scores (training keeps it; attention() does not ask).
 struct ScoreCache {

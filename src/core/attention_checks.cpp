@@ -25,8 +25,8 @@ void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const Attentio
   AP_REQUIRE(nk > 0 && dk > 0, "key: needs at least one row and one column, got " + shape_str(K));
   AP_REQUIRE(nv > 0 && dv > 0, "value: needs at least one row and one column, got " + shape_str(V));
   AP_REQUIRE(dq <= kMaxDim && dk <= kMaxDim && dv <= kMaxDim,
-             "query/key/value: feature sizes are limited to " + std::to_string(kMaxDim) + ", got dq = " +
-                 std::to_string(dq) + ", dk = " + std::to_string(dk) + ", dv = " + std::to_string(dv));
+             "query/key/value: feature sizes are limited to " + std::to_string(kMaxDim) +
+                 ", got dq = " + std::to_string(dq) + ", dk = " + std::to_string(dk) + ", dv = " + std::to_string(dv));
   AP_REQUIRE(nq <= kMaxSeq && nk <= kMaxSeq && nv <= kMaxSeq,
              "query/key/value: sequences are limited to " + std::to_string(kMaxSeq) + " rows, got " + shape_str(Q) +
                  ", " + shape_str(K) + ", " + shape_str(V));
@@ -42,8 +42,8 @@ void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const Attentio
   switch (opts.score) {
     case ScoreRule::Dot:
     case ScoreRule::ScaledDot:
-      AP_REQUIRE(dq == dk, std::string("query/key: score '") + score_name(opts.score) +
-                               "' needs dq = dk, got query " + shape_str(Q) + " and key " + shape_str(K));
+      AP_REQUIRE(dq == dk, std::string("query/key: score '") + score_name(opts.score) + "' needs dq = dk, got query " +
+                               shape_str(Q) + " and key " + shape_str(K));
       break;
     case ScoreRule::General:
       AP_REQUIRE(p.W.rows() == dq && p.W.cols() == dk,
@@ -51,9 +51,8 @@ void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const Attentio
       break;
     case ScoreRule::Additive: {
       const long long h = p.Wq.rows();
-      AP_REQUIRE(h > 0 && p.Wq.cols() == dq,
-                 "params.Wq: score 'additive' needs Wq [h, dq] = [h, " + std::to_string(dq) + "] with h > 0, got " +
-                     shape_str(p.Wq));
+      AP_REQUIRE(h > 0 && p.Wq.cols() == dq, "params.Wq: score 'additive' needs Wq [h, dq] = [h, " +
+                                                 std::to_string(dq) + "] with h > 0, got " + shape_str(p.Wq));
       AP_REQUIRE(p.Wk.rows() == h && p.Wk.cols() == dk,
                  "params.Wk: score 'additive' needs Wk [h, dk] = " + shape_str({h, dk}) + ", got " + shape_str(p.Wk));
       AP_REQUIRE(p.v.size() == h,
@@ -66,13 +65,15 @@ void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const Attentio
       break;
     }
     case ScoreRule::Concat:
-      AP_REQUIRE(nq == nk, "key: score 'concat' pairs query row i with key row i, so query and key need the same "
-                           "number of rows, got query " + shape_str(Q) + " and key " + shape_str(K));
+      AP_REQUIRE(nq == nk,
+                 "key: score 'concat' pairs query row i with key row i, so query and key need the same "
+                 "number of rows, got query " +
+                     shape_str(Q) + " and key " + shape_str(K));
       AP_REQUIRE(p.concatW.rows() == nv && p.concatW.cols() == dq + dk,
                  "params.W: score 'concat' needs W [nv, dq + dk] = " + shape_str({nv, dq + dk}) + ", got " +
                      shape_str(p.concatW));
-      AP_REQUIRE(p.concatB.size() == nv,
-                 "params.b: score 'concat' needs b [nv] = " + shape_str({nv}) + ", got " + shape_str({p.concatB.size()}));
+      AP_REQUIRE(p.concatB.size() == nv, "params.b: score 'concat' needs b [nv] = " + shape_str({nv}) + ", got " +
+                                             shape_str({p.concatB.size()}));
       if (p.combineW.size() > 0 || p.combineB.size() > 0) {
         AP_REQUIRE(p.combineW.cols() == dq + dv && p.combineW.rows() > 0,
                    "params.combineW: needs [out, dq + dv] = [out, " + std::to_string(dq + dv) + "], got " +

@@ -3,9 +3,9 @@
 
 #include <Eigen/Core>
 #include <cmath>
-#include <cstdio>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -24,12 +24,12 @@ struct Error : std::invalid_argument {
 };
 
 // Documented limits (README "Limits"): past them a clear Error, never an out-of-memory abort.
-constexpr int kMaxTokens = 4096;          // tokens in one text for run()
-constexpr int kMaxDim = 4096;             // dModel, dq, dk, dv, hidden sizes
-constexpr long long kMaxMatrix = 1LL << 26;   // elements of one materialized score matrix (256 MiB)
-constexpr int kMaxSeq = 65536;            // rows of Q/K/V for attention() without weights
-constexpr std::size_t kMaxTextBytes = 1 << 20;  // 1 MiB of UTF-8
-constexpr long long kMaxAdditiveWork = 1LL << 27;   // nq·nk·h tanh evaluations of one additive call (~1 s)
+constexpr int kMaxTokens = 4096;                   // tokens in one text for run()
+constexpr int kMaxDim = 4096;                      // dModel, dq, dk, dv, hidden sizes
+constexpr long long kMaxMatrix = 1LL << 26;        // elements of one materialized score matrix (256 MiB)
+constexpr int kMaxSeq = 65536;                     // rows of Q/K/V for attention() without weights
+constexpr std::size_t kMaxTextBytes = 1 << 20;     // 1 MiB of UTF-8
+constexpr long long kMaxAdditiveWork = 1LL << 27;  // nq·nk·h tanh evaluations of one additive call (~1 s)
 
 // The formatting helpers of every error message: numbers and shapes.
 
@@ -60,9 +60,9 @@ inline std::string shape_str(const Mat& m) { return shape_str({m.rows(), m.cols(
 // Throws ap::Error(message) when `ok` is false. A macro so that the message — often several string
 // concatenations — is only built on failure: validation runs on every call and must cost nothing when
 // the input is good.
-#define AP_REQUIRE(ok, message)                        \
-  do {                                                 \
-    if (!(ok)) throw ::ap::Error(message);             \
+#define AP_REQUIRE(ok, message)            \
+  do {                                     \
+    if (!(ok)) throw ::ap::Error(message); \
   } while (false)
 
 // Throws naming the argument and the first offending index and value. The scan tests exponent bits

@@ -29,14 +29,15 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
   const long long E = query.cols(), nq = query.rows(), nk = key.rows();
   AP_REQUIRE(nq > 0 && E > 0, "query: needs at least one row and one column, got " + shape_str(query));
   AP_REQUIRE(nk > 0 && key.cols() > 0, "key: needs at least one row and one column, got " + shape_str(key));
-  AP_REQUIRE(value.rows() == nk, "value: needs one row per key row, got key " + shape_str(key) + " and value " +
-                                     shape_str(value));
+  AP_REQUIRE(value.rows() == nk,
+             "value: needs one row per key row, got key " + shape_str(key) + " and value " + shape_str(value));
   AP_REQUIRE(E <= kMaxDim && key.cols() <= kMaxDim && value.cols() <= kMaxDim,
              "query/key/value: feature sizes are limited to " + std::to_string(kMaxDim));
   AP_REQUIRE(nq * nk <= kMaxMatrix, "query/key: the weights matrix " + shape_str({nq, nk}) + " is over the limit of " +
                                         std::to_string(kMaxMatrix) + " cells");
-  AP_REQUIRE(p.numHeads >= 1 && p.numHeads <= E && E % p.numHeads == 0,
-             "numHeads: must divide the embedding size E = " + std::to_string(E) + ", got " + std::to_string(p.numHeads));
+  AP_REQUIRE(
+      p.numHeads >= 1 && p.numHeads <= E && E % p.numHeads == 0,
+      "numHeads: must divide the embedding size E = " + std::to_string(E) + ", got " + std::to_string(p.numHeads));
   check_finite("query", query);
   check_finite("key", key);
   check_finite("value", value);
@@ -63,9 +64,11 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
     AP_REQUIRE(anySeparate,
                "inProjWeight: missing; give inProjWeight [3E, E] or all of qProjWeight, kProjWeight, vProjWeight");
     for (const auto& [name, w] : {std::pair<const std::string&, const Mat&>{qName, p.qProjWeight},
-                                  {kName, p.kProjWeight}, {vName, p.vProjWeight}}) {
-      AP_REQUIRE(w.size() > 0, name + ": missing; the separate projections need all of qProjWeight, kProjWeight, "
-                                      "vProjWeight (or inProjWeight [3E, E] alone)");
+                                  {kName, p.kProjWeight},
+                                  {vName, p.vProjWeight}}) {
+      AP_REQUIRE(w.size() > 0, name +
+                                   ": missing; the separate projections need all of qProjWeight, kProjWeight, "
+                                   "vProjWeight (or inProjWeight [3E, E] alone)");
     }
     check_shape(qName, p.qProjWeight, E, E);
     check_shape(kName, p.kProjWeight, E, key.cols());
@@ -88,8 +91,9 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
   AP_REQUIRE(p.keyPaddingMask.empty() || static_cast<long long>(p.keyPaddingMask.size()) == nk,
              "keyPaddingMask: expected " + std::to_string(nk) + " entries (one per key), got " +
                  std::to_string(p.keyPaddingMask.size()));
-  AP_REQUIRE(p.attnMask.empty() || static_cast<long long>(p.attnMask.size()) == nq * nk,
-             "attnMask: expected nq·nk = " + std::to_string(nq * nk) + " entries, got " + std::to_string(p.attnMask.size()));
+  AP_REQUIRE(
+      p.attnMask.empty() || static_cast<long long>(p.attnMask.size()) == nq * nk,
+      "attnMask: expected nq·nk = " + std::to_string(nq * nk) + " entries, got " + std::to_string(p.attnMask.size()));
 
   Mat q = query * Wq.transpose();
   Mat k = key * Wk.transpose();

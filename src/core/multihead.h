@@ -10,19 +10,19 @@ namespace ap {
 
 struct MultiHeadParams {
   int numHeads = 1;
-  Mat inProjWeight;               // [3E, E] packed q/k/v projection, or empty
+  Mat inProjWeight;                           // [3E, E] packed q/k/v projection, or empty
   Mat qProjWeight, kProjWeight, vProjWeight;  // [E, E], [E, kdim], [E, vdim] when not packed
-  Vec inProjBias;                 // [3E] or empty (no bias)
-  Mat outProjWeight;              // [E, E]
-  Vec outProjBias;                // [E] or empty
-  bool causal = false;            // attn_mask = upper triangle
-  std::vector<uint8_t> keyPaddingMask;  // [nk], 1 = padding; empty = none
-  std::vector<uint8_t> attnMask;        // [nq·nk], 1 = masked; empty = none
+  Vec inProjBias;                             // [3E] or empty (no bias)
+  Mat outProjWeight;                          // [E, E]
+  Vec outProjBias;                            // [E] or empty
+  bool causal = false;                        // attn_mask = upper triangle
+  std::vector<uint8_t> keyPaddingMask;        // [nk], 1 = padding; empty = none
+  std::vector<uint8_t> attnMask;              // [nq·nk], 1 = masked; empty = none
 };
 
 struct MultiHeadResult {
-  Mat output;                 // [nq, E]
-  std::vector<Mat> weights;   // numHeads × [nq, nk]
+  Mat output;                   // [nq, E]
+  std::vector<Mat> weights;     // numHeads × [nq, nk]
   std::vector<int> maskedRows;  // rows with every key masked: their weights and context are 0 (PyTorch gives NaN)
 };
 

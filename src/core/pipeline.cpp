@@ -28,9 +28,7 @@ Mat gather_rows(const Mat& table, const std::vector<int>& ids) {
 ScoreParams draw_params(Generator& g, ScoreRule rule, int dqh, int dkh, int nk) {
   ScoreParams p;
   switch (rule) {
-    case ScoreRule::General:
-      g.linear(dqh, dkh, p.W, nullptr);
-      break;
+    case ScoreRule::General: g.linear(dqh, dkh, p.W, nullptr); break;
     case ScoreRule::Additive: {
       g.linear(dkh, dqh, p.Wq, nullptr);
       g.linear(dkh, dkh, p.Wk, nullptr);
@@ -39,11 +37,8 @@ ScoreParams draw_params(Generator& g, ScoreRule rule, int dqh, int dkh, int nk) 
       p.v = v.row(0).transpose();
       break;
     }
-    case ScoreRule::Concat:
-      g.linear(nk, dqh + dkh, p.concatW, &p.concatB);
-      break;
-    default:
-      break;
+    case ScoreRule::Concat: g.linear(nk, dqh + dkh, p.concatW, &p.concatB); break;
+    default: break;
   }
   return p;
 }

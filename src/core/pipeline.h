@@ -15,7 +15,7 @@ namespace ap {
 
 struct RunOptions {
   std::string text = "this is my cat";
-  bool cross = false;           // cross attention: queries from target, keys/values from source
+  bool cross = false;  // cross attention: queries from target, keys/values from source
   std::string source, target;
   std::string tokenizer = "word-sorted";
   TokenizerOptions tokenizerOptions;
@@ -36,12 +36,12 @@ struct Trace {
   Tokenized sourceTokens;  // cross only
   bool selfAttention = true;
   Mat embeddings, sourceEmbeddings;
-  Mat Wq, Wk, Wv;          // course layout [dModel, d]: Q = embeddings · Wq
+  Mat Wq, Wk, Wv;  // course layout [dModel, d]: Q = embeddings · Wq
   Mat Q, K, V;
   int heads = 1;
   // One entry per head, each [nq, nk].
   std::vector<Mat> scores, scaledScores, maskedScores, weights;
-  Mat output;              // [nq, dv], heads concatenated
+  Mat output;  // [nq, dv], heads concatenated
   std::vector<int> maskedRows;
   std::vector<ScoreParams> params;  // per head
   float scale = 1.f;

@@ -126,8 +126,7 @@ void normal_fill_16(float* data, float mean, float std) {
 }
 
 void check_count(const char* name, long long rows, long long cols) {
-  AP_REQUIRE(rows >= 0 && cols >= 0,
-             std::string(name) + ": sizes must be >= 0, got " + shape_str({rows, cols}));
+  AP_REQUIRE(rows >= 0 && cols >= 0, std::string(name) + ": sizes must be >= 0, got " + shape_str({rows, cols}));
   AP_REQUIRE(rows * cols <= kMaxMatrix, std::string(name) + ": " + shape_str({rows, cols}) + " has " +
                                             std::to_string(rows * cols) + " elements, the limit is " +
                                             std::to_string(kMaxMatrix));
@@ -183,15 +182,13 @@ void Generator::rand(float* out, std::size_t n) {
 
 void Generator::uniform_(float* out, std::size_t n, float from, float to) {
   AP_REQUIRE(std::isfinite(from) && std::isfinite(to) && from <= to,
-             "uniform_: expected finite from <= to, got from = " + fmt(from) +
-                 ", to = " + fmt(to));
+             "uniform_: expected finite from <= to, got from = " + fmt(from) + ", to = " + fmt(to));
   for (std::size_t i = 0; i < n; ++i) out[i] = uniform_float(from, to);
 }
 
 void Generator::normal_(float* out, std::size_t n, float mean, float std) {
   AP_REQUIRE(std::isfinite(mean) && std::isfinite(std) && std >= 0.0f,
-             "normal_: expected finite mean and std >= 0, got mean = " + fmt(mean) +
-                 ", std = " + fmt(std));
+             "normal_: expected finite mean and std >= 0, got mean = " + fmt(mean) + ", std = " + fmt(std));
   if (n >= 16) {
     rand(out, n);
     for (std::size_t i = 0; i + 16 <= n; i += 16) normal_fill_16(out + i, mean, std);
@@ -222,8 +219,8 @@ Mat Generator::randn(int rows, int cols) {
 }
 
 Mat Generator::embedding(int num, int dim) {
-  AP_REQUIRE(num >= 1 && dim >= 1, "embedding: num_embeddings and embedding_dim must be >= 1, got " +
-                                       shape_str({num, dim}));
+  AP_REQUIRE(num >= 1 && dim >= 1,
+             "embedding: num_embeddings and embedding_dim must be >= 1, got " + shape_str({num, dim}));
   check_count("embedding", num, dim);
   return randn(num, dim);
 }
@@ -238,13 +235,11 @@ void Generator::linear(int out, int in, Mat& W, Vec* b) {
   const double wstd = gain / std::sqrt(static_cast<double>(in));
   const double wbound = std::sqrt(3.0) * wstd;
   W.resize(out, in);
-  uniform_(W.data(), static_cast<std::size_t>(W.size()), static_cast<float>(-wbound),
-           static_cast<float>(wbound));
+  uniform_(W.data(), static_cast<std::size_t>(W.size()), static_cast<float>(-wbound), static_cast<float>(wbound));
   if (b != nullptr) {
     const double bbound = 1.0 / std::sqrt(static_cast<double>(in));
     b->resize(out);
-    uniform_(b->data(), static_cast<std::size_t>(out), static_cast<float>(-bbound),
-             static_cast<float>(bbound));
+    uniform_(b->data(), static_cast<std::size_t>(out), static_cast<float>(-bbound), static_cast<float>(bbound));
   }
 }
 

@@ -41,8 +41,8 @@ class Generator {
   uint32_t random();    // next 32 bits of mt19937
   uint64_t random64();  // two draws, first one high
 
-  void rand(float* out, std::size_t n);                                         // torch.rand
-  void uniform_(float* out, std::size_t n, float from, float to);               // Tensor.uniform_
+  void rand(float* out, std::size_t n);                                        // torch.rand
+  void uniform_(float* out, std::size_t n, float from, float to);              // Tensor.uniform_
   void normal_(float* out, std::size_t n, float mean = 0.f, float std = 1.f);  // torch.randn / normal_
   double rand_double();  // one element of torch.rand(..., dtype=float64)
 

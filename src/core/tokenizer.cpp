@@ -67,9 +67,8 @@ uint32_t next_code_point(const std::string& s, std::size_t& i) {
 }
 
 bool is_space(uint32_t cp) {
-  return (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x20) || cp == 0x85 || cp == 0xA0 ||
-         cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 ||
-         cp == 0x202F || cp == 0x205F || cp == 0x3000;
+  return (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x20) || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
 }
 
 // The code points of s as separate strings, with a flag for whitespace.
@@ -106,13 +105,12 @@ std::vector<std::string> split_words(const std::string& s) {
 }
 
 void check_text(const std::string& text, const std::string& name) {
-  AP_REQUIRE(text.size() <= kMaxTextBytes, name + ": " + std::to_string(text.size()) +
-                                               " bytes, the limit is " + std::to_string(kMaxTextBytes));
+  AP_REQUIRE(text.size() <= kMaxTextBytes,
+             name + ": " + std::to_string(text.size()) + " bytes, the limit is " + std::to_string(kMaxTextBytes));
   std::size_t bad = 0;
   const bool valid = is_valid_utf8(text, &bad);  // before the message reads bad
   AP_REQUIRE(valid, name + ": invalid UTF-8 at byte " + std::to_string(bad));
-  AP_REQUIRE(!split_words(text).empty(),
-             name + ": is empty (or only whitespace); type at least one word");
+  AP_REQUIRE(!split_words(text).empty(), name + ": is empty (or only whitespace); type at least one word");
 }
 
 void check_token_count(std::size_t n, const std::string& name) {
@@ -213,10 +211,11 @@ std::vector<Pair> learn_merges(const std::string& corpus, int merges) {
       count_word(k, +1);
     }
     where.erase(chosen);
-    AP_REQUIRE(work <= kMaxBpeWork,
-               "bpeCorpus: learning " + std::to_string(merges) + " merges from this corpus is too much work (stopped at merge " +
-                   std::to_string(m + 1) + "; merges stay within words, so a long text without spaces is one long word); "
-                   "use fewer bpeMerges, or a corpus with spaces between words");
+    AP_REQUIRE(work <= kMaxBpeWork, "bpeCorpus: learning " + std::to_string(merges) +
+                                        " merges from this corpus is too much work (stopped at merge " +
+                                        std::to_string(m + 1) +
+                                        "; merges stay within words, so a long text without spaces is one long word); "
+                                        "use fewer bpeMerges, or a corpus with spaces between words");
   }
   return learned;
 }
@@ -232,19 +231,20 @@ std::vector<Pair> builtin_merges(int merges) {
   return it->second;
 }
 
-std::vector<Tokenized> tokenize_bpe(const std::vector<std::string>& texts,
-                                    const std::vector<std::string>& names, const TokenizerOptions& opts) {
+std::vector<Tokenized> tokenize_bpe(const std::vector<std::string>& texts, const std::vector<std::string>& names,
+                                    const TokenizerOptions& opts) {
   AP_REQUIRE(opts.bpeMerges >= 0 && opts.bpeMerges <= kMaxBpeMerges,
              "bpeMerges: expected 0.." + std::to_string(kMaxBpeMerges) + ", got " + std::to_string(opts.bpeMerges));
   const bool builtin = opts.bpeCorpus.empty();
   if (!builtin) {
-    AP_REQUIRE(opts.bpeCorpus.size() <= kMaxBpeCorpusBytes,
-               "bpeCorpus: " + std::to_string(opts.bpeCorpus.size()) + " bytes, the limit is " +
-                   std::to_string(kMaxBpeCorpusBytes));
+    AP_REQUIRE(opts.bpeCorpus.size() <= kMaxBpeCorpusBytes, "bpeCorpus: " + std::to_string(opts.bpeCorpus.size()) +
+                                                                " bytes, the limit is " +
+                                                                std::to_string(kMaxBpeCorpusBytes));
     std::size_t bad = 0;
     const bool valid = is_valid_utf8(opts.bpeCorpus, &bad);
     AP_REQUIRE(valid, "bpeCorpus: invalid UTF-8 at byte " + std::to_string(bad));
-    AP_REQUIRE(!split_words(opts.bpeCorpus).empty(), "bpeCorpus: is only whitespace; leave it empty for the built-in corpus");
+    AP_REQUIRE(!split_words(opts.bpeCorpus).empty(),
+               "bpeCorpus: is only whitespace; leave it empty for the built-in corpus");
   }
   const std::string& corpus = builtin ? builtin_bpe_corpus() : opts.bpeCorpus;
   const std::vector<Pair> merges = builtin ? builtin_merges(opts.bpeMerges) : learn_merges(corpus, opts.bpeMerges);
@@ -317,12 +317,12 @@ bool is_valid_utf8(const std::string& s, std::size_t* bad_offset) {
       len = 2;
     } else if (b0 >= 0xE0 && b0 <= 0xEF) {
       len = 3;
-      if (b0 == 0xE0) lo = 0xA0;       // overlong
-      if (b0 == 0xED) hi = 0x9F;       // UTF-16 surrogates
+      if (b0 == 0xE0) lo = 0xA0;  // overlong
+      if (b0 == 0xED) hi = 0x9F;  // UTF-16 surrogates
     } else if (b0 >= 0xF0 && b0 <= 0xF4) {
       len = 4;
-      if (b0 == 0xF0) lo = 0x90;       // overlong
-      if (b0 == 0xF4) hi = 0x8F;       // past U+10FFFF
+      if (b0 == 0xF0) lo = 0x90;  // overlong
+      if (b0 == 0xF4) hi = 0x8F;  // past U+10FFFF
     } else {
       if (bad_offset) *bad_offset = i;
       return false;

@@ -66,8 +66,7 @@ Tokenized tokenize(const std::string& text, const std::string& kind, const Token
 // tokens and ids; every result carries the shared vocab (and merges). argNames names each text in
 // error messages (e.g. {"source", "target"}); default "texts[i]" (or "text" for a single text).
 std::vector<Tokenized> tokenize_joint(const std::vector<std::string>& texts, const std::string& kind,
-                                      const TokenizerOptions& opts = {},
-                                      const std::vector<std::string>& argNames = {});
+                                      const TokenizerOptions& opts = {}, const std::vector<std::string>& argNames = {});
 
 // Strict UTF-8 check; on failure *bad_offset is the byte offset where the bad sequence starts.
 bool is_valid_utf8(const std::string& s, std::size_t* bad_offset = nullptr);

@@ -166,12 +166,12 @@ void ModelConfig::validate() const {
   in_range("heads", heads, 1, kMaxTrainHeads);
   in_range("layers", layers, 1, kMaxTrainLayers);
   for (auto [name, d] : {std::pair<const char*, int>{"dq", dq}, {"dk", dk}, {"dv", dv}}) {
-    AP_REQUIRE(d % heads == 0, std::string("heads: must divide ") + name + " = " + std::to_string(d) + ", got heads = " +
-                                   std::to_string(heads));
+    AP_REQUIRE(d % heads == 0, std::string("heads: must divide ") + name + " = " + std::to_string(d) +
+                                   ", got heads = " + std::to_string(heads));
   }
   if (score == ScoreRule::Dot || score == ScoreRule::ScaledDot) {
-    AP_REQUIRE(dq == dk, std::string("score: '") + score_name(score) + "' needs dq = dk, got dq = " + std::to_string(dq) +
-                             ", dk = " + std::to_string(dk));
+    AP_REQUIRE(dq == dk, std::string("score: '") + score_name(score) +
+                             "' needs dq = dk, got dq = " + std::to_string(dq) + ", dk = " + std::to_string(dk));
   }
   AP_REQUIRE(std::isfinite(temperature) && temperature > 0,
              "temperature: expected a finite number > 0, got " + fmt(temperature));
@@ -204,9 +204,9 @@ Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
           idx.push_back(add(hp + "W", linear_w(g, dkh, dqh, nullptr)));  // [dqh, dkh]
           break;
         case ScoreRule::Additive:
-          idx.push_back(add(hp + "Wq", linear_w(g, dqh, dkh, nullptr)));  // [dkh, dqh]
-          idx.push_back(add(hp + "Wk", linear_w(g, dkh, dkh, nullptr)));  // [dkh, dkh]
-          idx.push_back(add(hp + "v", linear_w(g, dkh, 1, nullptr), true));     // [1, dkh]
+          idx.push_back(add(hp + "Wq", linear_w(g, dqh, dkh, nullptr)));     // [dkh, dqh]
+          idx.push_back(add(hp + "Wk", linear_w(g, dkh, dkh, nullptr)));     // [dkh, dkh]
+          idx.push_back(add(hp + "v", linear_w(g, dkh, 1, nullptr), true));  // [1, dkh]
           break;
         case ScoreRule::Concat: {
           Mat b;
@@ -215,8 +215,7 @@ Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
           idx.push_back(add(hp + "b", std::move(b), true));
           break;
         }
-        default:
-          break;
+        default: break;
       }
       L.rule.push_back(idx);
     }
@@ -240,8 +239,8 @@ int Model::param_index(const std::string& name) const {
 
 void Model::check_ids(const std::vector<int>& ids) const {
   const int n = static_cast<int>(ids.size());
-  AP_REQUIRE(n >= 1 && n <= cfg_.maxLen, "ids: expected 1.." + std::to_string(cfg_.maxLen) + " tokens, got " +
-                                             std::to_string(n));
+  AP_REQUIRE(n >= 1 && n <= cfg_.maxLen,
+             "ids: expected 1.." + std::to_string(cfg_.maxLen) + " tokens, got " + std::to_string(n));
   for (int i = 0; i < n; ++i) {
     AP_REQUIRE(ids[i] >= 0 && ids[i] < cfg_.vocab, "ids: token " + std::to_string(i) + " is " + std::to_string(ids[i]) +
                                                        ", expected 0.." + std::to_string(cfg_.vocab - 1));
@@ -255,9 +254,7 @@ namespace {
 ScoreParams head_params(ScoreRule rule, const std::vector<Param>& ps, const std::vector<int>& idx, int n) {
   ScoreParams p;
   switch (rule) {
-    case ScoreRule::General:
-      p.W = ps[idx[0]].value;
-      break;
+    case ScoreRule::General: p.W = ps[idx[0]].value; break;
     case ScoreRule::Additive:
       p.Wq = ps[idx[0]].value;
       p.Wk = ps[idx[1]].value;
@@ -267,8 +264,7 @@ ScoreParams head_params(ScoreRule rule, const std::vector<Param>& ps, const std:
       p.concatW = ps[idx[0]].value.topRows(n);
       p.concatB = ps[idx[1]].value.row(0).leftCols(n).transpose();
       break;
-    default:
-      break;
+    default: break;
   }
   return p;
 }
@@ -424,8 +420,8 @@ double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, in
     const int t = ex.targets[i];
     if (t < 0) continue;
     AP_REQUIRE(Wh_ >= 0, "targets: this model has no task head; use a pointer");
-    AP_REQUIRE(t < cfg_.classes, "targets: position " + std::to_string(i) + " is " + std::to_string(t) + ", expected 0.." +
-                                     std::to_string(cfg_.classes - 1));
+    AP_REQUIRE(t < cfg_.classes, "targets: position " + std::to_string(i) + " is " + std::to_string(t) +
+                                     ", expected 0.." + std::to_string(cfg_.classes - 1));
     Mat z = mul(cview(top.row(i)), cview(params_[Wh_].value));
     z += params_[bh_].value;
     const float mx = z.maxCoeff();
@@ -580,9 +576,12 @@ class Adam : public Optimizer {
 std::unique_ptr<Optimizer> Optimizer::make(const std::string& name, float lr) {
   AP_REQUIRE(std::isfinite(lr) && lr > 0 && lr <= 10, "lr: expected a finite number in (0, 10], got " + fmt(lr));
   std::unique_ptr<Optimizer> o;
-  if (name == "sgd") o = std::make_unique<Sgd>();
-  else if (name == "adam") o = std::make_unique<Adam>();
-  else throw Error("optimizer: expected 'sgd' or 'adam', got '" + name + "'");
+  if (name == "sgd")
+    o = std::make_unique<Sgd>();
+  else if (name == "adam")
+    o = std::make_unique<Adam>();
+  else
+    throw Error("optimizer: expected 'sgd' or 'adam', got '" + name + "'");
   o->lr = lr;
   return o;
 }
@@ -591,10 +590,14 @@ std::unique_ptr<Optimizer> Optimizer::make(const std::string& name, float lr) {
 // Trainer
 
 Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
-  if (o.task == "coreference") task_ = make_coreference();
-  else if (o.task == "reverse") task_ = make_reverse();
-  else if (o.task == "next-char") task_ = make_next_char(o.text, o.context);
-  else throw Error("task: expected 'coreference', 'reverse' or 'next-char', got '" + o.task + "'");
+  if (o.task == "coreference")
+    task_ = make_coreference();
+  else if (o.task == "reverse")
+    task_ = make_reverse();
+  else if (o.task == "next-char")
+    task_ = make_next_char(o.text, o.context);
+  else
+    throw Error("task: expected 'coreference', 'reverse' or 'next-char', got '" + o.task + "'");
   AP_REQUIRE(o.batchSize >= 1 && o.batchSize <= 4096,
              "batchSize: expected an integer in [1, 4096], got " + std::to_string(o.batchSize));
   ModelConfig cfg;
@@ -610,10 +613,14 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
   cfg.score = parse_score(o.score);
   cfg.scale = o.scale;
   cfg.temperature = o.temperature;
-  if (o.mask == "auto") cfg.causal = task_.causal;
-  else if (o.mask == "none") cfg.causal = false;
-  else if (o.mask == "causal") cfg.causal = true;
-  else throw Error("mask: expected 'auto', 'none' or 'causal', got '" + o.mask + "'");
+  if (o.mask == "auto")
+    cfg.causal = task_.causal;
+  else if (o.mask == "none")
+    cfg.causal = false;
+  else if (o.mask == "causal")
+    cfg.causal = true;
+  else
+    throw Error("mask: expected 'auto', 'none' or 'causal', got '" + o.mask + "'");
   AP_REQUIRE(!(task_.causal && !cfg.causal),
              "mask: task '" + task_.name + "' predicts the next token, so it needs the causal mask, got 'none'");
   float lr = o.lr;
@@ -624,9 +631,12 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
   // hundreds of steps (seed 1: 100 % held-out at step 80, 61 % later). A warm-up and a decay to 5 % by
   // step 400 keep it learned (a decay over 1,000 steps still let wasm seed 2 fall to 80 % at step 280);
   // bench/train_bench.mjs checks seeds 0–9 to step 1,000.
-  if (o.schedule == "auto") schedule_ = std::isnan(lr) ? "warmup-cosine" : "constant";
-  else if (o.schedule == "constant" || o.schedule == "warmup-cosine") schedule_ = o.schedule;
-  else throw Error("schedule: expected 'auto', 'constant' or 'warmup-cosine', got '" + o.schedule + "'");
+  if (o.schedule == "auto")
+    schedule_ = std::isnan(lr) ? "warmup-cosine" : "constant";
+  else if (o.schedule == "constant" || o.schedule == "warmup-cosine")
+    schedule_ = o.schedule;
+  else
+    throw Error("schedule: expected 'auto', 'constant' or 'warmup-cosine', got '" + o.schedule + "'");
   if (std::isnan(lr)) lr = o.optimizer == "sgd" ? 0.1f : 0.01f * std::min(1.0f, 32.0f / static_cast<float>(o.dModel));
   opt_ = Optimizer::make(o.optimizer, lr);
   base_lr_ = lr;
@@ -697,9 +707,9 @@ Score Trainer::evaluate_train() const { return model_->loss(task_.train, nullptr
 Trainer::TextTrace Trainer::trace(const std::string& text) const {
   TextTrace t;
   t.ids = encode_text(task_, text, &t.tokens);
-  AP_REQUIRE(static_cast<int>(t.ids.size()) <= task_.maxLen,
-             "text: at most " + std::to_string(task_.maxLen) + " tokens for task '" + task_.name + "', got " +
-                 std::to_string(t.ids.size()));
+  AP_REQUIRE(static_cast<int>(t.ids.size()) <= task_.maxLen, "text: at most " + std::to_string(task_.maxLen) +
+                                                                 " tokens for task '" + task_.name + "', got " +
+                                                                 std::to_string(t.ids.size()));
   t.layers = model_->trace(t.ids);
   Mat z = model_->logits(t.ids);
   if (z.size()) {

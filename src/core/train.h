@@ -46,7 +46,7 @@ struct ModelConfig {
   bool causal = false;
 
   float head_scale() const;  // the multiplier of step scaledScores: scale, or the default when NaN
-  void validate() const;  // throws ap::Error naming the option
+  void validate() const;     // throws ap::Error naming the option
 };
 
 struct Param {
@@ -72,11 +72,11 @@ struct Score {
 
 // Every intermediate of one attention layer for one sequence, as the course names them.
 struct LayerTrace {
-  Mat input;                                     // H_l [n, dModel]
-  Mat Q, K, V;                                   // [n, dq], [n, dk], [n, dv]
+  Mat input;                                                     // H_l [n, dModel]
+  Mat Q, K, V;                                                   // [n, dq], [n, dk], [n, dv]
   std::vector<Mat> scores, scaledScores, maskedScores, weights;  // per head [n, n]
-  Mat output;                                    // concatenated heads, before Wo [n, dv]
-  Mat result;                                    // H_{l+1}
+  Mat output;                                                    // concatenated heads, before Wo [n, dv]
+  Mat result;                                                    // H_{l+1}
 };
 
 class Model {
@@ -156,9 +156,9 @@ struct TrainerOptions {
   float temperature = 1.0f;
   float scale = std::numeric_limits<float>::quiet_NaN();
   int batchSize = 32;
-  std::string mask = "auto";   // auto (the task's), none, causal
-  std::string text;            // next-char: the text to learn
-  int context = 16;            // next-char: window length
+  std::string mask = "auto";  // auto (the task's), none, causal
+  std::string text;           // next-char: the text to learn
+  int context = 16;           // next-char: window length
 };
 
 // The learning rate's factor before update `step` (0-based) under "warmup-cosine": linear warm-up over
@@ -180,7 +180,7 @@ class Trainer {
   // entering wasm (src/js/trainer.ts), so the rule lives there alone.
   Score step(int n);
   Score train_on(const std::vector<Example>& batch);  // one optimizer step on the caller's batch
-  Score evaluate(int limit = 0) const;  // on the held-out set, or its first `limit` examples
+  Score evaluate(int limit = 0) const;                // on the held-out set, or its first `limit` examples
   Score evaluate_train() const;
   const TaskData& task() const { return task_; }
   Model& model() { return *model_; }

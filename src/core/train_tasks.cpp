@@ -40,8 +40,10 @@ std::vector<std::string> words(const std::string& s) {
     cur.clear();
   };
   for (char ch : s) {
-    if (std::isspace(static_cast<unsigned char>(ch))) flush();
-    else cur += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (std::isspace(static_cast<unsigned char>(ch)))
+      flush();
+    else
+      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   }
   flush();
   return out;
@@ -67,8 +69,8 @@ int index_of(const std::vector<std::string>& v, const std::string& s) {
 }  // namespace
 
 std::vector<int> encode_text(const TaskData& task, const std::string& text, std::vector<std::string>* tokens) {
-  AP_REQUIRE(text.size() <= kMaxTextBytes, "text: at most " + std::to_string(kMaxTextBytes) + " bytes, got " +
-                                               std::to_string(text.size()));
+  AP_REQUIRE(text.size() <= kMaxTextBytes,
+             "text: at most " + std::to_string(kMaxTextBytes) + " bytes, got " + std::to_string(text.size()));
   std::vector<std::string> toks;
   if (task.tokenizer == "word") {
     toks = words(text);
@@ -98,13 +100,13 @@ std::vector<int> encode_text(const TaskData& task, const std::string& text, std:
 // Winograd-style pairs: the pronoun's referent is decided by the adjective at the end, which "it" can
 // only see through attention; nouns swap places across templates so position alone cannot answer.
 TaskData make_coreference() {
-  const std::vector<std::string> animals = {"animal", "dog",  "cat",  "horse", "cow",  "sheep",   "fox",  "rabbit",
-                                            "deer",   "goat", "duck", "bear",  "mouse", "pig", "chicken", "wolf"};
-  const std::vector<std::string> places = {"street", "road",   "river", "bridge", "field", "lake",   "highway",
-                                           "path",   "canyon", "stream", "track", "square", "valley", "railway"};
-  const std::vector<std::string> animAdj = {"tired", "hungry", "scared",    "sleepy",    "weak",
+  const std::vector<std::string> animals = {"animal", "dog",  "cat",  "horse", "cow",   "sheep", "fox",     "rabbit",
+                                            "deer",   "goat", "duck", "bear",  "mouse", "pig",   "chicken", "wolf"};
+  const std::vector<std::string> places = {"street", "road",   "river",  "bridge", "field",  "lake",   "highway",
+                                           "path",   "canyon", "stream", "track",  "square", "valley", "railway"};
+  const std::vector<std::string> animAdj = {"tired", "hungry",  "scared",    "sleepy",     "weak",
                                             "lazy",  "nervous", "exhausted", "frightened", "sick"};
-  const std::vector<std::string> placeAdj = {"wide", "long",  "busy",    "crowded",  "icy",
+  const std::vector<std::string> placeAdj = {"wide",  "long", "busy",    "crowded",  "icy",
                                              "muddy", "deep", "flooded", "slippery", "steep"};
   // {A} = the animal, {P} = the place, {J} = the adjective
   const std::vector<std::string> templates = {
@@ -146,7 +148,8 @@ TaskData make_coreference() {
         // always held out.
         const uint32_t h = static_cast<uint32_t>(a * 2654435761u) ^ static_cast<uint32_t>(p * 40503u) ^
                            static_cast<uint32_t>(j * 69069u + 12345u);
-        const bool lesson = animals[a] == "animal" && places[p] == "street" && (adjs[j] == "tired" || adjs[j] == "wide");
+        const bool lesson =
+            animals[a] == "animal" && places[p] == "street" && (adjs[j] == "tired" || adjs[j] == "wide");
         const bool heldOut = lesson || ((h * 2246822519u) >> 28) % 5 == 0;
         const bool aboutAnimal = j < animAdj.size();
         const int ida = id(animals[a]), idp = id(places[p]), idj = id(adjs[j]);
@@ -155,10 +158,14 @@ TaskData make_coreference() {
           ex.ids = tpl;
           int posA = -1, posP = -1;
           for (size_t i = 0; i < tpl.size(); ++i) {
-            if (tpl[i] == -1) posA = static_cast<int>(i), ex.ids[i] = ida;
-            else if (tpl[i] == -2) posP = static_cast<int>(i), ex.ids[i] = idp;
-            else if (tpl[i] == -3) ex.ids[i] = idj;
-            else if (tpl[i] == itId) ex.pointerFrom = static_cast<int>(i);
+            if (tpl[i] == -1)
+              posA = static_cast<int>(i), ex.ids[i] = ida;
+            else if (tpl[i] == -2)
+              posP = static_cast<int>(i), ex.ids[i] = idp;
+            else if (tpl[i] == -3)
+              ex.ids[i] = idj;
+            else if (tpl[i] == itId)
+              ex.pointerFrom = static_cast<int>(i);
           }
           ex.pointerTo = aboutAnimal ? posA : posP;
           t.maxLen = std::max(t.maxLen, static_cast<int>(ex.ids.size()));
@@ -211,15 +218,16 @@ const char* const kDefaultNextCharText =
 // Predict each next character of a short text with causal attention over a window.
 TaskData make_next_char(const std::string& textIn, int context) {
   const std::string text = textIn.empty() ? std::string(kDefaultNextCharText) : textIn;
-  AP_REQUIRE(context >= 2 && context <= kMaxTrainSeq,
-             "context: expected an integer in [2, " + std::to_string(kMaxTrainSeq) + "], got " + std::to_string(context));
+  AP_REQUIRE(
+      context >= 2 && context <= kMaxTrainSeq,
+      "context: expected an integer in [2, " + std::to_string(kMaxTrainSeq) + "], got " + std::to_string(context));
   AP_REQUIRE(text.size() <= 1 << 16, "text: at most 65536 bytes for next-char, got " + std::to_string(text.size()));
   const std::vector<std::string> chars = utf8_chars(text);
   const int n = static_cast<int>(chars.size());
   const int testLen = std::max(context + 1, n / 10);
-  AP_REQUIRE(n >= context + 1 + testLen,
-             "text: next-char with context " + std::to_string(context) + " needs at least " +
-                 std::to_string(2 * (context + 1)) + " characters, got " + std::to_string(n));
+  AP_REQUIRE(n >= context + 1 + testLen, "text: next-char with context " + std::to_string(context) +
+                                             " needs at least " + std::to_string(2 * (context + 1)) +
+                                             " characters, got " + std::to_string(n));
   TaskData t;
   t.name = "next-char";
   t.tokenizer = "char";

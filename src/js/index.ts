@@ -7,104 +7,165 @@
  * const trace = ap.run({ text: 'this is my cat' })   // the course's numbers, equal to PyTorch's
  * ```
  */
-import createAttentionModule from './attention.js';
+import createAttentionModule from './attention.js'
 import type {
-  AttentionOptions, AttentionResult, MemoryStats, MultiHeadAttentionOptions, MultiHeadAttentionResult, RunOptions,
-  TokenizerName, Tokenization, Trace,
-} from './types.js';
-import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js';
-import type { Tensor } from './util.js';
-import { createTrainerFor } from './trainer.js';
-import type { Trainer, TrainerOptions } from './trainer.js';
+  AttentionOptions,
+  AttentionResult,
+  MemoryStats,
+  MultiHeadAttentionOptions,
+  MultiHeadAttentionResult,
+  RunOptions,
+  TokenizerName,
+  Tokenization,
+  Trace,
+} from './types.js'
+import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js'
+import type { Tensor } from './util.js'
+import { createTrainerFor } from './trainer.js'
+import type { Trainer, TrainerOptions } from './trainer.js'
 
-export * from './types.js';
-export { AttentionError, toTensor } from './util.js';
-export type { Tensor, TensorLike } from './util.js';
-export type * from './trainer.js';
+export * from './types.js'
+export { AttentionError, toTensor } from './util.js'
+export type { Tensor, TensorLike } from './util.js'
+export type * from './trainer.js'
 
 /**
  * The engines: the same C++ built twice. 'relaxed-simd' (fused multiply-add, `attention-relaxed.wasm`) where
  * the runtime validates relaxed SIMD (Chromium-based browsers ≥ 114, Node with
  * `--experimental-wasm-relaxed-simd`); 'simd128' (`attention.wasm`) everywhere else.
  */
-export type Backend = 'relaxed-simd' | 'simd128';
+export type Backend = 'relaxed-simd' | 'simd128'
 
 /** How to find the `.wasm` file. By default it is loaded from beside this module. */
 export interface InitOptions {
   /** The module's bytes, if you have them (skips fetching). They are the 'simd128' engine unless `backend` says otherwise. */
-  wasmBinary?: ArrayBuffer | Uint8Array;
+  wasmBinary?: ArrayBuffer | Uint8Array
   /**
    * Where the `.wasm` is served from, e.g. `(file) => '/assets/' + file`. It is asked for the file of the engine
    * picked: `attention-relaxed.wasm` or `attention.wasm`; serve both.
    */
-  locateFile?: (file: string) => string;
+  locateFile?: (file: string) => string
   /** Force an engine instead of picking the fastest the runtime supports; an unsupported one is an error. */
-  backend?: Backend;
+  backend?: Backend
   /**
    * Threads for the kernels. Default: on a cross-origin isolated page (`crossOriginIsolated`, see the README's
    * COOP/COEP headers) with relaxed SIMD, one per core up to 4 (the 'relaxed-simd' engine built with a pthread
    * pool, `attention-threads.{js,wasm,worker.js}`); 1 elsewhere. 1 forces one thread; more than 1 where the page
    * is not isolated is an error. Bundles that inline every chunk into one file (the widget) must pass 1.
    */
-  threads?: number;
+  threads?: number
 }
 
 /** The embind module's raw functions (internal: results are `{ error }` or plain objects). */
 export interface RawModule {
-  run(o: object): unknown;
-  attention(o: object): unknown;
-  multiHeadAttention(o: object): unknown;
-  tokenize(text: unknown, kind: unknown, o: object): unknown;
-  memoryStats(): MemoryStats;
-  backend(): string;
-  warmUp(): void;
-  setThreads(n: number): number;
-  threads(): number;
-  [key: string]: unknown;
+  run(o: object): unknown
+  attention(o: object): unknown
+  multiHeadAttention(o: object): unknown
+  tokenize(text: unknown, kind: unknown, o: object): unknown
+  memoryStats(): MemoryStats
+  backend(): string
+  warmUp(): void
+  setThreads(n: number): number
+  threads(): number
+  [key: string]: unknown
 }
 
 export interface Engine {
   /** The course's pipeline with every step kept (defaults reproduce its PyTorch program). */
-  run(options?: RunOptions): Trace;
+  run(options?: RunOptions): Trace
   /** One attention call on your own Q, K, V ([n, d] or [batch, n, d]). */
-  attention(options: AttentionOptions): AttentionResult;
+  attention(options: AttentionOptions): AttentionResult
   /** torch.nn.MultiheadAttention's computation (weights in PyTorch layout). */
-  multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult;
-  tokenize(text: string, tokenizer?: TokenizerName, options?: { bpeCorpus?: string; bpeMerges?: number }): Tokenization;
+  multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult
+  tokenize(text: string, tokenizer?: TokenizerName, options?: { bpeCorpus?: string; bpeMerges?: number }): Tokenization
   /** A small attention model to train in place (see trainer.ts); call `dispose()` when done. */
-  createTrainer(options?: TrainerOptions): Trainer;
+  createTrainer(options?: TrainerOptions): Trainer
   /** Wasm memory in use (for leak checks and budgets). */
-  memoryStats(): MemoryStats;
+  memoryStats(): MemoryStats
   /**
    * Runs every kernel once on small data (~15 ms) so the engine's first long call is not slowed by V8's
    * baseline tier (150–500 ms at n = 2048). Call it when the page is idle, e.g. in requestIdleCallback.
    */
-  warmUp(): void;
+  warmUp(): void
   /** The engine running: 'relaxed-simd' (FMA) or 'simd128' (see {@link Backend}). */
-  readonly backend: Backend;
+  readonly backend: Backend
   /** Threads the kernels use (1 unless the page is cross-origin isolated; see {@link InitOptions.threads}). */
-  readonly threads: number;
+  readonly threads: number
   /** Changes the thread count (1 .. the count init() started with); returns the count in effect. */
-  setThreads(n: number): number;
+  setThreads(n: number): number
   /** The underlying module (advanced: trainers and tests use it). */
-  readonly module: RawModule;
+  readonly module: RawModule
 }
 
 const RUN_KEYS = [
-  'text', 'source', 'target', 'tokenizer', 'bpeCorpus', 'bpeMerges', 'dModel', 'dq', 'dk', 'dv', 'seed', 'score',
-  'scale', 'mask', 'temperature', 'heads', 'embeddings', 'sourceEmbeddings', 'Wq', 'Wk', 'Wv',
-] as const;
-const ATTENTION_KEYS = ['query', 'key', 'value', 'score', 'scale', 'mask', 'temperature', 'params', 'needWeights',
-  'needScores'] as const;
-const PARAM_KEYS = ['W', 'Wq', 'Wk', 'v', 'b', 'combineW', 'combineB'] as const;
+  'text',
+  'source',
+  'target',
+  'tokenizer',
+  'bpeCorpus',
+  'bpeMerges',
+  'dModel',
+  'dq',
+  'dk',
+  'dv',
+  'seed',
+  'score',
+  'scale',
+  'mask',
+  'temperature',
+  'heads',
+  'embeddings',
+  'sourceEmbeddings',
+  'Wq',
+  'Wk',
+  'Wv',
+] as const
+const ATTENTION_KEYS = [
+  'query',
+  'key',
+  'value',
+  'score',
+  'scale',
+  'mask',
+  'temperature',
+  'params',
+  'needWeights',
+  'needScores',
+] as const
+const PARAM_KEYS = ['W', 'Wq', 'Wk', 'v', 'b', 'combineW', 'combineB'] as const
 const MHA_KEYS = [
-  'query', 'key', 'value', 'numHeads', 'inProjWeight', 'qProjWeight', 'kProjWeight', 'vProjWeight', 'inProjBias',
-  'outProjWeight', 'outProjBias', 'causal', 'keyPaddingMask', 'attnMask',
-] as const;
+  'query',
+  'key',
+  'value',
+  'numHeads',
+  'inProjWeight',
+  'qProjWeight',
+  'kProjWeight',
+  'vProjWeight',
+  'inProjBias',
+  'outProjWeight',
+  'outProjBias',
+  'causal',
+  'keyPaddingMask',
+  'attnMask',
+] as const
 const TENSOR_KEYS = new Set([
-  'embeddings', 'sourceEmbeddings', 'Wq', 'Wk', 'Wv', 'query', 'key', 'value', 'inProjWeight', 'qProjWeight',
-  'kProjWeight', 'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias',
-]);
+  'embeddings',
+  'sourceEmbeddings',
+  'Wq',
+  'Wk',
+  'Wv',
+  'query',
+  'key',
+  'value',
+  'inProjWeight',
+  'qProjWeight',
+  'kProjWeight',
+  'vProjWeight',
+  'inProjBias',
+  'outProjWeight',
+  'outProjBias',
+])
 
 /**
  * A plain copy of the caller's options, read entirely here in JS: a getter or Proxy trap that throws then
@@ -112,157 +173,204 @@ const TENSOR_KEYS = new Set([
  * wasm frames without running destructors, leaking what the call had allocated.) Typed arrays pass as they are.
  */
 function plain(v: unknown, depth = 0): unknown {
-  if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v) || depth > 8) return v;
-  if (Array.isArray(v)) return Array.from(v, (e) => plain(e, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, e] of Object.entries(v)) out[k] = plain(e, depth + 1);
-  return out;
+  if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v) || depth > 8) return v
+  if (Array.isArray(v)) return Array.from(v, (e) => plain(e, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [k, e] of Object.entries(v)) out[k] = plain(e, depth + 1)
+  return out
 }
 
 function tensors(opts: Record<string, unknown>, prefix = ''): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(opts)) {
-    out[k] = TENSOR_KEYS.has(k) && v !== undefined ? toTensor(prefix + k, v) : plain(v);
+    out[k] = TENSOR_KEYS.has(k) && v !== undefined ? toTensor(prefix + k, v) : plain(v)
   }
-  return out;
+  return out
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /** A JS string with a lone UTF-16 surrogate is not valid Unicode; say so instead of letting it garble the text. */
 function checkText(name: string, value: unknown): void {
-  if (typeof value !== 'string') return;
-  const m = LONE_SURROGATE.exec(value);
+  if (typeof value !== 'string') return
+  const m = LONE_SURROGATE.exec(value)
   if (m) {
     throw new AttentionError(
       `${name}: unpaired UTF-16 surrogate U+${m[0].charCodeAt(0).toString(16).toUpperCase()} at index ${m.index} (not valid Unicode)`,
-    );
+    )
   }
 }
 
 /** Item b of a [B, ...] tensor, as a view (the module copies it in). */
 function item(t: Tensor, b: number): Tensor {
-  const per = t.shape.slice(1).reduce((a, n) => a * n, 1);
-  return { data: t.data.subarray(b * per, (b + 1) * per), shape: t.shape.slice(1) };
+  const per = t.shape.slice(1).reduce((a, n) => a * n, 1)
+  return { data: t.data.subarray(b * per, (b + 1) * per), shape: t.shape.slice(1) }
 }
 
 /** Stacks B equal-shape tensors into one [B, ...] tensor. */
 function stack(ts: Tensor[]): Tensor {
-  const per = ts[0].data.length;
-  const data = new Float32Array(per * ts.length);
-  ts.forEach((x, b) => data.set(x.data, b * per));
-  return { data, shape: [ts.length, ...ts[0].shape] };
+  const per = ts[0].data.length
+  const data = new Float32Array(per * ts.length)
+  ts.forEach((x, b) => data.set(x.data, b * per))
+  return { data, shape: [ts.length, ...ts[0].shape] }
 }
 
 // PyTorch's batch_first=True: query [B, nq, E], key/value [B, nk, ·], keyPaddingMask [B, nk] (flat or
 // nested), attnMask [nq, nk] shared by the batch. Each item goes through the module on its own, so the
 // numbers are those of the unbatched call; maskedRows lists the fully masked rows per item.
 function batchedMultiHead(module: RawModule, t: Record<string, unknown>): MultiHeadAttentionResult {
-  const q = t.query as Tensor;
-  const B = q.shape[0];
+  const q = t.query as Tensor
+  const B = q.shape[0]
   for (const k of ['query', 'key', 'value'] as const) {
-    const x = t[k] as Tensor | undefined;
+    const x = t[k] as Tensor | undefined
     if (!x || x.shape.length !== 3 || x.shape[0] !== B) {
-      throw new AttentionError(`${k}: with a batched query [${q.shape.join(', ')}], expected [${B}, n, ·], got ${x ? `[${x.shape.join(', ')}]` : 'nothing'}`);
+      throw new AttentionError(
+        `${k}: with a batched query [${q.shape.join(', ')}], expected [${B}, n, ·], got ${x ? `[${x.shape.join(', ')}]` : 'nothing'}`,
+      )
     }
     // checked here, before B calls into the module: a huge B with little data must not loop for long
-    const n = x.shape.reduce((a, d) => a * d, 1);
+    const n = x.shape.reduce((a, d) => a * d, 1)
     if (!x.shape.every((d) => Number.isInteger(d) && d >= 1) || x.data.length !== n) {
-      throw new AttentionError(`${k}: shape [${x.shape.join(', ')}] does not match its ${x.data.length} values`);
+      throw new AttentionError(`${k}: shape [${x.shape.join(', ')}] does not match its ${x.data.length} values`)
     }
   }
-  const nk = (t.key as Tensor).shape[1];
-  let kpm: ArrayLike<unknown> | undefined;
+  const nk = (t.key as Tensor).shape[1]
+  let kpm: ArrayLike<unknown> | undefined
   if (t.keyPaddingMask !== undefined) {
-    const m = t.keyPaddingMask as ArrayLike<unknown>;
-    kpm = Array.isArray(m) && Array.isArray(m[0]) ? (m as unknown[][]).flat() : m;
-    if (kpm.length !== B * nk) throw new AttentionError(`keyPaddingMask: expected [${B}, ${nk}] (one entry per key of each item), got ${kpm.length} entries`);
+    const m = t.keyPaddingMask as ArrayLike<unknown>
+    kpm = Array.isArray(m) && Array.isArray(m[0]) ? (m as unknown[][]).flat() : m
+    if (kpm.length !== B * nk)
+      throw new AttentionError(
+        `keyPaddingMask: expected [${B}, ${nk}] (one entry per key of each item), got ${kpm.length} entries`,
+      )
   }
-  const outs: Tensor[] = [];
-  const weights: Tensor[] = [];
-  const maskedRows: number[][] = [];
+  const outs: Tensor[] = []
+  const weights: Tensor[] = []
+  const maskedRows: number[][] = []
   for (let b = 0; b < B; b++) {
-    const one: Record<string, unknown> = { ...t, query: item(q, b), key: item(t.key as Tensor, b), value: item(t.value as Tensor, b) };
-    if (kpm) one.keyPaddingMask = Array.prototype.slice.call(kpm, b * nk, (b + 1) * nk);
-    const r = unwrap<{ output: Tensor; weights: Tensor; maskedRows: number[] }>(module.multiHeadAttention(one));
-    outs.push(r.output);
-    weights.push(r.weights);
-    maskedRows.push(r.maskedRows);
+    const one: Record<string, unknown> = {
+      ...t,
+      query: item(q, b),
+      key: item(t.key as Tensor, b),
+      value: item(t.value as Tensor, b),
+    }
+    if (kpm) one.keyPaddingMask = Array.prototype.slice.call(kpm, b * nk, (b + 1) * nk)
+    const r = unwrap<{ output: Tensor; weights: Tensor; maskedRows: number[] }>(module.multiHeadAttention(one))
+    outs.push(r.output)
+    weights.push(r.weights)
+    maskedRows.push(r.maskedRows)
   }
-  return { output: stack(outs), weights: stack(weights), maskedRows } as unknown as MultiHeadAttentionResult;
+  return { output: stack(outs), weights: stack(weights), maskedRows } as unknown as MultiHeadAttentionResult
 }
 
 function makeEngine(module: RawModule): Engine {
-  const maxThreads = module.threads();
+  const maxThreads = module.threads()
   return {
     run(options?: RunOptions): Trace {
-      const o = checkOptions('run', options);
-      checkKeys('run', o, RUN_KEYS);
-      for (const k of ['text', 'source', 'target', 'bpeCorpus']) checkText(k, o[k]);
-      return unwrap<Trace>(module.run(tensors(o)));
+      const o = checkOptions('run', options)
+      checkKeys('run', o, RUN_KEYS)
+      for (const k of ['text', 'source', 'target', 'bpeCorpus']) checkText(k, o[k])
+      return unwrap<Trace>(module.run(tensors(o)))
     },
     attention(options: AttentionOptions): AttentionResult {
-      const o = checkOptions('attention', options);
-      checkKeys('attention', o, ATTENTION_KEYS);
-      const t = tensors(o);
+      const o = checkOptions('attention', options)
+      checkKeys('attention', o, ATTENTION_KEYS)
+      const t = tensors(o)
       if (o.params !== undefined) {
-        const p = checkOptions('attention: params', o.params);
-        checkKeys('attention: params', p, PARAM_KEYS);
-        const params: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(p)) params[k] = v === undefined ? v : toTensor(`params.${k}`, v);
-        t.params = params;
+        const p = checkOptions('attention: params', o.params)
+        checkKeys('attention: params', p, PARAM_KEYS)
+        const params: Record<string, unknown> = {}
+        for (const [k, v] of Object.entries(p)) params[k] = v === undefined ? v : toTensor(`params.${k}`, v)
+        t.params = params
       }
-      return unwrap<AttentionResult>(module.attention(t));
+      return unwrap<AttentionResult>(module.attention(t))
     },
     multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult {
-      const o = checkOptions('multiHeadAttention', options);
-      checkKeys('multiHeadAttention', o, MHA_KEYS);
-      const t = tensors(o);
-      const q = t.query as Tensor | undefined;
-      if (q && q.shape.length === 3) return batchedMultiHead(module, t);
-      return unwrap<MultiHeadAttentionResult>(module.multiHeadAttention(t));
+      const o = checkOptions('multiHeadAttention', options)
+      checkKeys('multiHeadAttention', o, MHA_KEYS)
+      const t = tensors(o)
+      const q = t.query as Tensor | undefined
+      if (q && q.shape.length === 3) return batchedMultiHead(module, t)
+      return unwrap<MultiHeadAttentionResult>(module.multiHeadAttention(t))
     },
-    tokenize(text: string, tokenizer?: TokenizerName, options?: { bpeCorpus?: string; bpeMerges?: number }): Tokenization {
-      const o = checkOptions('tokenize', options);
-      checkKeys('tokenize', o, ['bpeCorpus', 'bpeMerges']);
-      checkText('text', text);
-      checkText('bpeCorpus', o.bpeCorpus);
-      return unwrap<Tokenization>(module.tokenize(text, tokenizer, o));
+    tokenize(
+      text: string,
+      tokenizer?: TokenizerName,
+      options?: { bpeCorpus?: string; bpeMerges?: number },
+    ): Tokenization {
+      const o = checkOptions('tokenize', options)
+      checkKeys('tokenize', o, ['bpeCorpus', 'bpeMerges'])
+      checkText('text', text)
+      checkText('bpeCorpus', o.bpeCorpus)
+      return unwrap<Tokenization>(module.tokenize(text, tokenizer, o))
     },
     createTrainer: (options?: TrainerOptions) => createTrainerFor(module, options),
     memoryStats: () => module.memoryStats(),
     warmUp: () => module.warmUp(),
     backend: module.backend() as Backend,
     get threads() {
-      return module.threads();
+      return module.threads()
     },
     setThreads(n: number): number {
       if (!Number.isInteger(n) || n < 1 || n > maxThreads) {
-        throw new AttentionError(`setThreads: n must be an integer from 1 to ${maxThreads}, got ${String(n)}`);
+        throw new AttentionError(`setThreads: n must be an integer from 1 to ${maxThreads}, got ${String(n)}`)
       }
-      return module.setThreads(n);
+      return module.setThreads(n)
     },
     module,
-  };
+  }
 }
 
-const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined'
 
 // The smallest module using a relaxed-SIMD instruction: (func (param v128 v128 v128) (result v128)
 // (f32x4.relaxed_madd (local.get 0) (local.get 1) (local.get 2))). Runtimes without relaxed SIMD reject it.
 const RELAXED_PROBE = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
-  0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b, // type: (v128 v128 v128) -> v128
-  0x03, 0x02, 0x01, 0x00, // one function of that type
-  0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, 0x85, 0x02, 0x0b, // code: no locals, the body
-]);
+  0x00,
+  0x61,
+  0x73,
+  0x6d,
+  0x01,
+  0x00,
+  0x00,
+  0x00, // magic, version 1
+  0x01,
+  0x08,
+  0x01,
+  0x60,
+  0x03,
+  0x7b,
+  0x7b,
+  0x7b,
+  0x01,
+  0x7b, // type: (v128 v128 v128) -> v128
+  0x03,
+  0x02,
+  0x01,
+  0x00, // one function of that type
+  0x0a,
+  0x0d,
+  0x01,
+  0x0b,
+  0x00,
+  0x20,
+  0x00,
+  0x20,
+  0x01,
+  0x20,
+  0x02,
+  0xfd,
+  0x85,
+  0x02,
+  0x0b, // code: no locals, the body
+])
 
 /** Does this runtime run relaxed SIMD (checked once, by validating a tiny module)? */
 export function supportsRelaxedSimd(): boolean {
   try {
-    return typeof WebAssembly === 'object' && WebAssembly.validate(RELAXED_PROBE);
+    return typeof WebAssembly === 'object' && WebAssembly.validate(RELAXED_PROBE)
   } catch {
-    return false;
+    return false
   }
 }
 
@@ -270,93 +378,99 @@ export function supportsRelaxedSimd(): boolean {
 const WASM_FILE: Record<Backend, { name: string; url: () => URL }> = {
   'relaxed-simd': { name: 'attention-relaxed.wasm', url: () => new URL('./attention-relaxed.wasm', import.meta.url) },
   simd128: { name: 'attention.wasm', url: () => new URL('./attention.wasm', import.meta.url) },
-};
+}
 
-const THREADS_FILE = { name: 'attention-threads.wasm', url: () => new URL('./attention-threads.wasm', import.meta.url) };
+const THREADS_FILE = { name: 'attention-threads.wasm', url: () => new URL('./attention-threads.wasm', import.meta.url) }
 // The pthread workers import the engine's glue themselves, from this URL (Emscripten's mainScriptUrlOrBlob;
 // without it they would import "attention.js", the single-thread glue).
-const THREADS_GLUE = { name: 'attention-threads.js', url: () => new URL('./attention-threads.js', import.meta.url) };
+const THREADS_GLUE = { name: 'attention-threads.js', url: () => new URL('./attention-threads.js', import.meta.url) }
 const THREADS_WORKER = {
   name: 'attention-threads.worker.js',
   url: () => new URL('./attention-threads.worker.js', import.meta.url),
-};
+}
 
 function pickBackend(options: InitOptions): Backend {
-  const wanted = options.backend;
+  const wanted = options.backend
   if (wanted !== undefined && wanted !== 'relaxed-simd' && wanted !== 'simd128') {
-    throw new AttentionError(`init: backend must be 'relaxed-simd' or 'simd128', got ${JSON.stringify(wanted)}`);
+    throw new AttentionError(`init: backend must be 'relaxed-simd' or 'simd128', got ${JSON.stringify(wanted)}`)
   }
   if (wanted === 'relaxed-simd' && !supportsRelaxedSimd()) {
     throw new AttentionError(
       "init: backend 'relaxed-simd' is not supported by this runtime (WebAssembly.validate rejects relaxed SIMD; " +
         'Node needs --experimental-wasm-relaxed-simd)',
-    );
+    )
   }
-  if (wanted) return wanted;
-  if (options.wasmBinary) return 'simd128';
-  return supportsRelaxedSimd() ? 'relaxed-simd' : 'simd128';
+  if (wanted) return wanted
+  if (options.wasmBinary) return 'simd128'
+  return supportsRelaxedSimd() ? 'relaxed-simd' : 'simd128'
 }
 
 /** Threads wanted: the option, or one per core (at most 4) where the page can share memory with workers. */
 function pickThreads(options: InitOptions, backend: Backend): number {
-  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true &&
-    typeof SharedArrayBuffer === 'function';
-  const t = options.threads;
+  const isolated =
+    (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true &&
+    typeof SharedArrayBuffer === 'function'
+  const t = options.threads
   if (t !== undefined) {
-    if (!Number.isInteger(t) || t < 1) throw new AttentionError(`init: threads must be an integer ≥ 1, got ${String(t)}`);
+    if (!Number.isInteger(t) || t < 1)
+      throw new AttentionError(`init: threads must be an integer ≥ 1, got ${String(t)}`)
     if (t > 1 && !isolated) {
       throw new AttentionError(
         `init: threads: ${t} needs a cross-origin isolated page (Cross-Origin-Opener-Policy: same-origin and ` +
           'Cross-Origin-Embedder-Policy: require-corp); this one is not',
-      );
+      )
     }
     if (t > 1 && backend !== 'relaxed-simd') {
-      throw new AttentionError(`init: threads: ${t} needs the 'relaxed-simd' engine, and this runtime runs '${backend}'`);
+      throw new AttentionError(
+        `init: threads: ${t} needs the 'relaxed-simd' engine, and this runtime runs '${backend}'`,
+      )
     }
-    return t;
+    return t
   }
   // Automatic only on a page's main thread: a worker (the trainer's) keeps one.
-  if (!isolated || backend !== 'relaxed-simd' || options.wasmBinary || isNode || typeof window === 'undefined') return 1;
-  const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1;
-  return Math.max(1, Math.min(4, cores));
+  if (!isolated || backend !== 'relaxed-simd' || options.wasmBinary || isNode || typeof window === 'undefined') return 1
+  const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1
+  return Math.max(1, Math.min(4, cores))
 }
 
 async function instantiate(options: InitOptions): Promise<RawModule> {
-  const backend = pickBackend(options);
-  const threads = pickThreads(options, backend);
-  const file = threads > 1 ? THREADS_FILE : WASM_FILE[backend];
-  const moduleArgs: Record<string, unknown> = {};
+  const backend = pickBackend(options)
+  const threads = pickThreads(options, backend)
+  const file = threads > 1 ? THREADS_FILE : WASM_FILE[backend]
+  const moduleArgs: Record<string, unknown> = {}
   if (options.wasmBinary) {
-    moduleArgs.wasmBinary = options.wasmBinary;
+    moduleArgs.wasmBinary = options.wasmBinary
   } else if (options.locateFile) {
-    const locate = options.locateFile;
+    const locate = options.locateFile
     // Both glues ask for "attention.wasm" (the name they were linked under): hand over the engine's own file.
     moduleArgs.locateFile = (f: string) =>
-      locate(f.endsWith('.wasm') ? file.name : f.endsWith('.worker.js') ? THREADS_WORKER.name : f);
+      locate(f.endsWith('.wasm') ? file.name : f.endsWith('.worker.js') ? THREADS_WORKER.name : f)
   } else if (isNode) {
     // Hidden from bundlers: only Node reads the file; browsers fetch it from beside this module.
-    const fsName = 'node:fs/promises';
-    const fs = (await import(/* @vite-ignore */ fsName)) as typeof import('node:fs/promises');
-    moduleArgs.wasmBinary = await fs.readFile(file.url());
+    const fsName = 'node:fs/promises'
+    const fs = (await import(/* @vite-ignore */ fsName)) as typeof import('node:fs/promises')
+    moduleArgs.wasmBinary = await fs.readFile(file.url())
   } else {
-    const url = file.url().href;
-    moduleArgs.locateFile = (f: string) => (f.endsWith('.worker.js') ? THREADS_WORKER.url().href : url);
+    const url = file.url().href
+    moduleArgs.locateFile = (f: string) => (f.endsWith('.worker.js') ? THREADS_WORKER.url().href : url)
   }
   if (threads > 1) {
-    moduleArgs.mainScriptUrlOrBlob = options.locateFile ? options.locateFile(THREADS_GLUE.name) : THREADS_GLUE.url().href;
+    moduleArgs.mainScriptUrlOrBlob = options.locateFile
+      ? options.locateFile(THREADS_GLUE.name)
+      : THREADS_GLUE.url().href
   }
   const factory =
     threads > 1
       ? (await import('./attention-threads.js')).default
       : backend === 'relaxed-simd'
         ? (await import('./attention-relaxed.js')).default
-        : createAttentionModule;
-  const module = (await factory(moduleArgs)) as RawModule;
-  if (threads > 1) module.setThreads(threads);
-  return module;
+        : createAttentionModule
+  const module = (await factory(moduleArgs)) as RawModule
+  if (threads > 1) module.setThreads(threads)
+  return module
 }
 
-let defaultEngine: Promise<Engine> | undefined;
+let defaultEngine: Promise<Engine> | undefined
 
 /**
  * Loads the WebAssembly module. The first call without options loads it once and later calls share it;
@@ -364,18 +478,18 @@ let defaultEngine: Promise<Engine> | undefined;
  */
 export function init(options?: InitOptions): Promise<Engine> {
   if (options && (options.wasmBinary || options.locateFile || options.backend || options.threads !== undefined)) {
-    return instantiate(options).then(makeEngine);
+    return instantiate(options).then(makeEngine)
   }
   if (!defaultEngine) {
-    defaultEngine = instantiate({}).then(makeEngine);
+    defaultEngine = instantiate({}).then(makeEngine)
     defaultEngine.catch(() => {
-      defaultEngine = undefined;  // a failed load (say, a 404) may be retried
-    });
+      defaultEngine = undefined // a failed load (say, a 404) may be retried
+    })
   }
-  return defaultEngine;
+  return defaultEngine
 }
 
-export { readSafetensors, writeSafetensors, safetensorsHeaderLength, SAFETENSORS_LIMITS } from './safetensors.js';
-export type { SafetensorsDtype, SafetensorsFile, SafetensorsTensor } from './safetensors.js';
-export { readAttentionFile, ATTENTION_FILE_LIMITS } from './attentionFile.js';
-export type { AttentionFile, AttentionFileLayer } from './attentionFile.js';
+export { readSafetensors, writeSafetensors, safetensorsHeaderLength, SAFETENSORS_LIMITS } from './safetensors.js'
+export type { SafetensorsDtype, SafetensorsFile, SafetensorsTensor } from './safetensors.js'
+export { readAttentionFile, ATTENTION_FILE_LIMITS } from './attentionFile.js'
+export type { AttentionFile, AttentionFileLayer } from './attentionFile.js'

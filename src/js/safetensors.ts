@@ -7,8 +7,8 @@
  * actually there before anything is read: a bad file gives an AttentionError naming the tensor, never an
  * out-of-range read, a huge allocation or a hang. Float tensors only (F32, F16, BF16), decoded to Float32Array copies.
  */
-import { AttentionError } from './util.js';
-import type { Tensor } from './util.js';
+import { AttentionError } from './util.js'
+import type { Tensor } from './util.js'
 
 export const SAFETENSORS_LIMITS = {
   /** The JSON header: a file that declares more is refused from its first 8 bytes, before anything else is read. */
@@ -17,178 +17,207 @@ export const SAFETENSORS_LIMITS = {
   elements: 2 ** 28,
   /** Dimensions per tensor. */
   rank: 8,
-} as const;
+} as const
 
-export type SafetensorsDtype = 'F32' | 'F16' | 'BF16';
-const ITEM_BYTES: Record<SafetensorsDtype, number> = { F32: 4, F16: 2, BF16: 2 };
+export type SafetensorsDtype = 'F32' | 'F16' | 'BF16'
+const ITEM_BYTES: Record<SafetensorsDtype, number> = { F32: 4, F16: 2, BF16: 2 }
 
 export interface SafetensorsTensor extends Tensor {
   /** The dtype in the file (data is always float32). */
-  dtype: SafetensorsDtype;
+  dtype: SafetensorsDtype
 }
 
 export interface SafetensorsFile {
   /** `__metadata__`: string keys and string values. */
-  metadata: Record<string, string>;
+  metadata: Record<string, string>
   /** Tensors in the order of their data in the file. */
-  tensors: Map<string, SafetensorsTensor>;
+  tensors: Map<string, SafetensorsTensor>
 }
 
 function bytesOf(input: ArrayBuffer | ArrayBufferView): Uint8Array {
-  if (input instanceof ArrayBuffer) return new Uint8Array(input);
-  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-  throw new AttentionError(`file: expected an ArrayBuffer or Uint8Array, got ${input === null ? 'null' : typeof input}`);
+  if (input instanceof ArrayBuffer) return new Uint8Array(input)
+  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
+  throw new AttentionError(`file: expected an ArrayBuffer or Uint8Array, got ${input === null ? 'null' : typeof input}`)
 }
 
-const fmtBytes = (n: number) => n.toLocaleString('en-US');
+const fmtBytes = (n: number) => n.toLocaleString('en-US')
 
 /**
  * The header length the file's first 8 bytes declare, checked against the limit and (when known) the
  * file size. Call it on the first 8 bytes before reading a whole file.
  */
 export function safetensorsHeaderLength(first8: ArrayBuffer | ArrayBufferView, fileBytes?: number): number {
-  const b = bytesOf(first8);
+  const b = bytesOf(first8)
   if (b.length < 8) {
-    throw new AttentionError(`file: ${b.length} bytes, too short for a safetensors file (it starts with an 8-byte header length); the file is truncated or not safetensors`);
+    throw new AttentionError(
+      `file: ${b.length} bytes, too short for a safetensors file (it starts with an 8-byte header length); the file is truncated or not safetensors`,
+    )
   }
-  const n = new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0, true);
+  const n = new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0, true)
   if (n > BigInt(SAFETENSORS_LIMITS.headerBytes)) {
-    throw new AttentionError(`file: the header declares ${fmtBytes(Number(n))} bytes, over the limit of ${fmtBytes(SAFETENSORS_LIMITS.headerBytes)} (16 MiB); not read`);
+    throw new AttentionError(
+      `file: the header declares ${fmtBytes(Number(n))} bytes, over the limit of ${fmtBytes(SAFETENSORS_LIMITS.headerBytes)} (16 MiB); not read`,
+    )
   }
-  const len = Number(n);
-  if (len < 2) throw new AttentionError(`file: the header declares ${len} bytes, too short for its JSON`);
+  const len = Number(n)
+  if (len < 2) throw new AttentionError(`file: the header declares ${len} bytes, too short for its JSON`)
   if (fileBytes !== undefined && 8 + len > fileBytes) {
-    throw new AttentionError(`file: the header declares ${fmtBytes(len)} bytes but the file has ${fmtBytes(fileBytes)} in all; the file is truncated`);
+    throw new AttentionError(
+      `file: the header declares ${fmtBytes(len)} bytes but the file has ${fmtBytes(fileBytes)} in all; the file is truncated`,
+    )
   }
-  return len;
+  return len
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
 
 function f16(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return s * m * 2 ** -24;
-  if (e === 31) return m ? NaN : s * Infinity;
-  return s * (1 + m / 1024) * 2 ** (e - 15);
+  const s = h & 0x8000 ? -1 : 1
+  const e = (h >> 10) & 0x1f
+  const m = h & 0x3ff
+  if (e === 0) return s * m * 2 ** -24
+  if (e === 31) return m ? NaN : s * Infinity
+  return s * (1 + m / 1024) * 2 ** (e - 15)
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 
 function decode(dtype: SafetensorsDtype, src: Uint8Array): Float32Array {
-  const count = src.length / ITEM_BYTES[dtype];
+  const count = src.length / ITEM_BYTES[dtype]
   // The file is little-endian, as every browser's host is: a copy of the bytes (aligned) read as is,
   // ten times faster than a DataView loop on a 20 MiB file.
-  if (dtype === 'F32' && LITTLE_ENDIAN) return new Float32Array(src.slice().buffer);
-  const out = new Float32Array(count);
-  const dv = new DataView(src.buffer, src.byteOffset, src.byteLength);
+  if (dtype === 'F32' && LITTLE_ENDIAN) return new Float32Array(src.slice().buffer)
+  const out = new Float32Array(count)
+  const dv = new DataView(src.buffer, src.byteOffset, src.byteLength)
   if (dtype === 'F32') {
-    for (let i = 0; i < count; i++) out[i] = dv.getFloat32(4 * i, true);
+    for (let i = 0; i < count; i++) out[i] = dv.getFloat32(4 * i, true)
   } else if (dtype === 'BF16') {
     // bfloat16 is the upper half of a float32.
-    const bits = new Uint32Array(out.buffer);
-    for (let i = 0; i < count; i++) bits[i] = dv.getUint16(2 * i, true) << 16;
+    const bits = new Uint32Array(out.buffer)
+    for (let i = 0; i < count; i++) bits[i] = dv.getUint16(2 * i, true) << 16
   } else {
-    for (let i = 0; i < count; i++) out[i] = f16(dv.getUint16(2 * i, true));
+    for (let i = 0; i < count; i++) out[i] = f16(dv.getUint16(2 * i, true))
   }
-  return out;
+  return out
 }
 
 function checkShape(name: string, shape: unknown): number[] {
   if (!Array.isArray(shape) || shape.length > SAFETENSORS_LIMITS.rank) {
-    throw new AttentionError(`${name}: shape must be a list of at most ${SAFETENSORS_LIMITS.rank} sizes, got ${JSON.stringify(shape)?.slice(0, 60)}`);
+    throw new AttentionError(
+      `${name}: shape must be a list of at most ${SAFETENSORS_LIMITS.rank} sizes, got ${JSON.stringify(shape)?.slice(0, 60)}`,
+    )
   }
-  let count = 1;
+  let count = 1
   for (const d of shape) {
-    if (!Number.isSafeInteger(d) || d < 0) throw new AttentionError(`${name}: shape sizes must be integers ≥ 0, got ${JSON.stringify(shape).slice(0, 60)}`);
-    count *= d;
+    if (!Number.isSafeInteger(d) || d < 0)
+      throw new AttentionError(`${name}: shape sizes must be integers ≥ 0, got ${JSON.stringify(shape).slice(0, 60)}`)
+    count *= d
   }
   if (count > SAFETENSORS_LIMITS.elements) {
-    throw new AttentionError(`${name}: shape [${shape.join(', ')}] has ${count} elements, over the limit of 2^28`);
+    throw new AttentionError(`${name}: shape [${shape.join(', ')}] has ${count} elements, over the limit of 2^28`)
   }
-  return shape as number[];
+  return shape as number[]
 }
 
 /** Reads a whole safetensors file (float tensors only). Throws an AttentionError naming the tensor for anything inconsistent. */
 export function readSafetensors(input: ArrayBuffer | ArrayBufferView): SafetensorsFile {
-  const bytes = bytesOf(input);
-  const n = safetensorsHeaderLength(bytes, bytes.length);
-  let header: unknown;
+  const bytes = bytesOf(input)
+  const n = safetensorsHeaderLength(bytes, bytes.length)
+  let header: unknown
   try {
-    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + n)));
+    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + n)))
   } catch (e) {
-    throw new AttentionError(`file: the header is not valid UTF-8 JSON (${e instanceof Error ? e.message : String(e)})`);
+    throw new AttentionError(`file: the header is not valid UTF-8 JSON (${e instanceof Error ? e.message : String(e)})`)
   }
-  if (!isObject(header)) throw new AttentionError('file: the header must be a JSON object of tensors');
-  const dataLen = bytes.length - 8 - n;
-  const metadata: Record<string, string> = {};
-  const entries: Array<{ name: string; dtype: SafetensorsDtype; shape: number[]; begin: number; end: number }> = [];
+  if (!isObject(header)) throw new AttentionError('file: the header must be a JSON object of tensors')
+  const dataLen = bytes.length - 8 - n
+  const metadata: Record<string, string> = {}
+  const entries: Array<{ name: string; dtype: SafetensorsDtype; shape: number[]; begin: number; end: number }> = []
   for (const [name, e] of Object.entries(header)) {
     if (name === '__metadata__') {
-      if (!isObject(e)) throw new AttentionError('__metadata__: must be an object of strings');
+      if (!isObject(e)) throw new AttentionError('__metadata__: must be an object of strings')
       for (const [k, v] of Object.entries(e)) {
-        if (typeof v !== 'string') throw new AttentionError(`__metadata__.${k}: must be a string, got ${typeof v}`);
-        metadata[k] = v;
+        if (typeof v !== 'string') throw new AttentionError(`__metadata__.${k}: must be a string, got ${typeof v}`)
+        metadata[k] = v
       }
-      continue;
+      continue
     }
-    if (!isObject(e)) throw new AttentionError(`${name}: expected { dtype, shape, data_offsets }`);
-    const dtype = e.dtype;
+    if (!isObject(e)) throw new AttentionError(`${name}: expected { dtype, shape, data_offsets }`)
+    const dtype = e.dtype
     if (dtype !== 'F32' && dtype !== 'F16' && dtype !== 'BF16') {
-      throw new AttentionError(`${name}: dtype ${JSON.stringify(dtype)?.slice(0, 20)} is not supported; expected F32, F16 or BF16`);
+      throw new AttentionError(
+        `${name}: dtype ${JSON.stringify(dtype)?.slice(0, 20)} is not supported; expected F32, F16 or BF16`,
+      )
     }
-    const shape = checkShape(name, e.shape);
-    const off = e.data_offsets;
-    if (!Array.isArray(off) || off.length !== 2 || !off.every((x) => Number.isSafeInteger(x) && x >= 0) || off[0] > off[1]) {
-      throw new AttentionError(`${name}: data_offsets must be [begin, end] with 0 ≤ begin ≤ end, got ${JSON.stringify(off)?.slice(0, 60)}`);
+    const shape = checkShape(name, e.shape)
+    const off = e.data_offsets
+    if (
+      !Array.isArray(off) ||
+      off.length !== 2 ||
+      !off.every((x) => Number.isSafeInteger(x) && x >= 0) ||
+      off[0] > off[1]
+    ) {
+      throw new AttentionError(
+        `${name}: data_offsets must be [begin, end] with 0 ≤ begin ≤ end, got ${JSON.stringify(off)?.slice(0, 60)}`,
+      )
     }
-    const [begin, end] = off as number[];
+    const [begin, end] = off as number[]
     if (end > dataLen) {
-      throw new AttentionError(`${name}: data_offsets [${begin}, ${end}] run past the end of the data (${fmtBytes(dataLen)} bytes); the file is truncated or its header is wrong`);
+      throw new AttentionError(
+        `${name}: data_offsets [${begin}, ${end}] run past the end of the data (${fmtBytes(dataLen)} bytes); the file is truncated or its header is wrong`,
+      )
     }
-    const need = shape.reduce((a, b) => a * b, 1) * ITEM_BYTES[dtype];
+    const need = shape.reduce((a, b) => a * b, 1) * ITEM_BYTES[dtype]
     if (end - begin !== need) {
-      throw new AttentionError(`${name}: data_offsets [${begin}, ${end}] hold ${end - begin} bytes but ${dtype} [${shape.join(', ')}] needs ${need}`);
+      throw new AttentionError(
+        `${name}: data_offsets [${begin}, ${end}] hold ${end - begin} bytes but ${dtype} [${shape.join(', ')}] needs ${need}`,
+      )
     }
-    entries.push({ name, dtype, shape, begin, end });
+    entries.push({ name, dtype, shape, begin, end })
   }
-  entries.sort((a, b) => a.begin - b.begin || a.end - b.end);
+  entries.sort((a, b) => a.begin - b.begin || a.end - b.end)
   for (let i = 1; i < entries.length; i++) {
-    const a = entries[i - 1], b = entries[i];
+    const a = entries[i - 1],
+      b = entries[i]
     if (b.begin < a.end) {
-      throw new AttentionError(`${b.name}: data_offsets [${b.begin}, ${b.end}] overlap those of ${a.name} [${a.begin}, ${a.end}]`);
+      throw new AttentionError(
+        `${b.name}: data_offsets [${b.begin}, ${b.end}] overlap those of ${a.name} [${a.begin}, ${a.end}]`,
+      )
     }
   }
-  const tensors = new Map<string, SafetensorsTensor>();
-  const base = 8 + n;
+  const tensors = new Map<string, SafetensorsTensor>()
+  const base = 8 + n
   for (const e of entries) {
-    tensors.set(e.name, { dtype: e.dtype, shape: [...e.shape], data: decode(e.dtype, bytes.subarray(base + e.begin, base + e.end)) });
+    tensors.set(e.name, {
+      dtype: e.dtype,
+      shape: [...e.shape],
+      data: decode(e.dtype, bytes.subarray(base + e.begin, base + e.end)),
+    })
   }
-  return { metadata, tensors };
+  return { metadata, tensors }
 }
 
 /** Writes float32 tensors as safetensors (for tests and tools; the page only reads). */
 export function writeSafetensors(tensors: Record<string, Tensor>, metadata?: Record<string, string>): Uint8Array {
-  const header: Record<string, unknown> = {};
-  if (metadata) header.__metadata__ = metadata;
-  let off = 0;
+  const header: Record<string, unknown> = {}
+  if (metadata) header.__metadata__ = metadata
+  let off = 0
   for (const [name, t] of Object.entries(tensors)) {
-    header[name] = { dtype: 'F32', shape: t.shape, data_offsets: [off, off + 4 * t.data.length] };
-    off += 4 * t.data.length;
+    header[name] = { dtype: 'F32', shape: t.shape, data_offsets: [off, off + 4 * t.data.length] }
+    off += 4 * t.data.length
   }
-  let json = new TextEncoder().encode(JSON.stringify(header));
-  const pad = (8 - (json.length % 8)) % 8;
-  if (pad) json = new TextEncoder().encode(JSON.stringify(header) + ' '.repeat(pad));
-  const out = new Uint8Array(8 + json.length + off);
-  const dv = new DataView(out.buffer);
-  dv.setBigUint64(0, BigInt(json.length), true);
-  out.set(json, 8);
-  let p = 8 + json.length;
+  let json = new TextEncoder().encode(JSON.stringify(header))
+  const pad = (8 - (json.length % 8)) % 8
+  if (pad) json = new TextEncoder().encode(JSON.stringify(header) + ' '.repeat(pad))
+  const out = new Uint8Array(8 + json.length + off)
+  const dv = new DataView(out.buffer)
+  dv.setBigUint64(0, BigInt(json.length), true)
+  out.set(json, 8)
+  let p = 8 + json.length
   for (const t of Object.values(tensors)) {
-    for (let i = 0; i < t.data.length; i++, p += 4) dv.setFloat32(p, t.data[i], true);
+    for (let i = 0; i < t.data.length; i++, p += 4) dv.setFloat32(p, t.data[i], true)
   }
-  return out;
+  return out
 }

@@ -1,187 +1,197 @@
-import type { Tensor, TensorLike } from './util.js';
+import type { Tensor, TensorLike } from './util.js'
 
 /** The tokenizers, in the order the page lists them. */
-export const TOKENIZER_NAMES = ['word-sorted', 'word', 'char', 'bpe'] as const;
-export type TokenizerName = (typeof TOKENIZER_NAMES)[number];
+export const TOKENIZER_NAMES = ['word-sorted', 'word', 'char', 'bpe'] as const
+export type TokenizerName = (typeof TOKENIZER_NAMES)[number]
 /** The scoring rules (their definitions: docs/design.md); every other list of them derives from this one. */
-export const SCORE_RULES = ['dot', 'scaled-dot', 'general', 'additive', 'concat'] as const;
-export type ScoreRule = (typeof SCORE_RULES)[number];
+export const SCORE_RULES = ['dot', 'scaled-dot', 'general', 'additive', 'concat'] as const
+export type ScoreRule = (typeof SCORE_RULES)[number]
 /** 'causal': query i sees keys j ≤ i. keyPadding: one boolean per key (true = padding). matrix: nq·nk, 1 = masked. */
 export type MaskSpec =
-  | 'none'
-  | 'causal'
-  | { keyPadding: ArrayLike<boolean | number> }
-  | { matrix: Uint8Array | ArrayLike<number> };
+  'none' | 'causal' | { keyPadding: ArrayLike<boolean | number> } | { matrix: Uint8Array | ArrayLike<number> }
 
 /** The fixed step names, in pipeline order (the same in C++, the page's `data-step` and the tests). */
 export const STEP_NAMES = [
-  'embeddings', 'Wq', 'Wk', 'Wv', 'Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores', 'weights', 'output',
-] as const;
-export type StepName = (typeof STEP_NAMES)[number];
+  'embeddings',
+  'Wq',
+  'Wk',
+  'Wv',
+  'Q',
+  'K',
+  'V',
+  'scores',
+  'scaledScores',
+  'maskedScores',
+  'weights',
+  'output',
+] as const
+export type StepName = (typeof STEP_NAMES)[number]
 
 export interface RunOptions {
   /** The sentence (self-attention). Default "this is my cat". */
-  text?: string;
+  text?: string
   /** Cross attention: the encoder sentence (keys, values). Give `target` too. */
-  source?: string;
+  source?: string
   /** Cross attention: the decoder sentence (queries). */
-  target?: string;
-  tokenizer?: TokenizerName;
+  target?: string
+  tokenizer?: TokenizerName
   /** bpe: the text to learn merges from (default: a small built-in English + Chinese corpus). */
-  bpeCorpus?: string;
+  bpeCorpus?: string
   /** bpe: how many merges to learn. */
-  bpeMerges?: number;
-  dModel?: number;
-  dq?: number;
-  dk?: number;
-  dv?: number;
-  seed?: number;
-  score?: ScoreRule;
+  bpeMerges?: number
+  dModel?: number
+  dq?: number
+  dk?: number
+  dv?: number
+  seed?: number
+  score?: ScoreRule
   /** A multiplier on the scores: default 1/√(dk/heads) for scaled-dot, 1 otherwise; `false` switches it off. */
-  scale?: number | boolean;
-  mask?: MaskSpec;
-  temperature?: number;
-  heads?: number;
+  scale?: number | boolean
+  mask?: MaskSpec
+  temperature?: number
+  heads?: number
   /** Edited cells: replace what the seed drew (the other draws stay the same). */
-  embeddings?: TensorLike;
-  sourceEmbeddings?: TensorLike;
-  Wq?: TensorLike;
-  Wk?: TensorLike;
-  Wv?: TensorLike;
+  embeddings?: TensorLike
+  sourceEmbeddings?: TensorLike
+  Wq?: TensorLike
+  Wk?: TensorLike
+  Wv?: TensorLike
 }
 
 export interface ScoreParamsOut {
-  W?: Tensor;
-  Wq?: Tensor;
-  Wk?: Tensor;
-  v?: Tensor;
-  b?: Tensor;
+  W?: Tensor
+  Wq?: Tensor
+  Wk?: Tensor
+  v?: Tensor
+  b?: Tensor
 }
 
 export interface Trace {
-  tokens: string[];
-  tokenIds: number[];
-  vocab: string[];
+  tokens: string[]
+  tokenIds: number[]
+  vocab: string[]
   /** bpe merges in learned order. */
-  merges: [string, string][];
+  merges: [string, string][]
   /** true when Q, K and V come from one sequence. */
-  selfAttention: boolean;
-  sourceTokens?: string[];
-  sourceTokenIds?: number[];
-  sourceEmbeddings?: Tensor;
-  embeddings: Tensor;
-  Wq: Tensor;
-  Wk: Tensor;
-  Wv: Tensor;
-  Q: Tensor;
-  K: Tensor;
-  V: Tensor;
+  selfAttention: boolean
+  sourceTokens?: string[]
+  sourceTokenIds?: number[]
+  sourceEmbeddings?: Tensor
+  embeddings: Tensor
+  Wq: Tensor
+  Wk: Tensor
+  Wv: Tensor
+  Q: Tensor
+  K: Tensor
+  V: Tensor
   /** [nq, nk], or [heads, nq, nk] when heads > 1 (the same for the next three). */
-  scores: Tensor;
-  scaledScores: Tensor;
+  scores: Tensor
+  scaledScores: Tensor
   /** Masked cells are -Infinity. */
-  maskedScores: Tensor;
-  weights: Tensor;
-  output: Tensor;
+  maskedScores: Tensor
+  weights: Tensor
+  output: Tensor
   /** Query rows whose keys were all masked: their weights and output are exactly 0. */
-  maskedRows: number[];
+  maskedRows: number[]
   /** The scale multiplier that was applied. */
-  scale: number;
-  heads: number;
+  scale: number
+  heads: number
   /** The rule's parameters (an array, one per head, when heads > 1). */
-  params: ScoreParamsOut | ScoreParamsOut[];
+  params: ScoreParamsOut | ScoreParamsOut[]
   /** The options as resolved (defaults filled in; scale as the multiplier applied). */
-  options: Required<Pick<RunOptions, 'tokenizer' | 'dModel' | 'dq' | 'dk' | 'dv' | 'seed' | 'score' | 'mask' | 'temperature' | 'heads'>> &
-    Pick<RunOptions, 'text' | 'source' | 'target' | 'bpeMerges'> & { scale: number };
+  options: Required<
+    Pick<RunOptions, 'tokenizer' | 'dModel' | 'dq' | 'dk' | 'dv' | 'seed' | 'score' | 'mask' | 'temperature' | 'heads'>
+  > &
+    Pick<RunOptions, 'text' | 'source' | 'target' | 'bpeMerges'> & { scale: number }
 }
 
 export interface AttentionParams {
   /** general: [dq, dk]; concat: [nv, dq + dk]. */
-  W?: TensorLike;
+  W?: TensorLike
   /** additive: [h, dq]. */
-  Wq?: TensorLike;
+  Wq?: TensorLike
   /** additive: [h, dk]. */
-  Wk?: TensorLike;
+  Wk?: TensorLike
   /** additive: [h]. */
-  v?: TensorLike;
+  v?: TensorLike
   /** concat: [nv]. */
-  b?: TensorLike;
+  b?: TensorLike
   /** concat, optional combine layer: [out, dq + dv]. */
-  combineW?: TensorLike;
-  combineB?: TensorLike;
+  combineW?: TensorLike
+  combineB?: TensorLike
 }
 
 export interface AttentionOptions {
   /** [nq, dq] or [batch, nq, dq]. */
-  query: TensorLike;
-  key: TensorLike;
-  value: TensorLike;
-  score?: ScoreRule;
-  scale?: number | boolean;
-  mask?: MaskSpec;
-  temperature?: number;
-  params?: AttentionParams;
+  query: TensorLike
+  key: TensorLike
+  value: TensorLike
+  score?: ScoreRule
+  scale?: number | boolean
+  mask?: MaskSpec
+  temperature?: number
+  params?: AttentionParams
   /** false: the fused kernel (no nq×nk matrix; dot / scaled-dot with none / causal masks). Default true. */
-  needWeights?: boolean;
+  needWeights?: boolean
   /** true: also return `scores` and `maskedScores` (each one more nq×nk matrix). Needs needWeights. Default false. */
-  needScores?: boolean;
+  needScores?: boolean
 }
 
 export interface AttentionResult {
   /** Raw scores before scaling (only with needScores: true). */
-  scores?: Tensor;
+  scores?: Tensor
   /** Scaled scores with masked cells at -Infinity (only with needScores: true). */
-  maskedScores?: Tensor;
-  weights?: Tensor;
-  output: Tensor;
+  maskedScores?: Tensor
+  weights?: Tensor
+  output: Tensor
   /** concat with combine params: weights · V (output is then the combine layer's). */
-  context?: Tensor;
+  context?: Tensor
   /** Fully masked query rows (per batch item for batched input). */
-  maskedRows: number[] | number[][];
-  scale: number;
+  maskedRows: number[] | number[][]
+  scale: number
   /** query, key and value are equal: self-attention (the course's check). */
-  selfAttention: boolean;
+  selfAttention: boolean
 }
 
 export interface MultiHeadAttentionOptions {
   /** [nq, E], or [B, nq, E] for a batch (PyTorch's batch_first=True; key and value then [B, nk, ·]). */
-  query: TensorLike;
-  key: TensorLike;
-  value: TensorLike;
-  numHeads: number;
-  inProjWeight?: TensorLike;
-  qProjWeight?: TensorLike;
-  kProjWeight?: TensorLike;
-  vProjWeight?: TensorLike;
-  inProjBias?: TensorLike;
-  outProjWeight: TensorLike;
-  outProjBias?: TensorLike;
-  causal?: boolean;
+  query: TensorLike
+  key: TensorLike
+  value: TensorLike
+  numHeads: number
+  inProjWeight?: TensorLike
+  qProjWeight?: TensorLike
+  kProjWeight?: TensorLike
+  vProjWeight?: TensorLike
+  inProjBias?: TensorLike
+  outProjWeight: TensorLike
+  outProjBias?: TensorLike
+  causal?: boolean
   /** [nk], or [B, nk] (flat or nested) for a batch; true / 1 = padding. */
-  keyPaddingMask?: ArrayLike<boolean | number> | ArrayLike<boolean | number>[];
+  keyPaddingMask?: ArrayLike<boolean | number> | ArrayLike<boolean | number>[]
   /** nq·nk, 1 = masked. */
-  attnMask?: ArrayLike<boolean | number>;
+  attnMask?: ArrayLike<boolean | number>
 }
 
 export interface MultiHeadAttentionResult {
   /** [nq, E], or [B, nq, E]. */
-  output: Tensor;
+  output: Tensor
   /** [numHeads, nq, nk], or [B, numHeads, nq, nk] (PyTorch's average_attn_weights=False). */
-  weights: Tensor;
+  weights: Tensor
   /** Rows with every key masked (their weights and output rows are 0; PyTorch gives NaN); per item for a batch. */
-  maskedRows: number[] | number[][];
+  maskedRows: number[] | number[][]
 }
 
 export interface Tokenization {
-  tokens: string[];
-  ids: number[];
-  vocab: string[];
-  merges: [string, string][];
+  tokens: string[]
+  ids: number[]
+  vocab: string[]
+  merges: [string, string][]
 }
 
 export interface MemoryStats {
   /** Bytes of wasm linear memory. */
-  heapBytes: number;
+  heapBytes: number
   /** Bytes malloc has handed out and not taken back. */
-  allocatedBytes: number;
+  allocatedBytes: number
 }

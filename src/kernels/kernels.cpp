@@ -188,8 +188,8 @@ long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept {
   return detail::flash_workspace_floats(nq, nk, d, dv);
 }
 
-void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
-                     int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept {
+void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
+                     float alpha, float invTemp, bool causal, float* workspace) noexcept {
   const double work = static_cast<double>(nq) * nk * (d + dv) * (causal ? 0.5 : 1.0);
   const long long wsFloats = flash_workspace_floats(nq, nk, d, dv);
   // Part 0 uses the caller's workspace; the others allocate theirs (K packed again: n·d, against n²·d of work).
@@ -205,8 +205,8 @@ void flash_attention(const float* Q, const float* K, const float* V, float* O, i
       }
       ws = own.get();
     }
-    impl::flash_attention(Q + static_cast<long long>(r0) * d, K, V, O + static_cast<long long>(r0) * dv, r1 - r0,
-                          nk, d, dv, alpha, invTemp, causal, ws, r0);
+    impl::flash_attention(Q + static_cast<long long>(r0) * d, K, V, O + static_cast<long long>(r0) * dv, r1 - r0, nk, d,
+                          dv, alpha, invTemp, causal, ws, r0);
   });
   // Out of memory for a second workspace: do it all on this thread instead.
   if (failed) impl::flash_attention(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace);

@@ -19,8 +19,8 @@ void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv)
 // O[nq, dv] = softmax(alpha·Q·Kᵀ / T (causal: j > i masked)) · V, without building the nq×nk matrix.
 // workspace: at least flash_workspace_floats(nq, nk, d, dv) floats. Fully masked rows give 0.
 long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept;
-void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
-                     int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept;
+void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
+                     float alpha, float invTemp, bool causal, float* workspace) noexcept;
 
 // Threads for the four kernels above: with n > 1, a call big enough to pay for it splits its rows
 // of Q (or S) over n threads (the caller's and n - 1 pool threads that wait between calls), each
@@ -45,8 +45,8 @@ namespace scalar {
 void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept;
 void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
-void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
-                     int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
+void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
+                     float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
 }  // namespace scalar
 
 #ifdef __wasm_simd128__
@@ -55,8 +55,8 @@ namespace simd {
 void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept;
 void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
-void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
-                     int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
+void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
+                     float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
 }  // namespace simd
 #endif
 

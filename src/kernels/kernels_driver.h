@@ -22,8 +22,8 @@ namespace ap::kernels::detail {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 // Columns past the last multiple of 4: plain loops, the same order of operations as the tiles.
-inline void pv_tile_tail(const float* const p[kMR], int nj, const float* v, int ldv,
-                         float* const o[kMR], const float c[kMR], int cols) {
+inline void pv_tile_tail(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
+                         const float c[kMR], int cols) {
   for (int r = 0; r < kMR; ++r)
     for (int x = 0; x < cols; ++x) {
       float acc = o[r][x] * c[r];
@@ -33,8 +33,8 @@ inline void pv_tile_tail(const float* const p[kMR], int nj, const float* v, int 
 }
 
 template <class Ops>
-void pv_rows(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
-             const float c[kMR], int dv) {
+void pv_rows(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR], const float c[kMR],
+             int dv) {
   int x = 0;
   for (; x + 8 <= dv; x += 8) {
     float* ox[kMR] = {o[0] + x, o[1] + x, o[2] + x, o[3] + x};
@@ -94,8 +94,7 @@ void qkt_driver(const float* Q, const float* K, float* S, int nq, int nk, int d,
         const int rows = std::min(kMR, nq - i0);
         // Rows past nq reuse the last row: computed, never stored.
         const float* q[kMR];
-        for (int r = 0; r < kMR; ++r)
-          q[r] = Q + static_cast<long long>(i0 + std::min(r, rows - 1)) * d + t0;
+        for (int r = 0; r < kMR; ++r) q[r] = Q + static_cast<long long>(i0 + std::min(r, rows - 1)) * d + t0;
         for (int p = 0; p < panels; ++p) {
           Ops::qk_tile(q, pack + p * kNR * dc, dc, tile, kNR);
           const int cols = std::min(kNR, bc - p * kNR);
@@ -149,9 +148,7 @@ void weights_v_driver(const float* W, const float* V, float* O, int nq, int nk, 
       }
       // Trailing zero weights (causal rows, masked keys) add nothing: stop before them.
       int nj = jb;
-      while (nj > 0 && p[0][nj - 1] == 0.f && p[1][nj - 1] == 0.f && p[2][nj - 1] == 0.f &&
-             p[3][nj - 1] == 0.f)
-        --nj;
+      while (nj > 0 && p[0][nj - 1] == 0.f && p[1][nj - 1] == 0.f && p[2][nj - 1] == 0.f && p[3][nj - 1] == 0.f) --nj;
       if (nj == 0) continue;
       if (rows == kMR) {
         pv_rows<Ops>(p, nj, V + static_cast<long long>(j0) * dv, dv, o, one, dv);
@@ -169,8 +166,8 @@ void weights_v_driver(const float* W, const float* V, float* O, int nq, int nk, 
 }
 
 template <class Ops>
-void flash_driver(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
-                  int dv, float alpha, float invTemp, bool causal, float* ws, int q0 = 0) {
+void flash_driver(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv, float alpha,
+                  float invTemp, bool causal, float* ws, int q0 = 0) {
   // q0: the index of Q's first row in the whole query (a thread's share of the rows): the causal
   // mask is j > q0 + i. Rows never depend on each other, so a split gives the same bits.
   if (nq <= 0 || dv <= 0) return;
@@ -206,11 +203,9 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
       for (int g = 0; g < groups; ++g) {
         const int r0 = g * kMR;
         const float* q[kMR];
-        for (int r = 0; r < kMR; ++r)
-          q[r] = Q + static_cast<long long>(i0 + std::min(r0 + r, rows - 1)) * dd;
+        for (int r = 0; r < kMR; ++r) q[r] = Q + static_cast<long long>(i0 + std::min(r0 + r, rows - 1)) * dd;
         for (int p = 0; p < panels; ++p)
-          Ops::qk_tile(q, kt + static_cast<long long>(j0 / kNR + p) * kNR * dd, dd,
-                       S + r0 * kBC + p * kNR, kBC);
+          Ops::qk_tile(q, kt + static_cast<long long>(j0 / kNR + p) * kNR * dd, dd, S + r0 * kBC + p * kNR, kBC);
       }
       // Online softmax: fold this block into each row's running max and sum, remembering the
       // factor by which the row's partial output must shrink when the max grew.

@@ -56,9 +56,7 @@ inline FlashLayout flash_layout(int nk, int d, int dv) {
   return f;
 }
 
-inline long long flash_workspace_floats(int, int nk, int d, int dv) noexcept {
-  return flash_layout(nk, d, dv).total;
-}
+inline long long flash_workspace_floats(int, int nk, int d, int dv) noexcept { return flash_layout(nk, d, dv).total; }
 
 inline std::uint32_t bits_of(float x) {
   std::uint32_t u;

@@ -70,8 +70,8 @@ struct ScalarOps {
   }
 
   template <int W>
-  AP_TILE_LOOPS static void pv_tile(const float* const p[kMR], int nj, const float* v, int ldv,
-                      float* const o[kMR], const float c[kMR]) {
+  AP_TILE_LOOPS static void pv_tile(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
+                                    const float c[kMR]) {
     float acc[kMR][W];
     for (int r = 0; r < kMR; ++r)
       for (int x = 0; x < W; ++x) acc[r][x] = o[r][x] * c[r];
@@ -85,12 +85,12 @@ struct ScalarOps {
     for (int r = 0; r < kMR; ++r)
       for (int x = 0; x < W; ++x) o[r][x] = acc[r][x];
   }
-  static void pv_tile8(const float* const p[kMR], int nj, const float* v, int ldv,
-                       float* const o[kMR], const float c[kMR]) {
+  static void pv_tile8(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
+                       const float c[kMR]) {
     pv_tile<8>(p, nj, v, ldv, o, c);
   }
-  static void pv_tile4(const float* const p[kMR], int nj, const float* v, int ldv,
-                       float* const o[kMR], const float c[kMR]) {
+  static void pv_tile4(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
+                       const float c[kMR]) {
     pv_tile<4>(p, nj, v, ldv, o, c);
   }
 };
@@ -101,16 +101,14 @@ void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float 
   qkt_driver<ScalarOps>(Q, K, S, nq, nk, d, alpha);
 }
 
-void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept {
-  softmax_driver<ScalarOps>(S, nq, nk, invTemp);
-}
+void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept { softmax_driver<ScalarOps>(S, nq, nk, invTemp); }
 
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept {
   weights_v_driver<ScalarOps>(W, V, O, nq, nk, dv);
 }
 
-void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
-                     int dv, float alpha, float invTemp, bool causal, float* workspace, int q0) noexcept {
+void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
+                     float alpha, float invTemp, bool causal, float* workspace, int q0) noexcept {
   flash_driver<ScalarOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0);
 }
 

@@ -132,8 +132,8 @@ struct SimdOps {
     for (; j < n; ++j) s[j] = s[j] * k;
   }
 
-  static void pv_tile8(const float* const p[kMR], int nj, const float* v, int ldv,
-                       float* const o[kMR], const float c[kMR]) {
+  static void pv_tile8(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
+                       const float c[kMR]) {
     const v128_t c0 = wasm_f32x4_splat(c[0]), c1 = wasm_f32x4_splat(c[1]);
     const v128_t c2 = wasm_f32x4_splat(c[2]), c3 = wasm_f32x4_splat(c[3]);
     v128_t a00 = wasm_f32x4_mul(wasm_v128_load(o[0]), c0), a01 = wasm_f32x4_mul(wasm_v128_load(o[0] + 4), c0);
@@ -168,8 +168,8 @@ struct SimdOps {
     wasm_v128_store(o[3] + 4, a31);
   }
 
-  static void pv_tile4(const float* const p[kMR], int nj, const float* v, int ldv,
-                       float* const o[kMR], const float c[kMR]) {
+  static void pv_tile4(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
+                       const float c[kMR]) {
     v128_t a0 = wasm_f32x4_mul(wasm_v128_load(o[0]), wasm_f32x4_splat(c[0]));
     v128_t a1 = wasm_f32x4_mul(wasm_v128_load(o[1]), wasm_f32x4_splat(c[1]));
     v128_t a2 = wasm_f32x4_mul(wasm_v128_load(o[2]), wasm_f32x4_splat(c[2]));
@@ -194,16 +194,14 @@ void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float 
   qkt_driver<SimdOps>(Q, K, S, nq, nk, d, alpha);
 }
 
-void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept {
-  softmax_driver<SimdOps>(S, nq, nk, invTemp);
-}
+void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept { softmax_driver<SimdOps>(S, nq, nk, invTemp); }
 
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept {
   weights_v_driver<SimdOps>(W, V, O, nq, nk, dv);
 }
 
-void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d,
-                     int dv, float alpha, float invTemp, bool causal, float* workspace, int q0) noexcept {
+void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
+                     float alpha, float invTemp, bool causal, float* workspace, int q0) noexcept {
   flash_driver<SimdOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0);
 }
 

@@ -8,7 +8,10 @@ import type { Page } from 'playwright-core'
 import { axeViolations, startAll, settled, viewsOf } from './harness.mjs'
 
 // A text of more than 320 tokens (the long view), short enough for a URL.
-const LONG_TEXT = Array.from({ length: 340 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired'][(i * 7) % 10]).join(' ')
+const LONG_TEXT = Array.from(
+  { length: 340 },
+  (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired'][(i * 7) % 10],
+).join(' ')
 
 let env: Awaited<ReturnType<typeof startAll>>
 
@@ -103,7 +106,10 @@ describe('axe-core finds no violations', () => {
       await expectClean(page, `widget, view ${view}`)
     }
     // Back to the pipeline, the zh one with a long text (the long view).
-    await page.locator('#zh').evaluate((el, text) => { el.setAttribute('view', 'pipeline'); el.setAttribute('text', text) }, LONG_TEXT)
+    await page.locator('#zh').evaluate((el, text) => {
+      el.setAttribute('view', 'pipeline')
+      el.setAttribute('text', text)
+    }, LONG_TEXT)
     await page.locator('#en').evaluate((el) => el.setAttribute('view', 'pipeline'))
     await page.locator('#zh [data-panel="long"]:not([hidden]) canvas').waitFor()
     await settled(page)
@@ -171,5 +177,7 @@ describe('keyboard only', () => {
 })
 
 declare global {
-  interface Window { __apPlayground?: import('../../web/playground').PlaygroundHandle }
+  interface Window {
+    __apPlayground?: import('../../web/playground').PlaygroundHandle
+  }
 }

@@ -3,7 +3,16 @@
 // esbuild with the README's recipe for each, served, and opened in Chromium. The widget must survive
 // tree-shaking (package.json "sideEffects") and find its wasm; ap.run() must give the course's numbers.
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
@@ -20,7 +29,8 @@ const TOOLS = {
   '@rollup/plugin-node-resolve': 'node_modules/@rollup/plugin-node-resolve/package.json',
   esbuild: 'node_modules/esbuild/bin/esbuild',
 }
-const INSTALL = 'npm install -D -E vite@8.3.8 webpack@5.113.0 webpack-cli@7.3.1 rollup@4.68.8 @rollup/plugin-node-resolve@16.0.3 esbuild@0.28.2'
+const INSTALL =
+  'npm install -D -E vite@8.3.8 webpack@5.113.0 webpack-cli@7.3.1 rollup@4.68.8 @rollup/plugin-node-resolve@16.0.3 esbuild@0.28.2'
 
 // What the README tells a course author to write (README.md, "With a bundler").
 const MAIN_JS = readmeBlock("The course project's `src/main.js`")
@@ -47,7 +57,9 @@ function run(cmd: string, args: string[], cwd: string) {
     execFileSync(cmd, args, { cwd, stdio: 'pipe', encoding: 'utf8', maxBuffer: 1 << 26 })
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string }
-    throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${err.stdout ?? ''}\n${err.stderr ?? err.message}`, { cause: e })
+    throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${err.stdout ?? ''}\n${err.stderr ?? err.message}`, {
+      cause: e,
+    })
   }
 }
 
@@ -64,14 +76,19 @@ function project(name: string, files: Record<string, string>): string {
 }
 
 beforeAll(async () => {
-  const missing = Object.entries(TOOLS).filter(([, p]) => !existsSync(join(ROOT, p))).map(([n]) => n)
+  const missing = Object.entries(TOOLS)
+    .filter(([, p]) => !existsSync(join(ROOT, p)))
+    .map(([n]) => n)
   if (missing.length) throw new Error(`bundler(s) missing: ${missing.join(', ')}; install with: ${INSTALL}`)
   work = mkdtempSync(join(tmpdir(), 'ap-bundlers-'))
   // One install serves every project below it (Node resolution walks up to work/node_modules).
   installTarball(packTarball(work), work)
   // The Rollup config imports the plugin, as the course project would from its own devDependencies.
   mkdirSync(join(work, 'node_modules/@rollup'), { recursive: true })
-  symlinkSync(join(ROOT, 'node_modules/@rollup/plugin-node-resolve'), join(work, 'node_modules/@rollup/plugin-node-resolve'))
+  symlinkSync(
+    join(ROOT, 'node_modules/@rollup/plugin-node-resolve'),
+    join(work, 'node_modules/@rollup/plugin-node-resolve'),
+  )
   ;({ browser, close: closeBrowser } = await launchChromium())
 }, 180_000)
 
@@ -87,24 +104,42 @@ async function expectCourseNumbers(outDir: string) {
   const errors: string[] = []
   const failed: string[] = []
   tab.on('pageerror', (e) => errors.push(String(e)))
-  tab.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
-  tab.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`) })
+  tab.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text())
+  })
+  tab.on('response', (r) => {
+    if (r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`)
+  })
   try {
     await tab.goto(server.url)
-    await tab.waitForFunction(() => document.querySelector('#run')?.textContent, null, { timeout: 30_000 })
-      .catch(() => { throw new Error(`ap.run() printed nothing; errors: ${errors.join(' | ')}; failed: ${failed.join(', ')}`) })
+    await tab
+      .waitForFunction(() => document.querySelector('#run')?.textContent, null, { timeout: 30_000 })
+      .catch(() => {
+        throw new Error(`ap.run() printed nothing; errors: ${errors.join(' | ')}; failed: ${failed.join(', ')}`)
+      })
     const expected = courseWeights()
     const ran: number[] = JSON.parse((await tab.textContent('#run')) ?? '[]')
     expect(ran.length).toBe(16)
     ran.forEach((v, i) => expect(Math.abs(v - expected[i]), `ap.run() weights[${i}]`).toBeLessThan(1e-5))
 
-    expect(await tab.evaluate(() => typeof customElements.get('attention-playground')), 'the widget was tree-shaken away').toBe('function')
-    await tab.evaluate(() => (document.querySelector('attention-playground') as unknown as { ready: Promise<void> }).ready)
-    const traced: number[] = await tab.evaluate(() => Array.from(
-      ((document.querySelector('attention-playground') as unknown as { trace: { weights: { data: Float32Array } } }).trace).weights.data))
+    expect(
+      await tab.evaluate(() => typeof customElements.get('attention-playground')),
+      'the widget was tree-shaken away',
+    ).toBe('function')
+    await tab.evaluate(
+      () => (document.querySelector('attention-playground') as unknown as { ready: Promise<void> }).ready,
+    )
+    const traced: number[] = await tab.evaluate(() =>
+      Array.from(
+        (document.querySelector('attention-playground') as unknown as { trace: { weights: { data: Float32Array } } })
+          .trace.weights.data,
+      ),
+    )
     traced.forEach((v, i) => expect(Math.abs(v - expected[i]), `widget weights[${i}]`).toBeLessThan(1e-5))
     // and on screen, as displayed (rounded)
-    const first = { locator: (sel: string) => tab.locator('attention-playground').first().locator(sel) } as unknown as Page
+    const first = {
+      locator: (sel: string) => tab.locator('attention-playground').first().locator(sel),
+    } as unknown as Page
     const shown = (await readPanel(first, 'weights')).values.flat()
     expect(shown.length).toBe(16)
     shown.forEach((v: number, i: number) => expect(Math.abs(v - expected[i]), `shown weights[${i}]`).toBeLessThan(5e-3))
@@ -135,7 +170,11 @@ describe('production builds of a course project keep the widget and find the was
   it('webpack 5: no configuration (new URL(…, import.meta.url) assets and workers are built in)', async () => {
     const dir = project('webpack', {})
     // Minification is off only to spare the test machine; tree-shaking by sideEffects happens either way.
-    run('node', [bin(TOOLS['webpack-cli']), '--mode', 'production', '--entry', './src/main.js', '--no-optimization-minimize'], dir)
+    run(
+      'node',
+      [bin(TOOLS['webpack-cli']), '--mode', 'production', '--entry', './src/main.js', '--no-optimization-minimize'],
+      dir,
+    )
     writeFileSync(join(dir, 'dist/index.html'), page('<script src="main.js" defer></script>'))
     expect(readdirSync(join(dir, 'dist')).filter((f) => f.endsWith('.wasm'))).toHaveLength(1)
     await expectCourseNumbers(join(dir, 'dist'))

@@ -47,8 +47,12 @@ async function openTab(url: string) {
   const problems: string[] = []
   tab.on('pageerror', (e) => problems.push(String(e)))
   // failed requests are listed below by URL (their console line has none)
-  tab.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text()) })
-  tab.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) problems.push(`${r.status()} ${r.url()}`) })
+  tab.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text())
+  })
+  tab.on('response', (r) => {
+    if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) problems.push(`${r.status()} ${r.url()}`)
+  })
   await tab.goto(url)
   return { tab, problems }
 }
@@ -71,8 +75,12 @@ describe('VitePress', () => {
     const { tab, problems } = await openTab(server.url)
     try {
       const widget = tab.locator('attention-playground')
-      await widget.evaluate((el) => customElements.whenDefined(el.localName).then(() => (el as unknown as { ready: Promise<void> }).ready))
-      const trace = await widget.evaluate((el) => Array.from((el as unknown as { trace: { weights: { data: Float32Array } } }).trace.weights.data))
+      await widget.evaluate((el) =>
+        customElements.whenDefined(el.localName).then(() => (el as unknown as { ready: Promise<void> }).ready),
+      )
+      const trace = await widget.evaluate((el) =>
+        Array.from((el as unknown as { trace: { weights: { data: Float32Array } } }).trace.weights.data),
+      )
       expectCourse(trace, 1e-5, 'widget trace weights')
       expectCourse((await readPanel(tab as Page, 'weights')).values.flat(), 5e-3, 'shown weights')
       // the page around it is VitePress's own, hydrated (its title and the markdown's heading)
@@ -91,13 +99,16 @@ describe('plain HTML: the page in an <iframe>', () => {
     const playground = await serveStatic(SITE)
     const host = join(work, 'plain')
     mkdirSync(host, { recursive: true })
-    writeFileSync(join(host, 'index.html'), `<!doctype html>
+    writeFileSync(
+      join(host, 'index.html'),
+      `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>A course page</title><link rel="icon" href="data:,"></head>
 <body>
 <iframe src="${playground.url}?text=this+is+my+cat&lang=en" title="Attention Playground" width="100%" height="900"
         style="border:0" loading="lazy"></iframe>
 </body></html>
-`)
+`,
+    )
     const course = await serveStatic(host)
     const { tab, problems } = await openTab(course.url)
     try {

@@ -18,11 +18,18 @@ import { init, type RunOptions, type StepName } from '../../dist/index.js'
 import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
 
 const WIDGET = join(ROOT, 'dist/widget/widget.js')
-const STRICT = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'"
-const STRICTEST = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; object-src 'none'; base-uri 'none'"
+const STRICT =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'"
+const STRICTEST =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; object-src 'none'; base-uri 'none'"
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm', '.svg': 'image/svg+xml', '.woff2': 'font/woff2', '.json': 'application/json',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
 }
 
 // Hostile host CSS: aimed at the widget's internal class names and at every common element.
@@ -41,14 +48,25 @@ ${body}
 </body></html>`
 
 const PAGES: Record<string, { csp: string; html: string }> = {
-  '/strict.html': { csp: STRICT, html: page('<attention-playground id="w" text="this is my cat"></attention-playground>') },
-  '/strictest.html': { csp: STRICTEST, html: page('<attention-playground id="w" text="我爱中国" tokenizer="char" mask="causal"></attention-playground>') },
+  '/strict.html': {
+    csp: STRICT,
+    html: page('<attention-playground id="w" text="this is my cat"></attention-playground>'),
+  },
+  '/strictest.html': {
+    csp: STRICTEST,
+    html: page('<attention-playground id="w" text="我爱中国" tokenizer="char" mask="causal"></attention-playground>'),
+  },
   '/hostile.html': {
     csp: STRICT,
-    html: page('<link rel="stylesheet" href="/__host.css"><div class="apw" id="hostdiv">host content with the widget\'s class name</div>' +
-      '<attention-playground id="w" text="the animal was too tired" score="additive"></attention-playground>'),
+    html: page(
+      '<link rel="stylesheet" href="/__host.css"><div class="apw" id="hostdiv">host content with the widget\'s class name</div>' +
+        '<attention-playground id="w" text="the animal was too tired" score="additive"></attention-playground>',
+    ),
   },
-  '/plain.html': { csp: STRICT, html: page('<attention-playground id="w" text="the animal was too tired" score="additive"></attention-playground>') },
+  '/plain.html': {
+    csp: STRICT,
+    html: page('<attention-playground id="w" text="the animal was too tired" score="additive"></attention-playground>'),
+  },
 }
 
 let server: Server
@@ -62,7 +80,11 @@ beforeAll(async () => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)
     const p = PAGES[path]
     if (p) {
-      res.writeHead(200, { 'content-type': TYPES['.html'], 'content-security-policy': p.csp, 'cache-control': 'no-store' })
+      res.writeHead(200, {
+        'content-type': TYPES['.html'],
+        'content-security-policy': p.csp,
+        'cache-control': 'no-store',
+      })
       res.end(p.html)
       return
     }
@@ -72,10 +94,19 @@ beforeAll(async () => {
     }
     // The built page, under the same policy, for the URL-parameter rows.
     let file = normalize(join(ROOT, path))
-    if (!file.startsWith(ROOT.replace(/\/+$/, '') + sep)) { res.writeHead(403).end(); return }
+    if (!file.startsWith(ROOT.replace(/\/+$/, '') + sep)) {
+      res.writeHead(403).end()
+      return
+    }
     if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html')
-    if (!existsSync(file)) { res.writeHead(404).end('not found'); return }
-    const headers: Record<string, string> = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' }
+    if (!existsSync(file)) {
+      res.writeHead(404).end('not found')
+      return
+    }
+    const headers: Record<string, string> = {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'cache-control': 'no-store',
+    }
     if (extname(file) === '.html') headers['content-security-policy'] = STRICT
     res.writeHead(200, headers).end(readFileSync(file))
   })
@@ -92,7 +123,11 @@ afterAll(async () => {
   await new Promise((r) => (server ? server.close(() => r(undefined)) : r(undefined)))
 })
 
-interface Opened { page: Page; errors: string[]; failed: string[] }
+interface Opened {
+  page: Page
+  errors: string[]
+  failed: string[]
+}
 
 async function open(path: string): Promise<Opened> {
   const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 }, locale: 'en-US' })
@@ -102,20 +137,41 @@ async function open(path: string): Promise<Opened> {
   await page.addInitScript(() => {
     const w = window as unknown as { __violations: unknown[] }
     w.__violations = []
-    document.addEventListener('securitypolicyviolation', (e) => {
-      w.__violations.push({ directive: e.violatedDirective, blocked: e.blockedURI, source: e.sourceFile, line: e.lineNumber })
-    }, true)
+    document.addEventListener(
+      'securitypolicyviolation',
+      (e) => {
+        w.__violations.push({
+          directive: e.violatedDirective,
+          blocked: e.blockedURI,
+          source: e.sourceFile,
+          line: e.lineNumber,
+        })
+      },
+      true,
+    )
   })
   page.on('pageerror', (e) => errors.push(e.message))
   // The test pages have no favicon: the browser's own request for one is not the widget's.
-  page.on('requestfailed', (r) => { if (!/favicon/.test(r.url())) failed.push(r.url()) })
-  page.on('response', (r) => { if (r.status() >= 400 && !/favicon/.test(r.url())) failed.push(`${r.status()} ${r.url()}`) })
+  page.on('requestfailed', (r) => {
+    if (!/favicon/.test(r.url())) failed.push(r.url())
+  })
+  page.on('response', (r) => {
+    if (r.status() >= 400 && !/favicon/.test(r.url())) failed.push(`${r.status()} ${r.url()}`)
+  })
   await page.goto(base + path)
   return { page, errors, failed }
 }
 
 const violations = (page: Page) =>
-  page.evaluate(() => (window as unknown as { __violations: unknown }).__violations as { directive: string; blocked: string; source: string; line: number }[])
+  page.evaluate(
+    () =>
+      (window as unknown as { __violations: unknown }).__violations as {
+        directive: string
+        blocked: string
+        source: string
+        line: number
+      }[],
+  )
 
 async function ready(page: Page, sel = '#w') {
   await page.locator(sel).evaluate((el: WidgetEl) => el.ready)
@@ -126,7 +182,8 @@ async function widgetTrace(page: Page, sel = '#w') {
   return page.locator(sel).evaluate((el: WidgetEl) => {
     const t = el.trace!
     const out: Record<string, unknown> = { tokens: t.tokens }
-    for (const k of ['embeddings', 'Q', 'K', 'V', 'scores', 'weights', 'output'] as const) out[k] = Array.from(t[k].data)
+    for (const k of ['embeddings', 'Q', 'K', 'V', 'scores', 'weights', 'output'] as const)
+      out[k] = Array.from(t[k].data)
     return out
   })
 }
@@ -148,7 +205,9 @@ describe('under a strict Content-Security-Policy', () => {
     // The policy is really on: the page's own inline script was blocked...
     expect(await page.evaluate(() => (window as unknown as { __inlineRan?: unknown }).__inlineRan)).toBeUndefined()
     const v = await violations(page)
-    expect(v.filter((x) => x.directive.startsWith('script-src') && x.blocked === 'inline' && /strict\.html$/.test(x.source))).toHaveLength(1)
+    expect(
+      v.filter((x) => x.directive.startsWith('script-src') && x.blocked === 'inline' && /strict\.html$/.test(x.source)),
+    ).toHaveLength(1)
     // ...and nothing else was: no eval / new Function, no blob: or data: worker, no inline style element blocked.
     expect(v.filter((x) => !(x.blocked === 'inline' && /strict\.html$/.test(x.source)))).toEqual([])
     expect(errors).toEqual([])
@@ -184,15 +243,27 @@ describe('shadow DOM isolation', () => {
     await ready(plain.page)
     const hostile = await open('/hostile.html')
     await ready(hostile.page)
-    const probe = (p: Page) => p.locator('#w').evaluate((el: WidgetEl) => {
-      const root = el.shadowRoot as ShadowRoot
-      const pick = (s: string) => {
-        const n = root.querySelector(s) as HTMLElement
-        const cs = getComputedStyle(n)
-        return { display: cs.display, background: cs.backgroundColor, color: cs.color, fontSize: cs.fontSize, border: cs.borderTopWidth }
-      }
-      return { frame: pick('.apw'), step: pick('[data-step="weights"]'), summary: pick('[data-step="weights"] summary'), canvas: pick('[data-step="weights"] canvas') }
-    })
+    const probe = (p: Page) =>
+      p.locator('#w').evaluate((el: WidgetEl) => {
+        const root = el.shadowRoot as ShadowRoot
+        const pick = (s: string) => {
+          const n = root.querySelector(s) as HTMLElement
+          const cs = getComputedStyle(n)
+          return {
+            display: cs.display,
+            background: cs.backgroundColor,
+            color: cs.color,
+            fontSize: cs.fontSize,
+            border: cs.borderTopWidth,
+          }
+        }
+        return {
+          frame: pick('.apw'),
+          step: pick('[data-step="weights"]'),
+          summary: pick('[data-step="weights"] summary'),
+          canvas: pick('[data-step="weights"] canvas'),
+        }
+      })
     expect(await probe(hostile.page)).toEqual(await probe(plain.page))
     // The host's own element with the widget's class name keeps the host's styling (the hostile sheet),
     // not the widget's light grey frame.
@@ -227,7 +298,13 @@ const ATTRIBUTE_ROWS: [string, string, string, 'notice' | 'refused', RegExp][] =
   ['L4', 'dmodel', '5000', 'notice', /dModel = “5000”/],
   ['K5', 'seed', '<b>1</b>', 'notice', /seed = “<b>1<\/b>”/],
   // A model file that is not what it claims: the model view's alert names the tensor.
-  ['F4', 'src', '/tests/fixtures/models/bad-shape.safetensors', 'refused', /attention\.0\.weights: shape \[1, 3, 3\] does not match the tokens: expected \[heads, 4, 4\]/],
+  [
+    'F4',
+    'src',
+    '/tests/fixtures/models/bad-shape.safetensors',
+    'refused',
+    /attention\.0\.weights: shape \[1, 3, 3\] does not match the tokens: expected \[heads, 4, 4\]/,
+  ],
 ]
 
 describe('bad attributes on the widget (README "Bad input", widget side)', () => {
@@ -237,22 +314,35 @@ describe('bad attributes on the widget (README "Bad input", widget side)', () =>
     ;({ page, errors } = await open('/strict.html'))
     await ready(page)
   })
-  afterAll(async () => { await page?.close() })
+  afterAll(async () => {
+    await page?.close()
+  })
 
   for (const [id, attr, value, kind, message] of ATTRIBUTE_ROWS) {
     it(`${id}: ${attr}=${JSON.stringify(value.length > 20 ? value.slice(0, 20) + '…' : value)} → ${kind}, then the element still works`, async () => {
-      const seen = await page.locator('#w').evaluate(async (el: WidgetEl, [a, v]) => {
-        const settle = () => new Promise((r) => setTimeout(r, 50)).then(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
-        el.setAttribute(a, v)
-        await settle()
-        const root = el.shadowRoot as ShadowRoot
-        const text = (s: string) => Array.from(root.querySelectorAll(s)).map((n) => (n.textContent ?? '').trim()).filter(Boolean).join(' | ')
-        // A src is fetched first: give it up to 2 s to say something.
-        for (let i = 0; i < 40 && !text('.apw-notice') && !text('[role=alert]'); i++) await new Promise((r) => setTimeout(r, 50))
-        // Anything the value could inject shows as text: no element was created from it.
-        const injected = root.querySelectorAll('b, img, script, svg[onload]').length
-        return { notice: text('.apw-notice'), alert: text('[role=alert]'), injected }
-      }, [attr, value] as const)
+      const seen = await page.locator('#w').evaluate(
+        async (el: WidgetEl, [a, v]) => {
+          const settle = () =>
+            new Promise((r) => setTimeout(r, 50)).then(
+              () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+            )
+          el.setAttribute(a, v)
+          await settle()
+          const root = el.shadowRoot as ShadowRoot
+          const text = (s: string) =>
+            Array.from(root.querySelectorAll(s))
+              .map((n) => (n.textContent ?? '').trim())
+              .filter(Boolean)
+              .join(' | ')
+          // A src is fetched first: give it up to 2 s to say something.
+          for (let i = 0; i < 40 && !text('.apw-notice') && !text('[role=alert]'); i++)
+            await new Promise((r) => setTimeout(r, 50))
+          // Anything the value could inject shows as text: no element was created from it.
+          const injected = root.querySelectorAll('b, img, script, svg[onload]').length
+          return { notice: text('.apw-notice'), alert: text('[role=alert]'), injected }
+        },
+        [attr, value] as const,
+      )
       if (kind === 'notice') expect(seen.notice).toMatch(message)
       else expect(seen.alert).toMatch(message)
       expect(seen.injected).toBe(0)
@@ -279,7 +369,8 @@ describe('bad URL parameters on the page (README "Bad input", page side)', () =>
   ]
   for (const [id, query, message] of URL_ROWS) {
     it(`${id}: ?${query} → a notice as text, the defaults computed`, async () => {
-      if (!existsSync(join(ROOT, 'site/index.html'))) throw new Error('site/index.html is missing: build the page (node scripts/build.mjs --site)')
+      if (!existsSync(join(ROOT, 'site/index.html')))
+        throw new Error('site/index.html is missing: build the page (node scripts/build.mjs --site)')
       const { page, errors } = await open('/site/index.html?' + query)
       const notice = page.locator('.notice[role=status]')
       await notice.waitFor({ state: 'visible' })

@@ -12,22 +12,35 @@ export const ARTIFACTS = join(ROOT, 'tests/e2e/artifacts')
 const CHROMIUM = '/usr/bin/chromium'
 
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.svg': 'image/svg+xml', '.json': 'application/json',
-  '.png': 'image/png', '.woff2': 'font/woff2',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
 }
 
 /** @returns {Promise<{ url: string, close(): Promise<void> }>} */
 export async function serveStatic(dir = SITE) {
-  if (!existsSync(join(dir, 'index.html'))) throw new Error(`${dir}/index.html is missing: build the site first (npx vite build)`)
+  if (!existsSync(join(dir, 'index.html')))
+    throw new Error(`${dir}/index.html is missing: build the site first (npx vite build)`)
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)
     let file = normalize(join(dir, path))
-    if (!file.startsWith(dir + sep) && file !== dir) { res.writeHead(403).end(); return }
+    if (!file.startsWith(dir + sep) && file !== dir) {
+      res.writeHead(403).end()
+      return
+    }
     try {
       if (statSync(file).isDirectory()) file = join(file, 'index.html')
       const body = readFileSync(file)
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' })
+      res.writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'cache-control': 'no-store',
+      })
       res.end(body)
     } catch {
       res.writeHead(404).end('not found')
@@ -46,11 +59,22 @@ export async function serveStatic(dir = SITE) {
 // playwright-core gives every launch a fresh temporary profile (it refuses --user-data-dir here).
 export async function launchChromium() {
   // A missing browser fails the real-browser tests by name; they are never skipped.
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is required by the real-browser tests and ${CHROMIUM} is missing; install it: apt-get install -y chromium`)
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `Chromium is required by the real-browser tests and ${CHROMIUM} is missing; install it: apt-get install -y chromium`,
+    )
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--no-first-run', '--disable-quic', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-quic',
+      '--disable-sync',
+    ],
   })
   return {
     browser,
@@ -75,13 +99,16 @@ export async function settled(page) {
 export async function readPanel(page, step) {
   const panel = page.locator(`[data-step="${step}"]`)
   const details = panel.locator('details.hm-alt')
-  if (!(await details.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open))) await details.locator('summary').click()
+  if (!(await details.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open)))
+    await details.locator('summary').click()
   return panel.locator('table').evaluate((table) => {
     const parse = (/** @type {string} */ s) => {
       const t = s.trim().replace(/^−/, '-')
       return t === '-∞' ? -Infinity : Number(t)
     }
-    const cols = Array.from(table.querySelectorAll('thead th')).slice(1).map((th) => th.textContent ?? '')
+    const cols = Array.from(table.querySelectorAll('thead th'))
+      .slice(1)
+      .map((th) => th.textContent ?? '')
     const body = Array.from(table.querySelectorAll('tbody tr'))
     return {
       cols,
@@ -104,8 +131,13 @@ export function artifact(name) {
  * @returns {Promise<string[]>}
  */
 export async function viewsOf(root) {
-  const views = await root.locator('[role="tab"][data-view]').evaluateAll((tabs) =>
-    tabs.filter((t) => !(/** @type {HTMLElement} */ (t).hidden)).map((t) => /** @type {HTMLElement} */ (t).dataset.view ?? ''))
+  const views = await root
+    .locator('[role="tab"][data-view]')
+    .evaluateAll((tabs) =>
+      tabs
+        .filter((t) => !(/** @type {HTMLElement} */ (t).hidden))
+        .map((t) => /** @type {HTMLElement} */ (t).dataset.view ?? ''),
+    )
   if (views.length === 0) throw new Error('viewsOf: no tabs ([role="tab"][data-view]) found')
   return views
 }
@@ -124,9 +156,16 @@ export async function axeViolations(page) {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: readFileSync(src, 'utf8') })
   return page.evaluate(async (tags) => {
     // axe was injected above: the page's own types do not know it.
-    const r = await /** @type {any} */ (window).axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })
-    return r.violations.flatMap((/** @type {any} */ v) => v.nodes.map((/** @type {any} */ n) =>
-      `${v.id} (${v.impact}): ${JSON.stringify(n.target)} ${String(n.failureSummary).replace(/\s+/g, ' ').slice(0, 300)}`))
+    const r = await /** @type {any} */ (window).axe.run(document, {
+      runOnly: { type: 'tag', values: tags },
+      resultTypes: ['violations'],
+    })
+    return r.violations.flatMap((/** @type {any} */ v) =>
+      v.nodes.map(
+        (/** @type {any} */ n) =>
+          `${v.id} (${v.impact}): ${JSON.stringify(n.target)} ${String(n.failureSummary).replace(/\s+/g, ' ').slice(0, 300)}`,
+      ),
+    )
   }, AXE_TAGS)
 }
 
@@ -155,7 +194,9 @@ export async function startAll() {
   const widgets = await serveRoot()
   const session = await launchChromium()
   return {
-    site, widgets, session,
+    site,
+    widgets,
+    session,
     async close() {
       await session.close()
       await site.close()

@@ -16,7 +16,12 @@ import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
 
 /** What the page puts on window for tests, and the axe-core call the accessibility test makes. */
 type Win = { __apPlayground: PlaygroundHandle }
-type Axe = { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> }
+type Axe = {
+  run(
+    context: unknown,
+    options: unknown,
+  ): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }>
+}
 
 let site: Awaited<ReturnType<typeof serveStatic>>
 let rootServer: Server
@@ -44,7 +49,9 @@ async function openPage(query = ''): Promise<{ page: Page; errors: string[] }> {
   const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: 'en-US' })
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text())
+  })
   await page.goto(site.url + query)
   await page.waitForSelector('.ap-root', { state: 'attached' })
   await page.waitForFunction(() => !!(window as unknown as Win).__apPlayground?.getTrace())
@@ -65,7 +72,8 @@ async function coursePage(): Promise<Page> {
 }
 
 const state = (page: Page) => page.evaluate(() => (window as unknown as Win).__apPlayground.getState())
-const maskOptions = (page: Page) => page.locator('select[name="mask"] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
+const maskOptions = (page: Page) =>
+  page.locator('select[name="mask"] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
 
 describe('the page says what the lessons say', () => {
   it('cross attention offers no causal mask; a URL asking for one shows a notice and is not applied', async () => {
@@ -74,7 +82,9 @@ describe('the page says what the lessons say', () => {
     expect(await maskOptions(page)).not.toContain('causal')
     await expect.poll(() => page.locator('.banner.notice').innerText()).toMatch(/causal mask was not applied/)
     // The engine ran without it: no −∞ in the masked scores.
-    const masked = await page.evaluate(() => Array.from((window as unknown as Win).__apPlayground.getTrace()!.maskedScores.data as Float32Array))
+    const masked = await page.evaluate(() =>
+      Array.from((window as unknown as Win).__apPlayground.getTrace()!.maskedScores.data as Float32Array),
+    )
     expect(masked.every((v) => Number.isFinite(v))).toBe(true)
     // Self mode offers it; switching to cross with it on drops it.
     await page.locator('button[data-mode="self"]').click()
@@ -92,9 +102,15 @@ describe('the page says what the lessons say', () => {
 
   it('the widget: mask="causal" in cross mode shows the notice and is not applied', async () => {
     const page = await coursePage()
-    await addWidgets(page, '<attention-playground id="cx" source="我 爱 中国" target="I love China" mask="causal" lang="zh"></attention-playground>', ['cx'])
+    await addWidgets(
+      page,
+      '<attention-playground id="cx" source="我 爱 中国" target="I love China" mask="causal" lang="zh"></attention-playground>',
+      ['cx'],
+    )
     await expect.poll(() => page.locator('#cx .banner.notice').innerText()).toMatch(/未应用因果掩码/)
-    const opts = await page.locator('#cx select[name="mask"] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
+    const opts = await page
+      .locator('#cx select[name="mask"] option')
+      .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
     expect(opts).not.toContain('causal')
     expect(await page.locator('#cx select[name="mask"]').inputValue()).toBe('none')
     await page.close()
@@ -102,7 +118,9 @@ describe('the page says what the lessons say', () => {
 
   it('concat (rule 1): the help says column j is Linear output unit j, and the cell arithmetic shows the Linear', async () => {
     const { page } = await openPage('?text=the cat sat down&score=concat')
-    expect(await page.locator('[data-step="scores"] .help').innerText()).toMatch(/output unit j of the Linear over \[q_i; k_i\]/)
+    expect(await page.locator('[data-step="scores"] .help').innerText()).toMatch(
+      /output unit j of the Linear over \[q_i; k_i\]/,
+    )
     expect(await page.locator('[data-rule-note]').innerText()).toMatch(/rule 1: softmax\(Linear\(Q ⊕ K\)\)·V/)
     await page.locator('[data-step="scores"] canvas').focus()
     await page.keyboard.press('ArrowDown')
@@ -115,12 +133,16 @@ describe('the page says what the lessons say', () => {
     await page.close()
   })
 
-  it('rule 2 shows the lesson\'s softmax(tanh(Linear(Q)))·V and how the additive rule relates, in en and zh', async () => {
+  it("rule 2 shows the lesson's softmax(tanh(Linear(Q)))·V and how the additive rule relates, in en and zh", async () => {
     const { page } = await openPage('?score=additive')
-    expect(await page.locator('[data-rule-note]').innerText()).toMatch(/softmax\(tanh\(Linear\(Q\)\)\)·V[\s\S]*W_q q \+ W_k k is Linear\(\[q; k\]\)/)
+    expect(await page.locator('[data-rule-note]').innerText()).toMatch(
+      /softmax\(tanh\(Linear\(Q\)\)\)·V[\s\S]*W_q q \+ W_k k is Linear\(\[q; k\]\)/,
+    )
     await page.locator('button[name="lang"]').click()
     await settled(page)
-    expect(await page.locator('[data-rule-note]').innerText()).toMatch(/课程把规则 2 写作 softmax\(tanh\(Linear\(Q\)\)\)·V[\s\S]*Linear\(\[q; k\]\)/)
+    expect(await page.locator('[data-rule-note]').innerText()).toMatch(
+      /课程把规则 2 写作 softmax\(tanh\(Linear\(Q\)\)\)·V[\s\S]*Linear\(\[q; k\]\)/,
+    )
     await page.close()
   })
 
@@ -139,8 +161,13 @@ describe('the page says what the lessons say', () => {
     expect(await page.locator('select[name="score"] option:checked').innerText()).toMatch(/^双线性/)
     const table = page.locator('[data-lesson-table="kinds"]')
     await page.locator('details.lesson-kinds summary').click()
-    const cells = await table.locator('tbody tr').evaluateAll((rs) => rs.map((r) => Array.from(r.children).map((c) => c.textContent)))
-    expect(cells).toEqual([['一般注意力', 'Q、K、V 不相等', '规则 1、2（拼接、加性）'], ['自注意力', 'Q = K = V（同一序列）', '规则 3（缩放点积）']])
+    const cells = await table
+      .locator('tbody tr')
+      .evaluateAll((rs) => rs.map((r) => Array.from(r.children).map((c) => c.textContent)))
+    expect(cells).toEqual([
+      ['一般注意力', 'Q、K、V 不相等', '规则 1、2（拼接、加性）'],
+      ['自注意力', 'Q = K = V（同一序列）', '规则 3（缩放点积）'],
+    ])
     await page.close()
   })
 
@@ -152,7 +179,7 @@ describe('the page says what the lessons say', () => {
     await page.close()
   })
 
-  it('an engine error is shown in Chinese on the Chinese page, with the engine\'s words beneath', async () => {
+  it("an engine error is shown in Chinese on the Chinese page, with the engine's words beneath", async () => {
     const { page } = await openPage('?lang=zh&text=a b c')
     await page.evaluate(() => (window as unknown as Win).__apPlayground.setState({ text: '   ' }))
     await settled(page)
@@ -168,7 +195,10 @@ describe('the page says what the lessons say', () => {
   it('the exported .py has Chinese comments when the page is Chinese', async () => {
     const { page } = await openPage('?lang=zh&mask=causal')
     const code: string = await page.evaluate(() => (window as unknown as Win).__apPlayground.pytorchCode())
-    const comments = code.split('\n').filter((l) => /^\s*#/.test(l) || /\s#\s/.test(l)).map((l) => l.slice(l.lastIndexOf('# ') + 2))
+    const comments = code
+      .split('\n')
+      .filter((l) => /^\s*#/.test(l) || /\s#\s/.test(l))
+      .map((l) => l.slice(l.lastIndexOf('# ') + 2))
     expect(comments.length).toBeGreaterThan(5)
     for (const c of comments) expect(c, c).toMatch(/[\u4e00-\u9fff]|^[^A-Za-z]*$|^[qv]\^T|^\[n[qk], h\]$/)
     await page.close()
@@ -179,7 +209,9 @@ describe('the page says what the lessons say', () => {
     const src = page.locator('[data-why-weights]')
     await expect.poll(() => src.getAttribute('data-why-weights'), { timeout: 20000 }).toBe('trained')
     expect(await src.innerText()).toMatch(/trained in your browser for 100 steps/)
-    const arcs = await page.locator('.why-arc').evaluateAll((ps) => ps.map((p) => [Number(p.getAttribute('data-key')), Number(p.getAttribute('data-weight'))]))
+    const arcs = await page
+      .locator('.why-arc')
+      .evaluateAll((ps) => ps.map((p) => [Number(p.getAttribute('data-key')), Number(p.getAttribute('data-weight'))]))
     const [top] = arcs.sort((a, b) => b[1] - a[1])
     expect(top[0], `weights of "it": ${JSON.stringify(arcs)}`).toBe(1)
     expect(errors).toEqual([])
@@ -190,27 +222,77 @@ describe('the page says what the lessons say', () => {
 // Latin words allowed in the Chinese UI: formula and tensor names, function names, file formats
 // and acronyms the lessons themselves use, and the words of the lesson's quoted English example.
 const ALLOWED = new Set([
-  'softmax', 'Softmax', 'tanh', 'Linear', 'PyTorch', 'python3', 'py', 'WebAssembly', 'LLaMA', 'Gemini', 'Transformer', 'Seq2Seq',
-  'token_id', 'max', 'exp', 'torch', 'nn', 'Embedding', 'rand', 'manual_seed', 'the', 'The', 'animal', "didn", 't',
-  'cross', 'street', 'because', 'it', 'was', 'too', 'tired', 'this', 'is', 'my', 'cat', 'sat', 'Adam',
+  'softmax',
+  'Softmax',
+  'tanh',
+  'Linear',
+  'PyTorch',
+  'python3',
+  'py',
+  'WebAssembly',
+  'LLaMA',
+  'Gemini',
+  'Transformer',
+  'Seq2Seq',
+  'token_id',
+  'max',
+  'exp',
+  'torch',
+  'nn',
+  'Embedding',
+  'rand',
+  'manual_seed',
+  'the',
+  'The',
+  'animal',
+  'didn',
+  't',
+  'cross',
+  'street',
+  'because',
+  'it',
+  'was',
+  'too',
+  'tired',
+  'this',
+  'is',
+  'my',
+  'cat',
+  'sat',
+  'Adam',
 ])
 
 function latinWordsOf(text: string): string[] {
-  return (text.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? []).filter((w) =>
-    !ALLOWED.has(w) && w.length > 1 && !/^[A-Z0-9]+$/.test(w) && !/[_0-9]/.test(w) && !/^[A-Z][a-z]?$/.test(w))
+  return (text.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? []).filter(
+    (w) => !ALLOWED.has(w) && w.length > 1 && !/^[A-Z0-9]+$/.test(w) && !/[_0-9]/.test(w) && !/^[A-Z][a-z]?$/.test(w),
+  )
 }
 
 describe('the Chinese page has no English UI words', () => {
-  it('in every view (formulas, code, tensor names and the user\'s own tokens excepted)', async () => {
+  it("in every view (formulas, code, tensor names and the user's own tokens excepted)", async () => {
     const { page } = await openPage('?lang=zh&text=我爱中国&tokenizer=char')
-    const views = await page.locator('nav.tabs [data-view]').evaluateAll((bs) => bs.map((b) => (b as HTMLElement).dataset.view!))
+    const views = await page
+      .locator('nav.tabs [data-view]')
+      .evaluateAll((bs) => bs.map((b) => (b as HTMLElement).dataset.view!))
     const found: Record<string, string[]> = {}
     // Every view, and the pipeline once more per rule with parameters and in cross mode.
     const visits: Array<[string, Record<string, unknown>]> = [
       ...views.map((v) => [v, { view: v }] as [string, Record<string, unknown>]),
-      ['additive', { view: 'pipeline', score: 'additive' }], ['bilinear', { view: 'pipeline', score: 'general' }],
+      ['additive', { view: 'pipeline', score: 'additive' }],
+      ['bilinear', { view: 'pipeline', score: 'general' }],
       ['concat', { view: 'pipeline', score: 'concat' }],
-      ['cross', { view: 'pipeline', score: 'scaled-dot', mode: 'cross', source: '我爱中国', target: '我爱你', mask: 'padding', padKeys: [1] }],
+      [
+        'cross',
+        {
+          view: 'pipeline',
+          score: 'scaled-dot',
+          mode: 'cross',
+          source: '我爱中国',
+          target: '我爱你',
+          mask: 'padding',
+          padKeys: [1],
+        },
+      ],
       ['long', { view: 'pipeline', mode: 'self', mask: 'none', text: '我爱中国'.repeat(100) }],
     ]
     for (const [view, patch] of visits) {
@@ -258,16 +340,23 @@ describe('the Chinese page has no English UI words', () => {
   })
 })
 
-const cellsOf = (page: Page, sel: string) => page.locator(sel).evaluateAll((tds) => tds.map((td) => Number(td.textContent!.replace('−', '-'))))
+const cellsOf = (page: Page, sel: string) =>
+  page.locator(sel).evaluateAll((tds) => tds.map((td) => Number(td.textContent!.replace('−', '-'))))
 
 function expectShown(shown: number[], want: ArrayLike<number>, what: string): void {
   expect(shown.length, what).toBe(want.length)
-  shown.forEach((v, i) => expect(Math.abs(v - want[i]), `${what}[${i}] shown ${v}, engine ${want[i]}`).toBeLessThanOrEqual(5.1e-5 + 1e-6 * Math.abs(want[i])))
+  shown.forEach((v, i) =>
+    expect(Math.abs(v - want[i]), `${what}[${i}] shown ${v}, engine ${want[i]}`).toBeLessThanOrEqual(
+      5.1e-5 + 1e-6 * Math.abs(want[i]),
+    ),
+  )
 }
 
 describe('decode view', () => {
-  it('steps through the seq2seq loop (back, step, play); every number shown is the engine\'s on those rows', async () => {
-    const { page, errors } = await openPage('?view=decode&mode=cross&source=我 爱 中国&target=I love China&dq=8&dk=8&dv=6')
+  it("steps through the seq2seq loop (back, step, play); every number shown is the engine's on those rows", async () => {
+    const { page, errors } = await openPage(
+      '?view=decode&mode=cross&source=我 爱 中国&target=I love China&dq=8&dk=8&dv=6',
+    )
     const panel = page.locator('[data-step="decode"]')
     expect(await panel.isVisible()).toBe(true)
     const model = decodeModel(engine, await state(page))
@@ -276,14 +365,25 @@ describe('decode view', () => {
     for (let t = 0; t < model.steps.length; t++) {
       const st = model.steps[t]
       expect(await panel.locator('.decode-counter').innerText()).toContain(`Step ${t + 1} of 3`)
-      expectShown(await cellsOf(page, '[data-decode="crossWeights"] td'), st.crossWeights.data, `step ${t} cross weights`)
+      expectShown(
+        await cellsOf(page, '[data-decode="crossWeights"] td'),
+        st.crossWeights.data,
+        `step ${t} cross weights`,
+      )
       expectShown(await cellsOf(page, '[data-decode="crossScores"] td'), st.crossScores.data, `step ${t} cross scores`)
       expectShown(await cellsOf(page, '[data-decode="context"] td'), st.context.data, `step ${t} context`)
       // The causal mask grows: t+1 rows, the cells above the diagonal masked.
       expect(await panel.locator('[data-decode="self"] tbody tr').count()).toBe(t + 1)
       expect(await panel.locator('[data-decode="self"] td.masked').count()).toBe((t * (t + 1)) / 2)
-      expectShown(await cellsOf(page, '[data-decode="self"] tbody tr:last-child td:not(.masked)'), st.selfWeights.data.subarray(t * (t + 1)), `step ${t} self row`)
-      if (t < model.steps.length - 1) { await next.click(); await settled(page) }
+      expectShown(
+        await cellsOf(page, '[data-decode="self"] tbody tr:last-child td:not(.masked)'),
+        st.selfWeights.data.subarray(t * (t + 1)),
+        `step ${t} self row`,
+      )
+      if (t < model.steps.length - 1) {
+        await next.click()
+        await settled(page)
+      }
     }
     expect(await next.isDisabled()).toBe(true)
     await panel.locator('button[name="decodeBack"]').click()
@@ -304,10 +404,16 @@ describe('scaling view', () => {
     const { page, errors } = await openPage('?view=scaling')
     const panel = page.locator('[data-step="scaling"]')
     await expect.poll(() => panel.getAttribute('data-scaling-done'), { timeout: 30000 }).toBe('true')
-    const rows = await panel.locator('tr[data-dk]').evaluateAll((trs) => trs.map((tr) => {
-      const td = tr.querySelector('td[data-raw]')!
-      return [Number(tr.getAttribute('data-dk')), Number(td.getAttribute('data-raw')), Number(td.getAttribute('data-scaled'))]
-    }))
+    const rows = await panel.locator('tr[data-dk]').evaluateAll((trs) =>
+      trs.map((tr) => {
+        const td = tr.querySelector('td[data-raw]')!
+        return [
+          Number(tr.getAttribute('data-dk')),
+          Number(td.getAttribute('data-raw')),
+          Number(td.getAttribute('data-scaled')),
+        ]
+      }),
+    )
     expect(rows.map((r) => r[0])).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
     for (const [dk, raw, scaled] of rows) {
       expect(Math.abs(raw / dk - 1), `d_k ${dk} raw ${raw}`).toBeLessThan(0.2)
@@ -322,7 +428,12 @@ describe('scaling view', () => {
 })
 
 describe('check your understanding', () => {
-  const quizIds = (page: Page) => page.locator('[data-quiz]').evaluateAll((qs) => qs.filter((q) => (q as HTMLElement).offsetParent).map((q) => (q as HTMLElement).dataset.quiz!))
+  const quizIds = (page: Page) =>
+    page
+      .locator('[data-quiz]')
+      .evaluateAll((qs) =>
+        qs.filter((q) => (q as HTMLElement).offsetParent).map((q) => (q as HTMLElement).dataset.quiz!),
+      )
 
   it('questions come from the current trace, exactly one option is right, and progress survives a reload', async () => {
     const { page, errors } = await openPage('?text=the cat sat on the mat&mask=causal')
@@ -382,14 +493,19 @@ describe('check your understanding', () => {
     await page.close()
   })
 
-  it('the guided tour asks each step\'s question right after it', async () => {
+  it("the guided tour asks each step's question right after it", async () => {
     const { page, errors } = await openPage('?guided=1&text=one two three')
     const tour = page.locator('[data-panel="guided"]')
     expect(await tour.locator('[data-quiz^="shape:"]').isVisible()).toBe(true)
     expect(await page.locator('[data-quiz^="shape:"]').count()).toBe(1)
     await tour.locator('[data-quiz^="shape:"] button', { hasText: /^\(3, 3\)$/ }).click()
     expect(await tour.locator('[data-quiz^="shape:"]').getAttribute('data-quiz-result')).toBe('right')
-    const expected: Array<[number, string]> = [[2, 'scale:'], [3, 'mask:'], [4, 'top:'], [5, 'out:']]
+    const expected: Array<[number, string]> = [
+      [2, 'scale:'],
+      [3, 'mask:'],
+      [4, 'top:'],
+      [5, 'out:'],
+    ]
     for (const [n, prefix] of expected) {
       await tour.locator('button[name="next"]').click()
       await settled(page)
@@ -403,22 +519,34 @@ describe('check your understanding', () => {
 
   it('the widget opens the decode and scaling views with view=decode and view=scaling', async () => {
     const page = await coursePage()
-    await addWidgets(page, '<attention-playground id="dc" view="decode" source="我 爱 中国" target="I love China" lang="zh"></attention-playground>' +
-      '<attention-playground id="sc" view="scaling" lang="en"></attention-playground>', ['dc', 'sc'])
+    await addWidgets(
+      page,
+      '<attention-playground id="dc" view="decode" source="我 爱 中国" target="I love China" lang="zh"></attention-playground>' +
+        '<attention-playground id="sc" view="scaling" lang="en"></attention-playground>',
+      ['dc', 'sc'],
+    )
     expect(await page.locator('#dc [data-step="decode"]').isVisible()).toBe(true)
     expect(await page.locator('#dc .decode-counter').innerText()).toMatch(/第 1 步，共 3 步/)
     expect(await page.locator('#dc [data-decode="context"] td').count()).toBe(28)
-    await expect.poll(() => page.locator('#sc [data-step="scaling"]').getAttribute('data-scaling-done'), { timeout: 30000 }).toBe('true')
+    await expect
+      .poll(() => page.locator('#sc [data-step="scaling"]').getAttribute('data-scaling-done'), { timeout: 30000 })
+      .toBe('true')
     expect(await page.locator('#sc tr[data-dk]').count()).toBe(10)
     // Why attention trains its model in the widget too (the worker is emitted beside widget.js).
     await addWidgets(page, '<attention-playground id="wy" view="why" lang="zh"></attention-playground>', ['wy'])
-    await expect.poll(() => page.locator('#wy [data-why-weights]').getAttribute('data-why-weights'), { timeout: 20000 }).toBe('trained')
+    await expect
+      .poll(() => page.locator('#wy [data-why-weights]').getAttribute('data-why-weights'), { timeout: 20000 })
+      .toBe('trained')
     await page.close()
   })
 
   it('the widget shows the quiz with steps=quiz', async () => {
     const page = await coursePage()
-    await addWidgets(page, '<attention-playground id="qz" text="我爱中国" tokenizer="char" lang="zh" steps="quiz"></attention-playground>', ['qz'])
+    await addWidgets(
+      page,
+      '<attention-playground id="qz" text="我爱中国" tokenizer="char" lang="zh" steps="quiz"></attention-playground>',
+      ['qz'],
+    )
     const qs = page.locator('#qz [data-quiz]')
     expect(await qs.count()).toBeGreaterThanOrEqual(4)
     expect(await page.locator('#qz [data-step="weights"]').isVisible()).toBe(false)
@@ -434,7 +562,9 @@ describe('the rest of lesson 002', () => {
     const { page, errors } = await openPage('?lang=zh&text=我爱中国&tokenizer=char')
     const ex = page.locator('[data-panel="lessonExample"]')
     expect(await ex.isVisible()).toBe(true)
-    const rows = await ex.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((c) => c.textContent)))
+    const rows = await ex
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((c) => c.textContent)))
     expect(rows.map((r) => r.slice(0, 3))).toEqual([
       ['我', '666', '[1123.0000, −12.0000, −0.1230]'],
       ['爱', '777', '[−0.1233, −912.0000, −0.1230]'],
@@ -442,20 +572,30 @@ describe('the rest of lesson 002', () => {
     ])
     // Identity projections and huge dot products: every row weighs itself alone.
     for (let i = 0; i < 3; i++) {
-      const w = (rows[i][3] ?? '').replace(/[[\]]/g, '').split(', ').map((s) => Number(s.replace('−', '-')))
-      expect(w.map((v) => Math.round(v)), `row ${i}`).toEqual([0, 1, 2].map((j) => (j === i ? 1 : 0)))
+      const w = (rows[i][3] ?? '')
+        .replace(/[[\]]/g, '')
+        .split(', ')
+        .map((s) => Number(s.replace('−', '-')))
+      expect(
+        w.map((v) => Math.round(v)),
+        `row ${i}`,
+      ).toEqual([0, 1, 2].map((j) => (j === i ? 1 : 0)))
     }
     await page.evaluate(() => (window as unknown as Win).__apPlayground.setState({ text: 'this is my cat' }))
     await settled(page)
     expect(await ex.isVisible()).toBe(false)
     await page.evaluate(() => (window as unknown as Win).__apPlayground.setState({ view: 'why' }))
     await settled(page)
-    const table = await page.locator('table.compare tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((c) => c.textContent)))
+    const table = await page
+      .locator('table.compare tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((c) => c.textContent)))
     expect(table).toContainEqual(['典型应用', '计算机视觉', '分类任务', 'NLP、翻译、文本理解等'])
     expect(await page.locator('[data-why-matters]').innerText()).toMatch(/GPT、BERT、LLaMA/)
     await page.evaluate(() => (window as unknown as Win).__apPlayground.setState({ view: 'origin' }))
     await settled(page)
-    expect(await page.locator('[data-analogy="dictionary"]').innerText()).toMatch(/查字典[\s\S]*查询（Q）[\s\S]*键（K）[\s\S]*值（V）/)
+    expect(await page.locator('[data-analogy="dictionary"]').innerText()).toMatch(
+      /查字典[\s\S]*查询（Q）[\s\S]*键（K）[\s\S]*值（V）/,
+    )
     expect(errors).toEqual([])
     await page.close()
   })
@@ -469,14 +609,26 @@ describe('accessibility of the lesson views', () => {
     for (const lang of ['en', 'zh']) {
       for (const view of ['pipeline', 'decode', 'scaling']) {
         const { page } = await openPage(`?lang=${lang}&view=${view}&text=我爱中国&tokenizer=char`)
-        if (view === 'scaling') await expect.poll(() => page.locator('[data-step="scaling"]').getAttribute('data-scaling-done'), { timeout: 30000 }).toBe('true')
+        if (view === 'scaling')
+          await expect
+            .poll(() => page.locator('[data-step="scaling"]').getAttribute('data-scaling-done'), { timeout: 30000 })
+            .toBe('true')
         await page.locator('[data-quiz] button').first().click()
         // The controls (and the rule notes in them) are the pipeline's only.
         if (view === 'pipeline') await page.locator('details.lesson-kinds summary').click()
         await page.addScriptTag({ content: axe })
         const v: string[] = await page.evaluate(async () => {
-          const include = ['[data-step="decode"]', '[data-step="scaling"]', '[data-panel="quiz"]', '[data-panel="lessonExample"]', '.rule-notes']
-            .filter((s) => { const e = document.querySelector(s) as HTMLElement | null; return e && !e.closest('[hidden]') })
+          const include = [
+            '[data-step="decode"]',
+            '[data-step="scaling"]',
+            '[data-panel="quiz"]',
+            '[data-panel="lessonExample"]',
+            '.rule-notes',
+          ]
+            .filter((s) => {
+              const e = document.querySelector(s) as HTMLElement | null
+              return e && !e.closest('[hidden]')
+            })
             .map((s) => [s])
           const r = await (window as unknown as { axe: Axe }).axe.run({ include }, {})
           return r.violations.map((x) => `${x.id}: ${x.nodes.map((n) => n.target.join(' ')).join(' | ')}`)

@@ -14,10 +14,16 @@ import { writeSafetensors } from '../../dist/index.js'
 import type { PlaygroundHandle } from '../../web/playground'
 
 declare global {
-  interface Window { __apPlayground?: PlaygroundHandle }
+  interface Window {
+    __apPlayground?: PlaygroundHandle
+  }
 }
 /** The element as these tests use it (web/widget.ts). */
-type Widget = HTMLElement & { ready: Promise<void>; model: ReturnType<PlaygroundHandle['model']>; selectModelHead(l: number, h: number): void }
+type Widget = HTMLElement & {
+  ready: Promise<void>
+  model: ReturnType<PlaygroundHandle['model']>
+  selectModelHead(l: number, h: number): void
+}
 type Axe = { run(el: Element | null, o: object): Promise<{ violations: Array<{ id: string }> }> }
 
 const MODELS = join(ROOT, 'tests/fixtures/models')
@@ -53,33 +59,46 @@ async function open(path: string): Promise<{ page: Page; errors: string[] }> {
 }
 
 // What the page shows for one layer and head: the file's weights, the engine's, and the diff line.
-interface Shown { file: number[]; engine: number[] | null; maxDiff: number | null; diffText: string; table: number[][] }
+interface Shown {
+  file: number[]
+  engine: number[] | null
+  maxDiff: number | null
+  diffText: string
+  table: number[][]
+}
 
 /** Selects a head through `sel` (the page's handle or the widget) and reads what is on screen. */
 async function showHead(page: Page, layer: number, head: number, widget = false): Promise<Shown> {
-  const got = await page.evaluate(async ([l, hd, w]) => {
-    const el = document.querySelector('attention-playground') as Widget
-    const handle = w ? { selectModelHead: (a: number, b: number) => el.selectModelHead(a, b), model: () => el.model } : window.__apPlayground!
-    handle.selectModelHead(l, hd)
-    const root: ParentNode = w ? el.shadowRoot! : document
-    const m = handle.model()!
-    const lay = m.file.layers[l]
-    const [, nq, nk] = lay.weights.shape
-    const big = root.querySelector('.model-big details.hm-alt') as HTMLDetailsElement
-    // The table (the heatmap's text alternative) is built when its <details> opens (a toggle event, a task later).
-    big.open = true
-    for (let i = 0; i < 100 && big.querySelectorAll('tbody tr').length !== nq; i++) await new Promise((r) => setTimeout(r, 10))
-    const table = Array.from(big.querySelectorAll('tbody tr')).map((tr) =>
-      Array.from(tr.querySelectorAll('td')).map((td) => Number((td.textContent ?? '').trim().replace(/^−/, '-'))))
-    const diff = root.querySelector('[data-step="model"] .model-diff') as HTMLElement
-    return {
-      file: Array.from(lay.weights.data.slice(hd * nq * nk, (hd + 1) * nq * nk) as Float32Array),
-      engine: m.recomputed ? Array.from(m.recomputed.weights.data as Float32Array) : null,
-      maxDiff: m.recomputed ? m.recomputed.maxDiff : null,
-      diffText: diff.hidden ? '' : diff.textContent ?? '',
-      table,
-    }
-  }, [layer, head, widget] as const)
+  const got = await page.evaluate(
+    async ([l, hd, w]) => {
+      const el = document.querySelector('attention-playground') as Widget
+      const handle = w
+        ? { selectModelHead: (a: number, b: number) => el.selectModelHead(a, b), model: () => el.model }
+        : window.__apPlayground!
+      handle.selectModelHead(l, hd)
+      const root: ParentNode = w ? el.shadowRoot! : document
+      const m = handle.model()!
+      const lay = m.file.layers[l]
+      const [, nq, nk] = lay.weights.shape
+      const big = root.querySelector('.model-big details.hm-alt') as HTMLDetailsElement
+      // The table (the heatmap's text alternative) is built when its <details> opens (a toggle event, a task later).
+      big.open = true
+      for (let i = 0; i < 100 && big.querySelectorAll('tbody tr').length !== nq; i++)
+        await new Promise((r) => setTimeout(r, 10))
+      const table = Array.from(big.querySelectorAll('tbody tr')).map((tr) =>
+        Array.from(tr.querySelectorAll('td')).map((td) => Number((td.textContent ?? '').trim().replace(/^−/, '-'))),
+      )
+      const diff = root.querySelector('[data-step="model"] .model-diff') as HTMLElement
+      return {
+        file: Array.from(lay.weights.data.slice(hd * nq * nk, (hd + 1) * nq * nk) as Float32Array),
+        engine: m.recomputed ? Array.from(m.recomputed.weights.data as Float32Array) : null,
+        maxDiff: m.recomputed ? m.recomputed.maxDiff : null,
+        diffText: diff.hidden ? '' : (diff.textContent ?? ''),
+        table,
+      }
+    },
+    [layer, head, widget] as const,
+  )
   return got as Shown
 }
 
@@ -100,9 +119,14 @@ async function checkAll(page: Page, key: 'encoder' | 'seq2seq', tol: number, wid
       const torch = layers[l].data.slice(hd * nq * nk, (hd + 1) * nq * nk)
       const s = await showHead(page, l, hd, widget)
       expect(maxAbs(s.file, torch), `layer ${l} head ${hd}: file vs torch`).toBeLessThanOrEqual(tol)
-      expect(maxAbs(s.table.flat(), torch), `layer ${l} head ${hd}: the table on screen (4 decimals)`).toBeLessThanOrEqual(5.01e-5)
+      expect(
+        maxAbs(s.table.flat(), torch),
+        `layer ${l} head ${hd}: the table on screen (4 decimals)`,
+      ).toBeLessThanOrEqual(5.01e-5)
       expect(s.engine, `layer ${l}: the file has Q, K, V`).not.toBeNull()
-      expect(maxAbs(s.engine!, torch), `layer ${l} head ${hd}: engine vs torch`).toBeLessThanOrEqual(Math.max(tol, 1e-5))
+      expect(maxAbs(s.engine!, torch), `layer ${l} head ${hd}: engine vs torch`).toBeLessThanOrEqual(
+        Math.max(tol, 1e-5),
+      )
       expect(s.maxDiff!).toBeLessThanOrEqual(Math.max(tol, 1e-5))
       expect(s.diffText).toMatch(/\d\.\d\de[-+]\d+$/)
       worst = Math.max(worst, s.maxDiff!)
@@ -112,15 +136,19 @@ async function checkAll(page: Page, key: 'encoder' | 'seq2seq', tol: number, wid
 }
 
 async function waitModel(page: Page, widget = false): Promise<void> {
-  await page.waitForFunction((w) => {
-    if (w) return !!(document.querySelector('attention-playground') as Widget | null)?.model
-    const h = window.__apPlayground!
-    return !!h && !!h.model()
-  }, widget, { timeout: 30_000 })
+  await page.waitForFunction(
+    (w) => {
+      if (w) return !!(document.querySelector('attention-playground') as Widget | null)?.model
+      const h = window.__apPlayground!
+      return !!h && !!h.model()
+    },
+    widget,
+    { timeout: 30_000 },
+  )
 }
 
 describe('the model view in Chromium', () => {
-  it('file picker: a 2-layer nn.TransformerEncoder (4 heads) — weights equal torch\'s, the engine\'s recomputation within 1e-5', async () => {
+  it("file picker: a 2-layer nn.TransformerEncoder (4 heads) — weights equal torch's, the engine's recomputation within 1e-5", async () => {
     const { page, errors } = await open('/site/?view=model&lang=en')
     await page.waitForFunction(() => !!window.__apPlayground!)
     const panel = page.locator('[data-step="model"]')
@@ -128,7 +156,9 @@ describe('the model view in Chromium', () => {
     await panel.locator('input[name="modelFile"]').setInputFiles(join(MODELS, 'encoder.safetensors'))
     await waitModel(page)
     expect(await page.locator('.model-thumb').count()).toBe(8)
-    expect(await panel.locator('.model-info').textContent()).toContain('encoder.safetensors · 2 layers · 4 heads · 11 tokens')
+    expect(await panel.locator('.model-info').textContent()).toContain(
+      'encoder.safetensors · 2 layers · 4 heads · 11 tokens',
+    )
     const worst = await checkAll(page, 'encoder', 0)
     console.log(`model view, encoder: largest |engine − file| over 8 heads = ${worst.toExponential(2)}`)
     // The head view: token lines between the file's tokens.
@@ -152,7 +182,13 @@ describe('the model view in Chromium', () => {
     expect(await page.locator('[role="tab"][data-view="model"]').getAttribute('aria-selected')).toBe('true')
     const m = await page.evaluate(() => {
       const f = window.__apPlayground!.model()!.file
-      return { tokens: f.tokens, source: f.sourceTokens, kinds: f.layers.map((l) => l.kind), q: f.layers[2].queryTokens, k: f.layers[2].keyTokens }
+      return {
+        tokens: f.tokens,
+        source: f.sourceTokens,
+        kinds: f.layers.map((l) => l.kind),
+        q: f.layers[2].queryTokens,
+        k: f.layers[2].keyTokens,
+      }
     })
     expect(m.kinds).toEqual(['self', 'self', 'cross', 'self', 'cross'])
     // Cross attention: queries from the target, keys from the source.
@@ -161,16 +197,24 @@ describe('the model view in Chromium', () => {
     await checkAll(page, 'seq2seq', 0)
     const panel = page.locator('[data-step="model"]')
     await page.evaluate(() => window.__apPlayground!.selectModelHead(2, 1))
-    expect(await panel.locator('h3').allTextContents()).toContain('层 2 · 头 1 · 交叉注意力 — decoder.layers.0.multihead_attn')
+    expect(await panel.locator('h3').allTextContents()).toContain(
+      '层 2 · 头 1 · 交叉注意力 — decoder.layers.0.multihead_attn',
+    )
     // The causal layer shows its mask step; the cross layer has none.
     await page.evaluate(() => window.__apPlayground!.selectModelHead(1, 0))
     expect(await panel.locator('[data-model-step="maskedScores"]').isVisible()).toBe(true)
     expect(await panel.locator('[data-model-step="maskedScores"] h4').textContent()).toBe('掩码后')
     // The view passes axe's WCAG 2.1 AA and best-practice rules, with the heatmap's table opened above.
     await page.addScriptTag({ content: readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8') })
-    const violations = await page.evaluate(async () => ((await (window as unknown as { axe: Axe }).axe.run(document.querySelector('[data-step="model"]'),
-      { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }))
-      .violations as Array<{ id: string }>).map((v) => v.id))
+    const violations = await page.evaluate(async () =>
+      (
+        (
+          await (window as unknown as { axe: Axe }).axe.run(document.querySelector('[data-step="model"]'), {
+            runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'],
+          })
+        ).violations as Array<{ id: string }>
+      ).map((v) => v.id),
+    )
     expect(violations).toEqual([])
     expect(errors).toEqual([])
     await page.close()
@@ -182,7 +226,9 @@ describe('the model view in Chromium', () => {
     await waitModel(page, true)
     const worst = await checkAll(page, 'seq2seq', 0, true)
     expect(worst).toBeLessThanOrEqual(1e-5)
-    expect(await page.locator('attention-playground').evaluate((el) => (el as Widget).model!.file.layers.length)).toBe(5)
+    expect(await page.locator('attention-playground').evaluate((el) => (el as Widget).model!.file.layers.length)).toBe(
+      5,
+    )
     expect(errors).toEqual([])
     await page.close()
   })
@@ -196,10 +242,21 @@ describe('the model view in Chromium', () => {
     await waitModel(page)
     const good = readFileSync(join(MODELS, 'encoder.safetensors'))
     const cases: Array<[string, Buffer, RegExp]> = [
-      ['cut.safetensors', good.subarray(0, good.length - 10), /^Could not open cut\.safetensors: attention\.1\.v: data_offsets \[\d+, \d+\] run past the end of the data/],
-      ['huge-header.safetensors', Buffer.from([0x00, 0xe1, 0xf5, 0x05, 0, 0, 0, 0, 0x7b, 0x7d]),
-        /^Could not open huge-header\.safetensors: file: the header declares 100,000,000 bytes, over the limit of 16,777,216 \(16 MiB\); not read$/],
-      ['<img src=x onerror=alert(1)>.safetensors', Buffer.from('not a file at all'), /^Could not open <img src=x onerror=alert\(1\)>\.safetensors: file: the header declares/],
+      [
+        'cut.safetensors',
+        good.subarray(0, good.length - 10),
+        /^Could not open cut\.safetensors: attention\.1\.v: data_offsets \[\d+, \d+\] run past the end of the data/,
+      ],
+      [
+        'huge-header.safetensors',
+        Buffer.from([0x00, 0xe1, 0xf5, 0x05, 0, 0, 0, 0, 0x7b, 0x7d]),
+        /^Could not open huge-header\.safetensors: file: the header declares 100,000,000 bytes, over the limit of 16,777,216 \(16 MiB\); not read$/,
+      ],
+      [
+        '<img src=x onerror=alert(1)>.safetensors',
+        Buffer.from('not a file at all'),
+        /^Could not open <img src=x onerror=alert\(1\)>\.safetensors: file: the header declares/,
+      ],
     ]
     for (const [name, buffer, msg] of cases) {
       const t0 = Date.now()
@@ -245,11 +302,15 @@ describe('the model view in Chromium', () => {
     const w = new Float32Array(n * n)
     for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) w[i * n + j] = 1 / (i + 1)
     const tokens = Array.from({ length: n }, (_, i) => `t${i}`)
-    const bytes = writeSafetensors({ 'attention.0.weights': { data: w, shape: [1, n, n] } },
-      { format: 'attention-playground/1', tokens: JSON.stringify(tokens) })
+    const bytes = writeSafetensors(
+      { 'attention.0.weights': { data: w, shape: [1, n, n] } },
+      { format: 'attention-playground/1', tokens: JSON.stringify(tokens) },
+    )
     const { page, errors } = await open('/site/?view=model&lang=en')
     await page.waitForFunction(() => !!window.__apPlayground!)
-    await page.locator('input[name="modelFile"]').setInputFiles({ name: 'long.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) })
+    await page
+      .locator('input[name="modelFile"]')
+      .setInputFiles({ name: 'long.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) })
     await waitModel(page)
     const panel = page.locator('[data-step="model"]')
     await expect.poll(() => panel.locator('.model-long').isVisible()).toBe(true)

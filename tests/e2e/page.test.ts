@@ -10,7 +10,20 @@ import { init } from '../../dist/index.js'
 import { requireTorch } from '../js/tools'
 import { expectAllClose } from '../js/helpers'
 
-const STEPS = ['embeddings', 'Wq', 'Wk', 'Wv', 'Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores', 'weights', 'output'] as const
+const STEPS = [
+  'embeddings',
+  'Wq',
+  'Wk',
+  'Wv',
+  'Q',
+  'K',
+  'V',
+  'scores',
+  'scaledScores',
+  'maskedScores',
+  'weights',
+  'output',
+] as const
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures/web_fixtures.json', import.meta.url), 'utf8'))
 
 type Tensor = { data: Float32Array; shape: number[] }
@@ -31,11 +44,16 @@ afterAll(async () => {
   await server?.close()
 })
 
-async function openPage(query = '', viewport = { width: 1400, height: 1000 }): Promise<{ page: Page; errors: string[] }> {
+async function openPage(
+  query = '',
+  viewport = { width: 1400, height: 1000 },
+): Promise<{ page: Page; errors: string[] }> {
   const page = await session.browser.newPage({ viewport, locale: 'en-US' })
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text())
+  })
   await page.goto(server.url + query)
   await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
   await settled(page)
@@ -51,7 +69,7 @@ async function fullShot(page: Page, name: string): Promise<void> {
 /** Range inputs cannot be filled: set the value and fire input as a drag would. */
 async function setRange(page: Page, selector: string, value: string): Promise<void> {
   await page.locator(selector).evaluate((el, v) => {
-    (el as HTMLInputElement).value = v
+    ;(el as HTMLInputElement).value = v
     el.dispatchEvent(new Event('input', { bubbles: true }))
   }, value)
   await settled(page)
@@ -71,14 +89,22 @@ function expectShown(shown: number[][], expected: number[][], what: string, rel 
     expect(row.length, `${what} row ${i} length`).toBe(expected[i].length)
     row.forEach((v, j) => {
       const e = expected[i][j]
-      if (!Number.isFinite(e)) { expect(v, `${what}[${i}][${j}]`).toBe(e); return }
+      if (!Number.isFinite(e)) {
+        expect(v, `${what}[${i}][${j}]`).toBe(e)
+        return
+      }
       const tol = 5.1e-5 + rel * Math.max(1, Math.abs(e)) + (Math.abs(e) >= 1e5 ? Math.abs(e) * 5e-3 : 0)
       expect(Math.abs(v - e), `${what}[${i}][${j}] shown ${v}, engine ${e}`).toBeLessThanOrEqual(tol)
     })
   })
 }
 
-async function expectPageEqualsTrace(page: Page, trace: Record<string, unknown>, steps: readonly string[] = STEPS, head = 0) {
+async function expectPageEqualsTrace(
+  page: Page,
+  trace: Record<string, unknown>,
+  steps: readonly string[] = STEPS,
+  head = 0,
+) {
   for (const step of steps) {
     const shown = await readPanel(page, step)
     expectShown(shown.values, rowsOf(trace[step] as Tensor, head), step)
@@ -86,7 +112,7 @@ async function expectPageEqualsTrace(page: Page, trace: Record<string, unknown>,
 }
 
 describe('the page in Chromium', () => {
-  it('the course preset shows PyTorch\'s numbers for every step, with shapes', async () => {
+  it("the course preset shows PyTorch's numbers for every step, with shapes", async () => {
     const { page, errors } = await openPage()
     for (const step of STEPS) await expect(page.locator(`[data-step="${step}"]`).count()).resolves.toBe(1)
     const course = fixtures.course
@@ -99,7 +125,9 @@ describe('the page in Chromium', () => {
     }
     const tokens = await page.locator('[data-panel="tokens"] .tok .tok-text').allTextContents()
     expect(tokens).toEqual(course.tokens)
-    expect(await page.locator('[data-panel="tokens"] .tok .tok-id').allTextContents()).toEqual(course.tokenIds.map(String))
+    expect(await page.locator('[data-panel="tokens"] .tok .tok-id').allTextContents()).toEqual(
+      course.tokenIds.map(String),
+    )
     expect(await page.locator('[data-step="Q"] .shape').textContent()).toBe('(4,16)·(16,24) → (4,24)')
     expect(await page.locator('[data-step="output"] .shape').textContent()).toBe('(4,4)·(4,28) → (4,28)')
     expect(await page.locator('[data-step="scores"] .formula math').count()).toBe(1)
@@ -120,16 +148,26 @@ describe('the page in Chromium', () => {
     await page.locator('select[name="score"]').selectOption('additive')
     await page.locator('select[name="mask"]').selectOption('causal')
     await settled(page)
-    const additive = engine.run({ text, tokenizer: 'word', score: 'additive', mask: 'causal' }) as unknown as Record<string, unknown>
+    const additive = engine.run({ text, tokenizer: 'word', score: 'additive', mask: 'causal' }) as unknown as Record<
+      string,
+      unknown
+    >
     await expectPageEqualsTrace(page, additive, ['scores', 'scaledScores', 'maskedScores', 'weights', 'output'])
     expect(await page.locator('[data-panel="params"] [data-param]').count()).toBe(3)
 
     await page.locator('select[name="score"]').selectOption('general')
     await page.locator('input[name="scale"]').check()
-    await setRange(page, 'input[name="temperature"]', '1')  // the slider is log-scaled: T = 10^(1/3)
+    await setRange(page, 'input[name="temperature"]', '1') // the slider is log-scaled: T = 10^(1/3)
     await settled(page)
     const T = Number((10 ** (1 / 3)).toFixed(3))
-    const general = engine.run({ text, tokenizer: 'word', score: 'general', mask: 'causal', temperature: T, scale: 1 / Math.sqrt(24) }) as unknown as Record<string, unknown>
+    const general = engine.run({
+      text,
+      tokenizer: 'word',
+      score: 'general',
+      mask: 'causal',
+      temperature: T,
+      scale: 1 / Math.sqrt(24),
+    }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(page, general, ['scores', 'scaledScores', 'maskedScores', 'weights', 'output'])
     await fullShot(page, 'typed-general-causal.png')
     expect(errors).toEqual([])
@@ -155,7 +193,8 @@ describe('the page in Chromium', () => {
     await page.keyboard.press('ArrowRight')
     await page.keyboard.press('Enter')
     await settled(page)
-    const matrix = new Uint8Array(16); matrix[1 * 4 + 2] = 1
+    const matrix = new Uint8Array(16)
+    matrix[1 * 4 + 2] = 1
     const cells = engine.run({ mask: { matrix } }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(page, cells, ['maskedScores', 'weights', 'output'])
     expect((await readPanel(page, 'maskedScores')).values[1][2]).toBe(-Infinity)
@@ -163,7 +202,7 @@ describe('the page in Chromium', () => {
     await page.close()
   })
 
-  it('cross attention: encoder → K, V and decoder → Q, with the decoder\'s causal view', async () => {
+  it("cross attention: encoder → K, V and decoder → Q, with the decoder's causal view", async () => {
     const { page, errors } = await openPage()
     await page.locator('button[data-mode="cross"]').click()
     await settled(page)
@@ -173,8 +212,20 @@ describe('the page in Chromium', () => {
     await page.locator('textarea[name="target"]').fill(target)
     await page.locator('select[name="tokenizer"]').selectOption('word')
     await settled(page)
-    const tr = engine.run({ source, target, tokenizer: 'word' }) as unknown as Record<string, unknown> & { tokens: string[]; sourceTokens: string[] }
-    await expectPageEqualsTrace(page, tr, ['Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores', 'weights', 'output'])
+    const tr = engine.run({ source, target, tokenizer: 'word' }) as unknown as Record<string, unknown> & {
+      tokens: string[]
+      sourceTokens: string[]
+    }
+    await expectPageEqualsTrace(page, tr, [
+      'Q',
+      'K',
+      'V',
+      'scores',
+      'scaledScores',
+      'maskedScores',
+      'weights',
+      'output',
+    ])
     const w = await readPanel(page, 'weights')
     expect(w.rows).toEqual(tr.tokens)
     expect(w.cols).toEqual(tr.sourceTokens)
@@ -184,7 +235,7 @@ describe('the page in Chromium', () => {
     await page.close()
   })
 
-  it('heads and head selector show that head\'s slice', async () => {
+  it("heads and head selector show that head's slice", async () => {
     const { page } = await openPage()
     await page.locator('select[name="heads"]').selectOption('2')
     await settled(page)
@@ -258,7 +309,7 @@ describe('the page in Chromium', () => {
     await page.close()
   })
 
-  it('a bad input shows the engine\'s message and keeps the last good numbers', async () => {
+  it("a bad input shows the engine's message and keeps the last good numbers", async () => {
     const { page } = await openPage()
     await page.locator('select[name="score"]').selectOption('dot')
     await settled(page)
@@ -300,7 +351,12 @@ describe('the page in Chromium', () => {
     expect(await page.locator('h1').textContent()).toBe('注意力机制演练场')
     await page.locator('select[name="preset"]').selectOption('zh')
     await settled(page)
-    expect(await page.locator('[data-panel="tokens"] .tok .tok-text').allTextContents()).toEqual(['我', '爱', '中', '国'])
+    expect(await page.locator('[data-panel="tokens"] .tok .tok-text').allTextContents()).toEqual([
+      '我',
+      '爱',
+      '中',
+      '国',
+    ])
     const tr = engine.run({ text: '我爱中国', tokenizer: 'char' }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(page, tr, ['embeddings', 'weights', 'output'])
     await fullShot(page, 'zh.png')
@@ -391,8 +447,10 @@ describe('the page in Chromium', () => {
     await page.close()
   })
 
-  it('export buttons: a panel\'s CSV is the engine\'s numbers, PNG is an image, the .py prints the same numbers', async () => {
-    const { page, errors } = await openPage('?score=general&mask=causal&text=' + encodeURIComponent('the cat sat, on the mat'))
+  it("export buttons: a panel's CSV is the engine's numbers, PNG is an image, the .py prints the same numbers", async () => {
+    const { page, errors } = await openPage(
+      '?score=general&mask=causal&text=' + encodeURIComponent('the cat sat, on the mat'),
+    )
     const opts = { text: 'the cat sat, on the mat', score: 'general', mask: 'causal' } as const
     const tr = engine.run(opts) as unknown as Record<string, Tensor> & { tokens: string[] }
     const download = async (sel: string) => {
@@ -401,18 +459,31 @@ describe('the page in Chromium', () => {
     }
     // every matrix panel carries both buttons
     for (const step of STEPS) {
-      await expect(page.locator(`[data-step="${step}"] header button[data-export="csv"]`).count(), step).resolves.toBe(1)
-      await expect(page.locator(`[data-step="${step}"] header button[data-export="png"]`).count(), step).resolves.toBe(1)
+      await expect(page.locator(`[data-step="${step}"] header button[data-export="csv"]`).count(), step).resolves.toBe(
+        1,
+      )
+      await expect(page.locator(`[data-step="${step}"] header button[data-export="png"]`).count(), step).resolves.toBe(
+        1,
+      )
     }
     for (const step of ['weights', 'maskedScores', 'Q'] as const) {
       const csv = await download(`[data-step="${step}"] button[data-export="csv"]`)
       expect(csv.name).toBe(`${step}.csv`)
-      const lines = csv.bytes.toString('utf8').replace(/^\ufeff/, '').trimEnd().split('\r\n')
+      const lines = csv.bytes
+        .toString('utf8')
+        .replace(/^\ufeff/, '')
+        .trimEnd()
+        .split('\r\n')
       const header = lines[0].split(',')
       expect(header.length, `${step} columns`).toBe(tr[step].shape[1] + 1)
       if (step !== 'Q') expect(lines[0]).toBe(',' + tr.tokens.join(','))
       expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(tr.tokens)
-      const cells = lines.slice(1).flatMap((l) => l.split(',').slice(1).map((v) => (v === '-inf' ? -Infinity : Number(v))))
+      const cells = lines.slice(1).flatMap((l) =>
+        l
+          .split(',')
+          .slice(1)
+          .map((v) => (v === '-inf' ? -Infinity : Number(v))),
+      )
       // Exact: the CSV writes each float32 with enough digits to read back as the same float32.
       expect(Float32Array.from(cells), step).toEqual(tr[step].data)
     }
@@ -437,7 +508,9 @@ describe('the page in Chromium', () => {
     await page.locator('button[name="lang"]').click()
     await settled(page)
     expect(await page.locator('header button[data-export="pytorch"]').textContent()).toBe('复制为 PyTorch 代码')
-    expect(await page.locator('[data-step="weights"] button[data-export="csv"]').getAttribute('aria-label')).toBe('将此矩阵下载为 CSV')
+    expect(await page.locator('[data-step="weights"] button[data-export="csv"]').getAttribute('aria-label')).toBe(
+      '将此矩阵下载为 CSV',
+    )
     await page.locator('[data-step="weights"]').screenshot({ path: artifact('export-buttons-zh.png') })
     expect(errors).toEqual([])
     await page.close()
@@ -462,11 +535,16 @@ describe('the page in Chromium', () => {
     const errors: string[] = []
     const requests: string[] = []
     page.on('pageerror', (e) => errors.push(e.message))
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text())
+    })
     page.on('request', (r) => requests.push(new URL(r.url()).pathname))
     await page.goto(server.url)
     await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
-    expect(requests.some((p) => /panel-[\w-]+\.js$/.test(p)), 'the training code is not loaded up front').toBe(false)
+    expect(
+      requests.some((p) => /panel-[\w-]+\.js$/.test(p)),
+      'the training code is not loaded up front',
+    ).toBe(false)
     await page.locator('button.tab[data-view="train"]').click()
     const panel = page.locator('[data-panel="train"], section.ap-train').first()
     await panel.waitFor({ timeout: 30_000 })
@@ -489,7 +567,10 @@ describe('the page in Chromium', () => {
     await again.locator('section.ap-train').waitFor({ timeout: 30_000 })
     await again.close()
     // disposed with the playground
-    const left = await page.evaluate(() => { (window as unknown as { __apPlayground: { dispose(): void } }).__apPlayground.dispose(); return document.querySelectorAll('section.ap-train').length })
+    const left = await page.evaluate(() => {
+      ;(window as unknown as { __apPlayground: { dispose(): void } }).__apPlayground.dispose()
+      return document.querySelectorAll('section.ap-train').length
+    })
     expect(left).toBe(0)
     await page.waitForTimeout(300)
     expect(errors).toEqual([])

@@ -10,8 +10,14 @@ import type { PlaygroundHandle } from '../../web/playground'
 
 type PageWindow = Window & { __apPlayground: PlaygroundHandle }
 
-const SIZES = [{ width: 360, height: 640 }, { width: 390, height: 844 }]
-const LONG_TEXT = Array.from({ length: 400 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired'][(i * 3) % 10]).join(' ')
+const SIZES = [
+  { width: 360, height: 640 },
+  { width: 390, height: 844 },
+]
+const LONG_TEXT = Array.from(
+  { length: 400 },
+  (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired'][(i * 3) % 10],
+).join(' ')
 
 let env: Awaited<ReturnType<typeof startAll>>
 
@@ -23,8 +29,17 @@ afterAll(async () => {
   await env?.close()
 })
 
-async function phone(size: { width: number; height: number }): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await env.session.browser.newContext({ viewport: size, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'en-US' })
+async function phone(size: {
+  width: number
+  height: number
+}): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
+  const ctx = await env.session.browser.newContext({
+    viewport: size,
+    isMobile: true,
+    hasTouch: true,
+    deviceScaleFactor: 2,
+    locale: 'en-US',
+  })
   const page = await ctx.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
@@ -36,27 +51,36 @@ async function noSideScroll(page: Page, what: string): Promise<void> {
   const m = await page.evaluate(() => {
     const d = document.documentElement
     // The widest element, to name the culprit when the check fails.
-    let worst = '', right = 0
+    let worst = '',
+      right = 0
     const walk = (root: Document | ShadowRoot) => {
       for (const el of root.querySelectorAll<HTMLElement>('*')) {
         const r = el.getBoundingClientRect()
-        if (r.width && r.right > right) { right = r.right; worst = `${el.tagName.toLowerCase()}.${el.className}` }
+        if (r.width && r.right > right) {
+          right = r.right
+          worst = `${el.tagName.toLowerCase()}.${el.className}`
+        }
         if (el.shadowRoot) walk(el.shadowRoot)
       }
     }
     walk(document)
     return { scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, worst, right: Math.round(right) }
   })
-  expect(m.scrollWidth, `${what}: page ${m.scrollWidth} px wide in ${m.clientWidth} (widest: ${m.worst} to ${m.right})`).toBeLessThanOrEqual(m.clientWidth)
+  expect(
+    m.scrollWidth,
+    `${what}: page ${m.scrollWidth} px wide in ${m.clientWidth} (widest: ${m.worst} to ${m.right})`,
+  ).toBeLessThanOrEqual(m.clientWidth)
 }
 
 /** Every visible button of the header lies inside the viewport. */
 async function headerFits(root: Locator, page: Page, what: string): Promise<void> {
   const width = await page.evaluate(() => document.documentElement.clientWidth)
-  const boxes = await root.locator('.ap-header button:visible').evaluateAll((bs) => bs.map((b) => {
-    const r = b.getBoundingClientRect()
-    return { name: b.textContent ?? '', left: r.left, right: r.right }
-  }))
+  const boxes = await root.locator('.ap-header button:visible').evaluateAll((bs) =>
+    bs.map((b) => {
+      const r = b.getBoundingClientRect()
+      return { name: b.textContent ?? '', left: r.left, right: r.right }
+    }),
+  )
   for (const b of boxes) {
     expect(b.left, `${what}: header button "${b.name}" starts at ${b.left}`).toBeGreaterThanOrEqual(0)
     expect(b.right, `${what}: header button "${b.name}" ends at ${b.right} of ${width}`).toBeLessThanOrEqual(width)
@@ -67,7 +91,12 @@ async function headerFits(root: Locator, page: Page, what: string): Promise<void
  * W_v made 16 × 96 (d_v = 96, set by `widen`) is wider than a phone: its heatmap scrolls inside the panel, and
  * the panel stays on screen.
  */
-async function matrixScrollsInPanel(root: Locator, page: Page, what: string, widen: () => Promise<unknown>): Promise<void> {
+async function matrixScrollsInPanel(
+  root: Locator,
+  page: Page,
+  what: string,
+  widen: () => Promise<unknown>,
+): Promise<void> {
   await widen()
   await root.locator('[data-step="Wv"] .hm-legend').waitFor()
   await expect.poll(() => root.locator('input[name="dv"]').inputValue()).toBe('96')
@@ -121,16 +150,26 @@ async function pinchAndDrag(root: Locator, what: string): Promise<void> {
   await canvas.scrollIntoViewIfNeeded()
   await settled(page)
   const b = (await canvas.boundingBox())!
-  const cx = b.x + b.width * 0.6, cy = b.y + b.height * 0.5
+  const cx = b.x + b.width * 0.6,
+    cy = b.y + b.height * 0.5
   const before = await longView(root)
   const cdp = await page.context().newCDPSession(page)
   // Two fingers 40 px apart moving to 160 px apart: zoom in about their midpoint.
-  await touch(cdp, 'touchStart', [{ x: cx - 20, y: cy, id: 1 }, { x: cx + 20, y: cy, id: 2 }])
-  for (let d = 30; d <= 80; d += 10) await touch(cdp, 'touchMove', [{ x: cx - d, y: cy, id: 1 }, { x: cx + d, y: cy, id: 2 }])
+  await touch(cdp, 'touchStart', [
+    { x: cx - 20, y: cy, id: 1 },
+    { x: cx + 20, y: cy, id: 2 },
+  ])
+  for (let d = 30; d <= 80; d += 10)
+    await touch(cdp, 'touchMove', [
+      { x: cx - d, y: cy, id: 1 },
+      { x: cx + d, y: cy, id: 2 },
+    ])
   await touch(cdp, 'touchEnd', [])
   await settled(page)
   const zoomed = await longView(root)
-  expect(zoomed.px, `${what}: a pinch zooms in (${before.px} → ${zoomed.px} px per cell)`).toBeGreaterThan(before.px * 2)
+  expect(zoomed.px, `${what}: a pinch zooms in (${before.px} → ${zoomed.px} px per cell)`).toBeGreaterThan(
+    before.px * 2,
+  )
   // One finger dragged up by 120 px: the view pans down the rows.
   await touch(cdp, 'touchStart', [{ x: cx, y: cy + 60, id: 3 }])
   for (let dy = 20; dy <= 120; dy += 20) await touch(cdp, 'touchMove', [{ x: cx, y: cy + 60 - dy, id: 3 }])
@@ -138,7 +177,9 @@ async function pinchAndDrag(root: Locator, what: string): Promise<void> {
   await settled(page)
   const panned = await longView(root)
   expect(panned.px, `${what}: a drag does not zoom`).toBe(zoomed.px)
-  expect(panned.first, `${what}: a one-finger drag pans (first row ${zoomed.first} → ${panned.first})`).toBeGreaterThan(zoomed.first)
+  expect(panned.first, `${what}: a one-finger drag pans (first row ${zoomed.first} → ${panned.first})`).toBeGreaterThan(
+    zoomed.first,
+  )
   await cdp.detach()
 }
 
@@ -150,7 +191,10 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
     await settled(page)
     const root = page.locator('.ap-root')
     for (const lang of ['en', 'zh']) {
-      if (lang === 'zh') { await page.locator('button[name="lang"]').tap(); await settled(page) }
+      if (lang === 'zh') {
+        await page.locator('button[name="lang"]').tap()
+        await settled(page)
+      }
       await headerFits(root, page, `${lang} header`)
       for (const view of await viewsOf(page)) {
         await page.locator(`[role="tab"][data-view="${view}"]`).tap()
@@ -162,7 +206,9 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
       await settled(page)
     }
     await page.screenshot({ path: artifact(`phone-${size.width}.png`) })
-    await matrixScrollsInPanel(root, page, 'page', () => page.evaluate(() => (window as unknown as PageWindow).__apPlayground.setState({ dv: 96 })))
+    await matrixScrollsInPanel(root, page, 'page', () =>
+      page.evaluate(() => (window as unknown as PageWindow).__apPlayground.setState({ dv: 96 })),
+    )
     await tapShowsArithmetic(root, 'page')
     await page.goto(env.site.url + `?lang=en&text=${encodeURIComponent(LONG_TEXT)}`)
     await page.waitForSelector('[data-panel="long"]:not([hidden]) canvas')
@@ -176,7 +222,9 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
   it('the widget in a lesson page: fits, scrolls matrices inside, taps and gestures work', async () => {
     const { ctx, page, errors } = await phone(size)
     await page.goto(`${env.widgets.url}/tests/e2e/pages/a11y.html`)
-    await page.locator('attention-playground').evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
+    await page
+      .locator('attention-playground')
+      .evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
     await settled(page)
     const w = page.locator('#zh')
     for (const view of await viewsOf(w)) {

@@ -19,7 +19,8 @@ let env: Awaited<ReturnType<typeof startAll>>
 
 beforeAll(async () => {
   const probe = spawnSync('pdftotext', ['-v'], { encoding: 'utf8' })
-  if (probe.error) throw new Error('pdftotext is missing: apt-get install -y poppler-utils (or bash scripts/ensure-deps.sh --test)')
+  if (probe.error)
+    throw new Error('pdftotext is missing: apt-get install -y poppler-utils (or bash scripts/ensure-deps.sh --test)')
   env = await startAll()
 })
 
@@ -36,13 +37,18 @@ function pdfText(pdf: Buffer, name: string): string {
 /** Every number of a step's matrix (head 0), as the page writes them (the course's matrices are small). */
 function allNumbers(t: Tensor): string[] {
   const [rows, cols] = t.shape.slice(-2)
-  return Array.from(t.data).slice(0, rows * cols).map((v) => fmt(v, 4))
+  return Array.from(t.data)
+    .slice(0, rows * cols)
+    .map((v) => fmt(v, 4))
 }
 
 /** Every step panel that is shown. */
 async function shownSteps(root: Locator | Page): Promise<string[]> {
-  const names = await root.locator('[data-step]').evaluateAll((els) =>
-    els.filter((e) => (e as HTMLElement).offsetParent !== null).map((e) => (e as HTMLElement).dataset.step ?? ''))
+  const names = await root
+    .locator('[data-step]')
+    .evaluateAll((els) =>
+      els.filter((e) => (e as HTMLElement).offsetParent !== null).map((e) => (e as HTMLElement).dataset.step ?? ''),
+    )
   expect(names.length).toBeGreaterThanOrEqual(12)
   return names
 }
@@ -50,9 +56,13 @@ async function shownSteps(root: Locator | Page): Promise<string[]> {
 /** The trace's tensors as plain arrays, of the page (no id) or of the widget with that id. */
 async function traceOf(page: Page, widgetId: string | null = null): Promise<Record<string, Tensor>> {
   return page.evaluate((id) => {
-    const t = id ? (document.getElementById(id) as WidgetEl).trace : (window as unknown as PageWindow).__apPlayground.getTrace()
+    const t = id
+      ? (document.getElementById(id) as WidgetEl).trace
+      : (window as unknown as PageWindow).__apPlayground.getTrace()
     const out: Record<string, { data: number[]; shape: number[] }> = {}
-    for (const [k, v] of Object.entries(t ?? {})) if (v && (v as Tensor).data instanceof Float32Array) out[k] = { data: Array.from((v as Tensor).data), shape: (v as Tensor).shape }
+    for (const [k, v] of Object.entries(t ?? {}))
+      if (v && (v as Tensor).data instanceof Float32Array)
+        out[k] = { data: Array.from((v as Tensor).data), shape: (v as Tensor).shape }
     return out
   }, widgetId)
 }
@@ -70,17 +80,21 @@ async function expectPrinted(text: string, steps: string[], trace: Record<string
 
 /** Canvases that were never drawn are blank: every heatmap canvas of the page must have pixels. */
 async function allDrawn(root: Locator | Page): Promise<string[]> {
-  return root.locator('[data-step] canvas.hm-canvas').evaluateAll((cs) => cs.filter((c) => {
-    const cv = c as HTMLCanvasElement
-    if (cv.offsetParent === null) return false
-    const px = cv.getContext('2d')!.getImageData(0, 0, cv.width, cv.height).data
-    for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) return false
-    return true
-  }).map((c) => c.closest<HTMLElement>('[data-step]')!.dataset.step ?? ''))
+  return root.locator('[data-step] canvas.hm-canvas').evaluateAll((cs) =>
+    cs
+      .filter((c) => {
+        const cv = c as HTMLCanvasElement
+        if (cv.offsetParent === null) return false
+        const px = cv.getContext('2d')!.getImageData(0, 0, cv.width, cv.height).data
+        for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) return false
+        return true
+      })
+      .map((c) => c.closest<HTMLElement>('[data-step]')!.dataset.step ?? ''),
+  )
 }
 
 describe('printing', () => {
-  it('the page\'s PDF holds every step\'s numbers, every heatmap drawn, no controls', async () => {
+  it("the page's PDF holds every step's numbers, every heatmap drawn, no controls", async () => {
     // A short window: most panels are far below the fold and were never drawn on screen.
     const page = await env.session.browser.newPage({ viewport: { width: 1100, height: 600 }, locale: 'en-US' })
     await page.goto(env.site.url + '?lang=en&mask=causal')
@@ -99,10 +113,12 @@ describe('printing', () => {
     await page.close()
   }, 240_000)
 
-  it('the widget\'s PDF holds every step\'s numbers', async () => {
+  it("the widget's PDF holds every step's numbers", async () => {
     const page = await env.session.browser.newPage({ viewport: { width: 1000, height: 600 }, locale: 'en-US' })
     await page.goto(`${env.widgets.url}/tests/e2e/pages/a11y.html`)
-    await page.locator('attention-playground').evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
+    await page
+      .locator('attention-playground')
+      .evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
     await settled(page)
     const w = page.locator('#zh')
     const trace = await traceOf(page, 'zh')

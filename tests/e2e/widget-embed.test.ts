@@ -22,7 +22,20 @@ type Tensor = { data: Float32Array; shape: number[] }
 type Engine = Awaited<ReturnType<typeof init>>
 
 const WIDGET = join(ROOT, 'dist/widget/widget.js')
-const STEPS = ['embeddings', 'Wq', 'Wk', 'Wv', 'Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores', 'weights', 'output'] as const
+const STEPS = [
+  'embeddings',
+  'Wq',
+  'Wk',
+  'Wv',
+  'Q',
+  'K',
+  'V',
+  'scores',
+  'scaledScores',
+  'maskedScores',
+  'weights',
+  'output',
+] as const
 
 let server: Server
 let base: string
@@ -31,7 +44,10 @@ let engine: Engine
 let tmp: string
 
 beforeAll(async () => {
-  if (!existsSync(WIDGET)) throw new Error(`${WIDGET} is missing: run node scripts/build.mjs (it builds the widget with vite.widget.config.ts)`)
+  if (!existsSync(WIDGET))
+    throw new Error(
+      `${WIDGET} is missing: run node scripts/build.mjs (it builds the widget with vite.widget.config.ts)`,
+    )
   // The repository root: the pages load /dist/widget/widget.js, which fetches /dist/attention.wasm.
   server = (await serve(ROOT.replace(/\/+$/, ''), 0, '127.0.0.1')) as Server
   const addr = server.address()
@@ -48,13 +64,21 @@ afterAll(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true })
 })
 
-async function open(path: string, opts: { locale?: string } = {}): Promise<{ page: Page; errors: string[]; requests: string[] }> {
-  const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 }, locale: opts.locale ?? 'en-US' })
+async function open(
+  path: string,
+  opts: { locale?: string } = {},
+): Promise<{ page: Page; errors: string[]; requests: string[] }> {
+  const page = await session.browser.newPage({
+    viewport: { width: 1300, height: 1000 },
+    locale: opts.locale ?? 'en-US',
+  })
   const errors: string[] = []
   const requests: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
   // The plain test pages have no favicon: the browser's request for one is not the widget's error.
-  page.on('console', (m) => { if (m.type() === 'error' && !/favicon/.test(m.location().url)) errors.push(`${m.text()} (${m.location().url})`) })
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/favicon/.test(m.location().url)) errors.push(`${m.text()} (${m.location().url})`)
+  })
   page.on('request', (r) => requests.push(new URL(r.url()).pathname))
   await page.goto(base + path)
   return { page, errors, requests }
@@ -69,10 +93,13 @@ async function ready(page: Page, sel: string): Promise<void> {
 async function rerender(page: Page, sel: string, act: () => Promise<unknown>): Promise<void> {
   const before = await page.locator(sel).evaluate((el) => (el as WidgetEl).renderCount)
   await act()
-  await page.waitForFunction(([s, n]) => {
-    const el = document.querySelector(s as string) as WidgetEl | null
-    return el && el.renderCount > (n as number)
-  }, [sel, before] as const)
+  await page.waitForFunction(
+    ([s, n]) => {
+      const el = document.querySelector(s as string) as WidgetEl | null
+      return el && el.renderCount > (n as number)
+    },
+    [sel, before] as const,
+  )
 }
 
 /** A step's numbers as displayed: its text alternative (the table), opened like a learner would. */
@@ -86,9 +113,13 @@ async function shown(widget: Locator, step: string): Promise<{ rows: string[]; c
       return t === '-∞' ? -Infinity : Number(t)
     }
     return {
-      cols: Array.from(table.querySelectorAll('thead th')).slice(1).map((th) => th.textContent ?? ''),
+      cols: Array.from(table.querySelectorAll('thead th'))
+        .slice(1)
+        .map((th) => th.textContent ?? ''),
       rows: Array.from(table.querySelectorAll('tbody tr')).map((tr) => tr.querySelector('th')?.textContent ?? ''),
-      values: Array.from(table.querySelectorAll('tbody tr')).map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => parse(td.textContent ?? ''))),
+      values: Array.from(table.querySelectorAll('tbody tr')).map((tr) =>
+        Array.from(tr.querySelectorAll('td')).map((td) => parse(td.textContent ?? '')),
+      ),
     }
   })
 }
@@ -105,8 +136,12 @@ function expectShownEquals(got: number[][], want: number[][], what: string): voi
   for (let i = 0; i < want.length; i++) {
     expect(got[i].length, `${what}: row ${i} length`).toBe(want[i].length)
     for (let j = 0; j < want[i].length; j++) {
-      const a = got[i][j], b = want[i][j]
-      if (b === -Infinity || a === -Infinity) { expect(a, `${what}[${i}][${j}]`).toBe(b); continue }
+      const a = got[i][j],
+        b = want[i][j]
+      if (b === -Infinity || a === -Infinity) {
+        expect(a, `${what}[${i}][${j}]`).toBe(b)
+        continue
+      }
       const tol = Math.max(5.01e-5, Math.abs(b) * 5.01e-3 * (Math.abs(b) < 1e-4 ? 1 : 0))
       expect(Math.abs(a - b), `${what}[${i}][${j}]: shown ${a}, engine ${b}`).toBeLessThanOrEqual(tol)
     }
@@ -118,12 +153,15 @@ async function expectWidgetShows(widget: Locator, tr: Trace, steps: readonly str
 }
 
 /** The element's own trace (the exact float32s), as plain arrays. */
-async function widgetTrace(widget: Locator): Promise<Record<string, { data: number[]; shape: number[] }> & { tokens: string[] }> {
+async function widgetTrace(
+  widget: Locator,
+): Promise<Record<string, { data: number[]; shape: number[] }> & { tokens: string[] }> {
   return widget.evaluate((el: WidgetEl) => {
     const t = el.trace!
     const out: Record<string, unknown> = { tokens: t.tokens, maskedRows: t.maskedRows }
     for (const [k, v] of Object.entries(t)) {
-      if (v && typeof v === 'object' && 'data' in v && 'shape' in v) out[k] = { data: Array.from((v as Tensor).data), shape: (v as Tensor).shape }
+      if (v && typeof v === 'object' && 'data' in v && 'shape' in v)
+        out[k] = { data: Array.from((v as Tensor).data), shape: (v as Tensor).shape }
     }
     return out as Record<string, { data: number[]; shape: number[] }> & { tokens: string[] }
   })
@@ -147,10 +185,12 @@ describe('the built module', () => {
       ...js.matchAll(/\bexport\s*[^;]*?from\s*['"`]([^'"`]+)['"`]/g),
     ].map((m) => m[1])
     expect(specifiers, 'static or dynamic imports left in widget.js').toEqual([])
-    expect(js).not.toMatch(/AGFzbQ/)  // base64 of "\0asm": the wasm was inlined
+    expect(js).not.toMatch(/AGFzbQ/) // base64 of "\0asm": the wasm was inlined
     expect(js).not.toMatch(/data:application\/wasm/)
     expect(js).toContain('../attention.wasm')
-    expect(js).toMatch(/customElements\.define\(\s*`attention-playground`|customElements\.define\("attention-playground"/)
+    expect(js).toMatch(
+      /customElements\.define\(\s*`attention-playground`|customElements\.define\("attention-playground"/,
+    )
     expect(existsSync(join(ROOT, 'dist/widget/widget.d.ts'))).toBe(true)
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
     expect(pkg.exports['./widget'].import).toBe('./dist/widget/widget.js')
@@ -167,10 +207,13 @@ describe('two widgets on one plain page', () => {
     await ready(page, '#en')
     await ready(page, '#zh')
   })
-  afterAll(async () => { await page?.close() })
+  afterAll(async () => {
+    await page?.close()
+  })
 
   it('each shows its own numbers, equal to the engine run in Node on the same options', async () => {
-    const en = page.locator('#en'), zh = page.locator('#zh')
+    const en = page.locator('#en'),
+      zh = page.locator('#zh')
     const trEn = engine.run({ ...EN }) as Trace
     const trZh = engine.run({ ...ZH }) as Trace
     await expectWidgetShows(en, trEn)
@@ -189,9 +232,11 @@ describe('two widgets on one plain page', () => {
     await page.screenshot({ path: artifact('widget-two-instances.png'), fullPage: true })
   })
 
-  it('speaks each widget\'s language (zh and en), in panel titles, tables and export buttons', async () => {
-    const zhT = translator('zh'), enT = translator('en')
-    const en = page.locator('#en'), zh = page.locator('#zh')
+  it("speaks each widget's language (zh and en), in panel titles, tables and export buttons", async () => {
+    const zhT = translator('zh'),
+      enT = translator('en')
+    const en = page.locator('#en'),
+      zh = page.locator('#zh')
     await expect(zh.locator('[data-step="weights"] summary').textContent()).resolves.toBe(zhT('showNumbers'))
     await expect(en.locator('[data-step="weights"] summary').textContent()).resolves.toBe(enT('showNumbers'))
     expect(zhT('showNumbers')).not.toBe(enT('showNumbers'))
@@ -202,23 +247,30 @@ describe('two widgets on one plain page', () => {
     expect(await en.locator('[data-step="weights"] h3').textContent()).not.toMatch(/[\u4e00-\u9fff]/)
   })
 
-  it('keeps the host page\'s CSS out and its own CSS in (shadow DOM)', async () => {
-    const style = await page.locator('#en').locator('[data-step="weights"]').evaluate((el) => {
-      const cs = getComputedStyle(el)
-      return { border: cs.borderTopStyle, color: cs.color }
-    })
-    expect(style.border).not.toBe('dashed')          // the host styles every <section> with a red dashed border
+  it("keeps the host page's CSS out and its own CSS in (shadow DOM)", async () => {
+    const style = await page
+      .locator('#en')
+      .locator('[data-step="weights"]')
+      .evaluate((el) => {
+        const cs = getComputedStyle(el)
+        return { border: cs.borderTopStyle, color: cs.color }
+      })
+    expect(style.border).not.toBe('dashed') // the host styles every <section> with a red dashed border
     expect(style.color).not.toBe('rgb(255, 0, 0)')
     // and the playground's own stylesheet applies inside the shadow root: cards, the two-column layout
     const own = await page.locator('#en').evaluate((el) => {
       const root = el.shadowRoot!
       const card = getComputedStyle(root.querySelector('[data-step="weights"]')!)
-      return { border: card.borderTopStyle, radius: card.borderTopLeftRadius, bg: card.backgroundColor,
-        layout: getComputedStyle(root.querySelector('.ap-layout')!).display }
+      return {
+        border: card.borderTopStyle,
+        radius: card.borderTopLeftRadius,
+        bg: card.backgroundColor,
+        layout: getComputedStyle(root.querySelector('.ap-layout')!).display,
+      }
     })
     expect(own).toEqual({ border: 'solid', radius: '10px', bg: 'rgb(255, 255, 255)', layout: 'grid' })
     const hostH1 = await page.locator('body > h1').evaluate((el) => getComputedStyle(el).fontSize)
-    expect(hostH1).toBe('32px')                     // the widget's h1 rule (22px) stays inside
+    expect(hostH1).toBe('32px') // the widget's h1 rule (22px) stays inside
     expect(await page.locator('#en').evaluate((el) => el.shadowRoot?.mode)).toBe('open')
   })
 
@@ -232,33 +284,70 @@ describe('two widgets on one plain page', () => {
   it('changing attributes updates only that widget', async () => {
     const en = page.locator('#en')
     const zhBefore = await widgetTrace(page.locator('#zh'))
-    await rerender(page, '#en', () => en.evaluate((el) => { el.setAttribute('mask', 'causal'); el.setAttribute('text', 'it was too wide') }))
+    await rerender(page, '#en', () =>
+      en.evaluate((el) => {
+        el.setAttribute('mask', 'causal')
+        el.setAttribute('text', 'it was too wide')
+      }),
+    )
     const tr = engine.run({ ...EN, text: 'it was too wide', mask: 'causal' }) as Trace
     await expectWidgetShows(en, tr, ['scores', 'maskedScores', 'weights', 'output'])
     expectSameNumbers((await widgetTrace(en)).weights, tr.weights, 'en weights after the change')
     const zhAfter = await widgetTrace(page.locator('#zh'))
     expect(zhAfter.weights.data).toEqual(zhBefore.weights.data)
 
-    await rerender(page, '#en', () => en.evaluate((el) => { el.setAttribute('heads', '2'); el.setAttribute('score', 'general') }))
+    await rerender(page, '#en', () =>
+      en.evaluate((el) => {
+        el.setAttribute('heads', '2')
+        el.setAttribute('score', 'general')
+      }),
+    )
     const tr2 = engine.run({ ...EN, text: 'it was too wide', mask: 'causal', heads: 2, score: 'general' }) as Trace
     expectSameNumbers((await widgetTrace(en)).weights, tr2.weights, 'en weights with 2 heads, general')
     await expectWidgetShows(en, tr2, ['output'])
 
     // the optional attributes beyond the required list: dmodel (HTML lower-cases it), temperature
-    await rerender(page, '#en', () => en.evaluate((el) => { el.setAttribute('dmodel', '8'); el.setAttribute('temperature', '0.5') }))
-    const tr2b = engine.run({ ...EN, text: 'it was too wide', mask: 'causal', heads: 2, score: 'general', dModel: 8, temperature: 0.5 }) as Trace
+    await rerender(page, '#en', () =>
+      en.evaluate((el) => {
+        el.setAttribute('dmodel', '8')
+        el.setAttribute('temperature', '0.5')
+      }),
+    )
+    const tr2b = engine.run({
+      ...EN,
+      text: 'it was too wide',
+      mask: 'causal',
+      heads: 2,
+      score: 'general',
+      dModel: 8,
+      temperature: 0.5,
+    }) as Trace
     expectSameNumbers((await widgetTrace(en)).output, tr2b.output, 'en output with dModel 8, temperature 0.5')
-    await rerender(page, '#en', () => en.evaluate((el) => { el.removeAttribute('dmodel'); el.removeAttribute('temperature') }))
+    await rerender(page, '#en', () =>
+      en.evaluate((el) => {
+        el.removeAttribute('dmodel')
+        el.removeAttribute('temperature')
+      }),
+    )
 
     // back to the default when an attribute is removed
-    await rerender(page, '#en', () => en.evaluate((el) => { el.removeAttribute('score'); el.removeAttribute('heads') }))
+    await rerender(page, '#en', () =>
+      en.evaluate((el) => {
+        el.removeAttribute('score')
+        el.removeAttribute('heads')
+      }),
+    )
     const tr3 = engine.run({ text: 'it was too wide', mask: 'causal', seed: 7 }) as Trace
     expectSameNumbers((await widgetTrace(en)).output, tr3.output, 'en output after removing score and heads')
 
     // language switch by attribute
     await rerender(page, '#en', () => en.evaluate((el) => el.setAttribute('lang', 'zh')))
-    await expect(en.locator('[data-step="weights"] summary').textContent()).resolves.toBe(translator('zh')('showNumbers'))
-    await expect(en.locator('button[data-export="png"]').first().getAttribute('aria-label')).resolves.toBe('将此面板下载为 PNG 图片')
+    await expect(en.locator('[data-step="weights"] summary').textContent()).resolves.toBe(
+      translator('zh')('showNumbers'),
+    )
+    await expect(en.locator('button[data-export="png"]').first().getAttribute('aria-label')).resolves.toBe(
+      '将此面板下载为 PNG 图片',
+    )
   })
 
   it('guided starts the tour at the given step', async () => {
@@ -275,13 +364,20 @@ describe('two widgets on one plain page', () => {
   it('steps shows only the listed panels', async () => {
     const zh = page.locator('#zh')
     await rerender(page, '#zh', () => zh.evaluate((el) => el.setAttribute('steps', 'weights,output')))
-    const visible = await zh.evaluate((el) => Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('[data-step]'))
-      .filter((p) => p.offsetParent !== null).map((p) => p.dataset.step))
+    const visible = await zh.evaluate((el) =>
+      Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('[data-step]'))
+        .filter((p) => p.offsetParent !== null)
+        .map((p) => p.dataset.step),
+    )
     expect(visible).toEqual(['weights', 'output'])
-    expectSameNumbers((await widgetTrace(zh)).weights, (engine.run({ ...ZH }) as Trace).weights, 'zh weights after steps')
+    expectSameNumbers(
+      (await widgetTrace(zh)).weights,
+      (engine.run({ ...ZH }) as Trace).weights,
+      'zh weights after steps',
+    )
   })
 
-  it('exports a panel as PNG (the heatmap\'s own pixels) and a matrix as CSV', async () => {
+  it("exports a panel as PNG (the heatmap's own pixels) and a matrix as CSV", async () => {
     const res = await page.locator('#zh').evaluate(async (el: WidgetEl) => {
       // The panel canvas as it is when the export copies it (png() draws it synchronously): a resize
       // redraw after that would otherwise compare the PNG with a different picture.
@@ -300,20 +396,34 @@ describe('two widgets on one plain page', () => {
       for (let y0 = 0; y0 + srcSize.height <= c.height && match < 0; y0++) {
         let ok = true
         for (let k = 0; k < 200 && ok; k++) {
-          const x = Math.floor((k * 7919) % srcSize.width), y = Math.floor((k * 104729) % srcSize.height)
-          const a = (y * srcSize.width + x) * 4, b = ((y + y0) * c.width + x + pad) * 4
-          if (srcData[a + 3] !== 255) continue  // transparent label area: white in the PNG
+          const x = Math.floor((k * 7919) % srcSize.width),
+            y = Math.floor((k * 104729) % srcSize.height)
+          const a = (y * srcSize.width + x) * 4,
+            b = ((y + y0) * c.width + x + pad) * 4
+          if (srcData[a + 3] !== 255) continue // transparent label area: white in the PNG
           for (let ch = 0; ch < 3; ch++) if (Math.abs(srcData[a + ch] - png[b + ch]) > 2) ok = false
         }
         if (ok) match = y0
       }
       const csv: string = el.csv('weights')
-      return { type: blob.type, size: blob.size, w: bmp.width, h: bmp.height, srcW: srcSize.width, srcH: srcSize.height, match, csv }
+      return {
+        type: blob.type,
+        size: blob.size,
+        w: bmp.width,
+        h: bmp.height,
+        srcW: srcSize.width,
+        srcH: srcSize.height,
+        match,
+        csv,
+      }
     })
     expect(res.type).toBe('image/png')
     expect(res.w).toBeGreaterThanOrEqual(res.srcW)
     expect(res.h).toBeGreaterThan(res.srcH)
-    expect(res.match, `the heatmap pixels appear in the PNG below its title (${JSON.stringify({ ...res, csv: undefined })})`).toBeGreaterThan(0)
+    expect(
+      res.match,
+      `the heatmap pixels appear in the PNG below its title (${JSON.stringify({ ...res, csv: undefined })})`,
+    ).toBeGreaterThan(0)
     const lines = res.csv.trim().split('\r\n')
     expect(lines[0]).toBe(',我,爱,中,国')
     const w = (engine.run({ ...ZH }) as Trace).weights as Tensor
@@ -344,7 +454,7 @@ describe('two widgets on one plain page', () => {
 })
 
 describe('in a narrow lesson column', () => {
-  it('stacks its controls above the panels by its own width, not the window\'s', async () => {
+  it("stacks its controls above the panels by its own width, not the window's", async () => {
     const { page, errors } = await open('/tests/e2e/pages/column.html')
     await ready(page, '#col')
     const col = page.locator('#col')
@@ -354,8 +464,11 @@ describe('in a narrow lesson column', () => {
     expect(host.width).toBeLessThanOrEqual(680)
     expect(controls.y + controls.height).toBeLessThanOrEqual(weights.y)
     expect(weights.x + weights.width).toBeLessThanOrEqual(host.x + host.width + 1)
-    expectSameNumbers((await widgetTrace(col)).weights,
-      (engine.run({ text: "the animal didn't cross the street because it was too tired" }) as Trace).weights, 'column weights')
+    expectSameNumbers(
+      (await widgetTrace(col)).weights,
+      (engine.run({ text: "the animal didn't cross the street because it was too tired" }) as Trace).weights,
+      'column weights',
+    )
     expect(errors).toEqual([])
     await page.screenshot({ path: artifact('widget-column.png'), fullPage: true })
     await page.close()
@@ -374,10 +487,17 @@ describe('guided in a course page', () => {
     expect(await g.locator('[data-step="maskedScores"]').getAttribute('class')).toContain('tour-focus')
     // The learner moves on: the tour's panel (weights) is scrolled into the window.
     await g.locator('[data-panel="guided"] button[name="next"]').click()
-    await page.waitForFunction(() => {
-      const el = document.querySelector('#g')!.shadowRoot!.querySelector('[data-step="weights"]')!.getBoundingClientRect()
-      return el.top >= 0 && el.bottom <= innerHeight + 1
-    }, null, { timeout: 5000 })
+    await page.waitForFunction(
+      () => {
+        const el = document
+          .querySelector('#g')!
+          .shadowRoot!.querySelector('[data-step="weights"]')!
+          .getBoundingClientRect()
+        return el.top >= 0 && el.bottom <= innerHeight + 1
+      },
+      null,
+      { timeout: 5000 },
+    )
     expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0)
     expect(errors).toEqual([])
     await page.close()
@@ -385,9 +505,9 @@ describe('guided in a course page', () => {
 })
 
 describe('a long text in the widget', () => {
-  it('switches to the long view; the read-out cell is the engine\'s weight', async () => {
+  it("switches to the long view; the read-out cell is the engine's weight", async () => {
     const { page, errors } = await open('/tests/e2e/pages/two.html')
-    const text = '我爱中国的长城和黄河，春天来了花开了。'.repeat(40)   // 760 characters = 760 tokens
+    const text = '我爱中国的长城和黄河，春天来了花开了。'.repeat(40) // 760 characters = 760 tokens
     await page.evaluate((text) => {
       const el = document.createElement('attention-playground')
       el.id = 'long'
@@ -399,18 +519,27 @@ describe('a long text in the widget', () => {
     await ready(page, '#long')
     const w = page.locator('#long')
     await w.locator('[data-panel="long"]').waitFor({ state: 'visible' })
-    const visible = await w.evaluate((el) => Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('section[data-step], section[data-panel="long"]'))
-      .filter((p) => p.offsetParent !== null).map((p) => p.dataset.step ?? p.dataset.panel))
+    const visible = await w.evaluate((el) =>
+      Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('section[data-step], section[data-panel="long"]'))
+        .filter((p) => p.offsetParent !== null)
+        .map((p) => p.dataset.step ?? p.dataset.panel),
+    )
     expect(visible).toEqual(['long', 'output'])
     await w.locator('[data-panel="long"] canvas').focus()
     for (const k of ['ArrowDown', 'ArrowDown', 'ArrowDown', 'ArrowRight', 'ArrowRight']) await page.keyboard.press(k)
-    const r = await w.locator('[data-panel="long"] .long-readout').evaluate((el) => ({ ...(el as HTMLElement).dataset, text: el.textContent }) as Record<string, string | undefined>)
+    const r = await w
+      .locator('[data-panel="long"] .long-readout')
+      .evaluate(
+        (el) => ({ ...(el as HTMLElement).dataset, text: el.textContent }) as Record<string, string | undefined>,
+      )
     expect([r.i, r.j]).toEqual(['3', '2'])
     const tr = engine.run({ text, tokenizer: 'char' }) as Trace
     const n = tr.tokens.length
     expect(n).toBe(760)
     const want = tr.weights.data[3 * n + 2]
-    expect(Math.abs(Number(r.value) - want), `weights[3, 2]: widget ${r.value}, engine ${want}`).toBeLessThanOrEqual(1e-6 * Math.max(want, 1e-3))
+    expect(Math.abs(Number(r.value) - want), `weights[3, 2]: widget ${r.value}, engine ${want}`).toBeLessThanOrEqual(
+      1e-6 * Math.max(want, 1e-3),
+    )
     expect(r.text).toContain('国 → 中')
     expect(errors).toEqual([])
     await page.close()
@@ -435,7 +564,9 @@ describe('hostile attributes', () => {
     expect(notice).toContain('steps = “<svg onload=window.__pwned=2>”')
     expect(await bad.evaluate((el: WidgetEl) => [el.state!.heads, el.state!.score])).toEqual([1, 'scaled-dot'])
     // an attribute set later by script is text too
-    await rerender(page, '#bad', () => bad.evaluate((el) => el.setAttribute('text', '<script>window.__pwned=3</script> "x" & y')))
+    await rerender(page, '#bad', () =>
+      bad.evaluate((el) => el.setAttribute('text', '<script>window.__pwned=3</script> "x" & y')),
+    )
     expect((await widgetTrace(bad)).tokens).toContain('<script>window.__pwned=3</script>')
     await page.waitForTimeout(200)
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined()
@@ -446,7 +577,11 @@ describe('hostile attributes', () => {
     const clashNotice = (await clash.locator('.apw-notice').textContent()) ?? ''
     expect(clashNotice).toContain('dk = “24 (dot needs dk = dq = 8)”')
     expect(clashNotice).toContain('heads = “5 (must divide dq = 8, dk = 8, dv = 28)”')
-    expectSameNumbers((await widgetTrace(clash)).output, (engine.run({ text: 'a b c', score: 'dot', dq: 8, dk: 8 }) as Trace).output, 'clash output')
+    expectSameNumbers(
+      (await widgetTrace(clash)).output,
+      (engine.run({ text: 'a b c', score: 'dot', dq: 8, dk: 8 }) as Trace).output,
+      'clash output',
+    )
     expect(errors).toEqual([])
     await page.screenshot({ path: artifact('widget-injection.png') })
     await page.close()
@@ -469,10 +604,15 @@ describe('"copy as PyTorch code" from the widget, run with real torch', () => {
       await editor.fill('-2.75')
       await editor.press('Enter')
     })
-    await rerender(page, '#zh', () => zh.locator('input[type="range"]').first().evaluate((el) => {
-      (el as HTMLInputElement).value = String(Math.log10(0.6))
-      el.dispatchEvent(new Event('input', { bubbles: true }))
-    }))
+    await rerender(page, '#zh', () =>
+      zh
+        .locator('input[type="range"]')
+        .first()
+        .evaluate((el) => {
+          ;(el as HTMLInputElement).value = String(Math.log10(0.6))
+          el.dispatchEvent(new Event('input', { bubbles: true }))
+        }),
+    )
     const state = await zh.evaluate((el: WidgetEl) => el.state)
     expect(state!.edits).toEqual([{ t: 'Wq', r: 0, c: 1, v: -2.75 }])
     expect(state!.temperature).not.toBe(1)
@@ -491,12 +631,22 @@ describe('"copy as PyTorch code" from the widget, run with real torch', () => {
       const mine = wt[step].data
       expect(py.length, step).toBe(mine.length)
       for (let i = 0; i < mine.length; i++) {
-        if (mine[i] === -Infinity) { expect(py[i], `${step}[${i}]`).toBe(-Infinity); continue }
-        expect(Math.abs(py[i] - mine[i]) / Math.max(1, Math.abs(mine[i])), `${step}[${i}]: torch ${py[i]} widget ${mine[i]}`).toBeLessThanOrEqual(1e-5)
+        if (mine[i] === -Infinity) {
+          expect(py[i], `${step}[${i}]`).toBe(-Infinity)
+          continue
+        }
+        expect(
+          Math.abs(py[i] - mine[i]) / Math.max(1, Math.abs(mine[i])),
+          `${step}[${i}]: torch ${py[i]} widget ${mine[i]}`,
+        ).toBeLessThanOrEqual(1e-5)
       }
       // and what is on screen is those numbers, rounded for display
       const [r, c] = wt[step].shape.length === 3 ? wt[step].shape.slice(1) : wt[step].shape
-      expectShownEquals((await shown(zh, step)).values, Array.from({ length: r }, (_, i) => py.slice(i * c, (i + 1) * c)), `torch vs screen ${step}`)
+      expectShownEquals(
+        (await shown(zh, step)).values,
+        Array.from({ length: r }, (_, i) => py.slice(i * c, (i + 1) * c)),
+        `torch vs screen ${step}`,
+      )
     }
     // the human-readable form runs too
     const human = execFileSync(PY, [file], { encoding: 'utf8', timeout: 120_000 })
@@ -507,7 +657,7 @@ describe('"copy as PyTorch code" from the widget, run with real torch', () => {
 })
 
 describe('the training panel inside the widget (steps includes train)', () => {
-  it('loads lazily, takes the page\'s language, trains in its worker on the shared wasm, and goes away on removal', async () => {
+  it("loads lazily, takes the page's language, trains in its worker on the shared wasm, and goes away on removal", async () => {
     const { page, errors, requests } = await open('/tests/e2e/pages/train.html')
     await ready(page, '#tr')
     const tr = page.locator('#tr')
@@ -515,7 +665,7 @@ describe('the training panel inside the widget (steps includes train)', () => {
     await panel.waitFor()
     // The worker has loaded the engine when it proposes its sample sentence.
     await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
-    expect(await tr.evaluate((el: WidgetEl) => el.state!.lang)).toBe('zh')         // from <html lang="zh-CN">
+    expect(await tr.evaluate((el: WidgetEl) => el.state!.lang)).toBe('zh') // from <html lang="zh-CN">
     expect(await panel.locator('h2').textContent()).toMatch(/[\u4e00-\u9fff]/)
     const before = await panel.locator('.tr-status').textContent()
     await panel.locator('button[name="step"]').click()
@@ -524,10 +674,18 @@ describe('the training panel inside the widget (steps includes train)', () => {
     expect(requests.some((p) => /^\/dist\/widget\/train-worker-[\w-]+\.js$/.test(p))).toBe(true)
     expect(requests.filter((p) => p.endsWith('.wasm')).every((p) => p === '/dist/attention-relaxed.wasm')).toBe(true)
     // only the listed step panels besides the training panel
-    const visible = await tr.evaluate((el) => Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('section[data-step]'))
-      .filter((p) => p.offsetParent !== null).map((p) => p.dataset.step))
+    const visible = await tr.evaluate((el) =>
+      Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('section[data-step]'))
+        .filter((p) => p.offsetParent !== null)
+        .map((p) => p.dataset.step),
+    )
     expect(visible).toEqual(['weights', 'train'])
-    expect(await tr.evaluate((el) => { el.remove(); return el.shadowRoot!.childNodes.length })).toBe(0)
+    expect(
+      await tr.evaluate((el) => {
+        el.remove()
+        return el.shadowRoot!.childNodes.length
+      }),
+    ).toBe(0)
     await page.waitForTimeout(300)
     expect(errors).toEqual([])
     await page.close()
@@ -535,11 +693,22 @@ describe('the training panel inside the widget (steps includes train)', () => {
 })
 
 describe('shared URL state (the page) and the iframe embed', () => {
-  const query = '?text=' + encodeURIComponent('the cat sat on the mat') + '&score=general&mask=causal&seed=5&heads=2&temperature=0.8&lang=zh'
-  const opts: RunOptions = { text: 'the cat sat on the mat', score: 'general', mask: 'causal', seed: 5, heads: 2, temperature: 0.8 }
+  const query =
+    '?text=' +
+    encodeURIComponent('the cat sat on the mat') +
+    '&score=general&mask=causal&seed=5&heads=2&temperature=0.8&lang=zh'
+  const opts: RunOptions = {
+    text: 'the cat sat on the mat',
+    score: 'general',
+    mask: 'causal',
+    seed: 5,
+    heads: 2,
+    temperature: 0.8,
+  }
 
   it('a link restores the same numbers after a reload, equal to the engine', async () => {
-    if (!existsSync(join(ROOT, 'site/index.html'))) throw new Error('site/index.html is missing: node scripts/build.mjs --site')
+    if (!existsSync(join(ROOT, 'site/index.html')))
+      throw new Error('site/index.html is missing: node scripts/build.mjs --site')
     const { page, errors } = await open('/site/' + query)
     await page.waitForSelector('[data-step="weights"] canvas')
     const app = page.locator('body')
@@ -556,13 +725,23 @@ describe('shared URL state (the page) and the iframe embed', () => {
 
   it('the same URL in an <iframe> shows the same numbers', async () => {
     const { page, errors } = await open('/tests/e2e/pages/iframe.html')
-    await page.locator('#frame').evaluate((f, src) => { (f as HTMLIFrameElement).src = src }, '/site/' + query)
+    await page.locator('#frame').evaluate((f, src) => {
+      ;(f as HTMLIFrameElement).src = src
+    }, '/site/' + query)
     const frame = page.frameLocator('#frame')
     await frame.locator('[data-step="weights"] canvas').waitFor()
     const tr = engine.run(opts) as Trace
     const inFrame = frame.locator('body')
-    expectShownEquals((await shown(inFrame as unknown as Locator, 'output')).values, rowsOf(tr.output), 'output in the iframe')
-    expectShownEquals((await shown(inFrame as unknown as Locator, 'weights')).values, rowsOf(tr.weights, 0), 'weights (head 0) in the iframe')
+    expectShownEquals(
+      (await shown(inFrame as unknown as Locator, 'output')).values,
+      rowsOf(tr.output),
+      'output in the iframe',
+    )
+    expectShownEquals(
+      (await shown(inFrame as unknown as Locator, 'weights')).values,
+      rowsOf(tr.weights, 0),
+      'weights (head 0) in the iframe',
+    )
     expect(errors).toEqual([])
     await page.close()
   })

@@ -1,5 +1,6 @@
-// libFuzzer target: attention() as the bindings call it: random batch, shapes (often slightly wrong), rules, rule parameters, masks, scale, temperature, needWeights, and values from ordinary to NaN, ±inf and FLT_MAX.
-// Decoding and invariants live in fuzz_common.h, shared with tests/native/test_fuzz_regressions.cpp.
+// libFuzzer target: attention() as the bindings call it: random batch, shapes (often slightly wrong), rules, rule
+// parameters, masks, scale, temperature, needWeights, and values from ordinary to NaN, ±inf and FLT_MAX. Decoding and
+// invariants live in fuzz_common.h, shared with tests/native/test_fuzz_regressions.cpp.
 #include <cstddef>
 #include <cstdint>
 

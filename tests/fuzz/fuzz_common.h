@@ -247,11 +247,20 @@ inline bool utf8_ok(const std::string& s) {
     const unsigned char b = static_cast<unsigned char>(s[i]);
     int len;
     uint32_t cp;
-    if (b < 0x80) { len = 1; cp = b; }
-    else if ((b & 0xE0) == 0xC0) { len = 2; cp = b & 0x1F; }
-    else if ((b & 0xF0) == 0xE0) { len = 3; cp = b & 0x0F; }
-    else if ((b & 0xF8) == 0xF0) { len = 4; cp = b & 0x07; }
-    else return false;
+    if (b < 0x80) {
+      len = 1;
+      cp = b;
+    } else if ((b & 0xE0) == 0xC0) {
+      len = 2;
+      cp = b & 0x1F;
+    } else if ((b & 0xF0) == 0xE0) {
+      len = 3;
+      cp = b & 0x0F;
+    } else if ((b & 0xF8) == 0xF0) {
+      len = 4;
+      cp = b & 0x07;
+    } else
+      return false;
     if (i + static_cast<std::size_t>(len) > s.size()) return false;
     for (int k = 1; k < len; ++k) {
       const unsigned char c = static_cast<unsigned char>(s[i + k]);
@@ -267,8 +276,7 @@ inline bool utf8_ok(const std::string& s) {
 
 inline bool py_space(uint32_t cp) {
   return (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x20) || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
-         cp == 0x3000;
+         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
 }
 
 // The text's non-whitespace code points, concatenated (valid UTF-8 assumed).
@@ -403,7 +411,8 @@ struct AttentionInput {
 inline ap::Mask decode_mask(Reader& r, int batch, int nq, int nk) {
   ap::Mask m;
   switch (r.u8() % 6) {
-    case 0: case 1: break;
+    case 0:
+    case 1: break;
     case 2: m.kind = ap::Mask::Kind::Causal; break;
     case 3:
       m.kind = ap::Mask::Kind::KeyPadding;
@@ -646,7 +655,8 @@ inline void check_multihead_reference(const MultiHeadInput& in, const ap::MultiH
         const double w = m[j] ? 0.0 : std::exp(s[j] - mx) / z;
         expect(std::fabs(res.weights[h](i, j) - w) <= tol,
                "multi_head_attention head " + std::to_string(h) + ": weight (" + std::to_string(i) + ", " +
-                   std::to_string(j) + ") = " + std::to_string(res.weights[h](i, j)) + ", reference " + std::to_string(w));
+                   std::to_string(j) + ") = " + std::to_string(res.weights[h](i, j)) + ", reference " +
+                   std::to_string(w));
         for (long long t = 0; t < hd; ++t) {
           ctx[i * E + h * hd + t] += w * v[j * E + h * hd + t];
           ctxMag[i * E + h * hd + t] += std::fabs(w * v[j * E + h * hd + t]);
@@ -661,8 +671,8 @@ inline void check_multihead_reference(const MultiHeadInput& in, const ap::MultiH
         mag += std::fabs(double(p.outProjWeight(r, c))) * (ctxMag[i * E + c] + 1.0);
       }
       expect(std::fabs(res.output(i, r) - out) <= tol * (1.0 + mag),
-             "multi_head_attention output(" + std::to_string(i) + ", " + std::to_string(r) + ") = " +
-                 std::to_string(res.output(i, r)) + ", reference " + std::to_string(out));
+             "multi_head_attention output(" + std::to_string(i) + ", " + std::to_string(r) +
+                 ") = " + std::to_string(res.output(i, r)) + ", reference " + std::to_string(out));
     }
 }
 

@@ -1,5 +1,6 @@
-// libFuzzer target: multi_head_attention(): numHeads 0..9 against E, packed or separate projections (or both), biases, causal, key padding and attention masks, hostile values.
-// Decoding and invariants live in fuzz_common.h, shared with tests/native/test_fuzz_regressions.cpp.
+// libFuzzer target: multi_head_attention(): numHeads 0..9 against E, packed or separate projections (or both), biases,
+// causal, key padding and attention masks, hostile values. Decoding and invariants live in fuzz_common.h, shared with
+// tests/native/test_fuzz_regressions.cpp.
 #include <cstddef>
 #include <cstdint>
 

@@ -1,5 +1,6 @@
-// libFuzzer target: run(), the course pipeline: dims (including 0 and negative), heads that do not divide, every rule and tokenizer, cross attention, overrides of the wrong shape, masks sized for a guess of the token count, and arbitrary text.
-// Decoding and invariants live in fuzz_common.h, shared with tests/native/test_fuzz_regressions.cpp.
+// libFuzzer target: run(), the course pipeline: dims (including 0 and negative), heads that do not divide, every rule
+// and tokenizer, cross attention, overrides of the wrong shape, masks sized for a guess of the token count, and
+// arbitrary text. Decoding and invariants live in fuzz_common.h, shared with tests/native/test_fuzz_regressions.cpp.
 #include <cstddef>
 #include <cstdint>
 

@@ -1,5 +1,6 @@
-// libFuzzer target: every tokenizer (and the joint source+target vocabulary) on arbitrary bytes: invalid UTF-8, whitespace of every kind, the bpe marker, huge and negative merge counts.
-// Decoding and invariants live in fuzz_common.h, shared with tests/native/test_fuzz_regressions.cpp.
+// libFuzzer target: every tokenizer (and the joint source+target vocabulary) on arbitrary bytes: invalid UTF-8,
+// whitespace of every kind, the bpe marker, huge and negative merge counts. Decoding and invariants live in
+// fuzz_common.h, shared with tests/native/test_fuzz_regressions.cpp.
 #include <cstddef>
 #include <cstdint>
 

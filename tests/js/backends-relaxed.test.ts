@@ -42,7 +42,10 @@ describe('relaxed-SIMD engine = SIMD128 engine within 1e-5 relative', () => {
     const fx = loadFixture(file)
     it(`${file}: ${fx.cases.length} cases`, () => {
       for (const c of fx.cases) {
-        const input = { ...decodeInput(c.input, fx.tensors), ...(c.input.needWeights === false ? {} : { needScores: true }) }
+        const input = {
+          ...decodeInput(c.input, fx.tensors),
+          ...(c.input.needWeights === false ? {} : { needScores: true }),
+        }
         compareResults(relaxed.attention(input), simd.attention(input), c.name)
       }
     })
@@ -50,19 +53,31 @@ describe('relaxed-SIMD engine = SIMD128 engine within 1e-5 relative', () => {
 
   it('engine-mha.json', () => {
     const fx = loadFixture('engine-mha.json')
-    for (const c of fx.cases) compareResults(relaxed.multiHeadAttention(decodeInput(c.input)), simd.multiHeadAttention(decodeInput(c.input)), c.name)
+    for (const c of fx.cases)
+      compareResults(
+        relaxed.multiHeadAttention(decodeInput(c.input)),
+        simd.multiHeadAttention(decodeInput(c.input)),
+        c.name,
+      )
   })
 
   it('engine-run.json', () => {
     const fx = loadFixture('engine-run.json')
-    for (const c of fx.cases) compareResults(relaxed.run(decodeInput(c.options)), simd.run(decodeInput(c.options)), c.name)
+    for (const c of fx.cases)
+      compareResults(relaxed.run(decodeInput(c.options)), simd.run(decodeInput(c.options)), c.name)
   })
 
   // The sizes of the benchmark: the fused kernel and the weights path over many flash and register tiles.
-  for (const [n, d, causal] of [[512, 64, false], [512, 128, true], [777, 64, true]] as const) {
+  for (const [n, d, causal] of [
+    [512, 64, false],
+    [512, 128, true],
+    [777, 64, true],
+  ] as const) {
     it(`random n=${n} d=${d}${causal ? ' causal' : ''}`, () => {
       const r = rng(n * d)
-      const q = r.tensor([n, d]), k = r.tensor([n, d]), v = r.tensor([n, d])
+      const q = r.tensor([n, d]),
+        k = r.tensor([n, d]),
+        v = r.tensor([n, d])
       const mask = causal ? 'causal' : 'none'
       for (const needWeights of [false, true]) {
         const o = { query: q, key: k, value: v, mask, needWeights }

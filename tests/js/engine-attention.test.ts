@@ -1,7 +1,20 @@
 // ap.attention against PyTorch: every scoring rule, mask, temperature, scale, batch and cross shape
 // (tests/fixtures/engine-attention.json). The concat cases go through the seq2seq lesson's Attn class.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { EXACT, SUMS, TIGHT, decodeInput, expectTensorClose, getAp, loadFixture, maskedRowList, shapeOf, type Engine, type FixtureJson, type Tensor } from './helpers'
+import {
+  EXACT,
+  SUMS,
+  TIGHT,
+  decodeInput,
+  expectTensorClose,
+  getAp,
+  loadFixture,
+  maskedRowList,
+  shapeOf,
+  type Engine,
+  type FixtureJson,
+  type Tensor,
+} from './helpers'
 
 const fx = loadFixture('engine-attention.json')
 
@@ -29,9 +42,10 @@ describe('attention() reproduces PyTorch', () => {
       if (batched) {
         // one list per batch item; accepted flat too when no row is masked anywhere
         const none = e.maskedRows.every((m: number[]) => m.length === 0)
-        const got = Array.isArray(r.maskedRows?.[0]) || ArrayBuffer.isView(r.maskedRows?.[0])
-          ? r.maskedRows.map(maskedRowList)
-          : maskedRowList(r.maskedRows)
+        const got =
+          Array.isArray(r.maskedRows?.[0]) || ArrayBuffer.isView(r.maskedRows?.[0])
+            ? r.maskedRows.map(maskedRowList)
+            : maskedRowList(r.maskedRows)
         if (none && !Array.isArray(got[0])) expect(got).toEqual([])
         else expect(got).toEqual(e.maskedRows)
       } else {
@@ -42,15 +56,19 @@ describe('attention() reproduces PyTorch', () => {
 })
 
 describe('fully masked rows are exactly zero, never NaN', () => {
-  for (const c of fx.cases.filter((c: FixtureJson) => c.expected.maskedRows.length && !Array.isArray(c.expected.maskedRows[0]))) {
+  for (const c of fx.cases.filter(
+    (c: FixtureJson) => c.expected.maskedRows.length && !Array.isArray(c.expected.maskedRows[0]),
+  )) {
     it(c.name, () => {
       const r = ap.attention({ ...decodeInput(c.input, fx.tensors), needScores: true })
       const w = rowsOf(r.weights)
       const o = rowsOf(r.output)
       for (const i of c.expected.maskedRows as number[]) {
-        for (let j = 0; j < w.width; j++) expect(Object.is(r.weights!.data[i * w.width + j], 0), `weights[${i}, ${j}]`).toBe(true)
+        for (let j = 0; j < w.width; j++)
+          expect(Object.is(r.weights!.data[i * w.width + j], 0), `weights[${i}, ${j}]`).toBe(true)
         if (!c.expected.context) {
-          for (let j = 0; j < o.width; j++) expect(Object.is(r.output.data[i * o.width + j], 0), `output[${i}, ${j}]`).toBe(true)
+          for (let j = 0; j < o.width; j++)
+            expect(Object.is(r.output.data[i * o.width + j], 0), `output[${i}, ${j}]`).toBe(true)
         }
       }
       for (const x of r.weights!.data) expect(Number.isNaN(x)).toBe(false)
@@ -89,7 +107,9 @@ describe('attention() options', () => {
   })
 
   it('each batch item equals the same item run alone', () => {
-    const q = t('qb'), k = t('kb'), v = t('vb')
+    const q = t('qb'),
+      k = t('kb'),
+      v = t('vb')
     const all = ap.attention({ query: q, key: k, value: v, mask: 'causal' })
     const slice = (x: Tensor, i: number) => {
       const [, n, d] = shapeOf(x)

@@ -23,7 +23,13 @@ describe('attention({ needWeights: false }) reproduces PyTorch', () => {
 
 describe('fused and materialized paths agree', () => {
   // sizes that are not multiples of any tile or SIMD width, so the kernel's edge handling runs
-  const shapes: [number, number, number, number][] = [[1, 1, 1, 1], [3, 5, 7, 2], [129, 67, 33, 17], [250, 250, 64, 64], [1030, 1030, 64, 64]]
+  const shapes: [number, number, number, number][] = [
+    [1, 1, 1, 1],
+    [3, 5, 7, 2],
+    [129, 67, 33, 17],
+    [250, 250, 64, 64],
+    [1030, 1030, 64, 64],
+  ]
   for (const [nq, nk, d, dv] of shapes) {
     for (const mask of ['none', 'causal'] as const) {
       it(`nq=${nq} nk=${nk} d=${d} dv=${dv} ${mask}`, () => {
@@ -39,14 +45,19 @@ describe('fused and materialized paths agree', () => {
 
 // The fused kernel covers dot / scaled-dot with no or causal mask; other requests with
 // needWeights: false must still give the materialized answer, never a wrong one or an error.
-describe('needWeights: false outside the fused kernel\'s cases', () => {
+describe("needWeights: false outside the fused kernel's cases", () => {
   const g = rng(77)
-  const query = g.tensor([5, 4]), key = g.tensor([6, 4]), value = g.tensor([6, 3])
+  const query = g.tensor([5, 4]),
+    key = g.tensor([6, 4]),
+    value = g.tensor([6, 3])
   const variants: [string, object][] = [
     ['general', { score: 'general', params: { W: g.tensor([4, 4], 0.5) } }],
     ['additive', { score: 'additive', params: { Wq: g.tensor([3, 4]), Wk: g.tensor([3, 4]), v: g.tensor([3]) } }],
     ['keyPadding', { mask: { keyPadding: [true, false, false, true, false, false] } }],
-    ['matrix with a fully masked row', { mask: { matrix: Uint8Array.from({ length: 30 }, (_, i) => (i >= 6 && i < 12) || i % 7 === 0 ? 1 : 0) } }],
+    [
+      'matrix with a fully masked row',
+      { mask: { matrix: Uint8Array.from({ length: 30 }, (_, i) => ((i >= 6 && i < 12) || i % 7 === 0 ? 1 : 0)) } },
+    ],
     ['temperature 3, scale 0.2', { temperature: 3, scale: 0.2 }],
     ['batch', { query: g.tensor([2, 5, 4]), key: g.tensor([2, 6, 4]), value: g.tensor([2, 6, 3]), mask: 'causal' }],
   ]

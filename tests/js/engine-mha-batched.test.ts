@@ -2,7 +2,17 @@
 // boolean attn_mask, key padding that masks every key of an item, per-head weights
 // (average_attn_weights=False) and their mean (=True) — tests/fixtures/engine-mha-batched.json.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { SUMS, decodeInput, expectTensorClose, getAp, loadFixture, toTensor, type Engine, type FixtureJson, type Tensor } from './helpers'
+import {
+  SUMS,
+  decodeInput,
+  expectTensorClose,
+  getAp,
+  loadFixture,
+  toTensor,
+  type Engine,
+  type FixtureJson,
+  type Tensor,
+} from './helpers'
 
 const fx = loadFixture('engine-mha-batched.json')
 
@@ -37,15 +47,20 @@ describe('batched multiHeadAttention() reproduces torch.nn.MultiheadAttention(ba
   }
 
   it('a fully masked row: torch gave NaN, the engine gives zero weights and out_proj.bias as output', () => {
-    const c = fx.cases.find((c: FixtureJson) => c.torchNaN.some((rows: number[]) => rows.length > 0) && c.input.keyPaddingMask)
+    const c = fx.cases.find(
+      (c: FixtureJson) => c.torchNaN.some((rows: number[]) => rows.length > 0) && c.input.keyPaddingMask,
+    )
     expect(c.torchNaN[1]).toEqual([0, 1, 2])
     const r = ap.multiHeadAttention(input(c))
     const [B, H, nq, nk] = r.weights.shape
     expect(B).toBe(2)
-    for (let h = 0; h < H; h++) for (let x = 0; x < nq * nk; x++) expect(r.weights.data[((1 * H) + h) * nq * nk + x]).toBe(0)
+    for (let h = 0; h < H; h++)
+      for (let x = 0; x < nq * nk; x++) expect(r.weights.data[(1 * H + h) * nq * nk + x]).toBe(0)
     const E = r.output.shape[2]
     const bias = toTensor(c.input.outProjBias).data
-    expect(Array.from(r.output.data.subarray(nq * E, 2 * nq * E))).toEqual(Array.from({ length: nq }, () => Array.from(bias)).flat())
+    expect(Array.from(r.output.data.subarray(nq * E, 2 * nq * E))).toEqual(
+      Array.from({ length: nq }, () => Array.from(bias)).flat(),
+    )
   })
 
   it('a batch item gives the same numbers as the unbatched call', () => {
@@ -55,15 +70,22 @@ describe('batched multiHeadAttention() reproduces torch.nn.MultiheadAttention(ba
     const nk = o.key.shape[1]
     for (let b = 0; b < B; b++) {
       const part = (t: Tensor, n: number) => ({ data: t.data.slice(b * n * E, (b + 1) * n * E), shape: [n, E] })
-      const one = ap.multiHeadAttention({ ...o, query: part(o.query, nq), key: part(o.key, nk), value: part(o.value, nk) })
+      const one = ap.multiHeadAttention({
+        ...o,
+        query: part(o.query, nq),
+        key: part(o.key, nk),
+        value: part(o.value, nk),
+      })
       expect(Array.from(one.output.data)).toEqual(Array.from(whole.output.data.subarray(b * nq * E, (b + 1) * nq * E)))
     }
   })
 
   it('bad batched input names the argument and the shapes', () => {
     const o = input(fx.cases[0])
-    expect(() => ap.multiHeadAttention({ ...o, key: { data: o.key.data.slice(0, 40), shape: [1, 5, 8] } })).toThrow(/key: .*\[3, 4, 8\].*\[1, 5, 8\]/)
+    expect(() => ap.multiHeadAttention({ ...o, key: { data: o.key.data.slice(0, 40), shape: [1, 5, 8] } })).toThrow(
+      /key: .*\[3, 4, 8\].*\[1, 5, 8\]/,
+    )
     expect(() => ap.multiHeadAttention({ ...o, keyPaddingMask: [0, 1] })).toThrow(/keyPaddingMask: expected \[3, 5\]/)
-    expect(ap.multiHeadAttention(o).output.shape).toEqual([3, 4, 8])  // still works
+    expect(ap.multiHeadAttention(o).output.shape).toEqual([3, 4, 8]) // still works
   })
 })

@@ -1,7 +1,16 @@
 // ap.multiHeadAttention against torch.nn.MultiheadAttention (unbatched [n, E] inputs,
 // need_weights=True, average_attn_weights=False) — tests/fixtures/engine-mha.json.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { SUMS, decodeInput, expectTensorClose, getAp, loadFixture, shapeOf, type Engine, type FixtureJson } from './helpers'
+import {
+  SUMS,
+  decodeInput,
+  expectTensorClose,
+  getAp,
+  loadFixture,
+  shapeOf,
+  type Engine,
+  type FixtureJson,
+} from './helpers'
 
 const fx = loadFixture('engine-mha.json')
 

@@ -2,7 +2,19 @@
 // (or are all 0 when fully masked), permuting keys with their values changes nothing, scale 1/√dk is
 // temperature √dk, causal weights above the diagonal are exactly 0, logits of ±1e30 give no NaN.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { SUMS, TIGHT, decodeInput, expectTensorClose, getAp, loadFixture, maskedRowList, rng, shapeOf, type Engine, type Tensor } from './helpers'
+import {
+  SUMS,
+  TIGHT,
+  decodeInput,
+  expectTensorClose,
+  getAp,
+  loadFixture,
+  maskedRowList,
+  rng,
+  shapeOf,
+  type Engine,
+  type Tensor,
+} from './helpers'
 import type { MaskSpec } from '../../dist/index.js'
 
 let ap: Engine
@@ -30,7 +42,10 @@ describe('each weights row sums to 1, or is all 0 when its keys are all masked',
     for (const mask of ['none', 'causal', 'pad', 'matrix'] as const) {
       it(`${rule}, ${mask}`, () => {
         const g = rng(RULES.indexOf(rule) * 10 + ['none', 'causal', 'pad', 'matrix'].indexOf(mask))
-        const nq = 6, nk = 9, dq = 5, dk = 5
+        const nq = 6,
+          nk = 9,
+          dq = 5,
+          dk = 5
         let m: MaskSpec = mask === 'none' || mask === 'causal' ? mask : 'none'
         const fully = new Set<number>()
         if (mask === 'pad') m = { keyPadding: Array.from({ length: nk }, (_, j) => j % 3 === 1) }
@@ -42,8 +57,13 @@ describe('each weights row sums to 1, or is all 0 when its keys are all masked',
           m = { matrix }
         }
         const r = ap.attention({
-          query: g.tensor([nq, dq]), key: g.tensor([nk, dk]), value: g.tensor([nk, 4]),
-          score: rule, mask: m, temperature: 0.8, params: paramsFor(rule, g, dq, dk),
+          query: g.tensor([nq, dq]),
+          key: g.tensor([nk, dk]),
+          value: g.tensor([nk, 4]),
+          score: rule,
+          mask: m,
+          temperature: 0.8,
+          params: paramsFor(rule, g, dq, dk),
         })
         rows(r.weights!).forEach((row, i) => {
           const sum = row.reduce((a, b) => a + b, 0)
@@ -59,7 +79,8 @@ describe('each weights row sums to 1, or is all 0 when its keys are all masked',
   it('multi-head run(): every head row sums to 1', () => {
     // dq = dk = 24 and dv = 28 split into four heads of 6, 6 and 7
     const t = ap.run({ heads: 4, mask: 'causal', score: 'general', text: 'a b c d e f g', dModel: 8 })
-    for (const row of rows(t.weights)) expect(Math.abs(row.reduce((a, b) => a + b, 0) - 1)).toBeLessThanOrEqual(1e-6 * 7)
+    for (const row of rows(t.weights))
+      expect(Math.abs(row.reduce((a, b) => a + b, 0) - 1)).toBeLessThanOrEqual(1e-6 * 7)
   })
 })
 
@@ -67,8 +88,13 @@ describe('permuting keys and values together leaves the output unchanged', () =>
   for (const rule of RULES) {
     it(rule, () => {
       const g = rng(100 + RULES.indexOf(rule))
-      const nq = 5, nk = 11, d = 6, dv = 3
-      const query = g.tensor([nq, d]), key = g.tensor([nk, d]), value = g.tensor([nk, dv])
+      const nq = 5,
+        nk = 11,
+        d = 6,
+        dv = 3
+      const query = g.tensor([nq, d]),
+        key = g.tensor([nk, d]),
+        value = g.tensor([nk, dv])
       const perm = Array.from({ length: nk }, (_, i) => (i * 4 + 3) % nk) // a fixed derangement-ish permutation
       const permute = (t: Tensor, w: number): Tensor => {
         const data = new Float32Array(t.data.length)
@@ -89,7 +115,9 @@ describe('permuting keys and values together leaves the output unchanged', () =>
   it('with keyPadding permuted along', () => {
     const g = rng(7)
     const nk = 8
-    const query = g.tensor([4, 5]), key = g.tensor([nk, 5]), value = g.tensor([nk, 2])
+    const query = g.tensor([4, 5]),
+      key = g.tensor([nk, 5]),
+      value = g.tensor([nk, 2])
     const pad = [false, true, false, false, true, false, false, false]
     const perm = [7, 6, 5, 4, 3, 2, 1, 0]
     const permute = (t: Tensor, w: number): Tensor => {
@@ -98,7 +126,12 @@ describe('permuting keys and values together leaves the output unchanged', () =>
       return { data, shape: t.shape }
     }
     const a = ap.attention({ query, key, value, mask: { keyPadding: pad } })
-    const b = ap.attention({ query, key: permute(key, 5), value: permute(value, 2), mask: { keyPadding: perm.map((s) => pad[s]) } })
+    const b = ap.attention({
+      query,
+      key: permute(key, 5),
+      value: permute(value, 2),
+      mask: { keyPadding: perm.map((s) => pad[s]) },
+    })
     expectTensorClose(b.output, a.output, 'output', SUMS)
   })
 })
@@ -107,7 +140,12 @@ describe('scale 1/√dk equals temperature √dk with the scale off', () => {
   for (const dk of [1, 4, 24, 64]) {
     it(`dk = ${dk}`, () => {
       const g = rng(dk)
-      const base = { query: g.tensor([7, dk]), key: g.tensor([9, dk]), value: g.tensor([9, 5]), score: 'scaled-dot' as const }
+      const base = {
+        query: g.tensor([7, dk]),
+        key: g.tensor([9, dk]),
+        value: g.tensor([9, 5]),
+        score: 'scaled-dot' as const,
+      }
       const a = ap.attention(base)
       const b = ap.attention({ ...base, scale: false, temperature: Math.sqrt(dk) })
       const c = ap.attention({ ...base, scale: 1 / Math.sqrt(dk) })
@@ -128,12 +166,16 @@ describe('scale 1/√dk equals temperature √dk with the scale off', () => {
 describe('causal weights above the diagonal are exactly 0', () => {
   const check = (w: Tensor, label: string) => {
     const s = shapeOf(w)
-    const nk = s[s.length - 1], nq = s[s.length - 2]
+    const nk = s[s.length - 1],
+      nq = s[s.length - 2]
     const blocks = w.data.length / (nq * nk)
     for (let b = 0; b < blocks; b++) {
       for (let i = 0; i < nq; i++) {
         for (let j = i + 1; j < nk; j++) {
-          expect(Object.is(w.data[(b * nq + i) * nk + j], 0), `${label} block ${b} [${i}, ${j}] = ${w.data[(b * nq + i) * nk + j]}`).toBe(true)
+          expect(
+            Object.is(w.data[(b * nq + i) * nk + j], 0),
+            `${label} block ${b} [${i}, ${j}] = ${w.data[(b * nq + i) * nk + j]}`,
+          ).toBe(true)
         }
       }
     }
@@ -142,16 +184,49 @@ describe('causal weights above the diagonal are exactly 0', () => {
     it(`attention, ${rule}, self and cross (nq < nk), batch`, () => {
       const g = rng(200 + RULES.indexOf(rule))
       const p = paramsFor(rule, g, 4, 4)
-      check(ap.attention({ query: g.tensor([6, 4]), key: g.tensor([6, 4]), value: g.tensor([6, 3]), score: rule, params: p, mask: 'causal' }).weights!, 'self')
-      check(ap.attention({ query: g.tensor([4, 4]), key: g.tensor([10, 4]), value: g.tensor([10, 3]), score: rule, params: p, mask: 'causal' }).weights!, 'cross')
-      check(ap.attention({ query: g.tensor([2, 5, 4]), key: g.tensor([2, 5, 4]), value: g.tensor([2, 5, 3]), score: rule, params: p, mask: 'causal' }).weights!, 'batch')
+      check(
+        ap.attention({
+          query: g.tensor([6, 4]),
+          key: g.tensor([6, 4]),
+          value: g.tensor([6, 3]),
+          score: rule,
+          params: p,
+          mask: 'causal',
+        }).weights!,
+        'self',
+      )
+      check(
+        ap.attention({
+          query: g.tensor([4, 4]),
+          key: g.tensor([10, 4]),
+          value: g.tensor([10, 3]),
+          score: rule,
+          params: p,
+          mask: 'causal',
+        }).weights!,
+        'cross',
+      )
+      check(
+        ap.attention({
+          query: g.tensor([2, 5, 4]),
+          key: g.tensor([2, 5, 4]),
+          value: g.tensor([2, 5, 3]),
+          score: rule,
+          params: p,
+          mask: 'causal',
+        }).weights!,
+        'batch',
+      )
     })
   }
   it('even when the masked scores would dominate (huge values above the diagonal)', () => {
     const g = rng(5)
     const n = 5
     const key = g.tensor([n, 2])
-    for (let j = 1; j < n; j++) { key.data[j * 2] = 1e6; key.data[j * 2 + 1] = 1e6 }
+    for (let j = 1; j < n; j++) {
+      key.data[j * 2] = 1e6
+      key.data[j * 2 + 1] = 1e6
+    }
     const query: Tensor = { data: new Float32Array(n * 2).fill(1), shape: [n, 2] }
     check(ap.attention({ query, key, value: g.tensor([n, 3]), mask: 'causal', score: 'dot' }).weights!, 'dominant')
   })
@@ -161,7 +236,8 @@ describe('causal weights above the diagonal are exactly 0', () => {
     const s = shapeOf(t.maskedScores)
     const n = s[s.length - 1]
     for (let b = 0; b < t.maskedScores.data.length / (n * n); b++) {
-      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) expect(t.maskedScores.data[(b * n + i) * n + j]).toBe(-Infinity)
+      for (let i = 0; i < n; i++)
+        for (let j = i + 1; j < n; j++) expect(t.maskedScores.data[(b * n + i) * n + j]).toBe(-Infinity)
     }
   })
 })

@@ -2,13 +2,35 @@
 // written by tests/fixtures/gen_fixtures.py with torch 1.13).
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
-  SUMS, decodeInput, expectTensorClose, tolFor, getAp, isTensorJson, loadFixture, maskedRowList, shapeOf,
-  type Engine, type FixtureJson, type Tensor,
+  SUMS,
+  decodeInput,
+  expectTensorClose,
+  tolFor,
+  getAp,
+  isTensorJson,
+  loadFixture,
+  maskedRowList,
+  shapeOf,
+  type Engine,
+  type FixtureJson,
+  type Tensor,
 } from './helpers'
 
 const fx = loadFixture('engine-run.json')
-const STEPS = ['embeddings', 'Wq', 'Wk', 'Wv', 'Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores',
-  'weights', 'output'] as const
+const STEPS = [
+  'embeddings',
+  'Wq',
+  'Wk',
+  'Wv',
+  'Q',
+  'K',
+  'V',
+  'scores',
+  'scaledScores',
+  'maskedScores',
+  'weights',
+  'output',
+] as const
 
 let ap: Engine
 beforeAll(async () => {
@@ -35,7 +57,8 @@ describe('run() reproduces PyTorch', () => {
       const dv = shapeOf(t.output)[1]
       for (const i of e.maskedRows as number[]) {
         for (let h = 0; h < t.weights.data.length / (nq * nk); h++) {
-          for (let j = 0; j < nk; j++) expect(Object.is(t.weights.data[(h * nq + i) * nk + j], 0), `weights row ${i}`).toBe(true)
+          for (let j = 0; j < nk; j++)
+            expect(Object.is(t.weights.data[(h * nq + i) * nk + j], 0), `weights row ${i}`).toBe(true)
         }
         for (let j = 0; j < dv; j++) expect(Object.is(t.output.data[i * dv + j], 0), `output row ${i}`).toBe(true)
       }
@@ -56,7 +79,9 @@ function paramFor(tp: FixtureJson, heads: number, h: number, key: string): Tenso
 }
 
 describe('run() exposes the rule parameters it drew (trace.params)', () => {
-  for (const c of fx.cases.filter((c: FixtureJson) => c.expected.params?.some((p: FixtureJson) => Object.keys(p).length))) {
+  for (const c of fx.cases.filter((c: FixtureJson) =>
+    c.expected.params?.some((p: FixtureJson) => Object.keys(p).length),
+  )) {
     it(c.name, () => {
       const t = ap.run(decodeInput(c.options))
       const heads = c.options.heads ?? 1
@@ -78,8 +103,19 @@ describe('run() exposes the rule parameters it drew (trace.params)', () => {
 describe('run() bookkeeping', () => {
   it('defaults are the course program: run({}) equals the explicit options', () => {
     const a = ap.run({})
-    const b = ap.run({ text: 'this is my cat', tokenizer: 'word-sorted', dModel: 16, dq: 24, dk: 24, dv: 28,
-      seed: 123, score: 'scaled-dot', mask: 'none', temperature: 1, heads: 1 })
+    const b = ap.run({
+      text: 'this is my cat',
+      tokenizer: 'word-sorted',
+      dModel: 16,
+      dq: 24,
+      dk: 24,
+      dv: 28,
+      seed: 123,
+      score: 'scaled-dot',
+      mask: 'none',
+      temperature: 1,
+      heads: 1,
+    })
     for (const step of STEPS) expect(Array.from(a[step].data), step).toEqual(Array.from(b[step].data))
   })
 
@@ -94,8 +130,19 @@ describe('run() bookkeeping', () => {
   it('the trace carries the resolved options (docs/design.md: trace.options)', () => {
     const t = ap.run({ heads: 2 })
     expect(t.options, 'trace.options is missing').toBeTruthy()
-    expect(t.options).toMatchObject({ text: 'this is my cat', tokenizer: 'word-sorted', dModel: 16, dq: 24, dk: 24,
-      dv: 28, seed: 123, score: 'scaled-dot', mask: 'none', temperature: 1, heads: 2 })
+    expect(t.options).toMatchObject({
+      text: 'this is my cat',
+      tokenizer: 'word-sorted',
+      dModel: 16,
+      dq: 24,
+      dk: 24,
+      dv: 28,
+      seed: 123,
+      score: 'scaled-dot',
+      mask: 'none',
+      temperature: 1,
+      heads: 2,
+    })
   })
 
   it('the same options twice give identical numbers (one generator per call, seeded)', () => {

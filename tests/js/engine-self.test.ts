@@ -24,7 +24,12 @@ describe('attention() says whether it was self attention (result.selfAttention)'
 // docs/design.md names no field for run(); the package's types (src/js/types.ts) give the trace the
 // same `selfAttention` boolean as attention(); a `kind` string would do as well.
 describe('run() says which kind of attention it traced', () => {
-  const isSelf = (t: { selfAttention?: unknown; kind?: unknown }) => (typeof t.selfAttention === 'boolean' ? t.selfAttention : typeof t.kind === 'string' ? /self/.test(t.kind) : undefined)
+  const isSelf = (t: { selfAttention?: unknown; kind?: unknown }) =>
+    typeof t.selfAttention === 'boolean'
+      ? t.selfAttention
+      : typeof t.kind === 'string'
+        ? /self/.test(t.kind)
+        : undefined
   it('one sentence is self attention, source + target is not', () => {
     const self = ap.run({})
     const cross = ap.run({ source: 'the animal did not cross the street', target: 'it was too tired' })

@@ -8,20 +8,53 @@ import { f32, matrixCsv, panelMatrix } from '../../web/export/csv'
 /** A small RFC 4180 reader, written separately from the writer. */
 function parseCsv(text: string): string[][] {
   const rows: string[][] = []
-  let row: string[] = [], field = '', i = 0, quoted = false
+  let row: string[] = [],
+    field = '',
+    i = 0,
+    quoted = false
   while (i < text.length) {
     const ch = text[i]
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') { field += '"'; i += 2; continue }
-      if (ch === '"') { quoted = false; i++; continue }
-      field += ch; i++; continue
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"'
+        i += 2
+        continue
+      }
+      if (ch === '"') {
+        quoted = false
+        i++
+        continue
+      }
+      field += ch
+      i++
+      continue
     }
-    if (ch === '"' && field === '') { quoted = true; i++; continue }
-    if (ch === ',') { row.push(field); field = ''; i++; continue }
-    if (ch === '\r' && text[i + 1] === '\n') { row.push(field); rows.push(row); row = []; field = ''; i += 2; continue }
-    field += ch; i++
+    if (ch === '"' && field === '') {
+      quoted = true
+      i++
+      continue
+    }
+    if (ch === ',') {
+      row.push(field)
+      field = ''
+      i++
+      continue
+    }
+    if (ch === '\r' && text[i + 1] === '\n') {
+      row.push(field)
+      rows.push(row)
+      row = []
+      field = ''
+      i += 2
+      continue
+    }
+    field += ch
+    i++
   }
-  if (field !== '' || row.length) { row.push(field); rows.push(row) }
+  if (field !== '' || row.length) {
+    row.push(field)
+    rows.push(row)
+  }
   return rows
 }
 
@@ -46,7 +79,7 @@ describe('matrixCsv', () => {
     const data = new Float32Array(n * n).map((_, i) => i - 3)
     const rows = parseCsv(matrixCsv({ data, shape: [n, n] }, labels, labels))
     expect(rows).toHaveLength(n + 1)
-    const expected = ['a,b', 'say "hi"', 'two\nlines', "'=HYPERLINK(\"x\")", "'+1", "'@sum", "'-", 'plain']
+    const expected = ['a,b', 'say "hi"', 'two\nlines', '\'=HYPERLINK("x")', "'+1", "'@sum", "'-", 'plain']
     expect(rows[0].slice(1)).toEqual(expected)
     expect(rows.slice(1).map((r) => r[0])).toEqual(expected)
     // Negative numbers are numbers, not formulas: they keep their sign.
@@ -66,10 +99,18 @@ describe('matrixCsv', () => {
 
   it('rejects a wrong shape or label count with the numbers in the message', () => {
     const data = new Float32Array(6)
-    expect(() => matrixCsv({ data, shape: [1, 2, 3] }, [], [])).toThrow('matrixCsv: tensor must be 2-D [rows, cols], got shape [1, 2, 3]')
-    expect(() => matrixCsv({ data, shape: [2, 2] }, ['a', 'b'], ['x', 'y'])).toThrow('tensor data has 6 values, shape [2, 2] needs 4')
-    expect(() => matrixCsv({ data, shape: [2, 3] }, ['a'], ['x', 'y', 'z'])).toThrow('rowLabels has 1 labels, the tensor has 2 rows')
-    expect(() => matrixCsv({ data, shape: [2, 3] }, ['a', 'b'], ['x'])).toThrow('colLabels has 1 labels, the tensor has 3 columns')
+    expect(() => matrixCsv({ data, shape: [1, 2, 3] }, [], [])).toThrow(
+      'matrixCsv: tensor must be 2-D [rows, cols], got shape [1, 2, 3]',
+    )
+    expect(() => matrixCsv({ data, shape: [2, 2] }, ['a', 'b'], ['x', 'y'])).toThrow(
+      'tensor data has 6 values, shape [2, 2] needs 4',
+    )
+    expect(() => matrixCsv({ data, shape: [2, 3] }, ['a'], ['x', 'y', 'z'])).toThrow(
+      'rowLabels has 1 labels, the tensor has 2 rows',
+    )
+    expect(() => matrixCsv({ data, shape: [2, 3] }, ['a', 'b'], ['x'])).toThrow(
+      'colLabels has 1 labels, the tensor has 3 columns',
+    )
   })
 })
 
@@ -89,7 +130,17 @@ describe('panelMatrix (what each step panel exports)', () => {
     expect([wq.rows.length, wq.cols[23]]).toEqual([16, 'q23'])
     const rows = parseCsv(matrixCsv(w.tensor, w.rows, w.cols))
     expect(rows[0]).toEqual(['', '我', '爱', '中国'])
-    expect(rows.slice(1).map((r) => r.slice(1).map(num).reduce((a, b) => a + b, 0)).every((s) => Math.abs(s - 1) < 1e-6)).toBe(true)
+    expect(
+      rows
+        .slice(1)
+        .map((r) =>
+          r
+            .slice(1)
+            .map(num)
+            .reduce((a, b) => a + b, 0),
+        )
+        .every((s) => Math.abs(s - 1) < 1e-6),
+    ).toBe(true)
     expect(() => panelMatrix(trace, 'weights', 2)).toThrow('head must be from 0 to 1, got 2')
     expect(() => panelMatrix(trace, 'nope')).toThrow('unknown step "nope"')
   })

@@ -14,7 +14,20 @@ import type { Trace } from 'attention-playground'
 
 const DRIVER = new URL('../fixtures/gen_export_check.py', import.meta.url).pathname
 
-const STEPS = ['embeddings', 'Wq', 'Wk', 'Wv', 'Q', 'K', 'V', 'scores', 'scaledScores', 'maskedScores', 'weights', 'output'] as const
+const STEPS = [
+  'embeddings',
+  'Wq',
+  'Wk',
+  'Wv',
+  'Q',
+  'K',
+  'V',
+  'scores',
+  'scaledScores',
+  'maskedScores',
+  'weights',
+  'output',
+] as const
 const HOSTILE = 'x" + __import__("os").system("touch /tmp/ap-pwned") + "\n# \\ \'\'\' """ 我'
 
 interface Case {
@@ -40,30 +53,86 @@ const CASES: Case[] = [
   },
   {
     name: 'general, key padding, scale off, dq ≠ dk',
-    state: { text: 'a b c d e', tokenizer: 'word', score: 'general', scale: 'off', mask: 'padding', padKeys: [1, 3], dq: 12, dk: 20 },
-    run: { text: 'a b c d e', tokenizer: 'word', score: 'general', scale: false, mask: { keyPadding: [false, true, false, true, false] }, dq: 12, dk: 20 },
+    state: {
+      text: 'a b c d e',
+      tokenizer: 'word',
+      score: 'general',
+      scale: 'off',
+      mask: 'padding',
+      padKeys: [1, 3],
+      dq: 12,
+      dk: 20,
+    },
+    run: {
+      text: 'a b c d e',
+      tokenizer: 'word',
+      score: 'general',
+      scale: false,
+      mask: { keyPadding: [false, true, false, true, false] },
+      dq: 12,
+      dk: 20,
+    },
   },
   {
     name: 'concat, hand-masked cells incl. a fully masked row, temperature 2',
-    state: { text: 'one two three', score: 'concat', mask: 'cells', maskCells: [[0, 1], [2, 0], [1, 0], [1, 1], [1, 2]], temperature: 2 },
-    run: { text: 'one two three', score: 'concat', temperature: 2, mask: { matrix: Uint8Array.from([0, 1, 0, 1, 1, 1, 1, 0, 0]) } },
+    state: {
+      text: 'one two three',
+      score: 'concat',
+      mask: 'cells',
+      maskCells: [
+        [0, 1],
+        [2, 0],
+        [1, 0],
+        [1, 1],
+        [1, 2],
+      ],
+      temperature: 2,
+    },
+    run: {
+      text: 'one two three',
+      score: 'concat',
+      temperature: 2,
+      mask: { matrix: Uint8Array.from([0, 1, 0, 1, 1, 1, 1, 0, 0]) },
+    },
   },
   {
     name: 'cross attention (zh source, en target), dot with ÷√d_k switched on, causal',
-    state: { mode: 'cross', source: '我 爱 中国', target: 'I love China very much', tokenizer: 'word', score: 'dot', scale: 'on', mask: 'causal' },
-    run: { source: '我 爱 中国', target: 'I love China very much', tokenizer: 'word', score: 'dot', scale: 1 / Math.sqrt(24), mask: 'causal' },
+    state: {
+      mode: 'cross',
+      source: '我 爱 中国',
+      target: 'I love China very much',
+      tokenizer: 'word',
+      score: 'dot',
+      scale: 'on',
+      mask: 'causal',
+    },
+    run: {
+      source: '我 爱 中国',
+      target: 'I love China very much',
+      tokenizer: 'word',
+      score: 'dot',
+      scale: 1 / Math.sqrt(24),
+      mask: 'causal',
+    },
   },
   {
     name: 'bpe tokenizer, 4 heads, edited embeddings and W_q',
     state: { text: 'the lowest newer lower widest', tokenizer: 'bpe', heads: 4, dq: 16, dk: 16, dv: 8 },
     run: { text: 'the lowest newer lower widest', tokenizer: 'bpe', heads: 4, dq: 16, dk: 16, dv: 8 },
-    edits: [{ t: 'embeddings', r: 1, c: 3, v: 2.5 }, { t: 'Wq', r: 0, c: 0, v: -1.25 }, { t: 'Wq', r: 15, c: 15, v: 0.1 }],
+    edits: [
+      { t: 'embeddings', r: 1, c: 3, v: 2.5 },
+      { t: 'Wq', r: 0, c: 0, v: -1.25 },
+      { t: 'Wq', r: 15, c: 15, v: 0.1 },
+    ],
   },
   {
     name: 'cross attention with edited source embeddings and W_v, general rule',
     state: { mode: 'cross', source: 'le chat noir', target: 'the black cat', tokenizer: 'word', score: 'general' },
     run: { source: 'le chat noir', target: 'the black cat', tokenizer: 'word', score: 'general' },
-    edits: [{ t: 'sourceEmbeddings', r: 2, c: 0, v: -3 }, { t: 'Wv', r: 4, c: 27, v: 7.75 }],
+    edits: [
+      { t: 'sourceEmbeddings', r: 2, c: 0, v: -3 },
+      { t: 'Wv', r: 4, c: 27, v: 7.75 },
+    ],
   },
   {
     name: 'hostile text stays a string literal',
@@ -118,7 +187,9 @@ beforeAll(async () => {
     writeFileSync(f, m.code)
     return f
   })
-  results = JSON.parse(execFileSync(py, [DRIVER, ...files], { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 120_000 }))
+  results = JSON.parse(
+    execFileSync(py, [DRIVER, ...files], { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 120_000 }),
+  )
   expect(results).toHaveLength(CASES.length)
 }, 180_000)
 
@@ -131,8 +202,10 @@ describe("exported PyTorch code reproduces the engine's numbers", () => {
     it(c.name, () => {
       const { trace } = made[i]
       const printed = results[i].printed
-      for (const step of STEPS) expectClose(flat(printed[step]), (trace as unknown as Record<string, Tensor>)[step].data, `${c.name}: ${step}`)
-      if (trace.sourceEmbeddings) expectClose(flat(printed.sourceEmbeddings), trace.sourceEmbeddings.data, `${c.name}: sourceEmbeddings`)
+      for (const step of STEPS)
+        expectClose(flat(printed[step]), (trace as unknown as Record<string, Tensor>)[step].data, `${c.name}: ${step}`)
+      if (trace.sourceEmbeddings)
+        expectClose(flat(printed.sourceEmbeddings), trace.sourceEmbeddings.data, `${c.name}: sourceEmbeddings`)
       expect(results[i].globals.vocab).toEqual(trace.vocab)
     })
   }
@@ -141,7 +214,11 @@ describe("exported PyTorch code reproduces the engine's numbers", () => {
     const i = CASES.findIndex((c) => c.state.mask === 'causal' && c.state.mode !== 'cross')
     const file = join(dir, 'causal.py')
     writeFileSync(file, made[i].code)
-    const out = execFileSync(requireTorch(), [file, '--json'], { encoding: 'utf8', maxBuffer: 16 << 20, timeout: 120_000 })
+    const out = execFileSync(requireTorch(), [file, '--json'], {
+      encoding: 'utf8',
+      maxBuffer: 16 << 20,
+      timeout: 120_000,
+    })
     expect(out).not.toMatch(/Infinity|NaN/)
     const printed = JSON.parse(out) as Record<string, unknown[][]>
     expect(printed.maskedScores[0].slice(1)).toEqual(['-inf', '-inf', '-inf'])
@@ -150,7 +227,7 @@ describe("exported PyTorch code reproduces the engine's numbers", () => {
     const help = execFileSync(requireTorch(), [file, '--help'], { encoding: 'utf8', timeout: 120_000 })
     expect(help).toContain('"-inf"')
     expect(help).toContain('--json')
-  }, 300_000)  // two Python runs, each importing torch: over a minute on a loaded machine
+  }, 300_000) // two Python runs, each importing torch: over a minute on a loaded machine
 
   it('masked cells print as -inf, and a fully masked row has zero weights', () => {
     const i = CASES.findIndex((c) => c.name.startsWith('concat'))
@@ -189,7 +266,9 @@ describe('the program text', () => {
 
   it('writes edited tensors out whole, with the cells that were edited', () => {
     const m = made.find((x) => x.c.name.startsWith('bpe'))!
-    expect(m.code).toMatch(/# Wq as edited in the playground \(cells \(0, 0\), \(15, 15\)\):\n\s+W_q = torch\.tensor\(\[/)
+    expect(m.code).toMatch(
+      /# Wq as edited in the playground \(cells \(0, 0\), \(15, 15\)\):\n\s+W_q = torch\.tensor\(\[/,
+    )
     expect(m.code).toMatch(/# embeddings as edited in the playground \(cells \(1, 3\)\):\n\s+x = torch\.tensor\(\[/)
   })
 })

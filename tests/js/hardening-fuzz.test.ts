@@ -21,42 +21,105 @@ beforeAll(async () => {
 })
 
 const g = rng(20261130)
-const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(g.next() * xs.length)]
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(g.next() * xs.length)]
 const int = (lo: number, hi: number) => lo + Math.floor(g.next() * (hi - lo + 1))
 
 const SCALARS: (() => unknown)[] = [
-  () => undefined, () => null, () => true, () => false, () => 0, () => -0, () => -1, () => 1.5, () => NaN,
-  () => Infinity, () => -Infinity, () => 1e10, () => 2 ** 31, () => 2 ** 53, () => '', () => 'abc', () => '16',
-  () => 'causal', () => 'scaled-dot', () => [], () => [1, 2], () => ({}), () => Symbol('s'), () => 10n,
-  () => () => 1, () => new Date(0), () => int(1, 8), () => int(1, 8), () => int(1, 8),
+  () => undefined,
+  () => null,
+  () => true,
+  () => false,
+  () => 0,
+  () => -0,
+  () => -1,
+  () => 1.5,
+  () => NaN,
+  () => Infinity,
+  () => -Infinity,
+  () => 1e10,
+  () => 2 ** 31,
+  () => 2 ** 53,
+  () => '',
+  () => 'abc',
+  () => '16',
+  () => 'causal',
+  () => 'scaled-dot',
+  () => [],
+  () => [1, 2],
+  () => ({}),
+  () => Symbol('s'),
+  () => 10n,
+  () => () => 1,
+  () => new Date(0),
+  () => int(1, 8),
+  () => int(1, 8),
+  () => int(1, 8),
 ]
 
 function tensorish(): unknown {
   switch (int(0, 9)) {
-    case 0: return pick(SCALARS)()
-    case 1: return { data: 'abcdef', shape: [2, 3] }
-    case 2: return { data: new Float32Array(6), shape: [2, pick([3, -3, 3.5, NaN, 1e9, '3'] as unknown[])] }
-    case 3: return { data: new Float32Array(4), shape: Array.from({ length: int(0, 6) }, () => int(0, 3)) }
-    case 4: return { data: new Float64Array(6).fill(pick([1, NaN, 1e39, -1e39])), shape: [3, 2] }
-    case 5: return { shape: [2, 2] }
-    case 6: return [[1, 2], [3, 'x']]
-    case 7: return { data: new Int8Array(4), shape: [2, 2] }
-    case 8: return { get data() { throw new Error('data getter') }, shape: [1, 1] }
+    case 0:
+      return pick(SCALARS)()
+    case 1:
+      return { data: 'abcdef', shape: [2, 3] }
+    case 2:
+      return { data: new Float32Array(6), shape: [2, pick([3, -3, 3.5, NaN, 1e9, '3'] as unknown[])] }
+    case 3:
+      return { data: new Float32Array(4), shape: Array.from({ length: int(0, 6) }, () => int(0, 3)) }
+    case 4:
+      return { data: new Float64Array(6).fill(pick([1, NaN, 1e39, -1e39])), shape: [3, 2] }
+    case 5:
+      return { shape: [2, 2] }
+    case 6:
+      return [
+        [1, 2],
+        [3, 'x'],
+      ]
+    case 7:
+      return { data: new Int8Array(4), shape: [2, 2] }
+    case 8:
+      return {
+        get data() {
+          throw new Error('data getter')
+        },
+        shape: [1, 1],
+      }
     default: {
-      const r = int(1, 5), c = int(1, 5)
+      const r = int(1, 5),
+        c = int(1, 5)
       return g.tensor([r, c], pick([1, 1, 1, 1e20]))
     }
   }
 }
 
 function value(key: string): unknown {
-  if (['query', 'key', 'value', 'embeddings', 'Wq', 'Wk', 'Wv', 'inProjWeight', 'outProjWeight', 'inProjBias',
-    'qProjWeight', 'kProjWeight', 'vProjWeight', 'outProjBias'].includes(key)) return tensorish()
+  if (
+    [
+      'query',
+      'key',
+      'value',
+      'embeddings',
+      'Wq',
+      'Wk',
+      'Wv',
+      'inProjWeight',
+      'outProjWeight',
+      'inProjBias',
+      'qProjWeight',
+      'kProjWeight',
+      'vProjWeight',
+      'outProjBias',
+    ].includes(key)
+  )
+    return tensorish()
   if (key === 'mask') {
     return pick([
-      () => pick(SCALARS)(), () => ({ keyPadding: pick(SCALARS)() }), () => ({ matrix: new Uint8Array(int(0, 30)) }),
+      () => pick(SCALARS)(),
+      () => ({ keyPadding: pick(SCALARS)() }),
+      () => ({ matrix: new Uint8Array(int(0, 30)) }),
       // (a mask whose getters throw is the separate, focused test below)
-      () => ({ keyPadding: [true, 'x', 3] }), () => ({ matrix: 'abc' }),
+      () => ({ keyPadding: [true, 'x', 3] }),
+      () => ({ matrix: 'abc' }),
     ])()
   }
   if (key === 'params') return { W: tensorish(), b: tensorish(), Wq: tensorish(), Wk: tensorish(), v: tensorish() }
@@ -64,17 +127,51 @@ function value(key: string): unknown {
 }
 
 const FNS = {
-  run: ['text', 'source', 'target', 'tokenizer', 'bpeMerges', 'dModel', 'dq', 'dk', 'dv', 'seed', 'score', 'scale',
-    'mask', 'temperature', 'heads', 'embeddings', 'Wq', 'Wk', 'Wv'],
+  run: [
+    'text',
+    'source',
+    'target',
+    'tokenizer',
+    'bpeMerges',
+    'dModel',
+    'dq',
+    'dk',
+    'dv',
+    'seed',
+    'score',
+    'scale',
+    'mask',
+    'temperature',
+    'heads',
+    'embeddings',
+    'Wq',
+    'Wk',
+    'Wv',
+  ],
   attention: ['query', 'key', 'value', 'score', 'scale', 'mask', 'temperature', 'params', 'needWeights'],
-  multiHeadAttention: ['query', 'key', 'value', 'numHeads', 'inProjWeight', 'inProjBias', 'outProjWeight',
-    'outProjBias', 'causal', 'keyPaddingMask'],
+  multiHeadAttention: [
+    'query',
+    'key',
+    'value',
+    'numHeads',
+    'inProjWeight',
+    'inProjBias',
+    'outProjWeight',
+    'outProjBias',
+    'causal',
+    'keyPaddingMask',
+  ],
 } as const
 
 function describeOpts(o: unknown): string {
   try {
-    return JSON.stringify(o, (_k, v) => (typeof v === 'bigint' || typeof v === 'symbol' || typeof v === 'function' ? String(v)
-      : v instanceof Float32Array || v instanceof Float64Array ? `F${v.length}[${Array.from(v.slice(0, 4))}]` : v)).slice(0, 400)
+    return JSON.stringify(o, (_k, v) =>
+      typeof v === 'bigint' || typeof v === 'symbol' || typeof v === 'function'
+        ? String(v)
+        : v instanceof Float32Array || v instanceof Float64Array
+          ? `F${v.length}[${Array.from(v.slice(0, 4))}]`
+          : v,
+    ).slice(0, 400)
   } catch {
     return '(unprintable)'
   }
@@ -97,9 +194,19 @@ describe('fuzzing the package boundary (JS values → embind → C++)', () => {
       let opts: Record<string, unknown> = {}
       let callIt: () => unknown
       if (fn === 'tokenize') {
-        const text = pick([() => 'this is my cat', () => pick(SCALARS)(), () => '我爱中国 \uD800', () => 'a'.repeat(int(0, 50))])()
+        const text = pick([
+          () => 'this is my cat',
+          () => pick(SCALARS)(),
+          () => '我爱中国 \uD800',
+          () => 'a'.repeat(int(0, 50)),
+        ])()
         const kind = pick([() => 'bpe', () => 'char', () => pick(SCALARS)()])()
-        const o = pick([() => undefined, () => ({ bpeMerges: pick(SCALARS)() }), () => ({ bpeCorpus: pick(SCALARS)() }), () => pick(SCALARS)()])()
+        const o = pick([
+          () => undefined,
+          () => ({ bpeMerges: pick(SCALARS)() }),
+          () => ({ bpeCorpus: pick(SCALARS)() }),
+          () => pick(SCALARS)(),
+        ])()
         opts = { text, kind, o }
         callIt = () => ap.tokenize(text as never, kind as never, o as never)
       } else {
@@ -145,10 +252,17 @@ describe('a caller whose objects throw while the engine reads them', () => {
   // matrix into a Uint8Array in JS first, so a throwing getter throws before the module is entered.
   it('a throwing getter in mask.keyPadding: the caller gets its own error and nothing leaks', () => {
     const T = (r: number, c: number) => ({ data: new Float32Array(r * c).fill(0.5), shape: [r, c] })
-    const call = () => ap.attention({
-      query: T(2, 2), key: T(2, 2), value: T(2, 2),
-      mask: { get keyPadding(): boolean[] { throw new Error('caller getter') } },
-    })
+    const call = () =>
+      ap.attention({
+        query: T(2, 2),
+        key: T(2, 2),
+        value: T(2, 2),
+        mask: {
+          get keyPadding(): boolean[] {
+            throw new Error('caller getter')
+          },
+        },
+      })
     expect(call).toThrow('caller getter')
     const before = ap.memoryStats().allocatedBytes
     for (let i = 0; i < 20; i++) expect(call).toThrow('caller getter')

@@ -21,7 +21,7 @@ beforeAll(async () => {
 
 const g = rng(7)
 const T = (...shape: number[]): Tensor => g.tensor(shape)
-const TEXTS = ['this is my cat', '我爱中国', 'The animal didn\'t cross the street because it was too tired', 'a b a b a']
+const TEXTS = ['this is my cat', '我爱中国', "The animal didn't cross the street because it was too tired", 'a b a b a']
 
 function paramsFor(score: string, dq: number, dk: number, nk: number) {
   if (score === 'general') return { W: T(dq, dk) }
@@ -41,27 +41,42 @@ function call(i: number): 'ok' | 'error' {
         text: bad ? '' : TEXTS[i % TEXTS.length],
         tokenizer: TOKENIZERS[(i >> 2) % 4],
         score,
-        dq: 8, dk: 8, dv: 6, dModel: 4 + (i % 3),
+        dq: 8,
+        dk: 8,
+        dv: 6,
+        dModel: 4 + (i % 3),
         heads: (i >> 3) % 2 === 0 ? 1 : 2,
         mask: (i >> 4) % 2 === 0 ? 'causal' : 'none',
         seed: i,
       })
     } else if (kind === 1) {
-      const nq = 2 + (i % 5), nk = 3 + (i % 4), d = 4
+      const nq = 2 + (i % 5),
+        nk = 3 + (i % 4),
+        d = 4
       const score = SCORES[(i >> 2) % SCORES.length]
       const n = score === 'concat' ? nk : nq
       const query = T(n, d)
       if (bad) query.data[0] = NaN
       ap.attention({
-        query, key: T(nk, d), value: T(nk, 3), score, params: paramsFor(score, d, d, nk),
+        query,
+        key: T(nk, d),
+        value: T(nk, 3),
+        score,
+        params: paramsFor(score, d, d, nk),
         mask: (i >> 3) % 3 === 0 ? { keyPadding: Array.from({ length: nk }, (_, j) => j === 0) } : 'none',
         needWeights: (i >> 5) % 4 !== 0,
       })
     } else if (kind === 2) {
       const E = 8
       ap.multiHeadAttention({
-        query: T(3, E), key: T(4, E), value: T(4, E), numHeads: bad ? 3 : 2,
-        inProjWeight: T(3 * E, E), inProjBias: T(3 * E), outProjWeight: T(E, E), outProjBias: T(E),
+        query: T(3, E),
+        key: T(4, E),
+        value: T(4, E),
+        numHeads: bad ? 3 : 2,
+        inProjWeight: T(3 * E, E),
+        inProjBias: T(3 * E),
+        outProjWeight: T(E, E),
+        outProjBias: T(E),
         causal: i % 8 === 2,
       })
     } else {

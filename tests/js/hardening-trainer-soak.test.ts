@@ -47,7 +47,7 @@ function cycle(i: number) {
   if (i % 13 === 0) tr.trace()
   tr.dispose()
   expect(() => tr.step(1)).toThrow(/disposed/)
-  tr.dispose()  // twice is allowed and must not double-free
+  tr.dispose() // twice is allowed and must not double-free
 }
 
 describe('soak: trainers', () => {

@@ -22,7 +22,8 @@ export function getAp(): Promise<Engine> {
   enginePromise ??= (async () => {
     if (forcedBackend) {
       const ap = await init({ backend: forcedBackend as never })
-      if (ap.backend !== forcedBackend) throw new Error(`AP_TEST_BACKEND=${forcedBackend} but the engine runs ${ap.backend}`)
+      if (ap.backend !== forcedBackend)
+        throw new Error(`AP_TEST_BACKEND=${forcedBackend} but the engine runs ${ap.backend}`)
       return ap
     }
     try {
@@ -96,7 +97,12 @@ export function shapeOf(t: { shape?: readonly number[] } | undefined): number[] 
   return Array.from(t?.shape ?? [])
 }
 
-export interface Worst { index: number; actual: number; expected: number; err: number }
+export interface Worst {
+  index: number
+  actual: number
+  expected: number
+  err: number
+}
 
 /** |actual − expected| ≤ atol + rtol·|expected|, elementwise. */
 export interface Tol {
@@ -155,7 +161,13 @@ function where(shape: number[], index: number): string {
   return `[${idx.join(', ')}]`
 }
 
-function expectWithin(actual: ArrayLike<number>, expected: ArrayLike<number>, shape: number[], label: string, tol: Tol) {
+function expectWithin(
+  actual: ArrayLike<number>,
+  expected: ArrayLike<number>,
+  shape: number[],
+  label: string,
+  tol: Tol,
+) {
   expect(actual.length, `${label}: data length`).toBe(expected.length)
   const w = worstError(actual, expected, tol)
   expect(
@@ -172,7 +184,12 @@ export function tolFor(step: string): Tol {
 }
 
 /** Tensor vs tensor (or fixture JSON): same shape, every cell within tol (default F32). */
-export function expectTensorClose(actual: Tensor | undefined, expected: Tensor | TensorJson | undefined, label: string, tol: Tol = F32) {
+export function expectTensorClose(
+  actual: Tensor | undefined,
+  expected: Tensor | TensorJson | undefined,
+  label: string,
+  tol: Tol = F32,
+) {
   expect(actual, `${label}: missing`).toBeTruthy()
   expect(expected, `${label}: expected value missing`).toBeTruthy()
   if (!actual || !expected) return
@@ -226,5 +243,6 @@ export function expectCourseProgram(ap: Engine) {
   const fx = loadFixture('engine-run.json')
   const c = fx.cases[0]
   const t = ap.run({})
-  for (const key of ['Q', 'K', 'V', 'weights', 'output'] as const) expectTensorClose(t[key], c.expected[key], key, tolFor(key))
+  for (const key of ['Q', 'K', 'V', 'weights', 'output'] as const)
+    expectTensorClose(t[key], c.expected[key], key, tolFor(key))
 }

@@ -63,7 +63,9 @@ describe('npm pack', () => {
     expect(dts).toMatch(/export declare function init/)
     // Deep imports outside the map are refused, as users of a real package expect.
     writeFileSync(join(work, 'deep.mjs'), "import 'attention-playground/dist/util.js'")
-    expect(() => execFileSync('node', ['deep.mjs'], { cwd: work, stdio: 'pipe' })).toThrow(/ERR_PACKAGE_PATH_NOT_EXPORTED/)
+    expect(() => execFileSync('node', ['deep.mjs'], { cwd: work, stdio: 'pipe' })).toThrow(
+      /ERR_PACKAGE_PATH_NOT_EXPORTED/,
+    )
   })
 })
 
@@ -77,7 +79,8 @@ describe('the shipped .wasm', () => {
     // CMakeLists.txt); the shipped .wasm has no names. It must be the same binary as dist's.
     const built = join(root, 'build/wasm/attention.wasm')
     const symbols = join(root, 'build/wasm/attention.js.symbols')
-    for (const f of [built, symbols]) if (!existsSync(f)) throw new Error(`${f} is missing: rebuild with node scripts/build.mjs`)
+    for (const f of [built, symbols])
+      if (!existsSync(f)) throw new Error(`${f} is missing: rebuild with node scripts/build.mjs`)
     expect(Buffer.compare(readFileSync(built), wasm), 'dist/attention.wasm is not build/wasm/attention.wasm').toBe(0)
     const names = new Map<number, string>()
     for (const line of readFileSync(symbols, 'utf8').split('\n')) {
@@ -90,19 +93,26 @@ describe('the shipped .wasm', () => {
     const kernels = ['qkt', 'softmax_rows', 'weights_v', 'flash_attention']
     const found = new Map<string, FunctionBody>()
     for (const b of bodies) {
-      const m = /^ap::kernels::simd::(\w+)(\(|\\28)/.exec(names.get(b.index) ?? '')  // '(' is escaped as \28
+      const m = /^ap::kernels::simd::(\w+)(\(|\\28)/.exec(names.get(b.index) ?? '') // '(' is escaped as \28
       if (m && kernels.includes(m[1])) found.set(m[1], b)
     }
     expect([...found.keys()].sort(), 'the SIMD kernels by name in the symbol map').toEqual([...kernels].sort())
     // The instructions inside those bodies, decoded by wabt's wasm-objdump (a v128 instruction is the
     // 0xFD prefix plus a LEB128 opcode and its immediates; a byte search would count immediates too).
     const objdump = requireCommand('wasm-objdump', 'wabt')
-    const text = execFileSync(objdump, ['-d', join(root, 'dist/attention.wasm')], { encoding: 'utf8', maxBuffer: 1 << 30 })
+    const text = execFileSync(objdump, ['-d', join(root, 'dist/attention.wasm')], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    })
     const perFunc = new Map<number, { first: number; ops: string[] }>()
     let cur: { first: number; ops: string[] } | undefined
     for (const line of text.split('\n')) {
       const head = /^[0-9a-f]+ func\[(\d+)\]/.exec(line)
-      if (head) { cur = { first: -1, ops: [] }; perFunc.set(Number(head[1]), cur); continue }
+      if (head) {
+        cur = { first: -1, ops: [] }
+        perFunc.set(Number(head[1]), cur)
+        continue
+      }
       const ins = /^ ([0-9a-f]+): [0-9a-f ]*\|\s+(\S+)/.exec(line)
       if (ins && cur) {
         if (cur.first < 0) cur.first = parseInt(ins[1], 16)
@@ -123,7 +133,8 @@ describe('the shipped .wasm', () => {
     }
     // A scalar build of these functions has none; the minimums are ~80 % of the counts measured on the
     // Emscripten 3.1.6 -O3 build (qkt 45, softmax_rows 73, weights_v 118, flash_attention 318).
-    for (const k of kernels) expect(counts[k], `${k}: v128 instructions (${JSON.stringify(counts)})`).toBeGreaterThanOrEqual(MIN_V128[k])
+    for (const k of kernels)
+      expect(counts[k], `${k}: v128 instructions (${JSON.stringify(counts)})`).toBeGreaterThanOrEqual(MIN_V128[k])
     expect(WebAssembly.validate(new Uint8Array(wasm))).toBe(true)
   })
 })

@@ -30,14 +30,17 @@ const el: AttentionPlaygroundElement | null = document.querySelector('attention-
 export const used = [w, s, el, AttentionError]
 `
   writeFileSync(join(work, 'consumer.ts'), common)
-  writeFileSync(join(work, 'using.ts'), `
+  writeFileSync(
+    join(work, 'using.ts'),
+    `
 import { init } from 'attention-playground'
 const ap = await init()
 export function train(): number {
   using tr = ap.createTrainer({ task: 'reverse', seed: 1 })
   return tr.step(2).accuracy
 }
-`)
+`,
+  )
 }, 180_000)
 
 afterAll(() => {
@@ -57,12 +60,25 @@ function typeErrors(files: string[], options: ts.CompilerOptions): string[] {
     if (!cache.has(key)) cache.set(key, read.call(host, name, lang, ...rest))
     return cache.get(key)
   }
-  const program = ts.createProgram(files.map((f) => join(work, f)), options, host)
-  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n') +
-    (d.file ? ` (${d.file.fileName.replace(work, '')})` : ''))
+  const program = ts.createProgram(
+    files.map((f) => join(work, f)),
+    options,
+    host,
+  )
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map(
+      (d) =>
+        ts.flattenDiagnosticMessageText(d.messageText, '\n') +
+        (d.file ? ` (${d.file.fileName.replace(work, '')})` : ''),
+    )
 }
 
-const LIBS = { es2020: ['lib.es2020.d.ts', 'lib.dom.d.ts'], es2022: ['lib.es2022.d.ts', 'lib.dom.d.ts'], esnext: ['lib.esnext.d.ts', 'lib.dom.d.ts'] }
+const LIBS = {
+  es2020: ['lib.es2020.d.ts', 'lib.dom.d.ts'],
+  es2022: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+  esnext: ['lib.esnext.d.ts', 'lib.dom.d.ts'],
+}
 const RESOLUTION = {
   bundler: { module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler },
   node16: { module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16 },
@@ -80,18 +96,28 @@ describe('the packed types under common tsconfig settings', () => {
             strict: true,
             noEmit: true,
             skipLibCheck,
-            types: [],  // no @types/node: it declares Symbol.dispose itself and would hide a missing declaration
+            types: [], // no @types/node: it declares Symbol.dispose itself and would hide a missing declaration
           }
           const files = lib === 'esnext' ? ['consumer.ts', 'using.ts'] : ['consumer.ts']
           expect(typeErrors(files, options)).toEqual([])
-        }, 240_000)  // without skipLibCheck tsc checks lib.dom.d.ts too: ~5 s of CPU, far longer on a busy machine
+        }, 240_000) // without skipLibCheck tsc checks lib.dom.d.ts too: ~5 s of CPU, far longer on a busy machine
       }
     }
   }
 
   it('a type error in the consumer is reported (the check is live)', () => {
-    writeFileSync(join(work, 'wrong.ts'), "import { init } from 'attention-playground'\nexport const n: number = init\n")
-    const errors = typeErrors(['wrong.ts'], { ...RESOLUTION.bundler, target: ts.ScriptTarget.ES2020, lib: LIBS.es2020, strict: true, noEmit: true, types: [] })
+    writeFileSync(
+      join(work, 'wrong.ts'),
+      "import { init } from 'attention-playground'\nexport const n: number = init\n",
+    )
+    const errors = typeErrors(['wrong.ts'], {
+      ...RESOLUTION.bundler,
+      target: ts.ScriptTarget.ES2020,
+      lib: LIBS.es2020,
+      strict: true,
+      noEmit: true,
+      types: [],
+    })
     expect(errors.join('\n')).toMatch(/not assignable to type 'number'/)
   }, 120_000)
 })

@@ -23,7 +23,10 @@ export function packTarball(dest: string): string {
  */
 export function installTarball(tarball: string, dir: string, extra: Record<string, unknown> = {}): void {
   mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', ...extra }))
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module', ...extra }),
+  )
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball], { cwd: dir, stdio: 'pipe' })
 }
 

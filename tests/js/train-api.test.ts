@@ -36,7 +36,10 @@ describe('createTrainer', () => {
     const it = 7
     const animal = 1
     const street = 5
-    for (const [text, right, wrong] of [[TIRED, animal, street], [WIDE, street, animal]] as const) {
+    for (const [text, right, wrong] of [
+      [TIRED, animal, street],
+      [WIDE, street, animal],
+    ] as const) {
       const t = tr.trace(text)
       expect(t.tokens[it]).toBe('it')
       const n = t.tokens.length
@@ -55,7 +58,13 @@ describe('createTrainer', () => {
   })
 
   it('next-char learns a pasted text with the causal mask; sgd works too', () => {
-    using tr = create({ task: 'next-char', text: 'ab'.repeat(60) + '我爱中国'.repeat(10), context: 8, optimizer: 'sgd', lr: 0.5 })
+    using tr = create({
+      task: 'next-char',
+      text: 'ab'.repeat(60) + '我爱中国'.repeat(10),
+      context: 8,
+      optimizer: 'sgd',
+      lr: 0.5,
+    })
     expect(tr.info.config.mask).toBe('causal')
     expect(tr.info.vocab).toContain('我')
     const before = tr.evaluate()
@@ -83,7 +92,7 @@ describe('createTrainer', () => {
     c.dispose()
   })
 
-  it('trace has ap.run\'s fields and shapes, per head with heads > 1', () => {
+  it("trace has ap.run's fields and shapes, per head with heads > 1", () => {
     using tr = create({ task: 'coreference', heads: 4, dModel: 32, score: 'general' })
     const t = tr.trace(TIRED)
     const n = 11
@@ -91,8 +100,18 @@ describe('createTrainer', () => {
     expect(t.tokenIds.length).toBe(n)
     expect(t.vocab).toEqual(tr.info.vocab)
     const shapes: Record<string, number[]> = {
-      embeddings: [n, 32], Wq: [32, 32], Wk: [32, 32], Wv: [32, 32], Q: [n, 32], K: [n, 32], V: [n, 32],
-      scores: [4, n, n], scaledScores: [4, n, n], maskedScores: [4, n, n], weights: [4, n, n], output: [n, 32],
+      embeddings: [n, 32],
+      Wq: [32, 32],
+      Wk: [32, 32],
+      Wv: [32, 32],
+      Q: [n, 32],
+      K: [n, 32],
+      V: [n, 32],
+      scores: [4, n, n],
+      scaledScores: [4, n, n],
+      maskedScores: [4, n, n],
+      weights: [4, n, n],
+      output: [n, 32],
     }
     for (const [k, s] of Object.entries(shapes)) {
       const got = (t as unknown as Record<string, Tensor>)[k]
@@ -137,7 +156,9 @@ describe('createTrainer', () => {
     expect(() => tr.trace('the unicorn jumped')).toThrow(/unicorn/)
     expect(() => tr.step(0)).toThrow(/\bn\b/)
     expect(() => tr.step(1.5)).toThrow(/\bn\b/)
-    expect(() => tr.setParameters({ embedding: { data: new Float32Array(3), shape: [1, 3] } })).toThrow(/parameters\.embedding/)
+    expect(() => tr.setParameters({ embedding: { data: new Float32Array(3), shape: [1, 3] } })).toThrow(
+      /parameters\.embedding/,
+    )
     expect(() => tr.setParameters({ nope: { data: new Float32Array(1), shape: [1, 1] } })).toThrow(/nope/)
     expect(() => tr.gradients([{ ids: [999] }])).toThrow(/ids/)
     expect(() => (tr.lr = 0)).toThrow(/lr/)
@@ -189,7 +210,8 @@ describe('createTrainer', () => {
       const r = ap.attention({ query: t.Q, key: t.K, value: t.V, score, scale: t.scale, params })
       let worst = 0
       for (let i = 0; i < n * n; i++) worst = Math.max(worst, Math.abs(r.weights!.data[i] - t.weights.data[i]))
-      for (let i = 0; i < t.output.data.length; i++) worst = Math.max(worst, Math.abs(r.output.data[i] - t.output.data[i]) / Math.max(1, Math.abs(t.output.data[i])))
+      for (let i = 0; i < t.output.data.length; i++)
+        worst = Math.max(worst, Math.abs(r.output.data[i] - t.output.data[i]) / Math.max(1, Math.abs(t.output.data[i])))
       expect(worst, score).toBeLessThan(1e-4)
     }
   })

@@ -26,7 +26,9 @@ console.log(JSON.stringify({ before, held, after }))
 
 describe('trainer finalization', () => {
   it('frees dropped trainers after garbage collection', () => {
-    const out = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' })
+    const out = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    })
     const { before, held, after } = JSON.parse(out.trim().split('\n').pop()!)
     expect(held - before).toBeGreaterThan(1_000_000) // 30 live trainers (their data sets and weights) hold real memory
     expect(after - before).toBeLessThan(64 * 1024)

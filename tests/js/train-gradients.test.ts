@@ -15,11 +15,19 @@ function create(opts: TrainerOptions) {
   return ap.createTrainer(opts)
 }
 
-const files = readdirSync(new URL('../fixtures/grad/', import.meta.url)).filter((f) => f.startsWith('grad-') && f.endsWith('.json')).sort()
+const files = readdirSync(new URL('../fixtures/grad/', import.meta.url))
+  .filter((f) => f.startsWith('grad-') && f.endsWith('.json'))
+  .sort()
 
 describe('trainer gradients equal PyTorch autograd', () => {
   it('has a fixture for every scoring rule', () => {
-    expect(files).toEqual(['grad-additive.json', 'grad-concat.json', 'grad-dot.json', 'grad-general.json', 'grad-scaled-dot.json'])
+    expect(files).toEqual([
+      'grad-additive.json',
+      'grad-concat.json',
+      'grad-dot.json',
+      'grad-general.json',
+      'grad-scaled-dot.json',
+    ])
   })
 
   for (const file of files) {
@@ -47,7 +55,9 @@ describe('trainer gradients equal PyTorch autograd', () => {
               maxRef = Math.max(maxRef, Math.abs(ref.data[i]))
               maxErr = Math.max(maxErr, Math.abs(got.data[i] - ref.data[i]))
             }
-            expect(maxErr, `${k}: max error ${maxErr} (largest gradient ${maxRef})`).toBeLessThanOrEqual(1e-4 * Math.max(maxRef, 1e-3))
+            expect(maxErr, `${k}: max error ${maxErr} (largest gradient ${maxRef})`).toBeLessThanOrEqual(
+              1e-4 * Math.max(maxRef, 1e-3),
+            )
           }
         } finally {
           tr.dispose()
@@ -69,7 +79,9 @@ describe('trainer optimizers equal torch.optim', () => {
         tr.setParameters(params)
         for (let s = 0; s < c.steps; s++) {
           const r = tr.trainOn(c.batch)
-          expect(Math.abs(r.loss - c.losses[s]), `loss before step ${s + 1}`).toBeLessThan(1e-5 * Math.max(1, c.losses[s]))
+          expect(Math.abs(r.loss - c.losses[s]), `loss before step ${s + 1}`).toBeLessThan(
+            1e-5 * Math.max(1, c.losses[s]),
+          )
         }
         expect(tr.steps).toBe(c.steps)
         const got = tr.parameters()

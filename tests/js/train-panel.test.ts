@@ -21,13 +21,18 @@ let browser: Browser
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ap-train-panel-'))
-  writeFileSync(join(dir, 'index.html'),
-    '<!doctype html><html><head><meta charset="utf-8"></head><body><div id="app"></div><script type="module" src="./main.ts"></script></body></html>')
-  writeFileSync(join(dir, 'main.ts'), `
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><html><head><meta charset="utf-8"></head><body><div id="app"></div><script type="module" src="./main.ts"></script></body></html>',
+  )
+  writeFileSync(
+    join(dir, 'main.ts'),
+    `
 import { mountTrainPanel } from ${JSON.stringify(join(repo, 'web/train/panel.ts'))}
 const lang = new URLSearchParams(location.search).get('lang') === 'zh' ? 'zh' : 'en'
 ;(window as any).__panel = mountTrainPanel(document.getElementById('app')!, { lang })
-`)
+`,
+  )
   const { build } = await import('vite')
   await build({
     root: dir,
@@ -69,14 +74,21 @@ describe('Train panel in Chromium', () => {
     const errors: string[] = []
     page.on('pageerror', (e: Error) => errors.push(e.message))
     await page.goto(base)
-    await page.waitForFunction(() => /step \d/.test(document.querySelector('.tr-status')?.textContent ?? ''), null, { timeout: 60_000 })
+    await page.waitForFunction(() => /step \d/.test(document.querySelector('.tr-status')?.textContent ?? ''), null, {
+      timeout: 60_000,
+    })
     expect(await stepOf(page)).toBe(0)
     expect(await page.getAttribute('section.ap-train', 'data-step')).toBe('train')
     await page.click('button[name=play]')
-    await page.waitForFunction(() => Number(/step (\d+)/.exec(document.querySelector('.tr-status')?.textContent ?? '')?.[1] ?? 0) >= 300,
-      null, { timeout: 120_000 })
+    await page.waitForFunction(
+      () => Number(/step (\d+)/.exec(document.querySelector('.tr-status')?.textContent ?? '')?.[1] ?? 0) >= 300,
+      null,
+      { timeout: 120_000 },
+    )
     await page.click('button[name=play]') // pause
-    await page.waitForFunction(() => document.querySelector('button[name=play]')?.getAttribute('aria-pressed') === 'false')
+    await page.waitForFunction(
+      () => document.querySelector('button[name=play]')?.getAttribute('aria-pressed') === 'false',
+    )
     const text = (await status(page)) ?? ''
     const held = Number(/held-out accuracy ([\d.]+) %/.exec(text)?.[1])
     expect(held, text).toBeGreaterThan(90)
@@ -86,13 +98,23 @@ describe('Train panel in Chromium', () => {
     expect(lrShown, text).toBeLessThan(0.01)
     expect(await page.getAttribute('[data-train-view=attention] canvas', 'aria-label')).toMatch(/it → animal/)
     await page.fill('input[name=sentence]', "the animal didn't cross the street because it was too wide")
-    await page.waitForFunction(() => /it → street/.test(document.querySelector('[data-train-view=attention] canvas')?.getAttribute('aria-label') ?? ''),
-      null, { timeout: 30_000 })
+    await page.waitForFunction(
+      () =>
+        /it → street/.test(
+          document.querySelector('[data-train-view=attention] canvas')?.getAttribute('aria-label') ?? '',
+        ),
+      null,
+      { timeout: 30_000 },
+    )
     // the step button runs 10 more steps
     const before = await stepOf(page)
     await page.click('button[name=step]')
-    await page.waitForFunction((b: number) => Number(/step (\d+)/.exec(document.querySelector('.tr-status')?.textContent ?? '')?.[1] ?? 0) === b + 10,
-      before, { timeout: 30_000 })
+    await page.waitForFunction(
+      (b: number) =>
+        Number(/step (\d+)/.exec(document.querySelector('.tr-status')?.textContent ?? '')?.[1] ?? 0) === b + 10,
+      before,
+      { timeout: 30_000 },
+    )
     expect(errors).toEqual([])
     await page.close()
   }, 240_000)
@@ -100,13 +122,17 @@ describe('Train panel in Chromium', () => {
   it('speaks Chinese and shows typed markup as text without running it', async () => {
     const page = await browser.newPage()
     await page.goto(`${base}?lang=zh`)
-    await page.waitForFunction(() => /第 \d+ 步/.test(document.querySelector('.tr-status')?.textContent ?? ''), null, { timeout: 60_000 })
-    expect(await page.textContent('.tr-status')).toMatch(/当前学习率 0\.000200/)  // step 0: the first warm-up step, 0.01/50
+    await page.waitForFunction(() => /第 \d+ 步/.test(document.querySelector('.tr-status')?.textContent ?? ''), null, {
+      timeout: 60_000,
+    })
+    expect(await page.textContent('.tr-status')).toMatch(/当前学习率 0\.000200/) // step 0: the first warm-up step, 0.01/50
     expect(await page.textContent('.ap-train h2')).toBe('训练注意力')
     const attack = '<img src=x onerror="window.__pwned=1">'
     await page.fill('input[name=sentence]', attack)
     // the engine names the unknown word (punctuation stripped, as the task's tokenizer does)
-    await page.waitForFunction(() => /'img'/.test(document.querySelector('.tr-error')?.textContent ?? ''), null, { timeout: 30_000 })
+    await page.waitForFunction(() => /'img'/.test(document.querySelector('.tr-error')?.textContent ?? ''), null, {
+      timeout: 30_000,
+    })
     expect(await page.inputValue('input[name=sentence]')).toBe(attack)
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined()
     expect(await page.locator('.ap-train img').count()).toBe(0)

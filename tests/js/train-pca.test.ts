@@ -25,18 +25,31 @@ describe('Pca2', () => {
     const rows = 400
     const d = data(rows, 0.6)
     const p = new Pca2().project(d, rows, 4)
-    let vx = 0, vy = 0, mx = 0, my = 0
-    for (let i = 0; i < rows; i++) { mx += p[2 * i] / rows; my += p[2 * i + 1] / rows }
-    for (let i = 0; i < rows; i++) { vx += (p[2 * i] - mx) ** 2 / rows; vy += (p[2 * i + 1] - my) ** 2 / rows }
+    let vx = 0,
+      vy = 0,
+      mx = 0,
+      my = 0
+    for (let i = 0; i < rows; i++) {
+      mx += p[2 * i] / rows
+      my += p[2 * i + 1] / rows
+    }
+    for (let i = 0; i < rows; i++) {
+      vx += (p[2 * i] - mx) ** 2 / rows
+      vy += (p[2 * i + 1] - my) ** 2 / rows
+    }
     expect(Math.abs(mx)).toBeLessThan(1e-4)
     // uniform on [-5, 5] has variance 25/3; on [-1, 1] 1/3
-    expect(vx).toBeGreaterThan(25 / 3 * 0.85)
-    expect(vx).toBeLessThan(25 / 3 * 1.15)
-    expect(vy).toBeGreaterThan(1 / 3 * 0.8)
-    expect(vy).toBeLessThan(1 / 3 * 1.2)
+    expect(vx).toBeGreaterThan((25 / 3) * 0.85)
+    expect(vx).toBeLessThan((25 / 3) * 1.15)
+    expect(vy).toBeGreaterThan((1 / 3) * 0.8)
+    expect(vy).toBeLessThan((1 / 3) * 1.2)
     // the first coordinate is the position along (cos .6, sin .6), up to sign
-    let c0 = 0, c1 = 0
-    for (let i = 0; i < rows; i++) { c0 += d[i * 4] / rows; c1 += d[i * 4 + 1] / rows }
+    let c0 = 0,
+      c1 = 0
+    for (let i = 0; i < rows; i++) {
+      c0 += d[i * 4] / rows
+      c1 += d[i * 4 + 1] / rows
+    }
     for (const i of [0, 7, 99]) {
       const along = (d[i * 4] - c0) * Math.cos(0.6) + (d[i * 4 + 1] - c1) * Math.sin(0.6)
       expect(Math.abs(Math.abs(p[2 * i]) - Math.abs(along))).toBeLessThan(0.05)

@@ -37,7 +37,7 @@ describe('coreference with the defaults stays learned', () => {
       expect(r.reached, trail).toBeGreaterThan(0)
       expect(r.reached, trail).toBeLessThanOrEqual(400)
       expect(r.minAfter, trail).toBeGreaterThanOrEqual(0.95)
-      expect(r.lrEnd).toBeCloseTo(0.0005, 6)  // the floor after the schedule
+      expect(r.lrEnd).toBeCloseTo(0.0005, 6) // the floor after the schedule
     }, 600_000)
   }
 })
@@ -57,18 +57,20 @@ describe('the learning-rate schedule', () => {
         tr.step(1)
       }
       for (let s = 0; s < fx.steps; s++) {
-        expect(Math.abs(got[s] - fx.lrs[s]), `step ${s}: ${got[s]} vs torch ${fx.lrs[s]}`).toBeLessThanOrEqual(1e-5 * fx.lrs[s])
+        expect(Math.abs(got[s] - fx.lrs[s]), `step ${s}: ${got[s]} vs torch ${fx.lrs[s]}`).toBeLessThanOrEqual(
+          1e-5 * fx.lrs[s],
+        )
       }
       tr.step(600)
-      expect(tr.lrInUse).toBeCloseTo(fx.floor * fx.lr, 9)  // and it stays at the floor
-      tr.lr = 0.02  // a new peak scales the schedule
+      expect(tr.lrInUse).toBeCloseTo(fx.floor * fx.lr, 9) // and it stays at the floor
+      tr.lr = 0.02 // a new peak scales the schedule
       expect(tr.lrInUse).toBeCloseTo(0.02 * fx.floor, 9)
     } finally {
       tr.dispose()
     }
   }, 60_000)
 
-  it('an explicit lr keeps every update torch.optim.Adam\'s own (constant), unless a schedule is asked for', () => {
+  it("an explicit lr keeps every update torch.optim.Adam's own (constant), unless a schedule is asked for", () => {
     const a = ap.createTrainer({ task: 'coreference', seed: 0, lr: 0.01, batchSize: 1 })
     const b = ap.createTrainer({ task: 'coreference', seed: 0, lr: 0.01, batchSize: 1, schedule: 'warmup-cosine' })
     try {
@@ -77,7 +79,9 @@ describe('the learning-rate schedule', () => {
       expect(a.lrInUse).toBe(a.info.config.lrInUse)
       expect(a.lrInUse).toBeCloseTo(0.01, 9)
       expect(b.lrInUse).toBeCloseTo(0.0002, 9)
-      expect(() => ap.createTrainer({ task: 'coreference', schedule: 'step' })).toThrow(/schedule: expected 'auto', 'constant' or 'warmup-cosine', got 'step'/)
+      expect(() => ap.createTrainer({ task: 'coreference', schedule: 'step' })).toThrow(
+        /schedule: expected 'auto', 'constant' or 'warmup-cosine', got 'step'/,
+      )
     } finally {
       a.dispose()
       b.dispose()

@@ -14,7 +14,11 @@ export function leb(buf: Uint8Array, pos: number): { value: number; next: number
   }
 }
 
-export interface FunctionBody { index: number; start: number; end: number }
+export interface FunctionBody {
+  index: number
+  start: number
+  end: number
+}
 
 function skipName(buf: Uint8Array, pos: number): number {
   const n = leb(buf, pos)
@@ -40,11 +44,27 @@ export function functionBodies(buf: Uint8Array): FunctionBody[] {
       for (let i = 0; i < count.value; i++) {
         p = skipName(buf, skipName(buf, p))
         const kind = buf[p++]
-        if (kind === 0) { imported++; p = leb(buf, p).next }  // function: type index
-        else if (kind === 1) { p++; const f = buf[p++]; p = leb(buf, p).next; if (f & 1) p = leb(buf, p).next }  // table
-        else if (kind === 2) { const f = buf[p++]; p = leb(buf, p).next; if (f & 1) p = leb(buf, p).next }  // memory
-        else if (kind === 3) p += 2  // global: type, mutability
-        else if (kind === 4) { p++; p = leb(buf, p).next }  // tag
+        if (kind === 0) {
+          imported++
+          p = leb(buf, p).next
+        } // function: type index
+        else if (kind === 1) {
+          p++
+          const f = buf[p++]
+          p = leb(buf, p).next
+          if (f & 1) p = leb(buf, p).next
+        } // table
+        else if (kind === 2) {
+          const f = buf[p++]
+          p = leb(buf, p).next
+          if (f & 1) p = leb(buf, p).next
+        } // memory
+        else if (kind === 3)
+          p += 2 // global: type, mutability
+        else if (kind === 4) {
+          p++
+          p = leb(buf, p).next
+        } // tag
         else throw new Error(`wasm: unknown import kind ${kind}`)
       }
     } else if (id === 10) {

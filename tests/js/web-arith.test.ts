@@ -19,7 +19,8 @@ describe('dot products', () => {
   it('term by term, equal to torch q @ k.T', () => {
     const c = byKind('dot')[0]
     const [nq, nk, d] = c.shape
-    const Q = tensor(c.q, [nq, d]), K = tensor(c.k, [nk, d])
+    const Q = tensor(c.q, [nq, d]),
+      K = tensor(c.k, [nk, d])
     for (let i = 0; i < nq; i++) {
       for (let j = 0; j < nk; j++) {
         const { products, sum } = dotTerms(headRow(Q, i, 0, 1), headRow(K, j, 0, 1))
@@ -32,10 +33,11 @@ describe('dot products', () => {
     }
   })
 
-  it('per head uses that head\'s contiguous block of columns', () => {
+  it("per head uses that head's contiguous block of columns", () => {
     const c = byKind('dot')[0]
     const [nq, nk, d] = c.shape
-    const Q = tensor(c.q, [nq, d]), K = tensor(c.k, [nk, d])
+    const Q = tensor(c.q, [nq, d]),
+      K = tensor(c.k, [nk, d])
     // With 2 heads of 4 columns, head 0 + head 1 dot products add up to the full dot product.
     const h0 = dotTerms(headRow(Q, 1, 0, 2), headRow(K, 2, 0, 2)).sum
     const h1 = dotTerms(headRow(Q, 1, 1, 2), headRow(K, 2, 1, 2)).sum
@@ -68,30 +70,36 @@ describe('score rules with parameters', () => {
     const c = byKind('general')[0]
     const [nq, nk, dq, dk] = c.dims
     const tr = fakeTrace(tensor(c.q, [nq, dq]), tensor(c.k, [nk, dk]), { W: tensor(c.W, [dq, dk]) })
-    for (let i = 0; i < nq; i++) for (let j = 0; j < nk; j++) {
-      expect(scoreBreakdown(tr, 'general', i, j, 0)!.sum).toBeCloseTo(c.scores[i * nk + j], 5)
-    }
+    for (let i = 0; i < nq; i++)
+      for (let j = 0; j < nk; j++) {
+        expect(scoreBreakdown(tr, 'general', i, j, 0)!.sum).toBeCloseTo(c.scores[i * nk + j], 5)
+      }
   })
 
   it('additive: vᵀ tanh(W_q q + W_k k)', () => {
     const c = byKind('additive')[0]
     const [nq, nk, dq, dk, hd] = c.dims
-    const tr = fakeTrace(tensor(c.q, [nq, dq]), tensor(c.k, [nk, dk]),
-      { Wq: tensor(c.Wq, [hd, dq]), Wk: tensor(c.Wk, [hd, dk]), v: tensor(c.v, [hd]) })
-    for (let i = 0; i < nq; i++) for (let j = 0; j < nk; j++) {
-      const bd = scoreBreakdown(tr, 'additive', i, j, 0)!
-      expect(bd.terms).toHaveLength(hd)
-      expect(bd.sum).toBeCloseTo(c.scores[i * nk + j], 5)
-    }
+    const tr = fakeTrace(tensor(c.q, [nq, dq]), tensor(c.k, [nk, dk]), {
+      Wq: tensor(c.Wq, [hd, dq]),
+      Wk: tensor(c.Wk, [hd, dk]),
+      v: tensor(c.v, [hd]),
+    })
+    for (let i = 0; i < nq; i++)
+      for (let j = 0; j < nk; j++) {
+        const bd = scoreBreakdown(tr, 'additive', i, j, 0)!
+        expect(bd.terms).toHaveLength(hd)
+        expect(bd.sum).toBeCloseTo(c.scores[i * nk + j], 5)
+      }
   })
 
-  it('concat: Linear([q_i; k_i])[j], the course\'s rule 1', () => {
+  it("concat: Linear([q_i; k_i])[j], the course's rule 1", () => {
     const c = byKind('concat')[0]
     const [n, d] = c.dims
     const tr = fakeTrace(tensor(c.q, [n, d]), tensor(c.k, [n, d]), { W: tensor(c.W, [n, 2 * d]), b: tensor(c.b, [n]) })
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
-      expect(scoreBreakdown(tr, 'concat', i, j, 0)!.sum).toBeCloseTo(c.scores[i * n + j], 5)
-    }
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) {
+        expect(scoreBreakdown(tr, 'concat', i, j, 0)!.sum).toBeCloseTo(c.scores[i * n + j], 5)
+      }
   })
 
   it('with 2 heads, head 1 uses its own columns and its own params', () => {
@@ -99,13 +107,17 @@ describe('score rules with parameters', () => {
     const [nq, nk, dq, dk] = c.dims
     // Head 0's columns hold zeros, head 1's hold the fixture's q and k.
     const widen = (x: number[], n: number, d: number) =>
-      tensor(Array.from({ length: n }, (_, r) => [...new Array(d).fill(0), ...x.slice(r * d, (r + 1) * d)]).flat(), [n, 2 * d])
+      tensor(Array.from({ length: n }, (_, r) => [...new Array(d).fill(0), ...x.slice(r * d, (r + 1) * d)]).flat(), [
+        n,
+        2 * d,
+      ])
     const zero = tensor(new Array(dq * dk).fill(0), [dq, dk])
     const tr = fakeTrace(widen(c.q, nq, dq), widen(c.k, nk, dk), [{ W: zero }, { W: tensor(c.W, [dq, dk]) }], 2)
-    for (let i = 0; i < nq; i++) for (let j = 0; j < nk; j++) {
-      expect(scoreBreakdown(tr, 'general', i, j, 1)!.sum).toBeCloseTo(c.scores[i * nk + j], 5)
-      expect(Math.abs(scoreBreakdown(tr, 'general', i, j, 0)!.sum)).toBe(0)
-    }
+    for (let i = 0; i < nq; i++)
+      for (let j = 0; j < nk; j++) {
+        expect(scoreBreakdown(tr, 'general', i, j, 1)!.sum).toBeCloseTo(c.scores[i * nk + j], 5)
+        expect(Math.abs(scoreBreakdown(tr, 'general', i, j, 0)!.sum)).toBe(0)
+      }
   })
 
   it('returns null when the parameters do not fit (no made-up breakdown)', () => {

@@ -18,7 +18,9 @@ beforeAll(async () => {
 function expectClose(got: ArrayLike<number>, want: ArrayLike<number>, what: string, tol = 2e-5): void {
   expect(got.length, `${what} length`).toBe(want.length)
   for (let i = 0; i < want.length; i++) {
-    expect(Math.abs(got[i] - want[i]), `${what}[${i}]: ${got[i]} vs ${want[i]}`).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(want[i])))
+    expect(Math.abs(got[i] - want[i]), `${what}[${i}]: ${got[i]} vs ${want[i]}`).toBeLessThanOrEqual(
+      tol * Math.max(1, Math.abs(want[i])),
+    )
   }
 }
 
@@ -42,10 +44,22 @@ describe('decode view model', () => {
     })
   })
 
-  it('each step is exactly the matching row of the engine\'s full cross and causal runs, for any source and target', () => {
-    const cases: Array<[string, string, 'word' | 'char']> = [['the cat sat on the mat', 'le chat', 'word'], ['我爱中国', '我爱你们', 'char']]
+  it("each step is exactly the matching row of the engine's full cross and causal runs, for any source and target", () => {
+    const cases: Array<[string, string, 'word' | 'char']> = [
+      ['the cat sat on the mat', 'le chat', 'word'],
+      ['我爱中国', '我爱你们', 'char'],
+    ]
     for (const [source, target, tokenizer] of cases) {
-      const s = Object.assign(defaultState('en'), { mode: 'cross' as const, source, target, tokenizer, dq: 8, dk: 8, dv: 6, seed: 5 })
+      const s = Object.assign(defaultState('en'), {
+        mode: 'cross' as const,
+        source,
+        target,
+        tokenizer,
+        dq: 8,
+        dk: 8,
+        dv: 6,
+        seed: 5,
+      })
       const m = decodeModel(engine, s)
       const base = { tokenizer, dModel: s.dModel, dq: 8, dk: 8, dv: 6, seed: 5, score: 'scaled-dot' as const, heads: 1 }
       const cross = engine.run({ ...base, source, target: `${START} ${target}`, mask: 'none' })
@@ -96,12 +110,19 @@ describe('scaling view model: why ÷√d_k, measured on the engine', () => {
     expect(pts.map((p) => p.dk)).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
     for (const p of pts) {
       // Four standard errors of the mean over independent blocks; the errors themselves are small.
-      expect(Math.abs(p.raw.variance - p.dk), `raw d_k=${p.dk}: ${p.raw.variance} ± ${p.raw.varianceSE}`).toBeLessThanOrEqual(4 * p.raw.varianceSE)
-      expect(Math.abs(p.scaled.variance - 1), `scaled d_k=${p.dk}: ${p.scaled.variance} ± ${p.scaled.varianceSE}`).toBeLessThanOrEqual(4 * p.scaled.varianceSE)
+      expect(
+        Math.abs(p.raw.variance - p.dk),
+        `raw d_k=${p.dk}: ${p.raw.variance} ± ${p.raw.varianceSE}`,
+      ).toBeLessThanOrEqual(4 * p.raw.varianceSE)
+      expect(
+        Math.abs(p.scaled.variance - 1),
+        `scaled d_k=${p.dk}: ${p.scaled.variance} ± ${p.scaled.varianceSE}`,
+      ).toBeLessThanOrEqual(4 * p.scaled.varianceSE)
       expect(p.raw.varianceSE / p.dk).toBeLessThan(0.15)
       expect(p.scaled.varianceSE).toBeLessThan(0.15)
     }
-    const first = pts[0], last = pts[pts.length - 1]
+    const first = pts[0],
+      last = pts[pts.length - 1]
     // Unscaled: at d_k = 512 the rows are nearly one-hot, entropy near 0, the gradient nearly gone.
     expect(last.raw.maxWeight).toBeGreaterThan(0.9)
     expect(last.raw.entropy).toBeLessThan(0.3)
@@ -112,6 +133,14 @@ describe('scaling view model: why ÷√d_k, measured on the engine', () => {
       expect(Math.abs(p.scaled.maxWeight - first.scaled.maxWeight)).toBeLessThan(0.08)
       expect(p.scaled.gradient).toBeGreaterThan(0.5 * first.scaled.gradient)
     }
-    console.log('scaling:', pts.map((p) => `d_k=${p.dk} var ${p.raw.variance.toFixed(1)}/${p.scaled.variance.toFixed(3)} max ${p.raw.maxWeight.toFixed(3)}/${p.scaled.maxWeight.toFixed(3)} H ${p.raw.entropy.toFixed(3)}/${p.scaled.entropy.toFixed(3)} grad ${p.raw.gradient.toFixed(4)}/${p.scaled.gradient.toFixed(4)}`).join('\n'))
+    console.log(
+      'scaling:',
+      pts
+        .map(
+          (p) =>
+            `d_k=${p.dk} var ${p.raw.variance.toFixed(1)}/${p.scaled.variance.toFixed(3)} max ${p.raw.maxWeight.toFixed(3)}/${p.scaled.maxWeight.toFixed(3)} H ${p.raw.entropy.toFixed(3)}/${p.scaled.entropy.toFixed(3)} grad ${p.raw.gradient.toFixed(4)}/${p.scaled.gradient.toFixed(4)}`,
+        )
+        .join('\n'),
+    )
   })
 })

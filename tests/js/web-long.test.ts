@@ -15,9 +15,10 @@ beforeAll(async () => {
   engine = ap as unknown as Engine
 })
 
-const WORDS = 'the animal did not cross the street because it was too tired , a cat sat on a mat while birds sang'.split(' ')
+const WORDS =
+  'the animal did not cross the street because it was too tired , a cat sat on a mat while birds sang'.split(' ')
 const EN = Array.from({ length: 400 }, (_, i) => WORDS[(i * 5 + (i >> 3)) % WORDS.length]).join(' ')
-const ZH = '我爱中国的长城和黄河，春天来了花开了。'.repeat(24)  // 456 characters
+const ZH = '我爱中国的长城和黄河，春天来了花开了。'.repeat(24) // 456 characters
 
 function state(patch: Partial<PlaygroundState>): PlaygroundState {
   return { ...defaultState('en'), text: EN, tokenizer: 'word', ...patch }
@@ -33,25 +34,53 @@ function row(t: Tensor, h: number, r: number): Float32Array {
 function close(got: ArrayLike<number>, want: ArrayLike<number>, what: string, rel = 1e-5) {
   expect(got.length, what).toBe(want.length)
   for (let k = 0; k < want.length; k++) {
-    if (want[k] === -Infinity || got[k] === -Infinity) { expect(got[k], `${what}[${k}]`).toBe(want[k]); continue }
-    expect(Math.abs(got[k] - want[k]), `${what}[${k}]: long ${got[k]}, run ${want[k]}`).toBeLessThanOrEqual(rel * Math.max(1, Math.abs(want[k])))
+    if (want[k] === -Infinity || got[k] === -Infinity) {
+      expect(got[k], `${what}[${k}]`).toBe(want[k])
+      continue
+    }
+    expect(Math.abs(got[k] - want[k]), `${what}[${k}]: long ${got[k]}, run ${want[k]}`).toBeLessThanOrEqual(
+      rel * Math.max(1, Math.abs(want[k])),
+    )
   }
 }
 
 const CASES: Array<[string, Partial<PlaygroundState>]> = [
   ['word, scaled-dot, no mask', {}],
   ['word-sorted, dot, causal', { tokenizer: 'word-sorted', score: 'dot', mask: 'causal' }],
-  ['char (Chinese), general, 2 heads, temperature 0.5', { text: ZH, tokenizer: 'char', score: 'general', heads: 2, head: 1, temperature: 0.5 }],
+  [
+    'char (Chinese), general, 2 heads, temperature 0.5',
+    { text: ZH, tokenizer: 'char', score: 'general', heads: 2, head: 1, temperature: 0.5 },
+  ],
   ['word, additive, padding', { score: 'additive', mask: 'padding', padKeys: [0, 3, 399] }],
-  ['word, scaled-dot, cells, 2 heads', { mask: 'cells', maskCells: [[5, 0], [5, 1], [7, 7]], heads: 2 }],
-  ['word, scaled-dot, scale off, edited W_q and embeddings', { scale: 'off', edits: [{ t: 'Wq', r: 0, c: 1, v: -2 }, { t: 'embeddings', r: 3, c: 2, v: 4 }] }],
+  [
+    'word, scaled-dot, cells, 2 heads',
+    {
+      mask: 'cells',
+      maskCells: [
+        [5, 0],
+        [5, 1],
+        [7, 7],
+      ],
+      heads: 2,
+    },
+  ],
+  [
+    'word, scaled-dot, scale off, edited W_q and embeddings',
+    {
+      scale: 'off',
+      edits: [
+        { t: 'Wq', r: 0, c: 1, v: -2 },
+        { t: 'embeddings', r: 3, c: 2, v: 4 },
+      ],
+    },
+  ],
 ]
 
-describe('long view numbers equal the engine\'s full run', () => {
+describe("long view numbers equal the engine's full run", () => {
   it('takes texts above the threshold only, and not bpe, concat or cross attention', () => {
     expect(longTokens(engine, state({}))?.tokens.length).toBe(400)
     expect(longTokens(engine, state({ text: 'a b c' }))).toBeNull()
-    expect(longTokens(engine, state({ text: 'word '.repeat(LONG_TOKENS) }))).toBeNull()   // exactly the threshold: normal view
+    expect(longTokens(engine, state({ text: 'word '.repeat(LONG_TOKENS) }))).toBeNull() // exactly the threshold: normal view
     expect(longTokens(engine, state({ tokenizer: 'bpe' }))).toBeNull()
     expect(longTokens(engine, state({ score: 'concat' }))).toBeNull()
     expect(longTokens(engine, state({ mode: 'cross' }))).toBeNull()
@@ -65,7 +94,13 @@ describe('long view numbers equal the engine\'s full run', () => {
       const { trace, long } = computeLong(engine, s, tok)
       trace.output = long.output()
       // The engine's full run on the same options: the page's compute() path.
-      const opts: Record<string, unknown> = { text: s.text, tokenizer: s.tokenizer, score: s.score, heads: s.heads, temperature: s.temperature }
+      const opts: Record<string, unknown> = {
+        text: s.text,
+        tokenizer: s.tokenizer,
+        score: s.score,
+        heads: s.heads,
+        temperature: s.temperature,
+      }
       if (s.scale === 'off') opts.scale = false
       const n = tok.tokens.length
       if (s.mask === 'causal') opts.mask = 'causal'
@@ -79,7 +114,8 @@ describe('long view numbers equal the engine\'s full run', () => {
         const base = ap.run({ ...opts, mask: 'none' } as never)
         const Wq = { data: new Float32Array(base.Wq.data), shape: base.Wq.shape }
         const emb = { data: new Float32Array(base.embeddings.data), shape: base.embeddings.shape }
-        for (const e of s.edits) (e.t === 'Wq' ? Wq : emb).data[e.r * (e.t === 'Wq' ? Wq.shape[1] : emb.shape[1]) + e.c] = e.v
+        for (const e of s.edits)
+          (e.t === 'Wq' ? Wq : emb).data[e.r * (e.t === 'Wq' ? Wq.shape[1] : emb.shape[1]) + e.c] = e.v
         opts.Wq = Wq
         opts.embeddings = emb
       }
@@ -107,7 +143,7 @@ describe('long view numbers equal the engine\'s full run', () => {
     const { long } = computeLong(engine, s, longTokens(engine, s)!)
     const all = Array.from({ length: 400 }, (_, i) => i)
     long.rows(0, all)
-    expect(long.rowCalls).toBe(2)                 // 256 + 144 rows
+    expect(long.rowCalls).toBe(2) // 256 + 144 rows
     long.rows(0, [1, 2, 3, 399])
     long.rows(0, all)
     expect(long.rowCalls).toBe(2)

@@ -12,9 +12,28 @@ describe('URL state', () => {
   it('a changed state survives toParams -> parseParams', () => {
     const s = defaultState('zh')
     Object.assign(s, {
-      text: '我爱中国 <b>x</b> & co', tokenizer: 'char', score: 'additive', mask: 'cells', maskCells: [[0, 1], [2, 3]],
-      temperature: 0.5, heads: 2, head: 1, dq: 8, dk: 8, dv: 12, seed: 7, scale: 'off', guided: 3, view: 'why',
-      edits: [{ t: 'Wq', r: 1, c: 2, v: -1.5 }, { t: 'embeddings', r: 0, c: 3, v: 2e-3 }],
+      text: '我爱中国 <b>x</b> & co',
+      tokenizer: 'char',
+      score: 'additive',
+      mask: 'cells',
+      maskCells: [
+        [0, 1],
+        [2, 3],
+      ],
+      temperature: 0.5,
+      heads: 2,
+      head: 1,
+      dq: 8,
+      dk: 8,
+      dv: 12,
+      seed: 7,
+      scale: 'off',
+      guided: 3,
+      view: 'why',
+      edits: [
+        { t: 'Wq', r: 1, c: 2, v: -1.5 },
+        { t: 'embeddings', r: 0, c: 3, v: 2e-3 },
+      ],
     })
     const url = toParams(s).toString()
     const back = parseParams(new URLSearchParams(url), defaultState('en'))
@@ -24,7 +43,8 @@ describe('URL state', () => {
 
   it('defaults are left out of the URL', () => {
     expect(toParams(defaultState('en')).toString()).toBe('')
-    const s = defaultState('en'); s.score = 'dot'
+    const s = defaultState('en')
+    s.score = 'dot'
     expect(toParams(s).toString()).toBe('score=dot')
   })
 
@@ -38,7 +58,16 @@ describe('URL state', () => {
   it('invalid values keep the default and are reported, others still apply', () => {
     const q = 'score=evil&mask=%3Cimg%3E&dq=0&dk=abc&heads=99&temperature=NaN&cells=1-2&edits=Wq.1.1=x&text=ok&seed=12'
     const { state, notices } = parseParams(new URLSearchParams(q), defaultState('en'))
-    expect(notices.map((n) => n.param).sort()).toEqual(['cells', 'dk', 'dq', 'edits', 'heads', 'mask', 'score', 'temperature'])
+    expect(notices.map((n) => n.param).sort()).toEqual([
+      'cells',
+      'dk',
+      'dq',
+      'edits',
+      'heads',
+      'mask',
+      'score',
+      'temperature',
+    ])
     expect(notices.find((n) => n.param === 'mask')!.value).toBe('<img>')
     expect(state.score).toBe(DEFAULT_STATE.score)
     expect(state.dq).toBe(24)
@@ -48,7 +77,9 @@ describe('URL state', () => {
 
   it('edit targets are case-sensitive step names', () => {
     expect(parseParams(new URLSearchParams('edits=WQ.0.0=1'), defaultState('en')).notices).toHaveLength(1)
-    expect(parseParams(new URLSearchParams('edits=Wk.0.0=1E2'), defaultState('en')).state.edits).toEqual([{ t: 'Wk', r: 0, c: 0, v: 100 }])
+    expect(parseParams(new URLSearchParams('edits=Wk.0.0=1E2'), defaultState('en')).state.edits).toEqual([
+      { t: 'Wk', r: 0, c: 0, v: 100 },
+    ])
   })
 
   it('a head beyond the heads count falls back to head 0', () => {
@@ -70,17 +101,26 @@ describe('engine options', () => {
     expect(scaleIsOn(s)).toBe(true)
     s.scale = 'off'
     expect(resolveScale(s)).toBe(false)
-    s.scale = 'on'; s.heads = 4; s.dk = 64
+    s.scale = 'on'
+    s.heads = 4
+    s.dk = 64
     expect(resolveScale(s)).toBeCloseTo(1 / 4, 12)
-    s.scale = 'auto'; s.score = 'dot'
+    s.scale = 'auto'
+    s.score = 'dot'
     expect(scaleIsOn(s)).toBe(false)
   })
 
   it('padding and clicked cells become keyPadding and a matrix', () => {
     const s = defaultState('en')
-    s.mask = 'padding'; s.padKeys = [1, 5]
+    s.mask = 'padding'
+    s.padKeys = [1, 5]
     expect(engineMask(s, 2, 3)).toEqual({ keyPadding: [false, true, false] })
-    s.mask = 'cells'; s.maskCells = [[0, 2], [1, 0], [9, 9]]
+    s.mask = 'cells'
+    s.maskCells = [
+      [0, 2],
+      [1, 0],
+      [9, 9],
+    ]
     const m = engineMask(s, 2, 3) as { matrix: Uint8Array }
     expect(Array.from(m.matrix)).toEqual([0, 0, 1, 1, 0, 0])
     s.mask = 'causal'
@@ -91,8 +131,10 @@ describe('engine options', () => {
     const Wq = { data: Float32Array.from([1, 2, 3, 4, 5, 6]), shape: [2, 3] }
     const edits = withEdit(withEdit([], { t: 'Wq', r: 1, c: 2, v: 9 }), { t: 'Wq', r: 1, c: 2, v: -9 })
     expect(edits).toHaveLength(1)
-    const { overrides, dropped } = applyEdits({ Wq, embeddings: undefined, sourceEmbeddings: undefined, Wk: undefined, Wv: undefined },
-      [...edits, { t: 'Wq', r: 2, c: 0, v: 1 }, { t: 'Wk', r: 0, c: 0, v: 1 }])
+    const { overrides, dropped } = applyEdits(
+      { Wq, embeddings: undefined, sourceEmbeddings: undefined, Wk: undefined, Wv: undefined },
+      [...edits, { t: 'Wq', r: 2, c: 0, v: 1 }, { t: 'Wk', r: 0, c: 0, v: 1 }],
+    )
     expect(Array.from(overrides.Wq!.data)).toEqual([1, 2, 3, 4, 5, -9])
     expect(Wq.data[5]).toBe(6)
     expect(dropped).toHaveLength(2)

@@ -59,7 +59,8 @@ double rule_score(const Mat& Q, const Mat& K, int i, int j, ap::ScoreRule rule, 
 
 Ref reference(const Mat& Q, const Mat& K, const Mat& V, const ap::AttentionOptions& o) {
   const int nq = Q.rows(), nv = V.rows(), dv = V.cols();
-  const double scale = o.hasScale ? o.scale : (o.score == ap::ScoreRule::ScaledDot ? 1 / std::sqrt(double(K.cols())) : 1);
+  const double scale =
+      o.hasScale ? o.scale : (o.score == ap::ScoreRule::ScaledDot ? 1 / std::sqrt(double(K.cols())) : 1);
   Ref r;
   r.weights.assign(nq, std::vector<double>(nv, 0));
   r.output.assign(nq, std::vector<double>(dv, 0));
@@ -90,9 +91,11 @@ Ref reference(const Mat& Q, const Mat& K, const Mat& V, const ap::AttentionOptio
 void expect_matches(const ap::AttentionResult& got, const Ref& want, double tol = 2e-5) {
   ASSERT_EQ(got.weights.rows(), static_cast<long>(want.weights.size()));
   for (int i = 0; i < got.weights.rows(); ++i)
-    for (int j = 0; j < got.weights.cols(); ++j) EXPECT_NEAR(got.weights(i, j), want.weights[i][j], tol) << i << "," << j;
+    for (int j = 0; j < got.weights.cols(); ++j)
+      EXPECT_NEAR(got.weights(i, j), want.weights[i][j], tol) << i << "," << j;
   for (int i = 0; i < got.context.rows(); ++i)
-    for (int t = 0; t < got.context.cols(); ++t) EXPECT_NEAR(got.context(i, t), want.output[i][t], tol * 10) << i << "," << t;
+    for (int t = 0; t < got.context.cols(); ++t)
+      EXPECT_NEAR(got.context(i, t), want.output[i][t], tol * 10) << i << "," << t;
   EXPECT_EQ(got.maskedRows, want.maskedRows);
 }
 

@@ -79,8 +79,8 @@ Ref ref_weights_v(const std::vector<double>& W, const std::vector<float>& V, int
 }
 
 // Full attention in double from float inputs: the reference the flash kernel must match.
-Ref ref_attention(const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V,
-                  int nq, int nk, int d, int dv, double alpha, double invTemp, bool causal) {
+Ref ref_attention(const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V, int nq, int nk,
+                  int d, int dv, double alpha, double invTemp, bool causal) {
   const Ref s = ref_qkt(Q, K, nq, nk, d, alpha);
   std::vector<double> W(std::size_t(nq) * nk, 0.0);
   for (int i = 0; i < nq; ++i) {
@@ -157,9 +157,9 @@ TEST(Kernels, SoftmaxOfHugeLogitsHasNoNanOrInf) {
   // counts as the largest float rather than poisoning the row with inf - inf.
   const float big = 1e30f;
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> S = {big, -big, 0.f, big,      -big,  // two maxima tie
+  std::vector<float> S = {big,  -big, 0.f,  big,  -big,    // two maxima tie
                           -big, -big, -big, -big, -3e30f,  // all very negative, finite
-                          inf, 1.f, -inf, 2.f, inf};       // overflowed scores
+                          inf,  1.f,  -inf, 2.f,  inf};    // overflowed scores
   k::softmax_rows(S.data(), 3, 5, 1.f);
   const std::vector<float> want = {0.5f, 0, 0, 0.5f, 0, 0.25f, 0.25f, 0.25f, 0.25f, 0, 0.5f, 0, 0, 0, 0.5f};
   for (std::size_t x = 0; x < S.size(); ++x) {
@@ -280,7 +280,10 @@ TEST(Kernels, ScalarTwinIsWhatNativeRunsAndWorkspaceIsLinear) {
 // Rows split over threads (cuts at whole flash blocks; causal cuts for equal areas, with q0 offsetting
 // the mask) give the same bits as one thread, for every kernel.
 TEST(Kernels, ThreadsGiveTheSameBitsAsOneThread) {
-  struct Case { int nq, nk, d; bool causal; };
+  struct Case {
+    int nq, nk, d;
+    bool causal;
+  };
   for (const Case c : {Case{300, 280, 64, false}, Case{301, 301, 64, true}, Case{517, 200, 40, true}}) {
     const auto Q = randn(std::size_t(c.nq) * c.d, 41), K = randn(std::size_t(c.nk) * c.d, 42);
     const auto V = randn(std::size_t(c.nk) * c.d, 43);

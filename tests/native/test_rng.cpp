@@ -30,7 +30,8 @@ struct Case {
 
 std::size_t expected_count(const Op& op) {
   if (op.kind == "embedding") return static_cast<std::size_t>(op.args[0] * op.args[1]);
-  if (op.kind == "linear") return static_cast<std::size_t>(op.args[0] * op.args[1] + (op.args[2] != 0 ? op.args[0] : 0));
+  if (op.kind == "linear")
+    return static_cast<std::size_t>(op.args[0] * op.args[1] + (op.args[2] != 0 ? op.args[0] : 0));
   return static_cast<std::size_t>(op.args[0]);
 }
 
@@ -60,7 +61,8 @@ std::vector<Case> load_cases() {
     double a;
     while (ls >> a) op.args.push_back(a);
     const std::size_t n = expected_count(op);
-    for (std::size_t i = 0; i < n && std::getline(in, line); ++i) op.expected.push_back(std::strtod(line.c_str(), nullptr));
+    for (std::size_t i = 0; i < n && std::getline(in, line); ++i)
+      op.expected.push_back(std::strtod(line.c_str(), nullptr));
     EXPECT_EQ(op.expected.size(), n) << "truncated fixture at " << op.line;
     cases.back().ops.push_back(op);
   }
@@ -141,7 +143,8 @@ TEST(Rng, MatchesPyTorchBitForBit) {
 TEST(Rng, CourseProgramTo1e6) {
   // The seed lesson: manual_seed(123), Embedding(4, 16), then W_q, W_k, W_v = torch.rand(16, 24/24/28).
   const Case* course = nullptr;
-  for (const Case& c : cases()) if (c.name == "course") course = &c;
+  for (const Case& c : cases())
+    if (c.name == "course") course = &c;
   ASSERT_NE(course, nullptr);
   ASSERT_EQ(course->ops.size(), 4u);
   ap::Generator g(123);
@@ -203,15 +206,23 @@ TEST(Rng, BadArgumentsThrowNamingThem) {
     }
     return std::string("no throw");
   };
-  EXPECT_NE(message([&] { g.uniform_(buf, 4, 1.f, 0.f); }).find("uniform_: expected finite from <= to"), std::string::npos);
+  EXPECT_NE(message([&] { g.uniform_(buf, 4, 1.f, 0.f); }).find("uniform_: expected finite from <= to"),
+            std::string::npos);
   EXPECT_NE(message([&] { g.uniform_(buf, 4, 0.f, INFINITY); }).find("to = inf"), std::string::npos);
   EXPECT_NE(message([&] { g.normal_(buf, 4, 0.f, -1.f); }).find("std = -1"), std::string::npos);
   EXPECT_NE(message([&] { g.normal_(buf, 4, NAN, 1.f); }).find("normal_:"), std::string::npos);
   EXPECT_NE(message([&] { g.rand(-1, 3); }).find("rand: sizes must be >= 0, got [-1, 3]"), std::string::npos);
-  EXPECT_NE(message([&] { g.randn(1 << 14, 1 << 14); }).find("randn: [16384, 16384] has 268435456 elements"), std::string::npos);
-  EXPECT_NE(message([&] { g.embedding(0, 16); }).find("embedding: num_embeddings and embedding_dim must be >= 1, got [0, 16]"), std::string::npos);
+  EXPECT_NE(message([&] { g.randn(1 << 14, 1 << 14); }).find("randn: [16384, 16384] has 268435456 elements"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              g.embedding(0, 16);
+            }).find("embedding: num_embeddings and embedding_dim must be >= 1, got [0, 16]"),
+            std::string::npos);
   ap::Mat W;
-  EXPECT_NE(message([&] { g.linear(4, 0, W, nullptr); }).find("linear: in_features and out_features must be >= 1, got [out, in] = [4, 0]"), std::string::npos);
+  EXPECT_NE(message([&] {
+              g.linear(4, 0, W, nullptr);
+            }).find("linear: in_features and out_features must be >= 1, got [out, in] = [4, 0]"),
+            std::string::npos);
 }
 
 }  // namespace

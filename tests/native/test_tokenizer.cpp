@@ -161,7 +161,8 @@ TEST(Tokenizer, BpeMergesAreInOrderAndReproduceTheText) {
 TEST(Tokenizer, ErrorsNameTheArgument) {
   EXPECT_NE(error_of("", "word").find("text: is empty"), std::string::npos);
   EXPECT_NE(error_of(" \t\xE3\x80\x80\n", "char").find("text: is empty"), std::string::npos);
-  EXPECT_EQ(error_of("this is my cat", "foo"), "tokenizer: unknown 'foo'; expected one of word-sorted, word, char, bpe");
+  EXPECT_EQ(error_of("this is my cat", "foo"),
+            "tokenizer: unknown 'foo'; expected one of word-sorted, word, char, bpe");
   EXPECT_EQ(error_of(", ,", "word-sorted"), "text: has no words once commas are removed");
   EXPECT_EQ(error_of("abc\xff", "word"), "text: invalid UTF-8 at byte 3");
   std::string many;

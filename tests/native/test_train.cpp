@@ -268,8 +268,10 @@ TEST(Train, CoreferenceLearnsToPointAtTheReferent) {
     const auto t = tr.trace(std::string("the animal didn't cross the street because it was too ") + adj);
     const Mat& w = t.layers.back().weights[0];
     const int it = 7, animal = 1, street = 5;
-    if (std::string(adj) == "tired") EXPECT_GT(w(it, animal), w(it, street));
-    else EXPECT_GT(w(it, street), w(it, animal));
+    if (std::string(adj) == "tired")
+      EXPECT_GT(w(it, animal), w(it, street));
+    else
+      EXPECT_GT(w(it, street), w(it, animal));
   }
 }
 

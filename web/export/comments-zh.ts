@@ -2,11 +2,14 @@
 // writes are matched (whole comment text), so a user's sentence containing "#" is never touched.
 
 const EXACT: Record<string, string> = {
-  'Attention Playground: this program reproduces the numbers on screen with PyTorch.': '注意力机制演练场：本程序用 PyTorch 重现页面上的数值。',
+  'Attention Playground: this program reproduces the numbers on screen with PyTorch.':
+    '注意力机制演练场：本程序用 PyTorch 重现页面上的数值。',
   'Run: python3 attention.py        (--json: strict JSON, masked scores as the string "-inf"; --help)':
     '运行：python3 attention.py        （--json：严格的 JSON，被遮盖的分数写成字符串 "-inf"；--help 查看帮助）',
-  'The random draws follow PyTorch\'s CPU generator in the same order as the playground:': '随机数按与演练场相同的顺序取自 PyTorch 的 CPU 生成器：',
-  'embedding table, W_q, W_k, W_v, then the scoring rule\'s parameters per head.': '依次是嵌入表、W_q、W_k、W_v，然后是每个头的打分规则参数。',
+  "The random draws follow PyTorch's CPU generator in the same order as the playground:":
+    '随机数按与演练场相同的顺序取自 PyTorch 的 CPU 生成器：',
+  "embedding table, W_q, W_k, W_v, then the scoring rule's parameters per head.":
+    '依次是嵌入表、W_q、W_k、W_v，然后是每个头的打分规则参数。',
   'normal_(0, 1) draws': '按 normal_(0, 1) 抽取',
   'one score per value row from [q_i; k_i]': '由 [q_i; k_i] 为每个值行算出一个分数',
   'dot products have no parameters': '点积没有参数',
@@ -18,23 +21,31 @@ const EXACT: Record<string, string> = {
   'no mask': '无掩码',
   '÷√d_k (per head)': '÷√d_k（每个头）',
   'needs nq == nk': '要求 nq == nk',
-  'a query whose keys are all masked gets zero weights': '所有键都被遮盖的查询得到 0 权重（PyTorch 的 softmax 在这里给出 NaN）',
-  'json.dumps would write -Infinity, which is not JSON: non-finite floats become strings.': 'json.dumps 会写出 -Infinity，但那不是 JSON：非有限的浮点数改写成字符串。',
+  'a query whose keys are all masked gets zero weights':
+    '所有键都被遮盖的查询得到 0 权重（PyTorch 的 softmax 在这里给出 NaN）',
+  'json.dumps would write -Infinity, which is not JSON: non-finite floats become strings.':
+    'json.dumps 会写出 -Infinity，但那不是 JSON：非有限的浮点数改写成字符串。',
 }
 
 const PATTERNS: Array<[RegExp, string]> = [
-  [/^Tokenization \((.+)\) written out, so word, char and bpe all give the same ids\.$/, '分词结果（$1）直接写出，所以三种分词方式得到的编号相同。'],
+  [
+    /^Tokenization \((.+)\) written out, so word, char and bpe all give the same ids\.$/,
+    '分词结果（$1）直接写出，所以三种分词方式得到的编号相同。',
+  ],
   [/^(\S+) as edited in the playground \(cells (.*)\):$/, '$1 按演练场中的修改（单元格 $2）：'],
 ]
 
 export function commentsToZh(code: string): string {
-  return code.split('\n').map((line) => {
-    const at = line.lastIndexOf('# ')
-    if (at < 0) return line
-    const text = line.slice(at + 2)
-    const exact = EXACT[text]
-    if (exact !== undefined) return line.slice(0, at + 2) + exact
-    for (const [re, zh] of PATTERNS) if (re.test(text)) return line.slice(0, at + 2) + text.replace(re, zh)
-    return line
-  }).join('\n')
+  return code
+    .split('\n')
+    .map((line) => {
+      const at = line.lastIndexOf('# ')
+      if (at < 0) return line
+      const text = line.slice(at + 2)
+      const exact = EXACT[text]
+      if (exact !== undefined) return line.slice(0, at + 2) + exact
+      for (const [re, zh] of PATTERNS) if (re.test(text)) return line.slice(0, at + 2) + text.replace(re, zh)
+      return line
+    })
+    .join('\n')
 }

@@ -33,10 +33,14 @@ export function matrixCsv(tensor: Tensor, rowLabels: string[], colLabels: string
   }
   const [rows, cols] = tensor.shape
   if (tensor.data.length !== rows * cols) {
-    throw new Error(`matrixCsv: tensor data has ${tensor.data.length} values, shape [${rows}, ${cols}] needs ${rows * cols}`)
+    throw new Error(
+      `matrixCsv: tensor data has ${tensor.data.length} values, shape [${rows}, ${cols}] needs ${rows * cols}`,
+    )
   }
-  if (rowLabels.length !== rows) throw new Error(`matrixCsv: rowLabels has ${rowLabels.length} labels, the tensor has ${rows} rows`)
-  if (colLabels.length !== cols) throw new Error(`matrixCsv: colLabels has ${colLabels.length} labels, the tensor has ${cols} columns`)
+  if (rowLabels.length !== rows)
+    throw new Error(`matrixCsv: rowLabels has ${rowLabels.length} labels, the tensor has ${rows} rows`)
+  if (colLabels.length !== cols)
+    throw new Error(`matrixCsv: colLabels has ${colLabels.length} labels, the tensor has ${cols} columns`)
   const lines = [['', ...colLabels].map((s, i) => csvField(s, i > 0)).join(',')]
   for (let i = 0; i < rows; i++) {
     const cells = [csvField(rowLabels[i], true)]
@@ -52,20 +56,29 @@ export function panelMatrix(trace: Trace, step: string, head = 0): { tensor: Ten
   const k = trace.sourceTokens ?? trace.tokens
   const dims = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
   switch (step) {
-    case 'embeddings': return { tensor: trace.embeddings, rows: q, cols: dims('d', trace.embeddings.shape[1]) }
+    case 'embeddings':
+      return { tensor: trace.embeddings, rows: q, cols: dims('d', trace.embeddings.shape[1]) }
     case 'sourceEmbeddings':
       if (!trace.sourceEmbeddings) throw new Error('panelMatrix: sourceEmbeddings exists only in cross attention')
       return { tensor: trace.sourceEmbeddings, rows: k, cols: dims('d', trace.sourceEmbeddings.shape[1]) }
-    case 'Wq': case 'Wk': case 'Wv': {
+    case 'Wq':
+    case 'Wk':
+    case 'Wv': {
       const t = trace[step]
       return { tensor: t, rows: dims('d', t.shape[0]), cols: dims(step[1], t.shape[1]) }
     }
-    case 'Q': return { tensor: trace.Q, rows: q, cols: dims('q', trace.Q.shape[1]) }
-    case 'K': return { tensor: trace.K, rows: k, cols: dims('k', trace.K.shape[1]) }
-    case 'V': return { tensor: trace.V, rows: k, cols: dims('v', trace.V.shape[1]) }
-    case 'output': return { tensor: trace.output, rows: q, cols: dims('v', trace.output.shape[1]) }
+    case 'Q':
+      return { tensor: trace.Q, rows: q, cols: dims('q', trace.Q.shape[1]) }
+    case 'K':
+      return { tensor: trace.K, rows: k, cols: dims('k', trace.K.shape[1]) }
+    case 'V':
+      return { tensor: trace.V, rows: k, cols: dims('v', trace.V.shape[1]) }
+    case 'output':
+      return { tensor: trace.output, rows: q, cols: dims('v', trace.output.shape[1]) }
     default:
       if (isPerHeadStep(step)) return { tensor: headTensor(trace[step], head, 'panelMatrix'), rows: q, cols: k }
-      throw new Error(`panelMatrix: unknown step "${step}"; expected one of ${STEP_NAMES.join(', ')} or sourceEmbeddings`)
+      throw new Error(
+        `panelMatrix: unknown step "${step}"; expected one of ${STEP_NAMES.join(', ')} or sourceEmbeddings`,
+      )
   }
 }

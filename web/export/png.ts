@@ -5,8 +5,9 @@
  * The heatmap pixels are the panel's own canvas, so colours and layout are what the learner sees.
  */
 export async function exportPanelPng(panelEl: HTMLElement): Promise<Blob> {
-  const maps = Array.from(panelEl.querySelectorAll<HTMLCanvasElement>('canvas.hm-canvas, canvas'))
-    .filter((c) => c.width > 0 && c.height > 0)
+  const maps = Array.from(panelEl.querySelectorAll<HTMLCanvasElement>('canvas.hm-canvas, canvas')).filter(
+    (c) => c.width > 0 && c.height > 0,
+  )
   if (maps.length === 0) {
     const name = panelEl.dataset.step ?? panelEl.dataset.panel ?? panelEl.tagName.toLowerCase()
     throw new Error(`exportPanelPng: panel "${name}" has no drawn heatmap canvas to export`)
@@ -14,7 +15,10 @@ export async function exportPanelPng(panelEl: HTMLElement): Promise<Blob> {
   const map = maps[0]
   // The heatmap canvas is drawn at devicePixelRatio: draw the text at the same density.
   const ratio = map.clientWidth > 0 ? map.width / map.clientWidth : 1
-  const title = (panelEl.querySelector('h2, h3, header')?.querySelector('h2, h3') ?? panelEl.querySelector('h2, h3'))?.textContent?.trim() ?? ''
+  const title =
+    (
+      panelEl.querySelector('h2, h3, header')?.querySelector('h2, h3') ?? panelEl.querySelector('h2, h3')
+    )?.textContent?.trim() ?? ''
   const shape = panelEl.querySelector('.shape')?.textContent?.trim() ?? ''
   const pad = Math.round(12 * ratio)
   const titlePx = Math.round(15 * ratio)
@@ -51,7 +55,10 @@ export async function exportPanelPng(panelEl: HTMLElement): Promise<Blob> {
   }
   g.drawImage(map, pad, Math.round(y))
   return new Promise<Blob>((resolve, reject) => {
-    out.toBlob((b) => (b ? resolve(b) : reject(new Error('exportPanelPng: the canvas could not be encoded as PNG'))), 'image/png')
+    out.toBlob(
+      (b) => (b ? resolve(b) : reject(new Error('exportPanelPng: the canvas could not be encoded as PNG'))),
+      'image/png',
+    )
   })
 }
 

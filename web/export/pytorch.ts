@@ -12,7 +12,8 @@ import { maskMatrix, paddedKeys, range } from '../model/masks'
 import { f32 } from './csv'
 
 const py = (s: string) => JSON.stringify(s)
-const pyList = (xs: readonly (string | number)[]) => `[${xs.map((x) => (typeof x === 'string' ? py(x) : String(x))).join(', ')}]`
+const pyList = (xs: readonly (string | number)[]) =>
+  `[${xs.map((x) => (typeof x === 'string' ? py(x) : String(x))).join(', ')}]`
 
 function pyTensor(t: Tensor, indent: string, closeIndent: string): string {
   const [rows, cols] = t.shape
@@ -31,7 +32,10 @@ function wrapList(name: string, xs: readonly (string | number)[]): string {
   const lines: string[] = []
   let cur = ''
   for (const it of items) {
-    if (cur && cur.length + it.length + 2 > 92) { lines.push(cur); cur = '' }
+    if (cur && cur.length + it.length + 2 > 92) {
+      lines.push(cur)
+      cur = ''
+    }
     cur += (cur ? ' ' : '') + it + ','
   }
   if (cur) lines.push(cur)
@@ -54,14 +58,22 @@ function shapeOf(state: PlaygroundState, trace: Trace): Shape {
   const cross = state.mode === 'cross' && !!trace.sourceTokens
   const nq = trace.tokens.length
   return {
-    cross, heads: trace.heads || 1, dModel: trace.embeddings.shape[1],
-    dq: trace.Wq.shape[1], dk: trace.Wk.shape[1], dv: trace.Wv.shape[1],
-    nq, nk: cross ? (trace.sourceTokens?.length ?? nq) : nq,
+    cross,
+    heads: trace.heads || 1,
+    dModel: trace.embeddings.shape[1],
+    dq: trace.Wq.shape[1],
+    dk: trace.Wk.shape[1],
+    dv: trace.Wv.shape[1],
+    nq,
+    nk: cross ? (trace.sourceTokens?.length ?? nq) : nq,
   }
 }
 
 /** Per scoring rule: how its parameters are drawn per head (nn.Linear, in the engine's order) and the score. */
-interface RuleCode { params: (nk: number) => string[]; score: string[] }
+interface RuleCode {
+  params: (nk: number) => string[]
+  score: string[]
+}
 const DOT_CODE: RuleCode = {
   params: () => ['    params.append({})   # dot products have no parameters'],
   score: ['        return q @ k.T'],
@@ -102,8 +114,8 @@ function headerSection(state: PlaygroundState, trace: Trace, sh: Shape): string[
   const L = [
     '# Attention Playground: this program reproduces the numbers on screen with PyTorch.',
     '# Run: python3 attention.py        (--json: strict JSON, masked scores as the string "-inf"; --help)',
-    '# The random draws follow PyTorch\'s CPU generator in the same order as the playground:',
-    '# embedding table, W_q, W_k, W_v, then the scoring rule\'s parameters per head.',
+    "# The random draws follow PyTorch's CPU generator in the same order as the playground:",
+    "# embedding table, W_q, W_k, W_v, then the scoring rule's parameters per head.",
     'import json',
     'import math',
     'import sys',
@@ -150,8 +162,10 @@ function drawsSection(state: PlaygroundState, sh: Shape): string[] {
 function inputsSection(state: PlaygroundState, trace: Trace, sh: Shape): string[] {
   const L = ['', 'with torch.no_grad():']
   if (sh.cross) {
-    L.push('    x = E(torch.tensor(target_ids))        # decoder side: queries',
-      '    x_src = E(torch.tensor(source_ids))    # encoder side: keys and values')
+    L.push(
+      '    x = E(torch.tensor(target_ids))        # decoder side: queries',
+      '    x_src = E(torch.tensor(source_ids))    # encoder side: keys and values',
+    )
   } else {
     L.push('    x = E(torch.tensor(token_ids))')
   }
@@ -165,7 +179,10 @@ function inputsSection(state: PlaygroundState, trace: Trace, sh: Shape): string[
   ]
   for (const [name, pyName, t] of editTargets) {
     if (!edited.has(name) || !t) continue
-    const cells = state.edits.filter((e) => e.t === name).map((e) => `(${e.r}, ${e.c})`).join(', ')
+    const cells = state.edits
+      .filter((e) => e.t === name)
+      .map((e) => `(${e.r}, ${e.c})`)
+      .join(', ')
     L.push(`    # ${name} as edited in the playground (cells ${cells}):`)
     L.push(`    ${pyName} = ${pyTensor(t, '        ', '    ')}`)
   }
@@ -179,17 +196,22 @@ function maskAndScaleSection(state: PlaygroundState, trace: Trace, sh: Shape): s
   const L: string[] = []
   switch (state.mask) {
     case 'causal':
-      L.push('    mask = torch.triu(torch.ones(nq, nk, dtype=torch.bool), diagonal=1)   # causal: query i sees keys j <= i')
+      L.push(
+        '    mask = torch.triu(torch.ones(nq, nk, dtype=torch.bool), diagonal=1)   # causal: query i sees keys j <= i',
+      )
       break
     case 'padding':
-      L.push(`    padded_keys = ${pyList(paddedKeys(state, sh.nk))}   # key padding: these key positions are masked for every query`,
+      L.push(
+        `    padded_keys = ${pyList(paddedKeys(state, sh.nk))}   # key padding: these key positions are masked for every query`,
         '    mask = torch.zeros(nq, nk, dtype=torch.bool)',
-        '    mask[:, padded_keys] = True')
+        '    mask[:, padded_keys] = True',
+      )
       break
     case 'cells': {
       const m = maskMatrix(state, range(sh.nq), sh.nk)
       L.push('    mask = torch.tensor([   # cells masked by hand (1 = masked)')
-      for (let i = 0; i < sh.nq; i++) L.push(`        [${Array.from(m.subarray(i * sh.nk, (i + 1) * sh.nk)).join(', ')}],`)
+      for (let i = 0; i < sh.nq; i++)
+        L.push(`        [${Array.from(m.subarray(i * sh.nk, (i + 1) * sh.nk)).join(', ')}],`)
       L.push('    ], dtype=torch.bool)')
       break
     }
@@ -198,7 +220,8 @@ function maskAndScaleSection(state: PlaygroundState, trace: Trace, sh: Shape): s
   }
   const scaleTex = Math.fround(1 / Math.sqrt(sh.dk / sh.heads))
   if (trace.scale === 1) L.push('    scale = 1.0')
-  else if (Math.abs(trace.scale - scaleTex) <= 1e-7 * scaleTex) L.push('    scale = 1 / math.sqrt(dkh)   # ÷√d_k (per head)')
+  else if (Math.abs(trace.scale - scaleTex) <= 1e-7 * scaleTex)
+    L.push('    scale = 1 / math.sqrt(dkh)   # ÷√d_k (per head)')
   else L.push(`    scale = ${f32(trace.scale)}`)
   L.push('')
   return L

@@ -48,23 +48,49 @@ export function toggleIndex(list: readonly number[], j: number): number[] {
 
 /** Changing what the tokens or shapes are invalidates position-bound choices. */
 export function resetsPositions(prev: PlaygroundState, next: PlaygroundState): boolean {
-  return prev.text !== next.text || prev.source !== next.source || prev.target !== next.target ||
-    prev.tokenizer !== next.tokenizer || prev.mode !== next.mode
+  return (
+    prev.text !== next.text ||
+    prev.source !== next.source ||
+    prev.target !== next.target ||
+    prev.tokenizer !== next.tokenizer ||
+    prev.mode !== next.mode
+  )
 }
 
 export function resetsEdits(prev: PlaygroundState, next: PlaygroundState): boolean {
-  return resetsPositions(prev, next) || prev.dModel !== next.dModel || prev.dq !== next.dq ||
-    prev.dk !== next.dk || prev.dv !== next.dv || prev.seed !== next.seed
+  return (
+    resetsPositions(prev, next) ||
+    prev.dModel !== next.dModel ||
+    prev.dq !== next.dq ||
+    prev.dk !== next.dk ||
+    prev.dv !== next.dv ||
+    prev.seed !== next.seed
+  )
 }
 
 /** The fields whose change means a new engine run (the rest only changes what is drawn). */
 const COMPUTED_FIELDS: Array<keyof PlaygroundState> = [
-  'mode', 'text', 'source', 'target', 'tokenizer', 'dModel', 'dq', 'dk', 'dv', 'seed', 'heads', 'score', 'scale',
-  'mask', 'temperature',
+  'mode',
+  'text',
+  'source',
+  'target',
+  'tokenizer',
+  'dModel',
+  'dq',
+  'dk',
+  'dv',
+  'seed',
+  'heads',
+  'score',
+  'scale',
+  'mask',
+  'temperature',
 ]
 
 export function needsCompute(prev: PlaygroundState | null, s: PlaygroundState): boolean {
   if (!prev) return true
   if (COMPUTED_FIELDS.some((k) => prev[k] !== s[k])) return true
-  return JSON.stringify([prev.padKeys, prev.maskCells, prev.edits]) !== JSON.stringify([s.padKeys, s.maskCells, s.edits])
+  return (
+    JSON.stringify([prev.padKeys, prev.maskCells, prev.edits]) !== JSON.stringify([s.padKeys, s.maskCells, s.edits])
+  )
 }

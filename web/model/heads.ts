@@ -33,7 +33,8 @@ export function headMatrix(t: Tensor, head: number): Matrix {
 export function headTensor(t: Tensor, head: number, fn: string): Tensor {
   if (t.shape.length === 2) return t
   const [h, r, c] = t.shape
-  if (!Number.isInteger(head) || head < 0 || head >= h) throw new Error(`${fn}: head must be from 0 to ${h - 1}, got ${head}`)
+  if (!Number.isInteger(head) || head < 0 || head >= h)
+    throw new Error(`${fn}: head must be from 0 to ${h - 1}, got ${head}`)
   return { data: t.data.slice(head * r * c, (head + 1) * r * c), shape: [r, c] }
 }
 

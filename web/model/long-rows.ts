@@ -9,7 +9,15 @@
 // - The rows of scores and weights the viewer shows are computed on demand: ap.attention with just
 //   those rows of Q as the query, the whole K and V as keys and values.
 
-import type { AttentionOptions, AttentionResult, Engine, MaskSpec, RunOptions, Tensor, Trace } from 'attention-playground'
+import type {
+  AttentionOptions,
+  AttentionResult,
+  Engine,
+  MaskSpec,
+  RunOptions,
+  Tensor,
+  Trace,
+} from 'attention-playground'
 import type { EditableTensor, PlaygroundState } from '../state'
 import { applyEdits } from './changes'
 import { headColumns, paramsForHead, setHeadColumns } from './heads'
@@ -38,7 +46,11 @@ export class LongData {
   /** Engine calls made for rows (the benchmark and tests read it). */
   rowCalls = 0
 
-  constructor(private engine: Engine, readonly trace: Trace, private state: PlaygroundState) {
+  constructor(
+    private engine: Engine,
+    readonly trace: Trace,
+    private state: PlaygroundState,
+  ) {
     this.n = trace.tokens.length
     this.heads = trace.heads || 1
     for (let h = 0; h < this.heads; h++) {
@@ -64,9 +76,14 @@ export class LongData {
     const q = new Float32Array(rows.length * dq)
     rows.forEach((r, i) => q.set(this.qh[h].data.subarray(r * dq, (r + 1) * dq), i * dq))
     const opts: AttentionOptions = {
-      query: { data: q, shape: [rows.length, dq] }, key: this.kh[h], value: this.vh[h],
-      score: this.state.score, scale: this.trace.scale, temperature: this.state.temperature,
-      mask: this.maskFor(rows), params: this.params(h),
+      query: { data: q, shape: [rows.length, dq] },
+      key: this.kh[h],
+      value: this.vh[h],
+      score: this.state.score,
+      scale: this.trace.scale,
+      temperature: this.state.temperature,
+      mask: this.maskFor(rows),
+      params: this.params(h),
     }
     // The rows' viewer shows the raw scores too; the engine returns them only when asked.
     if (!needWeights) opts.needWeights = false
@@ -80,7 +97,10 @@ export class LongData {
     const missing = [...new Set(rows.filter((r) => !cache.has(r)))]
     if (missing.length) {
       // A bounded cache: a long session of panning must not hold the whole n×n matrix.
-      if (this.cachedRows + missing.length > 3000) { for (const c of this.cache) c.clear(); this.cachedRows = 0 }
+      if (this.cachedRows + missing.length > 3000) {
+        for (const c of this.cache) c.clear()
+        this.cachedRows = 0
+      }
       for (let b = 0; b < missing.length; b += BLOCK_ROWS) {
         const block = missing.slice(b, b + BLOCK_ROWS)
         const r = this.call(h, block, true)
@@ -88,7 +108,10 @@ export class LongData {
         const n = this.n
         block.forEach((row, i) => {
           // Views into the block's arrays, not copies: the block lives as long as one of its rows is cached.
-          cache.set(row, { scores: r.scores!.data.subarray(i * n, (i + 1) * n), weights: r.weights!.data.subarray(i * n, (i + 1) * n) })
+          cache.set(row, {
+            scores: r.scores!.data.subarray(i * n, (i + 1) * n),
+            weights: r.weights!.data.subarray(i * n, (i + 1) * n),
+          })
         })
         this.cachedRows += block.length
       }
@@ -98,16 +121,25 @@ export class LongData {
 
   /** The output [n, dv], every head concatenated, without any n×n matrix where the fused kernel applies. */
   output(): Tensor {
-    const n = this.n, dv = this.trace.V.shape[1], dvh = dv / this.heads
+    const n = this.n,
+      dv = this.trace.V.shape[1],
+      dvh = dv / this.heads
     const out = new Float32Array(n * dv)
-    const fused = (this.state.score === 'dot' || this.state.score === 'scaled-dot') &&
+    const fused =
+      (this.state.score === 'dot' || this.state.score === 'scaled-dot') &&
       (this.state.mask === 'none' || this.state.mask === 'causal')
     for (let h = 0; h < this.heads; h++) {
       let o: Float32Array
       if (fused) {
         o = this.engine.attention({
-          query: this.qh[h], key: this.kh[h], value: this.vh[h], score: this.state.score, scale: this.trace.scale,
-          temperature: this.state.temperature, mask: this.state.mask === 'causal' ? 'causal' : 'none', needWeights: false,
+          query: this.qh[h],
+          key: this.kh[h],
+          value: this.vh[h],
+          score: this.state.score,
+          scale: this.trace.scale,
+          temperature: this.state.temperature,
+          mask: this.state.mask === 'causal' ? 'causal' : 'none',
+          needWeights: false,
         }).output.data
       } else {
         o = new Float32Array(n * dvh)
@@ -124,7 +156,11 @@ export class LongData {
 
 const EMPTY: Tensor = { data: new Float32Array(0), shape: [0, 0] }
 
-export interface Tokenized { tokens: string[]; ids: number[]; vocab: string[] }
+export interface Tokenized {
+  tokens: string[]
+  ids: number[]
+  vocab: string[]
+}
 
 /**
  * The tokenized text when the long view can take it, else null (short texts, cross attention, bpe,
@@ -140,7 +176,11 @@ export function longTokens(engine: Engine, s: PlaygroundState): Tokenized | null
 }
 
 /** Q, K, V, embeddings and weights of the long text (see the top of this file), edits applied. */
-export function computeLong(engine: Engine, s: PlaygroundState, tok: Tokenized): { trace: Trace; long: LongData; droppedEdits: boolean } {
+export function computeLong(
+  engine: Engine,
+  s: PlaygroundState,
+  tok: Tokenized,
+): { trace: Trace; long: LongData; droppedEdits: boolean } {
   const first = tok.tokens[0]
   const base: RunOptions = { ...baseRunOptions(s, 0, 0), mask: 'none' }
   delete base.text
@@ -149,13 +189,22 @@ export function computeLong(engine: Engine, s: PlaygroundState, tok: Tokenized):
   let a = queries()
   let b = keys()
   const same = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v, i) => v === y[i])
-  if (!same(a.vocab, tok.vocab) || !same(b.vocab, tok.vocab) || !same(a.tokens, tok.tokens) || !same(b.sourceTokens ?? [], tok.tokens)) {
-    throw new Error('long view: the vocabulary of the split runs differs from the text\'s')
+  if (
+    !same(a.vocab, tok.vocab) ||
+    !same(b.vocab, tok.vocab) ||
+    !same(a.tokens, tok.tokens) ||
+    !same(b.sourceTokens ?? [], tok.tokens)
+  ) {
+    throw new Error("long view: the vocabulary of the split runs differs from the text's")
   }
   let dropped = false
   if (s.edits.length) {
     const tensors: Record<EditableTensor, Tensor | undefined> = {
-      embeddings: a.embeddings, sourceEmbeddings: undefined, Wq: a.Wq, Wk: a.Wk, Wv: a.Wv,
+      embeddings: a.embeddings,
+      sourceEmbeddings: undefined,
+      Wq: a.Wq,
+      Wk: a.Wk,
+      Wv: a.Wv,
     }
     const { overrides, dropped: d } = applyEdits(tensors, s.edits)
     dropped = d.length > 0
@@ -165,10 +214,18 @@ export function computeLong(engine: Engine, s: PlaygroundState, tok: Tokenized):
   }
   const trace: Trace = {
     ...a,
-    tokens: tok.tokens, tokenIds: tok.ids, vocab: tok.vocab,
-    sourceTokens: undefined, sourceTokenIds: undefined, sourceEmbeddings: undefined,
-    K: b.K, V: b.V,
-    scores: EMPTY, scaledScores: EMPTY, maskedScores: EMPTY, weights: EMPTY,
+    tokens: tok.tokens,
+    tokenIds: tok.ids,
+    vocab: tok.vocab,
+    sourceTokens: undefined,
+    sourceTokenIds: undefined,
+    sourceEmbeddings: undefined,
+    K: b.K,
+    V: b.V,
+    scores: EMPTY,
+    scaledScores: EMPTY,
+    maskedScores: EMPTY,
+    weights: EMPTY,
     maskedRows: [],
     selfAttention: true,
   }

@@ -88,7 +88,10 @@ export function fullyMaskedRows(m: MaskChoice, nq: number, nk: number): number[]
       keys.add(j)
       count.set(i, keys)
     }
-    return [...count].filter(([, keys]) => keys.size >= nk).map(([i]) => i).sort((x, y) => x - y)
+    return [...count]
+      .filter(([, keys]) => keys.size >= nk)
+      .map(([i]) => i)
+      .sort((x, y) => x - y)
   }
   return []
 }

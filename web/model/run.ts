@@ -21,7 +21,11 @@ export interface Computed {
  */
 export function computeAny(engine: Engine, s: PlaygroundState): Computed {
   let tok: Tokenized | null
-  try { tok = longTokens(engine, s) } catch { tok = null }  // the full run reports the text's error
+  try {
+    tok = longTokens(engine, s)
+  } catch {
+    tok = null
+  } // the full run reports the text's error
   if (tok) return computeLong(engine, s, tok)
   return { ...compute(engine, s), long: null }
 }
@@ -37,7 +41,11 @@ export function compute(engine: Engine, s: PlaygroundState): { trace: Trace; dro
   let dropped = false
   if (s.edits.length) {
     const tensors: Record<EditableTensor, Tensor | undefined> = {
-      embeddings: base.embeddings, sourceEmbeddings: base.sourceEmbeddings, Wq: base.Wq, Wk: base.Wk, Wv: base.Wv,
+      embeddings: base.embeddings,
+      sourceEmbeddings: base.sourceEmbeddings,
+      Wq: base.Wq,
+      Wk: base.Wk,
+      Wv: base.Wv,
     }
     const { overrides, dropped: d } = applyEdits(tensors, s.edits)
     Object.assign(opts, overrides)

@@ -83,7 +83,12 @@ export function scoreBreakdown(trace: Trace, rule: string, i: number, j: number,
     const x = [...q, ...ki]
     const width = p.W.shape[1]
     if (width !== x.length || j >= p.W.shape[0]) return null
-    const terms = x.map((xv, t) => ({ label: t < q.length ? `W${j},${t}·q${t}` : `W${j},${t}·k${t - q.length}`, a: p.W!.data[j * width + t], b: xv, value: p.W!.data[j * width + t] * xv }))
+    const terms = x.map((xv, t) => ({
+      label: t < q.length ? `W${j},${t}·q${t}` : `W${j},${t}·k${t - q.length}`,
+      a: p.W!.data[j * width + t],
+      b: xv,
+      value: p.W!.data[j * width + t] * xv,
+    }))
     terms.push({ label: `b${j}`, a: p.b.data[j], b: 1, value: p.b.data[j] })
     return { terms, sum: terms.reduce((s, t) => s + t.value, 0) }
   }

@@ -9,10 +9,31 @@ import { LIMITS, MASKS, RULES, TOKENIZERS, type PlaygroundState } from '../state
 import { scaleIsOn } from '../model/options'
 import { RuleNotes } from './rule-notes'
 
-const TOK_KEYS: Record<string, MsgKey> = { 'word-sorted': 'tokWordSorted', word: 'tokWord', char: 'tokChar', bpe: 'tokBpe' }
-const RULE_KEYS: Record<string, MsgKey> = { dot: 'ruleDot', 'scaled-dot': 'ruleScaledDot', general: 'ruleGeneral', additive: 'ruleAdditive', concat: 'ruleConcat' }
-const MASK_KEYS: Record<string, MsgKey> = { none: 'maskNone', causal: 'maskCausal', padding: 'maskPadding', cells: 'maskCells' }
-const PRESET_KEYS: Record<PresetId, MsgKey> = { cat: 'presetCat', zh: 'presetZh', it: 'presetIt', seq2seq: 'presetSeq2seq' }
+const TOK_KEYS: Record<string, MsgKey> = {
+  'word-sorted': 'tokWordSorted',
+  word: 'tokWord',
+  char: 'tokChar',
+  bpe: 'tokBpe',
+}
+const RULE_KEYS: Record<string, MsgKey> = {
+  dot: 'ruleDot',
+  'scaled-dot': 'ruleScaledDot',
+  general: 'ruleGeneral',
+  additive: 'ruleAdditive',
+  concat: 'ruleConcat',
+}
+const MASK_KEYS: Record<string, MsgKey> = {
+  none: 'maskNone',
+  causal: 'maskCausal',
+  padding: 'maskPadding',
+  cells: 'maskCells',
+}
+const PRESET_KEYS: Record<PresetId, MsgKey> = {
+  cat: 'presetCat',
+  zh: 'presetZh',
+  it: 'presetIt',
+  seq2seq: 'presetSeq2seq',
+}
 const HEAD_CHOICES = [1, 2, 3, 4, 6, 8]
 
 export class ControlsPanel implements Panel {
@@ -62,19 +83,35 @@ export class ControlsPanel implements Panel {
     // h2: the column comes right after the page's h1 (a heading level must not be skipped).
     const sizesTitle = h('h2', { class: 'ctl-title' })
     this.labels.push([sizesTitle, 'sizes'])
-    this.el = h('aside', { class: 'controls', 'data-panel': 'controls' },
+    this.el = h(
+      'aside',
+      { class: 'controls', 'data-panel': 'controls' },
       this.guided,
       lab('preset', this.preset),
-      h('div', { class: 'field' }, modeTitle, h('div', { class: 'segmented', role: 'group' }, this.modeSelf, this.modeCross), this.modeHint),
-      this.selfBox, this.crossBox,
+      h(
+        'div',
+        { class: 'field' },
+        modeTitle,
+        h('div', { class: 'segmented', role: 'group' }, this.modeSelf, this.modeCross),
+        this.modeHint,
+      ),
+      this.selfBox,
+      this.crossBox,
       lab('tokenizer', this.tokenizer),
-      lab('rule', this.rule), this.ruleNotes.el,
+      lab('rule', this.rule),
+      this.ruleNotes.el,
       h('label', { class: 'check' }, this.scale, this.labelled('scaleToggle')),
       lab('mask', this.mask, this.maskHint),
       lab('temperature', h('div', { class: 'range' }, this.temp, this.tempOut), this.tempHint),
       sizesTitle,
-      h('div', { class: 'sizes' },
-        lab('dModel', this.nums.dModel), lab('dq', this.nums.dq), lab('dk', this.nums.dk), lab('dv', this.nums.dv)),
+      h(
+        'div',
+        { class: 'sizes' },
+        lab('dModel', this.nums.dModel),
+        lab('dq', this.nums.dq),
+        lab('dk', this.nums.dk),
+        lab('dv', this.nums.dv),
+      ),
       h('div', { class: 'sizes' }, lab('heads', this.heads), lab('head', this.head), lab('seed', this.nums.seed)),
       this.resetEdits,
     )
@@ -98,11 +135,17 @@ export class ControlsPanel implements Panel {
     this.text.addEventListener('input', () => set({ text: this.text.value }))
     this.source.addEventListener('input', () => set({ source: this.source.value }))
     this.target.addEventListener('input', () => set({ target: this.target.value }))
-    this.tokenizer.addEventListener('change', () => set({ tokenizer: this.tokenizer.value as PlaygroundState['tokenizer'] }))
-    this.rule.addEventListener('change', () => set({ score: this.rule.value as PlaygroundState['score'], scale: 'auto' }))
+    this.tokenizer.addEventListener('change', () =>
+      set({ tokenizer: this.tokenizer.value as PlaygroundState['tokenizer'] }),
+    )
+    this.rule.addEventListener('change', () =>
+      set({ score: this.rule.value as PlaygroundState['score'], scale: 'auto' }),
+    )
     this.scale.addEventListener('change', () => set({ scale: this.scale.checked ? 'on' : 'off' }))
     this.mask.addEventListener('change', () => set({ mask: this.mask.value as PlaygroundState['mask'] }))
-    this.temp.addEventListener('input', () => set({ temperature: Number((10 ** (Number(this.temp.value) / 3)).toFixed(3)) }))
+    this.temp.addEventListener('input', () =>
+      set({ temperature: Number((10 ** (Number(this.temp.value) / 3)).toFixed(3)) }),
+    )
     for (const [key, input] of Object.entries(this.nums) as Array<[keyof typeof this.nums, HTMLInputElement]>) {
       input.addEventListener('change', () => {
         const v = Number(input.value)
@@ -119,7 +162,10 @@ export class ControlsPanel implements Panel {
   render(ctx: Ctx): void {
     const { t, state } = ctx
     for (const [e, key] of this.labels) setText(e, t(key))
-    fillSelect(this.preset, [['custom', t('presetCustom')], ...PRESET_IDS.map((id) => [id, t(PRESET_KEYS[id])] as [string, string])])
+    fillSelect(this.preset, [
+      ['custom', t('presetCustom')],
+      ...PRESET_IDS.map((id) => [id, t(PRESET_KEYS[id])] as [string, string]),
+    ])
     this.preset.value = matchingPreset(state) ?? 'custom'
     setText(this.modeSelf, t('modeSelf'))
     setText(this.modeCross, t('modeCross'))
@@ -131,24 +177,49 @@ export class ControlsPanel implements Panel {
     setValue(this.text, state.text)
     setValue(this.source, state.source)
     setValue(this.target, state.target)
-    fillSelect(this.tokenizer, TOKENIZERS.map((k) => [k, t(TOK_KEYS[k])]))
+    fillSelect(
+      this.tokenizer,
+      TOKENIZERS.map((k) => [k, t(TOK_KEYS[k])]),
+    )
     this.tokenizer.value = state.tokenizer
-    fillSelect(this.rule, RULES.map((k) => [k, t(RULE_KEYS[k])]))
+    fillSelect(
+      this.rule,
+      RULES.map((k) => [k, t(RULE_KEYS[k])]),
+    )
     this.rule.value = state.score
     this.scale.checked = scaleIsOn(state)
     this.ruleNotes.render(ctx)
     // Cross attention has no causal option: the decoder's causal mask is its own self-attention's.
-    fillSelect(this.mask, MASKS.filter((k) => !(state.mode === 'cross' && k === 'causal')).map((k) => [k, t(MASK_KEYS[k])]))
+    fillSelect(
+      this.mask,
+      MASKS.filter((k) => !(state.mode === 'cross' && k === 'causal')).map((k) => [k, t(MASK_KEYS[k])]),
+    )
     this.mask.value = state.mask
-    setText(this.maskHint, state.mask === 'causal' ? t('maskCausalHint') : state.mask === 'padding' ? t('maskPaddingHint') : state.mask === 'cells' ? t('maskCellsHint') : '')
+    setText(
+      this.maskHint,
+      state.mask === 'causal'
+        ? t('maskCausalHint')
+        : state.mask === 'padding'
+          ? t('maskPaddingHint')
+          : state.mask === 'cells'
+            ? t('maskCellsHint')
+            : '',
+    )
     this.maskHint.hidden = state.mask === 'none'
     this.temp.value = String(3 * Math.log10(state.temperature))
     setText(this.tempOut, `T = ${state.temperature.toFixed(2)}`)
     setText(this.tempHint, t('temperatureHint'))
-    for (const key of Object.keys(this.nums) as Array<keyof typeof this.nums>) setValue(this.nums[key], String(state[key]))
-    fillSelect(this.heads, [...new Set([...HEAD_CHOICES, state.heads])].sort((a, b) => a - b).map((n) => [String(n), String(n)]))
+    for (const key of Object.keys(this.nums) as Array<keyof typeof this.nums>)
+      setValue(this.nums[key], String(state[key]))
+    fillSelect(
+      this.heads,
+      [...new Set([...HEAD_CHOICES, state.heads])].sort((a, b) => a - b).map((n) => [String(n), String(n)]),
+    )
     this.heads.value = String(state.heads)
-    fillSelect(this.head, Array.from({ length: state.heads }, (_, i) => [String(i), `${t('headN')} ${i}`]))
+    fillSelect(
+      this.head,
+      Array.from({ length: state.heads }, (_, i) => [String(i), `${t('headN')} ${i}`]),
+    )
     this.head.value = String(state.head)
     this.head.disabled = state.heads === 1
     this.resetEdits.hidden = state.edits.length === 0
@@ -158,7 +229,9 @@ export class ControlsPanel implements Panel {
 }
 
 function fillSelect(sel: HTMLSelectElement, options: Array<[string, string]>): void {
-  const same = sel.options.length === options.length && options.every(([v, l], i) => sel.options[i].value === v && sel.options[i].textContent === l)
+  const same =
+    sel.options.length === options.length &&
+    options.every(([v, l], i) => sel.options[i].value === v && sel.options[i].textContent === l)
   if (same) return
   sel.replaceChildren(...options.map(([v, l]) => h('option', { value: v, text: l })))
 }

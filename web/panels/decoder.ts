@@ -19,8 +19,14 @@ export class DecoderPanel implements Panel {
   private key = ''
 
   constructor(private engine: Engine) {
-    this.el = h('section', { class: 'panel', 'data-panel': 'decoderSelfAttention' },
-      h('header', { class: 'panel-head' }, this.title), this.formula, this.help, this.err)
+    this.el = h(
+      'section',
+      { class: 'panel', 'data-panel': 'decoderSelfAttention' },
+      h('header', { class: 'panel-head' }, this.title),
+      this.formula,
+      this.help,
+      this.err,
+    )
   }
 
   dispose(): void {
@@ -33,19 +39,40 @@ export class DecoderPanel implements Panel {
     if (this.el.hidden) return
     this.title.textContent = t('crossDecoderPanel')
     this.help.textContent = t('crossDecoderHelp')
-    renderTex(this.formula, 'A_{\\text{dec}} = \\operatorname{softmax}\\!\\left(\\dfrac{Q_{\\text{dec}} K_{\\text{dec}}^{\\top}}{\\sqrt{d_k}} + M_{\\text{causal}}\\right)')
+    renderTex(
+      this.formula,
+      'A_{\\text{dec}} = \\operatorname{softmax}\\!\\left(\\dfrac{Q_{\\text{dec}} K_{\\text{dec}}^{\\top}}{\\sqrt{d_k}} + M_{\\text{causal}}\\right)',
+    )
     if (!this.map) {
       this.map = new Heatmap({ name: 'decoder weights', rowAxis: null, colAxis: null, unit: true, tokenCols: true, t })
       this.el.append(this.map.el)
     }
     this.map.setLang(t)
-    const key = JSON.stringify([state.target, state.tokenizer, state.dModel, state.dq, state.dk, state.dv, state.seed, state.temperature])
+    const key = JSON.stringify([
+      state.target,
+      state.tokenizer,
+      state.dModel,
+      state.dq,
+      state.dk,
+      state.dv,
+      state.seed,
+      state.temperature,
+    ])
     if (key === this.key) return
     this.key = key
     try {
       const tr = this.engine.run({
-        text: state.target, tokenizer: state.tokenizer, dModel: state.dModel, dq: state.dq, dk: state.dk, dv: state.dv,
-        seed: state.seed, score: 'scaled-dot', mask: 'causal', temperature: state.temperature, heads: 1,
+        text: state.target,
+        tokenizer: state.tokenizer,
+        dModel: state.dModel,
+        dq: state.dq,
+        dk: state.dk,
+        dv: state.dv,
+        seed: state.seed,
+        score: 'scaled-dot',
+        mask: 'causal',
+        temperature: state.temperature,
+        heads: 1,
       })
       const m = headMatrix(tr.weights, 0)
       const toks = tr.tokens.map(tokLabel)

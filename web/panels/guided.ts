@@ -12,12 +12,27 @@ type Try = (s: PlaygroundState) => Partial<PlaygroundState>
 
 export const GUIDED_STEPS: Array<{ title: MsgKey; body: MsgKey; steps: string[]; tryKey?: MsgKey; tryIt?: Try }> = [
   { title: 'guided1Title', body: 'guided1Body', steps: ['Q', 'K', 'scores'] },
-  { title: 'guided2Title', body: 'guided2Body', steps: ['scaledScores'], tryKey: 'tryScale',
-    tryIt: (s) => ({ scale: scaleIsOn(s) ? 'off' : 'on' }) },
-  { title: 'guided3Title', body: 'guided3Body', steps: ['maskedScores'], tryKey: 'tryCausal',
-    tryIt: (s) => ({ mask: s.mask === 'causal' ? 'none' : 'causal' }) },
-  { title: 'guided4Title', body: 'guided4Body', steps: ['weights'], tryKey: 'tryTemperature',
-    tryIt: (s) => ({ temperature: s.temperature === 1 ? 3 : 1 }) },
+  {
+    title: 'guided2Title',
+    body: 'guided2Body',
+    steps: ['scaledScores'],
+    tryKey: 'tryScale',
+    tryIt: (s) => ({ scale: scaleIsOn(s) ? 'off' : 'on' }),
+  },
+  {
+    title: 'guided3Title',
+    body: 'guided3Body',
+    steps: ['maskedScores'],
+    tryKey: 'tryCausal',
+    tryIt: (s) => ({ mask: s.mask === 'causal' ? 'none' : 'causal' }),
+  },
+  {
+    title: 'guided4Title',
+    body: 'guided4Body',
+    steps: ['weights'],
+    tryKey: 'tryTemperature',
+    tryIt: (s) => ({ temperature: s.temperature === 1 ? 3 : 1 }),
+  },
   { title: 'guided5Title', body: 'guided5Body', steps: ['V', 'output'] },
 ]
 
@@ -35,12 +50,23 @@ export class GuidedPanel implements Panel {
   /** The step's questions, right after its explanation. */
   private quiz = new QuizPanel(true)
 
-  constructor(ctx: Ctx, private host: () => HTMLElement) {
-    this.el = h('section', { class: 'guided', 'data-panel': 'guided', 'aria-live': 'polite' },
-      h('div', { class: 'guided-top' }, this.counter, this.exit), this.title, this.body,
-      h('div', { class: 'guided-nav' }, this.prev, this.next, this.tryBtn), this.quiz.el)
+  constructor(
+    ctx: Ctx,
+    private host: () => HTMLElement,
+  ) {
+    this.el = h(
+      'section',
+      { class: 'guided', 'data-panel': 'guided', 'aria-live': 'polite' },
+      h('div', { class: 'guided-top' }, this.counter, this.exit),
+      this.title,
+      this.body,
+      h('div', { class: 'guided-nav' }, this.prev, this.next, this.tryBtn),
+      this.quiz.el,
+    )
     this.prev.addEventListener('click', () => ctx.setState({ guided: Math.max(1, ctx.state.guided - 1) }))
-    this.next.addEventListener('click', () => ctx.setState({ guided: Math.min(GUIDED_STEPS.length, ctx.state.guided + 1) }))
+    this.next.addEventListener('click', () =>
+      ctx.setState({ guided: Math.min(GUIDED_STEPS.length, ctx.state.guided + 1) }),
+    )
     this.exit.addEventListener('click', () => ctx.setState({ guided: 0 }))
     this.tryBtn.addEventListener('click', () => {
       const step = GUIDED_STEPS[ctx.state.guided - 1]
@@ -57,9 +83,14 @@ export class GuidedPanel implements Panel {
     const root = this.host()
     root.classList.toggle('touring', n > 0)
     for (const p of root.querySelectorAll<HTMLElement>('[data-step]')) p.classList.remove('tour-focus')
-    if (n === 0) { this.lastStep = 0; return }
+    if (n === 0) {
+      this.lastStep = 0
+      return
+    }
     const step = GUIDED_STEPS[n - 1]
-    this.counter.textContent = t('stepCounter').replace('{n}', String(n)).replace('{total}', String(GUIDED_STEPS.length))
+    this.counter.textContent = t('stepCounter')
+      .replace('{n}', String(n))
+      .replace('{total}', String(GUIDED_STEPS.length))
     this.tryBtn.hidden = !step.tryIt
     if (step.tryKey) this.tryBtn.textContent = t(step.tryKey)
     this.title.textContent = t(step.title)

@@ -10,7 +10,8 @@ import { headMatrix } from '../model/heads'
 const ROW_H = 24
 const MAX_TOKENS = 150
 const WIDTH = 420
-const XL = 130, XR = WIDTH - 130
+const XL = 130,
+  XR = WIDTH - 130
 
 export class LinesPanel implements Panel {
   readonly el: HTMLElement
@@ -30,9 +31,14 @@ export class LinesPanel implements Panel {
   private hl: { q: number | null; k: number | null } = { q: null, k: null }
 
   constructor() {
-    this.el = h('section', { class: 'panel', 'data-panel': 'lines' },
-      h('header', { class: 'panel-head' }, this.title), this.help, this.summary,
-      h('div', { class: 'lines-wrap' }, h('div', { class: 'lines-stack' }, this.canvas, this.svgEl)))
+    this.el = h(
+      'section',
+      { class: 'panel', 'data-panel': 'lines' },
+      h('header', { class: 'panel-head' }, this.title),
+      this.help,
+      this.summary,
+      h('div', { class: 'lines-wrap' }, h('div', { class: 'lines-stack' }, this.canvas, this.svgEl)),
+    )
   }
 
   render(ctx: Ctx): void {
@@ -43,13 +49,17 @@ export class LinesPanel implements Panel {
     if (!trace) return
     const full = headMatrix(trace.weights, state.head)
     // Past 150 tokens a side the picture is unreadable: the first 150, said in the help line.
-    const nqAll = full.rows, nkAll = full.cols
-    const nq = Math.min(nqAll, MAX_TOKENS), nk = Math.min(nkAll, MAX_TOKENS)
+    const nqAll = full.rows,
+      nkAll = full.cols
+    const nq = Math.min(nqAll, MAX_TOKENS),
+      nk = Math.min(nkAll, MAX_TOKENS)
     if (nqAll > nq || nkAll > nk) setText(this.help, `${t('linesHelp')} (${nq}×${nk} / ${nqAll}×${nkAll})`)
     this.weights = Array.from({ length: nq }, (_, i) => Array.from(full.data.subarray(i * nkAll, i * nkAll + nk)))
     this.top = this.weights.map((w) => topK(w, 3))
     this.qToks = trace.tokens.slice(0, nq).map(tokLabel)
-    this.kToks = (state.mode === 'cross' && trace.sourceTokens ? trace.sourceTokens : trace.tokens).slice(0, nk).map(tokLabel)
+    this.kToks = (state.mode === 'cross' && trace.sourceTokens ? trace.sourceTokens : trace.tokens)
+      .slice(0, nk)
+      .map(tokLabel)
     const key = JSON.stringify([this.qToks, this.kToks])
     if (key !== this.tokKey) {
       this.tokKey = key
@@ -59,11 +69,11 @@ export class LinesPanel implements Panel {
   }
 
   private yq(i: number): number {
-    return 14 + i * ROW_H + (Math.max(this.qToks.length, this.kToks.length) - this.qToks.length) * ROW_H / 2
+    return 14 + i * ROW_H + ((Math.max(this.qToks.length, this.kToks.length) - this.qToks.length) * ROW_H) / 2
   }
 
   private yk(j: number): number {
-    return 14 + j * ROW_H + (Math.max(this.qToks.length, this.kToks.length) - this.kToks.length) * ROW_H / 2
+    return 14 + j * ROW_H + ((Math.max(this.qToks.length, this.kToks.length) - this.kToks.length) * ROW_H) / 2
   }
 
   private buildTokens(ctx: Ctx, nq: number, nk: number): void {
@@ -103,8 +113,16 @@ export class LinesPanel implements Panel {
     this.rightTexts.forEach((e, j) => e.classList.toggle('hl', j === k))
     const qi = q !== null && q < this.weights.length ? q : this.defaultQuery()
     const w = this.weights[qi]
-    if (!w) { setText(this.summary, ''); return }
-    setText(this.summary, `${this.qToks[qi]} → ` + this.top[qi].map((j) => `${this.kToks[j]} ${w[j].toFixed(3)}`).join(' · ') + `  (${ctx.t('linesTop')})`)
+    if (!w) {
+      setText(this.summary, '')
+      return
+    }
+    setText(
+      this.summary,
+      `${this.qToks[qi]} → ` +
+        this.top[qi].map((j) => `${this.kToks[j]} ${w[j].toFixed(3)}`).join(' · ') +
+        `  (${ctx.t('linesTop')})`,
+    )
   }
 
   private draw(): void {
@@ -141,5 +159,9 @@ export class LinesPanel implements Panel {
 }
 
 function topK(w: number[], k: number): number[] {
-  return w.map((v, j) => [v, j] as const).sort((a, b) => b[0] - a[0]).slice(0, k).map(([, j]) => j)
+  return w
+    .map((v, j) => [v, j] as const)
+    .sort((a, b) => b[0] - a[0])
+    .slice(0, k)
+    .map(([, j]) => j)
 }

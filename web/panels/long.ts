@@ -11,9 +11,9 @@ import { fmt } from '../format'
 
 type Kind = 'weights' | 'scores'
 
-const LEFT = 86      // row labels
-const TOP = 70       // column labels
-const MAX_ZOOM = 40  // px per cell
+const LEFT = 86 // row labels
+const TOP = 70 // column labels
+const MAX_ZOOM = 40 // px per cell
 const LABEL_ZOOM = 12
 
 export class LongPanel implements Panel {
@@ -26,7 +26,12 @@ export class LongPanel implements Panel {
   private zoomOut = h('button', { type: 'button', class: 'btn-small', name: 'zoomOut', text: '−' })
   private fit = h('button', { type: 'button', class: 'btn-small', name: 'zoomFit' })
   private zoomOutLabel = h('span', { class: 'long-zoom' })
-  private canvas = h('canvas', { class: 'long-canvas', tabindex: 0, role: 'application', 'aria-roledescription': 'heatmap' })
+  private canvas = h('canvas', {
+    class: 'long-canvas',
+    tabindex: 0,
+    role: 'application',
+    'aria-roledescription': 'heatmap',
+  })
   private readout = h('p', { class: 'long-readout mono', 'aria-live': 'polite' })
   private legend = h('div', { class: 'hm-legend' })
   private off = document.createElement('canvas')
@@ -53,12 +58,16 @@ export class LongPanel implements Panel {
   lastRows = 0
 
   constructor(ctx: Ctx) {
-    this.el = h('section', { class: 'panel long', 'data-panel': 'long', hidden: true },
+    this.el = h(
+      'section',
+      { class: 'panel long', 'data-panel': 'long', hidden: true },
       h('header', { class: 'panel-head' }, this.title, this.shape),
       this.help,
       h('div', { class: 'long-bar' }, this.kindSel, this.zoomOut, this.zoomIn, this.fit, this.zoomOutLabel),
       h('div', { class: 'long-wrap' }, this.canvas),
-      this.legend, this.readout)
+      this.legend,
+      this.readout,
+    )
     this.kindSel.addEventListener('change', () => {
       this.kind = this.kindSel.value as Kind
       const shown = this.readout.dataset.i
@@ -69,18 +78,29 @@ export class LongPanel implements Panel {
     this.zoomOut.addEventListener('click', () => this.zoomAt(0.5, this.W / 2, this.H / 2))
     this.fit.addEventListener('click', () => this.fitAll())
     const c = this.canvas
-    c.addEventListener('wheel', (ev) => {
-      ev.preventDefault()
-      const [x, y] = this.plotXY(ev)
-      this.zoomAt(ev.deltaY < 0 ? 1.25 : 0.8, x, y)
-    }, { passive: false })
+    c.addEventListener(
+      'wheel',
+      (ev) => {
+        ev.preventDefault()
+        const [x, y] = this.plotXY(ev)
+        this.zoomAt(ev.deltaY < 0 ? 1.25 : 0.8, x, y)
+      },
+      { passive: false },
+    )
     this.bindPointers(ctx)
-    c.addEventListener('pointerleave', () => { this.hover = null; this.request() })
+    c.addEventListener('pointerleave', () => {
+      this.hover = null
+      this.request()
+    })
     c.addEventListener('keydown', (ev) => this.key(ev))
     if (typeof ResizeObserver === 'function') {
       this.resize = new ResizeObserver((entries) => {
         const w = Math.floor(entries[entries.length - 1].contentRect.width)
-        if (w > 0 && Math.abs(w - this.W - LEFT) > 2) { this.W = Math.max(200, w - LEFT); this.sizeCanvas(); this.request() }
+        if (w > 0 && Math.abs(w - this.W - LEFT) > 2) {
+          this.W = Math.max(200, w - LEFT)
+          this.sizeCanvas()
+          this.request()
+        }
       })
       this.resize.observe(this.el)
     }
@@ -90,12 +110,16 @@ export class LongPanel implements Panel {
   private bindPointers(ctx: Ctx): void {
     const c = this.canvas
     // One finger (or the mouse) drags; two fingers pinch: the zoom follows their distance, about their midpoint.
-    const startDrag = (x: number, y: number) => { this.drag = { x, y, ox: this.ox, oy: this.oy } }
+    const startDrag = (x: number, y: number) => {
+      this.drag = { x, y, ox: this.ox, oy: this.oy }
+    }
     c.addEventListener('pointerdown', (ev) => {
       c.setPointerCapture(ev.pointerId)
       this.pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY })
-      if (this.pointers.size === 2) { this.drag = null; this.pinch = this.pinchDistance() }
-      else if (this.pointers.size === 1) startDrag(ev.clientX, ev.clientY)
+      if (this.pointers.size === 2) {
+        this.drag = null
+        this.pinch = this.pinchDistance()
+      } else if (this.pointers.size === 1) startDrag(ev.clientX, ev.clientY)
     })
     c.addEventListener('pointermove', (ev) => {
       if (this.pointers.has(ev.pointerId)) this.pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY })
@@ -153,7 +177,10 @@ export class LongPanel implements Panel {
     setText(this.fit, t('longFit'))
     this.zoomIn.setAttribute('aria-label', t('longZoomIn'))
     this.zoomOut.setAttribute('aria-label', t('longZoomOut'))
-    const opts: Array<[Kind, string]> = [['weights', t('longWeights')], ['scores', t('longScores')]]
+    const opts: Array<[Kind, string]> = [
+      ['weights', t('longWeights')],
+      ['scores', t('longScores')],
+    ]
     if (this.kindSel.options.length !== 2 || this.kindSel.options[0].textContent !== opts[0][1]) {
       this.kindSel.replaceChildren(...opts.map(([v, l]) => h('option', { value: v, text: l })))
     }
@@ -175,7 +202,8 @@ export class LongPanel implements Panel {
 
   private sizeCanvas(): void {
     const dpr = window.devicePixelRatio || 1
-    const w = LEFT + this.W, hgt = TOP + this.H
+    const w = LEFT + this.W,
+      hgt = TOP + this.H
     this.canvas.width = Math.round(w * dpr)
     this.canvas.height = Math.round(hgt * dpr)
     this.canvas.style.width = `${w}px`
@@ -227,7 +255,8 @@ export class LongPanel implements Panel {
 
   private cellAt(x: number, y: number): [number, number] | null {
     if (!this.data || x < 0 || y < 0) return null
-    const i = Math.floor(this.oy + y / this.s), j = Math.floor(this.ox + x / this.s)
+    const i = Math.floor(this.oy + y / this.s),
+      j = Math.floor(this.ox + x / this.s)
     return i < this.data.n && j < this.data.n ? [i, j] : null
   }
 
@@ -237,21 +266,41 @@ export class LongPanel implements Panel {
     let [i, j] = this.cursor
     const step = ev.shiftKey ? 10 : 1
     switch (ev.key) {
-      case 'ArrowUp': i -= step; break
-      case 'ArrowDown': i += step; break
-      case 'ArrowLeft': j -= step; break
-      case 'ArrowRight': j += step; break
-      case '+': case '=': this.zoomAt(2, (j - this.ox + 0.5) * this.s, (i - this.oy + 0.5) * this.s); ev.preventDefault(); return
-      case '-': this.zoomAt(0.5, (j - this.ox + 0.5) * this.s, (i - this.oy + 0.5) * this.s); ev.preventDefault(); return
-      case '0': this.fitAll(); ev.preventDefault(); return
-      default: return
+      case 'ArrowUp':
+        i -= step
+        break
+      case 'ArrowDown':
+        i += step
+        break
+      case 'ArrowLeft':
+        j -= step
+        break
+      case 'ArrowRight':
+        j += step
+        break
+      case '+':
+      case '=':
+        this.zoomAt(2, (j - this.ox + 0.5) * this.s, (i - this.oy + 0.5) * this.s)
+        ev.preventDefault()
+        return
+      case '-':
+        this.zoomAt(0.5, (j - this.ox + 0.5) * this.s, (i - this.oy + 0.5) * this.s)
+        ev.preventDefault()
+        return
+      case '0':
+        this.fitAll()
+        ev.preventDefault()
+        return
+      default:
+        return
     }
     ev.preventDefault()
     i = Math.min(n - 1, Math.max(0, i))
     j = Math.min(n - 1, Math.max(0, j))
     this.cursor = [i, j]
     // Keep the cursor cell in view.
-    const vw = this.W / this.s, vh = this.H / this.s
+    const vw = this.W / this.s,
+      vh = this.H / this.s
     if (j < this.ox) this.ox = j
     if (j + 1 > this.ox + vw) this.ox = j + 1 - vw
     if (i < this.oy) this.oy = i
@@ -279,24 +328,33 @@ export class LongPanel implements Panel {
 
   private request(): void {
     if (this.frame) return
-    this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw() })
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0
+      this.draw()
+    })
   }
 
   /** Draws now (tests and the benchmark call it through the rendered event's timing). */
   draw(): void {
     const d = this.data
     if (!d || this.el.hidden) return
-    const n = d.n, s = this.s
-    const c0 = Math.floor(this.ox), c1 = Math.min(n, Math.ceil(this.ox + this.W / s))
-    const r0 = Math.floor(this.oy), r1 = Math.min(n, Math.ceil(this.oy + this.H / s))
+    const n = d.n,
+      s = this.s
+    const c0 = Math.floor(this.ox),
+      c1 = Math.min(n, Math.ceil(this.ox + this.W / s))
+    const r0 = Math.floor(this.oy),
+      r1 = Math.min(n, Math.ceil(this.oy + this.H / s))
     // Zoomed out: one sampled query row per pixel row; zoomed in: every row on screen.
     const rows: number[] = []
     if (s >= 1) for (let r = r0; r < r1; r++) rows.push(r)
-    else for (let py = 0; py < Math.min(this.H, (r1 - this.oy) * s); py++) rows.push(Math.min(n - 1, Math.floor(this.oy + py / s)))
+    else
+      for (let py = 0; py < Math.min(this.H, (r1 - this.oy) * s); py++)
+        rows.push(Math.min(n - 1, Math.floor(this.oy + py / s)))
     const data = d.rows(this.head, rows)
     this.lastRows = rows.length
     const cols = c1 - c0
-    let lo = Infinity, hi = -Infinity
+    let lo = Infinity,
+      hi = -Infinity
     for (const row of data) {
       const vals = this.kind === 'weights' ? row.weights : row.scores
       for (let j = c0; j < c1; j++) {
@@ -305,7 +363,10 @@ export class LongPanel implements Panel {
         if (v > hi) hi = v
       }
     }
-    if (lo === Infinity) { lo = 0; hi = 1 }
+    if (lo === Infinity) {
+      lo = 0
+      hi = 1
+    }
     const weights = this.kind === 'weights'
     const { m, top } = this.paint(data, c0, cols, lo, hi)
 
@@ -325,7 +386,8 @@ export class LongPanel implements Panel {
     const mark = (cell: [number, number] | null, color: string) => {
       if (!cell) return
       const [i, j] = cell
-      const cx = LEFT + (j - this.ox) * s, cy = TOP + (i - this.oy) * s
+      const cx = LEFT + (j - this.ox) * s,
+        cy = TOP + (i - this.oy) * s
       ctx.strokeStyle = color
       ctx.lineWidth = 2
       ctx.strokeRect(cx - 1, cy - 1, Math.max(s, 3) + 2, Math.max(s, 3) + 2)
@@ -335,7 +397,10 @@ export class LongPanel implements Panel {
     ctx.restore()
     this.drawLabels(ctx, r0, r1, c0, c1)
     this.renderLegend(weights ? 0 : -m, weights ? top : m, weights)
-    setText(this.zoomOutLabel, `${s >= 1 ? s.toFixed(0) : s.toFixed(2)} ${this.t ? this.t('longPx') : 'px'}/${this.t ? this.t('longCell') : 'cell'} · ${this.t ? this.t('longRows') : 'rows'} ${r0}–${r1 - 1}`)
+    setText(
+      this.zoomOutLabel,
+      `${s >= 1 ? s.toFixed(0) : s.toFixed(2)} ${this.t ? this.t('longPx') : 'px'}/${this.t ? this.t('longCell') : 'cell'} · ${this.t ? this.t('longRows') : 'rows'} ${r0}–${r1 - 1}`,
+    )
   }
 
   /** The cells on screen into the offscreen canvas, one pixel each; returns the colour scale's ends. */
@@ -346,8 +411,10 @@ export class LongPanel implements Panel {
     const top = Math.max(hi, 1e-12)
     // 256 colours looked up per cell (a million cells per frame when zoomed out).
     const lut = new Uint8Array(256 * 3)
-    for (let k = 0; k < 256; k++) lut.set((weights ? viridis(k / 255) : diverging(k / 127.5 - 1)).map(Math.round), k * 3)
-    const index = weights ? (v: number) => Math.min(255, Math.max(0, Math.round((v / top) * 255)))
+    for (let k = 0; k < 256; k++)
+      lut.set((weights ? viridis(k / 255) : diverging(k / 127.5 - 1)).map(Math.round), k * 3)
+    const index = weights
+      ? (v: number) => Math.min(255, Math.max(0, Math.round((v / top) * 255)))
       : (v: number) => Math.min(255, Math.max(0, Math.round((v / m + 1) * 127.5)))
 
     // Zoomed out, several keys share a pixel column: the largest (for weights) or the largest in
@@ -363,15 +430,24 @@ export class LongPanel implements Panel {
     data.forEach((row, i) => {
       const vals = row[field]
       for (let x = 0; x < pw; x++) {
-        const ja = c0 + Math.floor(x * per), jb = Math.max(ja + 1, c0 + Math.floor((x + 1) * per))
+        const ja = c0 + Math.floor(x * per),
+          jb = Math.max(ja + 1, c0 + Math.floor((x + 1) * per))
         let v = vals[ja]
         for (let j = ja + 1; j < jb; j++) {
           const w = vals[j]
           if (!Number.isFinite(v) || (weights ? w > v : Math.abs(w) > Math.abs(v))) v = w
         }
         const k = (i * pw + x) * 4
-        if (Number.isFinite(v)) { const c = index(v) * 3; px[k] = lut[c]; px[k + 1] = lut[c + 1]; px[k + 2] = lut[c + 2] }
-        else { px[k] = 215; px[k + 1] = 215; px[k + 2] = 215 }
+        if (Number.isFinite(v)) {
+          const c = index(v) * 3
+          px[k] = lut[c]
+          px[k + 1] = lut[c + 1]
+          px[k + 2] = lut[c + 2]
+        } else {
+          px[k] = 215
+          px[k + 1] = 215
+          px[k + 2] = 215
+        }
         px[k + 3] = 255
       }
     })
@@ -388,7 +464,8 @@ export class LongPanel implements Panel {
       // Tokens as labels once a cell is big enough to name.
       ctx.textAlign = 'right'
       ctx.textBaseline = 'middle'
-      for (let i = r0; i < r1; i++) ctx.fillText(cut(tokLabel(d.trace.tokens[i]), 10), LEFT - 6, TOP + (i - this.oy + 0.5) * s)
+      for (let i = r0; i < r1; i++)
+        ctx.fillText(cut(tokLabel(d.trace.tokens[i]), 10), LEFT - 6, TOP + (i - this.oy + 0.5) * s)
       ctx.textAlign = 'left'
       for (let j = c0; j < c1; j++) {
         ctx.save()
@@ -403,10 +480,12 @@ export class LongPanel implements Panel {
       ctx.fillStyle = '#5b6475'
       ctx.textAlign = 'right'
       ctx.textBaseline = 'middle'
-      for (let i = Math.ceil(r0 / every) * every; i < r1; i += every) ctx.fillText(String(i), LEFT - 6, TOP + (i - this.oy) * s)
+      for (let i = Math.ceil(r0 / every) * every; i < r1; i += every)
+        ctx.fillText(String(i), LEFT - 6, TOP + (i - this.oy) * s)
       ctx.textAlign = 'center'
       ctx.textBaseline = 'bottom'
-      for (let j = Math.ceil(c0 / every) * every; j < c1; j += every) ctx.fillText(String(j), LEFT + (j - this.ox) * s, TOP - 4)
+      for (let j = Math.ceil(c0 / every) * every; j < c1; j += every)
+        ctx.fillText(String(j), LEFT + (j - this.ox) * s, TOP - 4)
     }
     ctx.fillStyle = '#5b6475'
     ctx.textAlign = 'left'
@@ -421,8 +500,12 @@ export class LongPanel implements Panel {
     })
     const bar = h('span', { class: 'hm-bar' })
     bar.style.background = `linear-gradient(90deg, ${stops.join(', ')})`
-    this.legend.replaceChildren(h('span', { text: fmt(lo, 3) }), bar, h('span', { text: fmt(hi, 3) }),
-      h('span', { text: this.t ? this.t('longLegend') : '' }))
+    this.legend.replaceChildren(
+      h('span', { text: fmt(lo, 3) }),
+      bar,
+      h('span', { text: fmt(hi, 3) }),
+      h('span', { text: this.t ? this.t('longLegend') : '' }),
+    )
   }
 }
 

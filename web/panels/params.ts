@@ -16,7 +16,12 @@ export class ParamsPanel implements Panel {
   private maps = new Map<string, { box: HTMLElement; label: HTMLElement; map: Heatmap }>()
 
   constructor() {
-    this.el = h('section', { class: 'panel', 'data-panel': 'params' }, h('header', { class: 'panel-head' }, this.title), this.body)
+    this.el = h(
+      'section',
+      { class: 'panel', 'data-panel': 'params' },
+      h('header', { class: 'panel-head' }, this.title),
+      this.body,
+    )
   }
 
   render(ctx: Ctx): void {
@@ -50,7 +55,13 @@ export class ParamsPanel implements Panel {
       const [rows, cols] = tensor.shape.length === 2 ? tensor.shape : [1, tensor.data.length]
       entry.label.textContent = `${n} ${shapeOf(tensor.shape)}${Array.isArray(all) ? ` · ${t('headN')} ${state.head}` : ''}`
       entry.map.setLang(t)
-      entry.map.setData(tensor.data, rows, cols, Array.from({ length: rows }, (_, i) => String(i)), Array.from({ length: cols }, (_, j) => String(j)))
+      entry.map.setData(
+        tensor.data,
+        rows,
+        cols,
+        Array.from({ length: rows }, (_, i) => String(i)),
+        Array.from({ length: cols }, (_, j) => String(j)),
+      )
     }
   }
 
@@ -61,5 +72,7 @@ export class ParamsPanel implements Panel {
 }
 
 function isTensor(x: unknown): x is Tensor {
-  return !!x && typeof x === 'object' && (x as Tensor).data instanceof Float32Array && Array.isArray((x as Tensor).shape)
+  return (
+    !!x && typeof x === 'object' && (x as Tensor).data instanceof Float32Array && Array.isArray((x as Tensor).shape)
+  )
 }

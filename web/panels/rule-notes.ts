@@ -6,7 +6,11 @@ import { h, setText } from '../dom'
 import type { MsgKey } from '../i18n'
 
 const NOTE_KEYS: Record<string, MsgKey> = {
-  dot: 'ruleNoteDot', 'scaled-dot': 'ruleNoteScaledDot', general: 'ruleNoteBilinear', additive: 'ruleNoteAdditive', concat: 'ruleNoteConcat',
+  dot: 'ruleNoteDot',
+  'scaled-dot': 'ruleNoteScaledDot',
+  general: 'ruleNoteBilinear',
+  additive: 'ruleNoteAdditive',
+  concat: 'ruleNoteConcat',
 }
 
 const TABLE: Array<[MsgKey, MsgKey, MsgKey]> = [
@@ -21,13 +25,35 @@ export class RuleNotes {
   private texts: Array<[HTMLElement, MsgKey]> = []
 
   constructor() {
-    const tx = (e: HTMLElement, key: MsgKey) => { this.texts.push([e, key]); return e }
-    const table = h('table', { class: 'compare', 'data-lesson-table': 'kinds' },
-      h('thead', {}, h('tr', {}, ...(['kindCol', 'kindWhenCol', 'kindRulesCol'] as MsgKey[]).map((k) => tx(h('th', { scope: 'col' }), k)))),
-      h('tbody', {}, ...TABLE.map(([a, b, c]) => h('tr', {}, tx(h('th', { scope: 'row' }), a), tx(h('td'), b), tx(h('td'), c)))))
+    const tx = (e: HTMLElement, key: MsgKey) => {
+      this.texts.push([e, key])
+      return e
+    }
+    const table = h(
+      'table',
+      { class: 'compare', 'data-lesson-table': 'kinds' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...(['kindCol', 'kindWhenCol', 'kindRulesCol'] as MsgKey[]).map((k) => tx(h('th', { scope: 'col' }), k)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...TABLE.map(([a, b, c]) => h('tr', {}, tx(h('th', { scope: 'row' }), a), tx(h('td'), b), tx(h('td'), c))),
+      ),
+    )
     this.texts.push([this.summary, 'kindTitle'])
-    this.el = h('div', { class: 'rule-notes' }, this.note,
-      h('details', { class: 'lesson-kinds' }, this.summary, h('div', { class: 'table-scroll' }, table)))
+    this.el = h(
+      'div',
+      { class: 'rule-notes' },
+      this.note,
+      h('details', { class: 'lesson-kinds' }, this.summary, h('div', { class: 'table-scroll' }, table)),
+    )
   }
 
   render(ctx: Ctx): void {
@@ -37,7 +63,11 @@ export class RuleNotes {
 }
 
 const SHORT_KEYS: Record<string, MsgKey> = {
-  dot: 'ruleShortDot', 'scaled-dot': 'ruleShortScaledDot', general: 'ruleShortGeneral', additive: 'ruleShortAdditive', concat: 'ruleShortConcat',
+  dot: 'ruleShortDot',
+  'scaled-dot': 'ruleShortScaledDot',
+  general: 'ruleShortGeneral',
+  additive: 'ruleShortAdditive',
+  concat: 'ruleShortConcat',
 }
 
 /** The rule's name in the UI language (the engine id stays in URLs, code and file names). */

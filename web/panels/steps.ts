@@ -65,9 +65,17 @@ const square = (x: StepInput) => `${shapeOf([x.nq, x.nk])} → ${shapeOf([x.nq, 
 function embeddingsView(x: StepInput, source: boolean): StepView {
   const n = source ? x.nk : x.nq
   const tensor = source ? x.trace.sourceEmbeddings! : x.trace.embeddings
-  const tex = source ? 'X_{\\text{enc}} = E[\\text{ids}]' : x.cross ? 'X_{\\text{dec}} = E[\\text{ids}]' : 'X = E[\\text{ids}]'
+  const tex = source
+    ? 'X_{\\text{enc}} = E[\\text{ids}]'
+    : x.cross
+      ? 'X_{\\text{dec}} = E[\\text{ids}]'
+      : 'X = E[\\text{ids}]'
   return {
-    tensor, rows: source ? x.kTok : x.qTok, cols: dims(x.dModel), tex, help: 'helpEmbeddings',
+    tensor,
+    rows: source ? x.kTok : x.qTok,
+    cols: dims(x.dModel),
+    tex,
+    help: 'helpEmbeddings',
     shape: `${x.t('idsLabel')} ${shapeOf([n])} → ${shapeOf([n, x.dModel])}`,
   }
 }
@@ -76,7 +84,11 @@ function weightView(x: StepInput, name: 'Wq' | 'Wk' | 'Wv'): StepView {
   const tensor = x.trace[name]
   const sub = name[1]
   return {
-    tensor, rows: dims(tensor.shape[0]), cols: dims(tensor.shape[1]), shape: shapeOf(tensor.shape), help: 'helpW',
+    tensor,
+    rows: dims(tensor.shape[0]),
+    cols: dims(tensor.shape[1]),
+    shape: shapeOf(tensor.shape),
+    help: 'helpW',
     tex: `W_${sub} \\in \\mathbb{R}^{d_{\\text{model}} \\times d_${sub}}`,
   }
 }
@@ -88,8 +100,12 @@ function projectionView(x: StepInput, name: 'Q' | 'K' | 'V'): StepView {
   const d = name === 'Q' ? x.dq : name === 'K' ? x.dk : x.dv
   const input = x.cross ? (isQ ? 'X_{\\text{dec}}' : 'X_{\\text{enc}}') : 'X'
   return {
-    tensor: x.trace[name], rows: isQ ? x.qTok : x.kTok, cols: dims(d), help: `help${name}`,
-    shape: productShape([n, x.dModel], [x.dModel, d], [n, d]), tex: `${name} = ${input} W_${name.toLowerCase()}`,
+    tensor: x.trace[name],
+    rows: isQ ? x.qTok : x.kTok,
+    cols: dims(d),
+    help: `help${name}`,
+    shape: productShape([n, x.dModel], [x.dModel, d], [n, d]),
+    tex: `${name} = ${input} W_${name.toLowerCase()}`,
   }
 }
 
@@ -98,51 +114,142 @@ function scaledView(x: StepInput): StepView {
   const scale = x.trace.scale
   const on = scale !== 1
   const isRootDk = Math.abs(scale - 1 / Math.sqrt(dkh)) < 1e-6
-  const tex = !on ? 'S\' = S \\cdot 1' : isRootDk ? `S' = \\dfrac{S}{\\sqrt{d_k}} = \\dfrac{S}{\\sqrt{${dkh}}}` : `S' = ${scale.toPrecision(4)}\\, S`
-  return { tensor: x.trace.scaledScores, rows: x.qTok, cols: x.kTok, shape: x.headNote + square(x), tex, help: on ? 'helpScaled' : 'helpScaledOff' }
+  const tex = !on
+    ? "S' = S \\cdot 1"
+    : isRootDk
+      ? `S' = \\dfrac{S}{\\sqrt{d_k}} = \\dfrac{S}{\\sqrt{${dkh}}}`
+      : `S' = ${scale.toPrecision(4)}\\, S`
+  return {
+    tensor: x.trace.scaledScores,
+    rows: x.qTok,
+    cols: x.kTok,
+    shape: x.headNote + square(x),
+    tex,
+    help: on ? 'helpScaled' : 'helpScaledOff',
+  }
 }
 
 function weightsView(x: StepInput): StepView {
   const T = x.state.temperature
-  const tex = T === 1
-    ? 'A = \\operatorname{softmax}(S\'\')'
-    : `A = \\operatorname{softmax}\\!\\left(\\dfrac{S''}{T}\\right),\\ T = ${Number(T.toFixed(2))}`
-  return { tensor: x.trace.weights, rows: x.qTok, cols: x.kTok, shape: x.headNote + square(x), tex, help: 'helpWeights' }
+  const tex =
+    T === 1
+      ? "A = \\operatorname{softmax}(S'')"
+      : `A = \\operatorname{softmax}\\!\\left(\\dfrac{S''}{T}\\right),\\ T = ${Number(T.toFixed(2))}`
+  return {
+    tensor: x.trace.weights,
+    rows: x.qTok,
+    cols: x.kTok,
+    shape: x.headNote + square(x),
+    tex,
+    help: 'helpWeights',
+  }
 }
 
 function outputView(x: StepInput): StepView {
   const { nq, nk, dv, heads } = x
-  const shape = heads > 1
-    ? `${x.t('perHead')}: ${productShape([nq, nk], [nk, dv / heads], [nq, dv / heads])}; concat → ${shapeOf([nq, dv])}`
-    : productShape([nq, nk], [nk, dv], [nq, dv])
-  return { tensor: x.trace.output, rows: x.qTok, cols: dims(x.trace.output.shape[1]), shape, tex: 'O = A\\,V', help: 'helpOutput' }
+  const shape =
+    heads > 1
+      ? `${x.t('perHead')}: ${productShape([nq, nk], [nk, dv / heads], [nq, dv / heads])}; concat → ${shapeOf([nq, dv])}`
+      : productShape([nq, nk], [nk, dv], [nq, dv])
+  return {
+    tensor: x.trace.output,
+    rows: x.qTok,
+    cols: dims(x.trace.output.shape[1]),
+    shape,
+    tex: 'O = A\\,V',
+    help: 'helpOutput',
+  }
 }
 
 const SPECS: StepSpec[] = [
-  { name: 'embeddings', title: 'stepEmbeddings', rowAxis: 'q', colAxis: null, editable: 'embeddings', maxCell: 48, view: (x) => embeddingsView(x, false) },
-  { name: 'sourceEmbeddings', title: 'stepEmbeddings', rowAxis: 'k', colAxis: null, editable: 'sourceEmbeddings', maxCell: 48, view: (x) => embeddingsView(x, true) },
-  { name: 'Wq', title: 'stepWq', rowAxis: null, colAxis: null, editable: 'Wq', maxCell: 16, view: (x) => weightView(x, 'Wq') },
-  { name: 'Wk', title: 'stepWk', rowAxis: null, colAxis: null, editable: 'Wk', maxCell: 16, view: (x) => weightView(x, 'Wk') },
-  { name: 'Wv', title: 'stepWv', rowAxis: null, colAxis: null, editable: 'Wv', maxCell: 16, view: (x) => weightView(x, 'Wv') },
+  {
+    name: 'embeddings',
+    title: 'stepEmbeddings',
+    rowAxis: 'q',
+    colAxis: null,
+    editable: 'embeddings',
+    maxCell: 48,
+    view: (x) => embeddingsView(x, false),
+  },
+  {
+    name: 'sourceEmbeddings',
+    title: 'stepEmbeddings',
+    rowAxis: 'k',
+    colAxis: null,
+    editable: 'sourceEmbeddings',
+    maxCell: 48,
+    view: (x) => embeddingsView(x, true),
+  },
+  {
+    name: 'Wq',
+    title: 'stepWq',
+    rowAxis: null,
+    colAxis: null,
+    editable: 'Wq',
+    maxCell: 16,
+    view: (x) => weightView(x, 'Wq'),
+  },
+  {
+    name: 'Wk',
+    title: 'stepWk',
+    rowAxis: null,
+    colAxis: null,
+    editable: 'Wk',
+    maxCell: 16,
+    view: (x) => weightView(x, 'Wk'),
+  },
+  {
+    name: 'Wv',
+    title: 'stepWv',
+    rowAxis: null,
+    colAxis: null,
+    editable: 'Wv',
+    maxCell: 16,
+    view: (x) => weightView(x, 'Wv'),
+  },
   { name: 'Q', title: 'stepQ', rowAxis: 'q', colAxis: null, maxCell: 16, view: (x) => projectionView(x, 'Q') },
   { name: 'K', title: 'stepK', rowAxis: 'k', colAxis: null, maxCell: 16, view: (x) => projectionView(x, 'K') },
   { name: 'V', title: 'stepV', rowAxis: 'k', colAxis: null, maxCell: 16, view: (x) => projectionView(x, 'V') },
   {
-    name: 'scores', title: 'stepScores', rowAxis: 'q', colAxis: 'k', selectable: true,
+    name: 'scores',
+    title: 'stepScores',
+    rowAxis: 'q',
+    colAxis: 'k',
+    selectable: true,
     view: (x) => ({
-      tensor: x.trace.scores, rows: x.qTok, cols: x.kTok, tex: scoreTex(x.state.score), help: x.state.score === 'concat' ? 'helpScoresConcat' : 'helpScores',
+      tensor: x.trace.scores,
+      rows: x.qTok,
+      cols: x.kTok,
+      tex: scoreTex(x.state.score),
+      help: x.state.score === 'concat' ? 'helpScoresConcat' : 'helpScores',
       shape: x.headNote + scoreShape(x.state.score, x.nq, x.nk, x.dq / x.heads, x.dk / x.heads),
     }),
   },
   { name: 'scaledScores', title: 'stepScaledScores', rowAxis: 'q', colAxis: 'k', selectable: true, view: scaledView },
   {
-    name: 'maskedScores', title: 'stepMaskedScores', rowAxis: 'q', colAxis: 'k', selectable: true,
+    name: 'maskedScores',
+    title: 'stepMaskedScores',
+    rowAxis: 'q',
+    colAxis: 'k',
+    selectable: true,
     view: (x) => ({
-      tensor: x.trace.maskedScores, rows: x.qTok, cols: x.kTok, shape: x.headNote + square(x),
-      tex: 'S\'\' = S\' + M,\\quad M_{ij} \\in \\{0, -\\infty\\}', help: 'helpMasked',
+      tensor: x.trace.maskedScores,
+      rows: x.qTok,
+      cols: x.kTok,
+      shape: x.headNote + square(x),
+      tex: "S'' = S' + M,\\quad M_{ij} \\in \\{0, -\\infty\\}",
+      help: 'helpMasked',
     }),
   },
-  { name: 'weights', title: 'stepWeights', rowAxis: 'q', colAxis: 'k', selectable: true, unit: true, view: weightsView },
+  {
+    name: 'weights',
+    title: 'stepWeights',
+    rowAxis: 'q',
+    colAxis: 'k',
+    selectable: true,
+    unit: true,
+    view: weightsView,
+  },
   { name: 'output', title: 'stepOutput', rowAxis: 'q', colAxis: null, maxCell: 30, view: outputView },
 ]
 
@@ -164,7 +271,8 @@ export function createStepPanels(ctx: Ctx): StepPanels {
   const panels = new Map<PanelName, StepPanel>()
   for (const spec of SPECS) panels.set(spec.name, new StepPanel(spec, ctx))
   const groups = GROUPS.map((names) =>
-    h('div', { class: `grid grid-${names.length}` }, ...names.map((n) => panels.get(n)!.el)))
+    h('div', { class: `grid grid-${names.length}` }, ...names.map((n) => panels.get(n)!.el)),
+  )
   return { groups, panels }
 }
 
@@ -176,7 +284,10 @@ export class StepPanel implements Panel {
   private helpEl: HTMLElement
   private map: Heatmap
 
-  constructor(private spec: StepSpec, ctx: Ctx) {
+  constructor(
+    private spec: StepSpec,
+    ctx: Ctx,
+  ) {
     const attrs: Record<string, string> = { class: 'panel step' }
     if (spec.name === 'sourceEmbeddings') attrs['data-panel'] = 'sourceEmbeddings'
     else attrs['data-step'] = spec.name
@@ -193,8 +304,11 @@ export class StepPanel implements Panel {
       selectable: spec.selectable,
       maxCell: spec.maxCell,
       t: ctx.t,
-      onHover: (i, j) => ctx.setHighlight(spec.rowAxis === 'q' ? i : spec.colAxis === 'q' ? j : null,
-        spec.colAxis === 'k' ? j : spec.rowAxis === 'k' ? i : null),
+      onHover: (i, j) =>
+        ctx.setHighlight(
+          spec.rowAxis === 'q' ? i : spec.colAxis === 'q' ? j : null,
+          spec.colAxis === 'k' ? j : spec.rowAxis === 'k' ? i : null,
+        ),
       onActivate: (i, j) => {
         if (spec.name === 'maskedScores' && ctx.state.mask === 'cells') {
           ctx.setState({ maskCells: toggleCell(ctx.state.maskCells, i, j) })
@@ -207,9 +321,14 @@ export class StepPanel implements Panel {
         ctx.setState({ edits: withEdit(ctx.state.edits, { t: spec.editable, r: i, c: j, v }) })
       },
     })
-    this.el = h('section', attrs,
+    this.el = h(
+      'section',
+      attrs,
       h('header', { class: 'panel-head' }, this.titleEl, this.shapeEl),
-      this.formulaEl, this.helpEl, this.map.el)
+      this.formulaEl,
+      this.helpEl,
+      this.map.el,
+    )
   }
 
   get name(): PanelName {
@@ -283,9 +402,13 @@ function scoreShape(rule: string, nq: number, nk: number, dqh: number, dkh: numb
 
 export function scoreTex(rule: string): string {
   switch (rule) {
-    case 'general': return 'S_{ij} = q_i^{\\top} W\\, k_j'
-    case 'additive': return 'S_{ij} = v^{\\top} \\tanh(W_q q_i + W_k k_j)'
-    case 'concat': return 'S_{ij} = \\big(W [q_i ; k_i] + b\\big)_j'
-    default: return 'S = Q K^{\\top},\\quad S_{ij} = q_i \\cdot k_j'
+    case 'general':
+      return 'S_{ij} = q_i^{\\top} W\\, k_j'
+    case 'additive':
+      return 'S_{ij} = v^{\\top} \\tanh(W_q q_i + W_k k_j)'
+    case 'concat':
+      return 'S_{ij} = \\big(W [q_i ; k_i] + b\\big)_j'
+    default:
+      return 'S = Q K^{\\top},\\quad S_{ij} = q_i \\cdot k_j'
   }
 }

@@ -22,9 +22,17 @@ export class TokensPanel implements Panel {
   private key = ''
 
   constructor() {
-    this.el = h('section', { class: 'panel', 'data-panel': 'tokens' },
-      h('header', { class: 'panel-head' }, this.title), this.formula, this.help, this.badge, this.rows,
-      h('div', { class: 'vocab-box' }, this.vocabTitle, this.vocab), this.mergesBox)
+    this.el = h(
+      'section',
+      { class: 'panel', 'data-panel': 'tokens' },
+      h('header', { class: 'panel-head' }, this.title),
+      this.formula,
+      this.help,
+      this.badge,
+      this.rows,
+      h('div', { class: 'vocab-box' }, this.vocabTitle, this.vocab),
+      this.mergesBox,
+    )
   }
 
   render(ctx: Ctx): void {
@@ -37,8 +45,22 @@ export class TokensPanel implements Panel {
     if (course) setText(this.badge, `✓ ${t('courseBadge')}`)
     if (!trace) return
     // Rebuilding chips when nothing about them changed would only cost style and layout work.
-    const key = JSON.stringify([state.lang, state.mode, state.mask, state.padKeys, state.tokenizer, trace.tokens, trace.tokenIds, trace.sourceTokens, trace.vocab.length, trace.merges?.length])
-    if (key === this.key) { this.highlight(ctx); return }
+    const key = JSON.stringify([
+      state.lang,
+      state.mode,
+      state.mask,
+      state.padKeys,
+      state.tokenizer,
+      trace.tokens,
+      trace.tokenIds,
+      trace.sourceTokens,
+      trace.vocab.length,
+      trace.merges?.length,
+    ])
+    if (key === this.key) {
+      this.highlight(ctx)
+      return
+    }
     this.key = key
     const cross = state.mode === 'cross' && !!trace.sourceTokens
     this.rows.replaceChildren()
@@ -63,7 +85,12 @@ export class TokensPanel implements Panel {
         list.append(h('span', { class: 'tok-item', role: 'listitem' }, chip))
       })
       if (line.tokens.length > MAX_CHIPS) {
-        row.append(h('span', { class: 'tok-more', text: t('tokensMore').replace('{n}', String(line.tokens.length - MAX_CHIPS)) }))
+        row.append(
+          h('span', {
+            class: 'tok-more',
+            text: t('tokensMore').replace('{n}', String(line.tokens.length - MAX_CHIPS)),
+          }),
+        )
       }
       this.chips.push(chips)
       this.rows.append(row)
@@ -77,8 +104,13 @@ export class TokensPanel implements Panel {
     const { t, state } = ctx
     const trace = ctx.trace!
     this.vocabTitle.textContent = `${t('vocabulary')} (${trace.vocab.length})`
-    this.vocab.replaceChildren(...trace.vocab.slice(0, 400).map((w, id) =>
-      h('li', {}, h('span', { class: 'vid', text: String(id) }), h('span', { class: 'vword', text: tokLabel(w) }))))
+    this.vocab.replaceChildren(
+      ...trace.vocab
+        .slice(0, 400)
+        .map((w, id) =>
+          h('li', {}, h('span', { class: 'vid', text: String(id) }), h('span', { class: 'vword', text: tokLabel(w) })),
+        ),
+    )
     this.mergesBox.replaceChildren()
     if (state.tokenizer === 'bpe') {
       const merges = trace.merges ?? []
@@ -86,7 +118,17 @@ export class TokensPanel implements Panel {
       if (!merges.length) this.mergesBox.append(h('p', { class: 'help', text: t('noMerges') }))
       const ol = h('ol', { class: 'merge-list' })
       for (const [a, b] of merges.slice(0, 300)) {
-        ol.append(h('li', {}, h('code', { text: tokLabel(a) }), ' + ', h('code', { text: tokLabel(b) }), ' → ', h('code', { text: tokLabel(a + b) })))
+        ol.append(
+          h(
+            'li',
+            {},
+            h('code', { text: tokLabel(a) }),
+            ' + ',
+            h('code', { text: tokLabel(b) }),
+            ' → ',
+            h('code', { text: tokLabel(a + b) }),
+          ),
+        )
       }
       this.mergesBox.append(ol)
     }
@@ -108,13 +150,16 @@ function tokenChip(ctx: Ctx, line: TokenLine, i: number, tok: string, chips: HTM
   const { t, state } = ctx
   const isKey = line.side !== 'q'
   const padded = state.mask === 'padding' && isKey && state.padKeys.includes(i)
-  const chip = h('button', { class: 'tok' + (padded ? ' pad' : ''), type: 'button', 'data-i': i, 'data-side': line.side },
+  const chip = h(
+    'button',
+    { class: 'tok' + (padded ? ' pad' : ''), type: 'button', 'data-i': i, 'data-side': line.side },
     // The name is the visible text plus hidden position and "id" words (an aria-label would hide the visible text).
     h('span', { class: 'sr-only', text: `${i}: ` }),
     h('span', { class: 'tok-text', text: tokLabel(tok) }),
     h('span', { class: 'sr-only', text: ' (id ' }),
     h('span', { class: 'tok-id', text: String(line.ids[i] ?? '') }),
-    h('span', { class: 'sr-only', text: ')' }))
+    h('span', { class: 'sr-only', text: ')' }),
+  )
   if (padded) chip.append(h('span', { class: 'tok-pad', text: t('padMark') }))
   const enter = () => ctx.setHighlight(line.side === 'k' ? null : i, line.side === 'q' ? null : i)
   chip.addEventListener('mouseenter', enter)

@@ -28,16 +28,38 @@ export class TrainedWhy {
       w.onerror = (e) => reject(new Error(e.message || 'training worker failed to load'))
       w.onmessage = (e: MessageEvent<FromWorker>) => {
         const m = e.data
-        if (m.type === 'error') { reject(new Error(m.message)); return }
-        if (m.type === 'ready') { send({ type: 'step', n: WHY_TRAIN_STEPS }); return }
+        if (m.type === 'error') {
+          reject(new Error(m.message))
+          return
+        }
+        if (m.type === 'ready') {
+          send({ type: 'step', n: WHY_TRAIN_STEPS })
+          return
+        }
         const s = m.snapshot
-        if (!s.attention) { reject(new Error(s.attentionError ?? 'no attention in the snapshot')); return }
-        resolve({ tokens: s.attention.tokens, weights: s.attention.weights, steps: s.steps, accuracy: s.test?.accuracy ?? NaN })
+        if (!s.attention) {
+          reject(new Error(s.attentionError ?? 'no attention in the snapshot'))
+          return
+        }
+        resolve({
+          tokens: s.attention.tokens,
+          weights: s.attention.weights,
+          steps: s.steps,
+          accuracy: s.test?.accuracy ?? NaN,
+        })
         this.stop()
       }
       send({
         type: 'reset',
-        settings: { task: 'coreference', score: 'scaled-dot', heads: 1, dModel: 32, optimizer: 'adam', lr: 0.01, seed: 0 },
+        settings: {
+          task: 'coreference',
+          score: 'scaled-dot',
+          heads: 1,
+          dModel: 32,
+          optimizer: 'adam',
+          lr: 0.01,
+          seed: 0,
+        },
       })
     })
     return this.result

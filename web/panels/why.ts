@@ -51,23 +51,55 @@ export class WhyPanel implements Panel {
   private source = h('p', { class: 'hint', 'data-why-weights': 'illustrative' })
 
   constructor() {
-    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => { this.texts.push([e, key]); return e }
+    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => {
+      this.texts.push([e, key])
+      return e
+    }
     let x = 20
-    for (const w of WORDS) { this.xs.push(x + w.length * 4.3); x += w.length * 8.6 + 24 }
+    for (const w of WORDS) {
+      this.xs.push(x + w.length * 4.3)
+      x += w.length * 8.6 + 24
+    }
     const cmpTable = this.buildTable(tx)
-    this.el = h('section', { class: 'panel why', 'data-panel': 'why' },
-      tx(h('h2'), 'whyTitle'), tx(h('p', { class: 'lead' }), 'whyIntro'), tx(h('p', { class: 'help', 'data-why-matters': '' }), 'whyMatters'),
-      h('div', { class: 'why-cols stack' },
-        h('div', { class: 'why-col' }, tx(h('h3'), 'whyRnnTitle'), tx(h('p', { class: 'help' }), 'whyRnnBody'),
+    this.el = h(
+      'section',
+      { class: 'panel why', 'data-panel': 'why' },
+      tx(h('h2'), 'whyTitle'),
+      tx(h('p', { class: 'lead' }), 'whyIntro'),
+      tx(h('p', { class: 'help', 'data-why-matters': '' }), 'whyMatters'),
+      h(
+        'div',
+        { class: 'why-cols stack' },
+        h(
+          'div',
+          { class: 'why-col' },
+          tx(h('h3'), 'whyRnnTitle'),
+          tx(h('p', { class: 'help' }), 'whyRnnBody'),
           h('div', { class: 'why-rnn-wrap' }, this.rnnSvg),
-          h('div', { class: 'why-ctrl' },
+          h(
+            'div',
+            { class: 'why-ctrl' },
             h('label', {}, tx(h('span'), 'whyStep'), this.step, this.stepOut),
-            h('label', {}, tx(h('span'), 'whyKeep'), this.keep, this.keepOut), this.play),
-          this.left),
-        h('div', { class: 'why-col' }, tx(h('h3'), 'whyAttnTitle'), tx(h('p', { class: 'help' }), 'whyAttnBody'),
-          tx(h('p', { class: 'hint' }), 'whyQuery'), h('div', { class: 'why-attn-wrap' }, this.attnSvg),
-          this.source)),
-      tx(h('h3'), 'whyCompareTitle'), this.diagrams(tx), cmpTable, tx(h('p', { class: 'lead' }), 'whySummary'))
+            h('label', {}, tx(h('span'), 'whyKeep'), this.keep, this.keepOut),
+            this.play,
+          ),
+          this.left,
+        ),
+        h(
+          'div',
+          { class: 'why-col' },
+          tx(h('h3'), 'whyAttnTitle'),
+          tx(h('p', { class: 'help' }), 'whyAttnBody'),
+          tx(h('p', { class: 'hint' }), 'whyQuery'),
+          h('div', { class: 'why-attn-wrap' }, this.attnSvg),
+          this.source,
+        ),
+      ),
+      tx(h('h3'), 'whyCompareTitle'),
+      this.diagrams(tx),
+      cmpTable,
+      tx(h('p', { class: 'lead' }), 'whySummary'),
+    )
     this.step.addEventListener('input', () => this.draw())
     this.keep.addEventListener('input', () => this.draw())
     this.play.addEventListener('click', () => this.toggle())
@@ -81,9 +113,39 @@ export class WhyPanel implements Panel {
       ['whyRowGood', 'whyCnnGood', 'whyFcGood', 'whyAttnGood'],
       ['whyRowUse', 'whyCnnUse', 'whyFcUse', 'whyAttnUse'],
     ]
-    return h('div', { class: 'table-scroll' }, h('table', { class: 'compare' },
-      h('thead', {}, h('tr', {}, ...(['whyColAspect', 'whyColCnn', 'whyColFc', 'whyColAttn'] as MsgKey[]).map((k) => tx(h('th', { scope: 'col' }), k)))),
-      h('tbody', {}, ...rows.map(([a, b, c, d]) => h('tr', {}, tx(h('th', { scope: 'row' }), a), tx(h('td'), b), tx(h('td'), c), tx(h('td', { class: 'attn' }), d))))))
+    return h(
+      'div',
+      { class: 'table-scroll' },
+      h(
+        'table',
+        { class: 'compare' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ...(['whyColAspect', 'whyColCnn', 'whyColFc', 'whyColAttn'] as MsgKey[]).map((k) =>
+              tx(h('th', { scope: 'col' }), k),
+            ),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          ...rows.map(([a, b, c, d]) =>
+            h(
+              'tr',
+              {},
+              tx(h('th', { scope: 'row' }), a),
+              tx(h('td'), b),
+              tx(h('td'), c),
+              tx(h('td', { class: 'attn' }), d),
+            ),
+          ),
+        ),
+      ),
+    )
   }
 
   private diagrams(tx: <E extends HTMLElement>(e: E, key: MsgKey) => E): HTMLElement {
@@ -92,7 +154,13 @@ export class WhyPanel implements Panel {
       this.minis.push([s, key])
       const n = 5
       const x = (i: number) => 20 + i * 30
-      const strength = [[.6, .2, .05, .1, .05], [.1, .5, .3, .05, .05], [.05, .3, .4, .2, .05], [.4, .05, .05, .4, .1], [.05, .05, .1, .2, .6]]
+      const strength = [
+        [0.6, 0.2, 0.05, 0.1, 0.05],
+        [0.1, 0.5, 0.3, 0.05, 0.05],
+        [0.05, 0.3, 0.4, 0.2, 0.05],
+        [0.4, 0.05, 0.05, 0.4, 0.1],
+        [0.05, 0.05, 0.1, 0.2, 0.6],
+      ]
       for (let o = 0; o < n; o++) {
         for (let i = 0; i < n; i++) {
           let w = 0
@@ -100,7 +168,17 @@ export class WhyPanel implements Panel {
           if (kind === 'fc') w = 0.25
           if (kind === 'attn') w = strength[o][i]
           if (!w) continue
-          s.append(svg('line', { x1: x(i), y1: 90, x2: x(o), y2: 20, stroke: kind === 'attn' ? '#e8590c' : '#5c7cfa', 'stroke-width': (0.6 + 5 * w).toFixed(2), 'stroke-opacity': kind === 'attn' ? (0.25 + w).toFixed(2) : '0.55' }))
+          s.append(
+            svg('line', {
+              x1: x(i),
+              y1: 90,
+              x2: x(o),
+              y2: 20,
+              stroke: kind === 'attn' ? '#e8590c' : '#5c7cfa',
+              'stroke-width': (0.6 + 5 * w).toFixed(2),
+              'stroke-opacity': kind === 'attn' ? (0.25 + w).toFixed(2) : '0.55',
+            }),
+          )
         }
       }
       for (let i = 0; i < n; i++) {
@@ -109,15 +187,29 @@ export class WhyPanel implements Panel {
       }
       return h('figure', { class: 'mini-fig' }, s, tx(h('figcaption'), key))
     }
-    return h('div', { class: 'minis' }, mk('cnn', 'whyDiagramCnn'), mk('fc', 'whyDiagramFc'), mk('attn', 'whyDiagramAttn'))
+    return h(
+      'div',
+      { class: 'minis' },
+      mk('cnn', 'whyDiagramCnn'),
+      mk('fc', 'whyDiagramFc'),
+      mk('attn', 'whyDiagramAttn'),
+    )
   }
 
   private toggle(): void {
-    if (this.timer) { this.stop(); this.draw(); return }
+    if (this.timer) {
+      this.stop()
+      this.draw()
+      return
+    }
     if (Number(this.step.value) >= WORDS.length - 1) this.step.value = '0'
     const tick = () => {
       const v = Number(this.step.value)
-      if (v >= WORDS.length - 1) { this.stop(); this.draw(); return }
+      if (v >= WORDS.length - 1) {
+        this.stop()
+        this.draw()
+        return
+      }
       this.step.value = String(v + 1)
       this.draw()
     }
@@ -139,8 +231,16 @@ export class WhyPanel implements Panel {
     if (!this.started) {
       // Shown for the first time: train the real model now (a worker; well under a second).
       this.started = true
-      this.trained.get().then((r) => { this.real = r; this.draw() })
-        .catch((e) => { this.realError = e instanceof Error ? e.message : String(e); this.draw() })
+      this.trained
+        .get()
+        .then((r) => {
+          this.real = r
+          this.draw()
+        })
+        .catch((e) => {
+          this.realError = e instanceof Error ? e.message : String(e)
+          this.draw()
+        })
     }
     this.draw()
   }
@@ -162,10 +262,13 @@ export class WhyPanel implements Panel {
     const r = this.real
     this.source.dataset.whyWeights = r ? 'trained' : 'illustrative'
     if (r) {
-      this.source.textContent = t('whyTrained').replace('{steps}', String(r.steps))
+      this.source.textContent = t('whyTrained')
+        .replace('{steps}', String(r.steps))
         .replace('{acc}', Number.isFinite(r.accuracy) ? `${Math.round(r.accuracy * 100)}%` : '—')
     } else {
-      this.source.textContent = this.realError ? `${t('whyTrainFailed')} ${this.realError}` : t('whyTraining').replace('{steps}', String(WHY_TRAIN_STEPS))
+      this.source.textContent = this.realError
+        ? `${t('whyTrainFailed')} ${this.realError}`
+        : t('whyTraining').replace('{steps}', String(WHY_TRAIN_STEPS))
     }
   }
 
@@ -190,13 +293,34 @@ export class WhyPanel implements Panel {
     WORDS.forEach((w, i) => {
       const x = this.xs[i]
       const read = i <= cur
-      r.append(svg('text', { x, y: 18, 'text-anchor': 'middle', class: 'why-word' + (i === ANIMAL ? ' key' : i === IT ? ' query' : ''), text: w }))
-      const box = svg('rect', { x: x - 18, y: 40, width: 36, height: 60, rx: 5, class: 'why-box' + (read ? ' read' : '') })
+      r.append(
+        svg('text', {
+          x,
+          y: 18,
+          'text-anchor': 'middle',
+          class: 'why-word' + (i === ANIMAL ? ' key' : i === IT ? ' query' : ''),
+          text: w,
+        }),
+      )
+      const box = svg('rect', {
+        x: x - 18,
+        y: 40,
+        width: 36,
+        height: 60,
+        rx: 5,
+        class: 'why-box' + (read ? ' read' : ''),
+      })
       r.append(box)
       const amount = read && i >= ANIMAL ? keep ** (i - ANIMAL) : 0
-      if (amount > 0) r.append(svg('rect', { x: x - 12, y: 40 + 54 - 48 * amount, width: 24, height: 48 * amount, class: 'why-fill' }))
+      if (amount > 0)
+        r.append(
+          svg('rect', { x: x - 12, y: 40 + 54 - 48 * amount, width: 24, height: 48 * amount, class: 'why-fill' }),
+        )
       r.append(svg('text', { x, y: 118, 'text-anchor': 'middle', class: 'why-h', text: `h${i + 1}` }))
-      if (read && i >= ANIMAL) r.append(svg('text', { x, y: 138, 'text-anchor': 'middle', class: 'why-pct', text: `${Math.round(amount * 100)}%` }))
+      if (read && i >= ANIMAL)
+        r.append(
+          svg('text', { x, y: 138, 'text-anchor': 'middle', class: 'why-pct', text: `${Math.round(amount * 100)}%` }),
+        )
       if (i < WORDS.length - 1) {
         const nx = this.xs[i + 1]
         r.append(svg('line', { x1: x + 18, y1: 70, x2: nx - 20, y2: 70, class: 'why-arrow' + (i < cur ? ' on' : '') }))
@@ -214,18 +338,52 @@ export class WhyPanel implements Panel {
     const yWords = 170
     WORDS.forEach((_, j) => {
       if (j === this.query) return
-      const x1 = this.xs[this.query], x2 = this.xs[j]
+      const x1 = this.xs[this.query],
+        x2 = this.xs[j]
       const hgt = 20 + Math.abs(x2 - x1) * 0.32
       const d = `M ${x1} ${yWords - 16} C ${x1} ${yWords - 16 - hgt}, ${x2} ${yWords - 16 - hgt}, ${x2} ${yWords - 16}`
-      a.append(svg('path', { d, class: 'why-arc', 'data-key': j, 'data-weight': weights[j].toFixed(4), 'stroke-width': (0.8 + 14 * weights[j]).toFixed(2), 'stroke-opacity': (0.25 + weights[j]).toFixed(2) }))
+      a.append(
+        svg('path', {
+          d,
+          class: 'why-arc',
+          'data-key': j,
+          'data-weight': weights[j].toFixed(4),
+          'stroke-width': (0.8 + 14 * weights[j]).toFixed(2),
+          'stroke-opacity': (0.25 + weights[j]).toFixed(2),
+        }),
+      )
       // The label sits at the arc's top (a cubic with both controls at -hgt peaks at 3/4 of it).
-      a.append(svg('text', { x: (x1 + x2) / 2, y: yWords - 20 - hgt * 0.75, 'text-anchor': 'middle', class: 'why-wt', text: weights[j] >= 0.08 ? weights[j].toFixed(2) : '' }))
+      a.append(
+        svg('text', {
+          x: (x1 + x2) / 2,
+          y: yWords - 20 - hgt * 0.75,
+          'text-anchor': 'middle',
+          class: 'why-wt',
+          text: weights[j] >= 0.08 ? weights[j].toFixed(2) : '',
+        }),
+      )
     })
     WORDS.forEach((w, j) => {
-      const e = svg('text', { x: this.xs[j], y: yWords, 'text-anchor': 'middle', tabindex: 0, role: 'button', class: 'why-word pick' + (j === this.query ? ' query' : ''), text: w })
-      const pick = () => { this.query = j; this.draw() }
+      const e = svg('text', {
+        x: this.xs[j],
+        y: yWords,
+        'text-anchor': 'middle',
+        tabindex: 0,
+        role: 'button',
+        class: 'why-word pick' + (j === this.query ? ' query' : ''),
+        text: w,
+      })
+      const pick = () => {
+        this.query = j
+        this.draw()
+      }
       e.addEventListener('click', pick)
-      e.addEventListener('keydown', (ev) => { if ((ev as KeyboardEvent).key === 'Enter' || (ev as KeyboardEvent).key === ' ') { ev.preventDefault(); pick() } })
+      e.addEventListener('keydown', (ev) => {
+        if ((ev as KeyboardEvent).key === 'Enter' || (ev as KeyboardEvent).key === ' ') {
+          ev.preventDefault()
+          pick()
+        }
+      })
       a.append(e)
     })
   }

@@ -45,16 +45,33 @@ function pipelineQuestions(s: PlaygroundState, tr: Trace, t: Translate): Questio
   const out: Question[] = []
   const q = labels(tr.tokens)
   const k = labels(s.mode === 'cross' && tr.sourceTokens ? tr.sourceTokens : tr.tokens)
-  const nq = q.length, nk = k.length
+  const nq = q.length,
+    nk = k.length
   const heads = tr.heads || 1
-  const dkh = tr.K.shape[1] / heads, dvh = tr.V.shape[1] / heads
-  out.push(make(`shape:${nq}:${nk}:${dkh}`, fill(t('quizShapePrompt'), { nq, nk, dk: dkh }),
-    shape(nq, nk), [shape(nq, dkh), shape(dkh, dkh), nk !== nq ? shape(nk, nq) : shape(nk, dkh + 1), shape(nq, nk, dkh)],
-    fill(t('quizShapeExplain'), { nq, nk, dk: dkh }), 1))
+  const dkh = tr.K.shape[1] / heads,
+    dvh = tr.V.shape[1] / heads
+  out.push(
+    make(
+      `shape:${nq}:${nk}:${dkh}`,
+      fill(t('quizShapePrompt'), { nq, nk, dk: dkh }),
+      shape(nq, nk),
+      [shape(nq, dkh), shape(dkh, dkh), nk !== nq ? shape(nk, nq) : shape(nk, dkh + 1), shape(nq, nk, dkh)],
+      fill(t('quizShapeExplain'), { nq, nk, dk: dkh }),
+      1,
+    ),
+  )
   if (tr.scale !== 1) {
     const root = 1 / tr.scale
-    out.push(make(`scale:${dkh}:${fmt(root, 4)}`, fill(t('quizScalePrompt'), { dk: dkh }),
-      fmt(root, 4), [fmt(dkh, 4), fmt(dkh * dkh, 4), '1'], fill(t('quizScaleExplain'), { dk: dkh, root: fmt(root, 4) }), 2))
+    out.push(
+      make(
+        `scale:${dkh}:${fmt(root, 4)}`,
+        fill(t('quizScalePrompt'), { dk: dkh }),
+        fmt(root, 4),
+        [fmt(dkh, 4), fmt(dkh * dkh, 4), '1'],
+        fill(t('quizScaleExplain'), { dk: dkh, root: fmt(root, 4) }),
+        2,
+      ),
+    )
   }
   // The long view never builds the n×n matrices: the questions below need them.
   if (!tr.maskedScores?.data?.length || !tr.weights?.data?.length) return out
@@ -64,31 +81,81 @@ function pipelineQuestions(s: PlaygroundState, tr: Trace, t: Translate): Questio
   const hidden = k.filter((_, j) => M.data[r * M.cols + j] === -Infinity)
   const seen = k.filter((_, j) => M.data[r * M.cols + j] !== -Infinity)
   const list = (xs: string[]) => (xs.length ? xs.join(t('quizListSep')) : t('quizNone'))
-  out.push(make(`mask:${s.mask}:${r}:${hidden.join('|')}:${nk}`, fill(t('quizMaskPrompt'), { tok: q[r] }),
-    list(hidden), [list(seen), hidden.length ? t('quizNone') : list(k.slice(r + 1)), list(k), list(k.slice(0, r + 1))],
-    hidden.length ? fill(t('quizMaskExplain'), { tok: q[r], list: list(hidden) }) : t('quizMaskNoneExplain'), 3))
+  out.push(
+    make(
+      `mask:${s.mask}:${r}:${hidden.join('|')}:${nk}`,
+      fill(t('quizMaskPrompt'), { tok: q[r] }),
+      list(hidden),
+      [list(seen), hidden.length ? t('quizNone') : list(k.slice(r + 1)), list(k), list(k.slice(0, r + 1))],
+      hidden.length ? fill(t('quizMaskExplain'), { tok: q[r], list: list(hidden) }) : t('quizMaskNoneExplain'),
+      3,
+    ),
+  )
   // The key a row weighs most (shown head).
   const A = headMatrix(tr.weights, s.head)
   const row = nq - 1
   let best = 0
   for (let j = 1; j < A.cols; j++) if (A.data[row * A.cols + j] > A.data[row * A.cols + best]) best = j
   const others = k.filter((_, j) => j !== best)
-  out.push(make(`top:${s.head}:${row}:${k.join('|')}:${best}:${fmt(A.data[row * A.cols + best], 4)}`, fill(t('quizTopPrompt'), { tok: q[row] }),
-    k[best], others.slice(0, 3), fill(t('quizTopExplain'), { tok: q[row], key: k[best], w: fmt(A.data[row * A.cols + best], 4) }), 4))
-  out.push(make(`out:${nq}:${dvh * heads}`, fill(t('quizOutPrompt'), { nq, nk, dv: dvh * heads }),
-    shape(nq, dvh * heads), [shape(nk, dvh * heads), shape(nq, nk), shape(dvh * heads, nq)],
-    fill(t('quizOutExplain'), { nq, dv: dvh * heads }), 5))
+  out.push(
+    make(
+      `top:${s.head}:${row}:${k.join('|')}:${best}:${fmt(A.data[row * A.cols + best], 4)}`,
+      fill(t('quizTopPrompt'), { tok: q[row] }),
+      k[best],
+      others.slice(0, 3),
+      fill(t('quizTopExplain'), { tok: q[row], key: k[best], w: fmt(A.data[row * A.cols + best], 4) }),
+      4,
+    ),
+  )
+  out.push(
+    make(
+      `out:${nq}:${dvh * heads}`,
+      fill(t('quizOutPrompt'), { nq, nk, dv: dvh * heads }),
+      shape(nq, dvh * heads),
+      [shape(nk, dvh * heads), shape(nq, nk), shape(dvh * heads, nq)],
+      fill(t('quizOutExplain'), { nq, dv: dvh * heads }),
+      5,
+    ),
+  )
   return out
 }
 
-function fixed(id: string, t: Translate, p: MsgKey, right: MsgKey, wrong: MsgKey[], ex: MsgKey, vars: Record<string, string | number> = {}): Question {
-  return make(id, fill(t(p), vars), fill(t(right), vars), wrong.map((w) => fill(t(w), vars)), fill(t(ex), vars))
+function fixed(
+  id: string,
+  t: Translate,
+  p: MsgKey,
+  right: MsgKey,
+  wrong: MsgKey[],
+  ex: MsgKey,
+  vars: Record<string, string | number> = {},
+): Question {
+  return make(
+    id,
+    fill(t(p), vars),
+    fill(t(right), vars),
+    wrong.map((w) => fill(t(w), vars)),
+    fill(t(ex), vars),
+  )
 }
 
 function seq2seqQuestions(t: Translate): Question[] {
   return [
-    fixed('seq2seq:kv', t, 'quizKvPrompt', 'quizFromEncoder', ['quizFromDecoder', 'quizFromBoth', 'quizFromRandom'], 'quizKvExplain'),
-    fixed('seq2seq:q', t, 'quizQPrompt', 'quizFromDecoder', ['quizFromEncoder', 'quizFromBoth', 'quizFromRandom'], 'quizQExplain'),
+    fixed(
+      'seq2seq:kv',
+      t,
+      'quizKvPrompt',
+      'quizFromEncoder',
+      ['quizFromDecoder', 'quizFromBoth', 'quizFromRandom'],
+      'quizKvExplain',
+    ),
+    fixed(
+      'seq2seq:q',
+      t,
+      'quizQPrompt',
+      'quizFromDecoder',
+      ['quizFromEncoder', 'quizFromBoth', 'quizFromRandom'],
+      'quizQExplain',
+    ),
   ]
 }
 
@@ -97,18 +164,55 @@ export function questionsFor(view: View, s: PlaygroundState, tr: Trace | null, t
     case 'pipeline':
       return tr ? pipelineQuestions(s, tr, t) : []
     case 'why':
-      return [fixed('why:direct', t, 'quizWhyPrompt', 'quizWhyRight', ['quizWhyWrong1', 'quizWhyWrong2', 'quizWhyWrong3'], 'quizWhyExplain')]
+      return [
+        fixed(
+          'why:direct',
+          t,
+          'quizWhyPrompt',
+          'quizWhyRight',
+          ['quizWhyWrong1', 'quizWhyWrong2', 'quizWhyWrong3'],
+          'quizWhyExplain',
+        ),
+      ]
     case 'origin':
       return seq2seqQuestions(t)
     case 'decode': {
       const vars = { dq: s.dq }
-      return [...seq2seqQuestions(t),
-        fixed(`decode:q:${s.dq}`, t, 'quizDecodePrompt', 'quizDecodeRight', ['quizDecodeWrong1', 'quizDecodeWrong2', 'quizDecodeWrong3'], 'quizDecodeExplain', vars)]
+      return [
+        ...seq2seqQuestions(t),
+        fixed(
+          `decode:q:${s.dq}`,
+          t,
+          'quizDecodePrompt',
+          'quizDecodeRight',
+          ['quizDecodeWrong1', 'quizDecodeWrong2', 'quizDecodeWrong3'],
+          'quizDecodeExplain',
+          vars,
+        ),
+      ]
     }
     case 'scaling':
-      return [fixed('scaling:what', t, 'quizScaleWhatPrompt', 'quizScaleWhatRight', ['quizScaleWhatWrong1', 'quizScaleWhatWrong2', 'quizScaleWhatWrong3'], 'quizScaleWhatExplain')]
+      return [
+        fixed(
+          'scaling:what',
+          t,
+          'quizScaleWhatPrompt',
+          'quizScaleWhatRight',
+          ['quizScaleWhatWrong1', 'quizScaleWhatWrong2', 'quizScaleWhatWrong3'],
+          'quizScaleWhatExplain',
+        ),
+      ]
     case 'train':
-      return [fixed('train:what', t, 'quizTrainPrompt', 'quizTrainRight', ['quizTrainWrong1', 'quizTrainWrong2', 'quizTrainWrong3'], 'quizTrainExplain')]
+      return [
+        fixed(
+          'train:what',
+          t,
+          'quizTrainPrompt',
+          'quizTrainRight',
+          ['quizTrainWrong1', 'quizTrainWrong2', 'quizTrainWrong3'],
+          'quizTrainExplain',
+        ),
+      ]
   }
   return []
 }

@@ -16,12 +16,16 @@ function load(): Results {
     const v = JSON.parse(globalThis.localStorage?.getItem(STORE) ?? '{}')
     return v && typeof v === 'object' ? v : {}
   } catch {
-    return {}  // storage blocked (a sandboxed frame) or unreadable: start afresh
+    return {} // storage blocked (a sandboxed frame) or unreadable: start afresh
   }
 }
 
 function save(r: Results): void {
-  try { globalThis.localStorage?.setItem(STORE, JSON.stringify(r)) } catch { /* storage blocked: progress lasts this visit */ }
+  try {
+    globalThis.localStorage?.setItem(STORE, JSON.stringify(r))
+  } catch {
+    /* storage blocked: progress lasts this visit */
+  }
 }
 
 export class QuizPanel implements Panel {

@@ -23,8 +23,11 @@ export function addExportButtons(panels: readonly Panel[], act: ExportActions): 
     const csv = h('button', { type: 'button', class: 'btn-small', 'data-export': 'csv' })
     png.addEventListener('click', () => act.safely(async () => downloadBlob(await act.png(name), `${name}.png`)))
     // A BOM so spreadsheet programs read the Chinese tokens as UTF-8.
-    csv.addEventListener('click', () => act.safely(() =>
-      downloadBlob(new Blob(['\ufeff' + act.csv(name)], { type: 'text/csv;charset=utf-8' }), `${name}.csv`)))
+    csv.addEventListener('click', () =>
+      act.safely(() =>
+        downloadBlob(new Blob(['\ufeff' + act.csv(name)], { type: 'text/csv;charset=utf-8' }), `${name}.csv`),
+      ),
+    )
     head.append(h('span', { class: 'ap-export' }, png, csv))
     buttons.push(png, csv)
   }

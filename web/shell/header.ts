@@ -42,8 +42,14 @@ function headerElements(d: HeaderDeps) {
   }
   const titleBox = h('div', { class: 'ap-titles' }, e.title, e.subtitle)
   // The status line and code box sit in the header, by the buttons they answer: all content is in a landmark.
-  const header = h('header', { class: 'ap-header' }, titleBox,
-    h('div', { class: 'ap-actions' }, e.pyBtn, e.pyDlBtn, e.copyBtn, e.langBtn), e.status, e.codeBox)
+  const header = h(
+    'header',
+    { class: 'ap-header' },
+    titleBox,
+    h('div', { class: 'ap-actions' }, e.pyBtn, e.pyDlBtn, e.copyBtn, e.langBtn),
+    e.status,
+    e.codeBox,
+  )
   // A course page has its own title and language: compact keeps only the export bar.
   titleBox.hidden = d.compact
   e.langBtn.hidden = d.compact
@@ -78,9 +84,15 @@ export function createHeader(d: HeaderDeps): Header {
   const { title, subtitle, langBtn, copyBtn, pyBtn, pyDlBtn, status, codeBox, header } = headerElements(d)
   let copiedUntil = 0
 
-  const say = (msg: string) => { status.textContent = msg }
+  const say = (msg: string) => {
+    status.textContent = msg
+  }
   const safely = (fn: () => unknown) => {
-    Promise.resolve().then(fn).then(() => { if (status.textContent?.startsWith(d.t()('exportFailed'))) say('') })
+    Promise.resolve()
+      .then(fn)
+      .then(() => {
+        if (status.textContent?.startsWith(d.t()('exportFailed'))) say('')
+      })
       .catch((e) => say(`${d.t()('exportFailed')} ${errorMessage(e)}`))
   }
 
@@ -90,7 +102,9 @@ export function createHeader(d: HeaderDeps): Header {
       await navigator.clipboard.writeText(d.shareUrl())
       copiedUntil = performance.now() + 2000
       d.rerender()
-      setTimeout(() => { if (!d.disposed()) d.rerender() }, 2100)
+      setTimeout(() => {
+        if (!d.disposed()) d.rerender()
+      }, 2100)
     } catch {
       // No clipboard permission (e.g. an insecure origin): the address bar holds the same link.
     }
@@ -99,7 +113,9 @@ export function createHeader(d: HeaderDeps): Header {
   copyBtn.addEventListener('click', () => void copyLink())
   langBtn.addEventListener('click', () => d.toggleLang())
   pyBtn.addEventListener('click', () => void copyCode(d, codeBox, say))
-  pyDlBtn.addEventListener('click', () => safely(() => downloadBlob(new Blob([d.pytorchCode()], { type: 'text/x-python' }), 'attention.py')))
+  pyDlBtn.addEventListener('click', () =>
+    safely(() => downloadBlob(new Blob([d.pytorchCode()], { type: 'text/x-python' }), 'attention.py')),
+  )
 
   return {
     els: [header],

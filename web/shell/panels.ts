@@ -47,7 +47,14 @@ export interface PanelSet {
 }
 
 /** `compact`: inside a course page, whose own landmarks these would nest in (no main, no complementary). */
-export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, trainBox: TrainBox, trainInline: boolean, compact = false): PanelSet {
+export function createPanels(
+  ctx: Ctx,
+  engine: Engine,
+  app: () => HTMLElement,
+  trainBox: TrainBox,
+  trainInline: boolean,
+  compact = false,
+): PanelSet {
   const controls = new ControlsPanel(ctx)
   const guided = new GuidedPanel(ctx, app)
   const tokens = new TokensPanel()
@@ -69,28 +76,80 @@ export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, t
   const banner = h('div', { class: 'banner error', role: 'alert', hidden: true })
   const noticeBox = h('div', { class: 'banner notice', role: 'status', hidden: true })
   const scoreGroups = steps.groups.slice(3, 5)
-  const pipeline = h('div', { class: 'pipeline' },
-    guided.el, tokens.el, lessonEx.el, ...steps.groups.slice(0, 3), params.el, longNote, longPanel.el, ...steps.groups.slice(3), maskedRowsNote,
-    linesGrid, decoder.el)
+  const pipeline = h(
+    'div',
+    { class: 'pipeline' },
+    guided.el,
+    tokens.el,
+    lessonEx.el,
+    ...steps.groups.slice(0, 3),
+    params.el,
+    longNote,
+    longPanel.el,
+    ...steps.groups.slice(3),
+    maskedRowsNote,
+    linesGrid,
+    decoder.el,
+  )
   if (trainInline) pipeline.append(trainBox.el)
-  const main = h(compact ? 'div' : 'main', { class: 'ap-main' }, banner, noticeBox, pipeline, why.el, origin.el, model.el,
-    ...extraViews.map((x) => x.panel.el), trainInline ? null : trainBox.el, quiz.el)
+  const main = h(
+    compact ? 'div' : 'main',
+    { class: 'ap-main' },
+    banner,
+    noticeBox,
+    pipeline,
+    why.el,
+    origin.el,
+    model.el,
+    ...extraViews.map((x) => x.panel.el),
+    trainInline ? null : trainBox.el,
+    quiz.el,
+  )
   const layout = h('div', { class: 'ap-layout' }, controls.el, main)
   if (compact) controls.el.setAttribute('role', 'none')
-  const all: Panel[] = [controls, guided, tokens, ...steps.panels.values(), params, lines, arith, decoder, why, origin, longPanel, model,
-    ...extraViews.map((x) => x.panel), quiz, lessonEx]
+  const all: Panel[] = [
+    controls,
+    guided,
+    tokens,
+    ...steps.panels.values(),
+    params,
+    lines,
+    arith,
+    decoder,
+    why,
+    origin,
+    longPanel,
+    model,
+    ...extraViews.map((x) => x.panel),
+    quiz,
+    lessonEx,
+  ]
   // Panels that need the n×n matrices: not drawn in the long view.
   const notLong = new Set<Panel>([lines, arith, ...PER_HEAD_STEPS.map((n) => steps.panels.get(n)!)])
-  const onlyIn = new Map<Panel, View>([[why, 'why'], [origin, 'origin'], [model, 'model'], ...extraViews.map((x) => [x.panel, x.view] as [Panel, View])])
+  const onlyIn = new Map<Panel, View>([
+    [why, 'why'],
+    [origin, 'origin'],
+    [model, 'model'],
+    ...extraViews.map((x) => [x.panel, x.view] as [Panel, View]),
+  ])
 
   function renderMaskedRows(c: Ctx): void {
     const rows = c.trace?.maskedRows ?? []
     maskedRowsNote.hidden = rows.length === 0
-    if (c.trace && rows.length) maskedRowsNote.textContent = `${c.t('maskedRowsNote')} ${rows.map((i) => c.trace!.tokens[i] ?? i).join(', ')}`
+    if (c.trace && rows.length)
+      maskedRowsNote.textContent = `${c.t('maskedRowsNote')} ${rows.map((i) => c.trace!.tokens[i] ?? i).join(', ')}`
   }
 
   return {
-    controls, model, steps: [...steps.panels.values()], all, pipeline, main, layout, noticeBox, banner,
+    controls,
+    model,
+    steps: [...steps.panels.values()],
+    all,
+    pipeline,
+    main,
+    layout,
+    noticeBox,
+    banner,
     render(c, long) {
       const view = c.state.view
       pipeline.hidden = view !== 'pipeline'
@@ -117,8 +176,17 @@ export function createPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, t
       if (banner.childNodes.length) banner.replaceChildren()
       if (!error) return
       const msg = engineError(lang, error)
-      banner.append(h('strong', { text: t('errorTitle') }), ' ', h('span', { class: 'error-msg', text: msg.text }), ' ', h('span', { text: kept ? t('errorKept') : '' }))
-      if (msg.detail) banner.append(h('p', { class: 'error-detail' }, `${t('errorDetail')} `, h('code', { lang: 'en', text: msg.detail })))
+      banner.append(
+        h('strong', { text: t('errorTitle') }),
+        ' ',
+        h('span', { class: 'error-msg', text: msg.text }),
+        ' ',
+        h('span', { text: kept ? t('errorKept') : '' }),
+      )
+      if (msg.detail)
+        banner.append(
+          h('p', { class: 'error-detail' }, `${t('errorDetail')} `, h('code', { lang: 'en', text: msg.detail })),
+        )
     },
   }
 }

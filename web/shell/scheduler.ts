@@ -14,13 +14,24 @@ export function createScheduler(update: () => void): Scheduler {
     schedule(delay = 0) {
       if (delay > 0) {
         clearTimeout(timer)
-        timer = setTimeout(() => { timer = undefined; update() }, delay)
+        timer = setTimeout(() => {
+          timer = undefined
+          update()
+        }, delay)
         return
       }
-      if (timer !== undefined) { clearTimeout(timer); timer = undefined }
+      if (timer !== undefined) {
+        clearTimeout(timer)
+        timer = undefined
+      }
       if (queued) return
       queued = true
-      queueMicrotask(() => { if (queued) { queued = false; update() } })
+      queueMicrotask(() => {
+        if (queued) {
+          queued = false
+          update()
+        }
+      })
     },
     cancel() {
       queued = false

@@ -5,7 +5,14 @@ import type { MsgKey, Translate } from '../i18n'
 import { VIEWS, type View } from '../state'
 import { VIEW_TABS } from '../views/views'
 
-const TAB_LABELS: Record<View, MsgKey> = { pipeline: 'tabPipeline', why: 'tabWhy', origin: 'tabOrigin', train: 'tabTrain', model: 'tabModel', ...VIEW_TABS }
+const TAB_LABELS: Record<View, MsgKey> = {
+  pipeline: 'tabPipeline',
+  why: 'tabWhy',
+  origin: 'tabOrigin',
+  train: 'tabTrain',
+  model: 'tabModel',
+  ...VIEW_TABS,
+}
 
 export interface Tabs {
   bar: HTMLElement
@@ -34,7 +41,9 @@ export function createTabs(select: (v: View) => void, compact = false): Tabs {
   const bar = h(compact ? 'div' : 'nav', { class: 'ap-nav' }, list)
   return {
     bar,
-    hide(view) { tabs[VIEWS.indexOf(view)].hidden = true },
+    hide(view) {
+      tabs[VIEWS.indexOf(view)].hidden = true
+    },
     render(t, current) {
       list.setAttribute('aria-label', t('tabsLabel'))
       if (!compact) bar.setAttribute('aria-label', t('tabsLabel'))

@@ -33,7 +33,10 @@ export function createTrainBox(): TrainBox {
     async show(t, lang) {
       if (train || loading || disposed) return
       const load = trainModules['../train/panel.ts']
-      if (!load) { el.textContent = t('trainMissing'); return }
+      if (!load) {
+        el.textContent = t('trainMissing')
+        return
+      }
       loading = true
       el.replaceChildren(h('p', { class: 'help', text: t('trainLoading') }))
       try {
@@ -42,12 +45,16 @@ export function createTrainBox(): TrainBox {
         el.replaceChildren()
         train = mod.mountTrainPanel(el, { lang })
       } catch (e) {
-        el.replaceChildren(h('p', { class: 'banner error', role: 'alert', text: `${t('loadFailed')} ${errorMessage(e)}` }))
+        el.replaceChildren(
+          h('p', { class: 'banner error', role: 'alert', text: `${t('loadFailed')} ${errorMessage(e)}` }),
+        )
       } finally {
         loading = false
       }
     },
-    setLang(lang) { train?.setLang(lang) },
+    setLang(lang) {
+      train?.setLang(lang)
+    },
     dispose() {
       disposed = true
       train?.dispose()

@@ -25,7 +25,12 @@ function viridisCss(t: number): string {
 
 export function drawCurves(curves: HTMLCanvasElement, history: readonly HistoryPoint[], t: TrainTranslate): void {
   const g = curves.getContext('2d')!
-  const W = 440, H = 190, L = 36, R = 36, T = 10, B = 34
+  const W = 440,
+    H = 190,
+    L = 36,
+    R = 36,
+    T = 10,
+    B = 34
   g.clearRect(0, 0, W, H)
   g.font = '11px system-ui, sans-serif'
   g.strokeStyle = '#ccc'
@@ -67,13 +72,19 @@ export function drawCurves(curves: HTMLCanvasElement, history: readonly HistoryP
   g.fillText(String(maxStep), W - R, H - B + 12)
   drawLegend(g, t, L, H)
   const last = history[history.length - 1]
-  curves.setAttribute('aria-label', `${t('curves')}: ${t('trainLoss')} ${num(last.loss)}, ${t('testAcc')} ${pct(last.testAcc)}`)
+  curves.setAttribute(
+    'aria-label',
+    `${t('curves')}: ${t('trainLoss')} ${num(last.loss)}, ${t('testAcc')} ${pct(last.testAcc)}`,
+  )
 }
-
 
 /** Line styles of the three curves, drawn under the chart. */
 function drawLegend(g: CanvasRenderingContext2D, t: TrainTranslate, L: number, H: number): void {
-  const legend: Array<[string, TrainKey, number[]]> = [['#1f77b4', 'trainLoss', []], ['#ff7f0e', 'trainAcc', [4, 3]], ['#333', 'testAcc', [1, 2]]]
+  const legend: Array<[string, TrainKey, number[]]> = [
+    ['#1f77b4', 'trainLoss', []],
+    ['#ff7f0e', 'trainAcc', [4, 3]],
+    ['#333', 'testAcc', [1, 2]],
+  ]
   let lx = L
   g.textAlign = 'left'
   for (const [c, k, d] of legend) {
@@ -128,8 +139,12 @@ export function drawAttention(attn: HTMLCanvasElement, a: Snapshot['attention'] 
   }
 }
 
-
-export function drawPca(pcaCanvas: HTMLCanvasElement, snap: Snapshot | null, info: ReadyInfo | null, t: TrainTranslate): void {
+export function drawPca(
+  pcaCanvas: HTMLCanvasElement,
+  snap: Snapshot | null,
+  info: ReadyInfo | null,
+  t: TrainTranslate,
+): void {
   const g = pcaCanvas.getContext('2d')!
   const S = 340
   g.clearRect(0, 0, S, S)
@@ -147,7 +162,8 @@ export function drawPca(pcaCanvas: HTMLCanvasElement, snap: Snapshot | null, inf
   // Points for every word; labels where they fit: the watched sentence's words first, then the rest
   // wherever they do not overlap a label already placed (a full vocabulary would be an unreadable pile).
   const order = Array.from({ length: n }, (_, i) => i).sort(
-    (a, b) => Number(watched.has(vocab[b])) - Number(watched.has(vocab[a])))
+    (a, b) => Number(watched.has(vocab[b])) - Number(watched.has(vocab[a])),
+  )
   const placed: [number, number, number, number][] = []
   for (const i of order) {
     const x = S / 2 + p[2 * i] * sc
@@ -166,4 +182,3 @@ export function drawPca(pcaCanvas: HTMLCanvasElement, snap: Snapshot | null, inf
   }
   pcaCanvas.setAttribute('aria-label', t('pca'))
 }
-

@@ -12,7 +12,11 @@ import { SCORE_RULES } from 'attention-playground'
 
 /** The rules by name in the panel's language (the engine's ids stay the option values). */
 const RULE_LABELS: Record<(typeof SCORE_RULES)[number], TrainKey> = {
-  'scaled-dot': 'ruleScaledDot', dot: 'ruleDot', general: 'ruleBilinear', additive: 'ruleAdditive', concat: 'ruleConcat',
+  'scaled-dot': 'ruleScaledDot',
+  dot: 'ruleDot',
+  general: 'ruleBilinear',
+  additive: 'ruleAdditive',
+  concat: 'ruleConcat',
 }
 
 export interface TrainPanelOptions {
@@ -101,10 +105,40 @@ function buildSettings(settings: TrainSettings, bind: Bind) {
   const textArea = el('textarea', { name: 'text', spellcheck: 'false' })
   textArea.value = settings.text ?? ''
   return {
-    task: select('task', 'task', [['coreference', 'taskCoreference'], ['reverse', 'taskReverse'], ['next-char', 'taskNextChar']], settings.task),
-    score: select('score', 'score', ['scaled-dot', ...SCORE_RULES.filter((r) => r !== 'scaled-dot')].map((s) => [s, RULE_LABELS[s as keyof typeof RULE_LABELS]]), settings.score),
-    heads: select('heads', 'heads', ['1', '2', '4'].map((s) => [s, null]), String(settings.heads)),
-    optim: select('optimizer', 'optimizer', [['adam', 'optAdam'], ['sgd', 'optSgd']], settings.optimizer),
+    task: select(
+      'task',
+      'task',
+      [
+        ['coreference', 'taskCoreference'],
+        ['reverse', 'taskReverse'],
+        ['next-char', 'taskNextChar'],
+      ],
+      settings.task,
+    ),
+    score: select(
+      'score',
+      'score',
+      ['scaled-dot', ...SCORE_RULES.filter((r) => r !== 'scaled-dot')].map((s) => [
+        s,
+        RULE_LABELS[s as keyof typeof RULE_LABELS],
+      ]),
+      settings.score,
+    ),
+    heads: select(
+      'heads',
+      'heads',
+      ['1', '2', '4'].map((s) => [s, null]),
+      String(settings.heads),
+    ),
+    optim: select(
+      'optimizer',
+      'optimizer',
+      [
+        ['adam', 'optAdam'],
+        ['sgd', 'optSgd'],
+      ],
+      settings.optimizer,
+    ),
     lrInput: input({ type: 'number', name: 'lr', min: '0.0001', max: '10', step: '0.001' }, String(settings.lr)),
     seedInput: input({ type: 'number', name: 'seed', min: '0', step: '1' }, String(settings.seed)),
     resetBtn: bind(el('button', { type: 'button', name: 'reset' }), 'reset'),
@@ -128,15 +162,33 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     pca: canvas(340, 340, 'img'),
     section: el('section', { class: 'ap-train', 'data-step': 'train', 'data-panel': 'train' }),
   }
-  const fig = (c: HTMLCanvasElement, key: TrainKey) => el('figure', { 'data-train-view': key }, bind(el('figcaption'), key), c)
+  const fig = (c: HTMLCanvasElement, key: TrainKey) =>
+    el('figure', { 'data-train-view': key }, bind(el('figcaption'), key), c)
   ui.section.append(
-    bind(el('h2'), 'title'), bind(el('p', { class: 'tr-intro' }), 'intro'),
-    el('div', { class: 'tr-row' }, ui.task.label, ui.score.label, ui.heads.label, ui.optim.label,
-      el('label', {}, bind(el('span'), 'lr'), ui.lrInput), el('label', {}, bind(el('span'), 'seed'), ui.seedInput), ui.resetBtn),
+    bind(el('h2'), 'title'),
+    bind(el('p', { class: 'tr-intro' }), 'intro'),
+    el(
+      'div',
+      { class: 'tr-row' },
+      ui.task.label,
+      ui.score.label,
+      ui.heads.label,
+      ui.optim.label,
+      el('label', {}, bind(el('span'), 'lr'), ui.lrInput),
+      el('label', {}, bind(el('span'), 'seed'), ui.seedInput),
+      ui.resetBtn,
+    ),
     ui.textLabel,
-    el('div', { class: 'tr-row' }, ui.playBtn, ui.stepBtn,
-      el('label', { class: 'tr-sentence-label' }, bind(el('span'), 'sentence'), ui.sentenceInput)),
-    ui.status, ui.note, ui.error,
+    el(
+      'div',
+      { class: 'tr-row' },
+      ui.playBtn,
+      ui.stepBtn,
+      el('label', { class: 'tr-sentence-label' }, bind(el('span'), 'sentence'), ui.sentenceInput),
+    ),
+    ui.status,
+    ui.note,
+    ui.error,
     el('div', { class: 'tr-charts' }, fig(ui.curves, 'curves'), fig(ui.attn, 'attention'), fig(ui.pca, 'pca')),
   )
   return ui
@@ -189,10 +241,20 @@ class TrainPanel {
     this.lang = opts.lang === 'zh' ? 'zh' : 'en'
     this.t = trainText(this.lang)
     this.settings = {
-      task: 'coreference', score: 'scaled-dot', heads: 1, dModel: 32, optimizer: 'adam', lr: 0.01, seed: 0,
-      text: '', ...opts.settings,
+      task: 'coreference',
+      score: 'scaled-dot',
+      heads: 1,
+      dModel: 32,
+      optimizer: 'adam',
+      lr: 0.01,
+      seed: 0,
+      text: '',
+      ...opts.settings,
     }
-    this.ui = buildUi(this.settings, (e, key) => { this.labels.push([e, key]); return e })
+    this.ui = buildUi(this.settings, (e, key) => {
+      this.labels.push([e, key])
+      return e
+    })
     root.append(this.ui.section)
     this.removeStyles = adoptStyles(this.ui.section, CSS)
     this.worker = opts.workerUrl
@@ -217,7 +279,8 @@ class TrainPanel {
     ui.playBtn.addEventListener('click', () => this.send({ type: this.snap?.playing ? 'pause' : 'play' }))
     ui.stepBtn.addEventListener('click', () => this.send({ type: 'step', n: 10 }))
     ui.resetBtn.addEventListener('click', reset)
-    for (const s of [ui.task.input, ui.score.input, ui.heads.input, ui.optim.input, ui.seedInput]) s.addEventListener('change', reset)
+    for (const s of [ui.task.input, ui.score.input, ui.heads.input, ui.optim.input, ui.seedInput])
+      s.addEventListener('change', reset)
     ui.textArea.addEventListener('change', () => {
       if (ui.task.input.value === 'next-char') reset()
     })
@@ -242,7 +305,12 @@ class TrainPanel {
     this.ui.section.lang = this.lang === 'zh' ? 'zh-CN' : 'en'
     this.ui.playBtn.textContent = this.snap?.playing ? t('pause') : t('play')
     // Every chart is named from the start (an img without a name is a violation); a draw adds what it shows.
-    for (const [c, key] of [[this.ui.curves, 'curves'], [this.ui.attn, 'attention'], [this.ui.pca, 'pca']] as const) c.setAttribute('aria-label', t(key))
+    for (const [c, key] of [
+      [this.ui.curves, 'curves'],
+      [this.ui.attn, 'attention'],
+      [this.ui.pca, 'pca'],
+    ] as const)
+      c.setAttribute('aria-label', t(key))
     this.drawAll()
   }
 
@@ -253,10 +321,14 @@ class TrainPanel {
       return
     }
     ui.status.textContent = t('status', {
-      steps: snap.steps, loss: num(snap.train.loss), train: pct(snap.train.accuracy), test: pct(snap.test?.accuracy),
+      steps: snap.steps,
+      loss: num(snap.train.loss),
+      train: pct(snap.train.accuracy),
+      test: pct(snap.test?.accuracy),
       lr: snap.lrInUse.toPrecision(3),
     })
-    ui.note.textContent = this.info && this.settings.task === 'coreference' ? t('heldOutNote', { test: this.info.testSize }) : ''
+    ui.note.textContent =
+      this.info && this.settings.task === 'coreference' ? t('heldOutNote', { test: this.info.testSize }) : ''
     ui.playBtn.textContent = snap.playing ? t('pause') : t('play')
     ui.playBtn.setAttribute('aria-pressed', String(snap.playing))
   }
@@ -306,8 +378,10 @@ class TrainPanel {
     const last = h[h.length - 1]
     if (last && last.steps === snap.steps) return
     h.push({
-      steps: snap.steps, loss: snap.steps === 0 ? (snap.test?.loss ?? NaN) : snap.train.loss,
-      trainAcc: snap.steps === 0 ? (snap.test?.accuracy ?? NaN) : snap.train.accuracy, testAcc: snap.test?.accuracy ?? NaN,
+      steps: snap.steps,
+      loss: snap.steps === 0 ? (snap.test?.loss ?? NaN) : snap.train.loss,
+      trainAcc: snap.steps === 0 ? (snap.test?.accuracy ?? NaN) : snap.train.accuracy,
+      testAcc: snap.test?.accuracy ?? NaN,
     })
     if (h.length > 2000) h.splice(0, h.length - 2000)
   }

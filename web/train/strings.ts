@@ -37,7 +37,8 @@ const en = {
   attention: 'Attention of the last layer (rows: queries, columns: keys)',
   pca: 'Token embeddings, 2-D PCA',
   starting: 'Loading the engine…',
-  status: 'step {steps} · loss {loss} · training accuracy {train} · held-out accuracy {test} · learning rate in use {lr}',
+  status:
+    'step {steps} · loss {loss} · training accuracy {train} · held-out accuracy {test} · learning rate in use {lr}',
   heldOutNote: '{test} held-out sentences use word combinations never seen in training.',
   workerFailed: 'Training stopped:',
 }

@@ -37,8 +37,13 @@ function fail(e: unknown) {
 
 function create(engine: Engine, settings: TrainSettings): Trainer {
   const opts: TrainerOptions = {
-    task: settings.task, score: settings.score, heads: settings.heads, dModel: settings.dModel,
-    optimizer: settings.optimizer, lr: settings.lr, seed: settings.seed,
+    task: settings.task,
+    score: settings.score,
+    heads: settings.heads,
+    dModel: settings.dModel,
+    optimizer: settings.optimizer,
+    lr: settings.lr,
+    seed: settings.seed,
     // the lr field is the peak: left playing, a constant lr makes some seeds unlearn what they had learned
     schedule: 'warmup-cosine',
   }
@@ -124,8 +129,12 @@ async function handle(m: ToWorker) {
     post({
       type: 'ready',
       info: {
-        vocab: fresh.info.vocab, sample: fresh.info.sample, testSize: fresh.info.testSize, trainSize: fresh.info.trainSize,
-        layers: fresh.info.config.layers, heads: fresh.info.config.heads,
+        vocab: fresh.info.vocab,
+        sample: fresh.info.sample,
+        testSize: fresh.info.testSize,
+        trainSize: fresh.info.trainSize,
+        layers: fresh.info.config.layers,
+        heads: fresh.info.config.heads,
       },
       snapshot: s,
     })

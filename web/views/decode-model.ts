@@ -67,7 +67,14 @@ export function decodeModel(engine: Engine, s: PlaygroundState): DecodeModel {
   if (!engine.attention) throw new Error('decode: this engine build has no attention() call')
   const dims = { tokenizer: s.tokenizer, dModel: s.dModel, dq: s.dq, dk: s.dq, dv: s.dv, seed: s.seed }
   // One run for the tensors: the target with the start token in front, the source, W_q, W_k, W_v.
-  const run = engine.run({ ...dims, source: s.source, target: `${START} ${s.target}`, score: 'scaled-dot', mask: 'none', heads: 1 })
+  const run = engine.run({
+    ...dims,
+    source: s.source,
+    target: `${START} ${s.target}`,
+    score: 'scaled-dot',
+    mask: 'none',
+    heads: 1,
+  })
   const all = run.tokens
   if (all.length < 2) throw new Error(`target: needs at least one token after the start token, got "${s.target}"`)
   const m = all.length - 1
@@ -77,17 +84,33 @@ export function decodeModel(engine: Engine, s: PlaygroundState): DecodeModel {
   const steps: DecodeStep[] = []
   for (let t = 0; t < m; t++) {
     const self = engine.attention({
-      query: rows(run.Q, 0, t + 1), key: rows(Kdec, 0, t + 1), value: rows(Vdec, 0, t + 1), score: 'scaled-dot', mask: 'causal',
+      query: rows(run.Q, 0, t + 1),
+      key: rows(Kdec, 0, t + 1),
+      value: rows(Vdec, 0, t + 1),
+      score: 'scaled-dot',
+      mask: 'causal',
     })
     const query = rows(run.Q, t, t + 1)
     const cross = engine.attention({ query, key: run.K, value: run.V, score: 'scaled-dot', mask: 'none' })
     steps.push({
-      t, selfWeights: self.weights!, selfOutput: rows(self.output, t, t + 1), query,
-      crossScores: cross.scores!, crossWeights: cross.weights!, context: cross.output,
+      t,
+      selfWeights: self.weights!,
+      selfOutput: rows(self.output, t, t + 1),
+      query,
+      crossScores: cross.scores!,
+      crossWeights: cross.weights!,
+      context: cross.output,
     })
   }
   return {
-    sourceTokens: run.sourceTokens ?? [], inputs: all.slice(0, m), targets: all.slice(1), dq: s.dq, dk: s.dq, dv: s.dv,
-    K: run.K, V: run.V, steps,
+    sourceTokens: run.sourceTokens ?? [],
+    inputs: all.slice(0, m),
+    targets: all.slice(1),
+    dq: s.dq,
+    dk: s.dq,
+    dv: s.dv,
+    K: run.K,
+    V: run.V,
+    steps,
   }
 }

@@ -45,23 +45,51 @@ export class DecodeView implements Panel {
   private timer: ReturnType<typeof setInterval> | null = null
   private ctx: Ctx | null = null
 
-  constructor(private engine: Engine, ctx: Ctx) {
-    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => { this.texts.push([e, key]); return e }
-    this.el = h('section', { class: 'panel decode', 'data-step': 'decode' },
-      tx(h('h2'), 'decodeTitle'), this.intro,
-      h('div', { class: 'decode-inputs' },
+  constructor(
+    private engine: Engine,
+    ctx: Ctx,
+  ) {
+    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => {
+      this.texts.push([e, key])
+      return e
+    }
+    this.el = h(
+      'section',
+      { class: 'panel decode', 'data-step': 'decode' },
+      tx(h('h2'), 'decodeTitle'),
+      this.intro,
+      h(
+        'div',
+        { class: 'decode-inputs' },
         h('label', { class: 'field' }, tx(h('span', { class: 'lbl' }), 'source'), this.source),
-        h('label', { class: 'field' }, tx(h('span', { class: 'lbl' }), 'target'), this.target)),
+        h('label', { class: 'field' }, tx(h('span', { class: 'lbl' }), 'target'), this.target),
+      ),
       h('div', { class: 'decode-ctrl', role: 'group' }, this.back, this.step, this.play, this.counter),
-      this.error, this.strip,
-      tx(h('h3'), 'decodeSelfTitle'), tx(h('p', { class: 'help' }), 'decodeSelfHelp'), this.selfShape, this.selfBox,
-      tx(h('h3'), 'decodeCrossTitle'), tx(h('p', { class: 'help' }), 'decodeCrossHelp'), this.crossShape, this.crossBox,
-      tx(h('h3'), 'decodeContextTitle'), this.contextShape, this.contextBox,
-      tx(h('p', { class: 'hint' }), 'decodeQueryNote'))
+      this.error,
+      this.strip,
+      tx(h('h3'), 'decodeSelfTitle'),
+      tx(h('p', { class: 'help' }), 'decodeSelfHelp'),
+      this.selfShape,
+      this.selfBox,
+      tx(h('h3'), 'decodeCrossTitle'),
+      tx(h('p', { class: 'help' }), 'decodeCrossHelp'),
+      this.crossShape,
+      this.crossBox,
+      tx(h('h3'), 'decodeContextTitle'),
+      this.contextShape,
+      this.contextBox,
+      tx(h('p', { class: 'hint' }), 'decodeQueryNote'),
+    )
     this.source.addEventListener('input', () => ctx.setState({ source: this.source.value }))
     this.target.addEventListener('input', () => ctx.setState({ target: this.target.value }))
-    this.back.addEventListener('click', () => { this.stop(); this.go(this.t - 1) })
-    this.step.addEventListener('click', () => { this.stop(); this.go(this.t + 1) })
+    this.back.addEventListener('click', () => {
+      this.stop()
+      this.go(this.t - 1)
+    })
+    this.step.addEventListener('click', () => {
+      this.stop()
+      this.go(this.t + 1)
+    })
     this.play.addEventListener('click', () => this.toggle())
   }
 
@@ -71,7 +99,15 @@ export class DecodeView implements Panel {
     for (const [e, key] of this.texts) setText(e, t(key))
     if (this.source.value !== state.source) this.source.value = state.source
     if (this.target.value !== state.target) this.target.value = state.target
-    const key = JSON.stringify([state.source, state.target, state.tokenizer, state.dModel, state.dq, state.dv, state.seed])
+    const key = JSON.stringify([
+      state.source,
+      state.target,
+      state.tokenizer,
+      state.dModel,
+      state.dq,
+      state.dv,
+      state.seed,
+    ])
     if (key !== this.key) {
       this.key = key
       try {
@@ -94,12 +130,23 @@ export class DecodeView implements Panel {
   }
 
   private toggle(): void {
-    if (this.timer) { this.stop(); this.draw(); return }
+    if (this.timer) {
+      this.stop()
+      this.draw()
+      return
+    }
     if (this.model && this.t >= this.model.steps.length - 1) this.t = 0
-    this.timer = setInterval(() => {
-      if (!this.model || this.t >= this.model.steps.length - 1) { this.stop(); this.draw(); return }
-      this.go(this.t + 1)
-    }, prefersReducedMotion() ? 1600 : 900)
+    this.timer = setInterval(
+      () => {
+        if (!this.model || this.t >= this.model.steps.length - 1) {
+          this.stop()
+          this.draw()
+          return
+        }
+        this.go(this.t + 1)
+      },
+      prefersReducedMotion() ? 1600 : 900,
+    )
     this.draw()
   }
 
@@ -113,7 +160,8 @@ export class DecodeView implements Panel {
   }
 
   private draw(): void {
-    const ctx = this.ctx, m = this.model
+    const ctx = this.ctx,
+      m = this.model
     if (!ctx || !m) return
     const { t: tr } = ctx
     const t = this.t
@@ -125,47 +173,106 @@ export class DecodeView implements Panel {
     this.play.setAttribute('aria-pressed', String(!!this.timer))
     this.back.disabled = t === 0
     this.step.disabled = t >= m.steps.length - 1
-    setText(this.counter, fill(tr('decodeCounter'), { n: t + 1, total: m.steps.length, input: tokLabel(m.inputs[t]), next: tokLabel(m.targets[t]) }))
+    setText(
+      this.counter,
+      fill(tr('decodeCounter'), {
+        n: t + 1,
+        total: m.steps.length,
+        input: tokLabel(m.inputs[t]),
+        next: tokLabel(m.targets[t]),
+      }),
+    )
     setText(this.intro, fill(tr('decodeIntro'), { dq: m.dq, dk: m.dk, n }))
 
     // The shifted input and what has been produced so far.
-    const row = (label: MsgKey, toks: string[], kind: string) => h('div', { class: 'decode-row', 'data-decode': kind },
-      h('span', { class: 'lbl', text: tr(label) }),
-      ...toks.map((tok, i) => h('span', {
-        class: 'decode-tok' + (i === t ? ' now' : i > t ? ' later' : ''), 'aria-current': i === t ? 'step' : undefined,
-        text: i > t && kind === 'outputs' ? '?' : tokLabel(tok),
-      })))
+    const row = (label: MsgKey, toks: string[], kind: string) =>
+      h(
+        'div',
+        { class: 'decode-row', 'data-decode': kind },
+        h('span', { class: 'lbl', text: tr(label) }),
+        ...toks.map((tok, i) =>
+          h('span', {
+            class: 'decode-tok' + (i === t ? ' now' : i > t ? ' later' : ''),
+            'aria-current': i === t ? 'step' : undefined,
+            text: i > t && kind === 'outputs' ? '?' : tokLabel(tok),
+          }),
+        ),
+      )
     this.strip.replaceChildren(row('decodeInputs', m.inputs, 'inputs'), row('decodeOutputs', m.targets, 'outputs'))
 
     // ① causal self-attention over inputs 0..t: the mask grows by one column per step.
     setText(this.selfShape, `${shapeOf([t + 1, m.dq])} · ${shapeOf([m.dk, t + 1])} → ${shapeOf([t + 1, t + 1])}`)
-    this.selfBox.replaceChildren(this.matrix(st.selfWeights, m.inputs.slice(0, t + 1), m.inputs.slice(0, t + 1), 'self', tr))
+    this.selfBox.replaceChildren(
+      this.matrix(st.selfWeights, m.inputs.slice(0, t + 1), m.inputs.slice(0, t + 1), 'self', tr),
+    )
 
     // ② one query row against every source key.
     setText(this.crossShape, `Q ${shapeOf([1, 1, m.dq])} · Kᵀ ${shapeOf([1, m.dk, n])} → ${shapeOf([1, 1, n])}`)
-    const cross = h('table', { class: 'decode-table', 'data-decode': 'cross' },
+    const cross = h(
+      'table',
+      { class: 'decode-table', 'data-decode': 'cross' },
       h('thead', {}, h('tr', {}, h('td'), ...m.sourceTokens.map((s) => h('th', { scope: 'col', text: tokLabel(s) })))),
-      h('tbody', {},
-        h('tr', { 'data-decode': 'crossScores' }, h('th', { scope: 'row', text: tr('decodeScoresRow') }),
-          ...Array.from(st.crossScores.data, (v) => h('td', { text: fmt(v, 4) }))),
-        h('tr', { 'data-decode': 'crossWeights' }, h('th', { scope: 'row', text: tr('decodeWeightsRow') }),
-          ...Array.from(st.crossWeights.data, (v) => weightCell(v)))))
+      h(
+        'tbody',
+        {},
+        h(
+          'tr',
+          { 'data-decode': 'crossScores' },
+          h('th', { scope: 'row', text: tr('decodeScoresRow') }),
+          ...Array.from(st.crossScores.data, (v) => h('td', { text: fmt(v, 4) })),
+        ),
+        h(
+          'tr',
+          { 'data-decode': 'crossWeights' },
+          h('th', { scope: 'row', text: tr('decodeWeightsRow') }),
+          ...Array.from(st.crossWeights.data, (v) => weightCell(v)),
+        ),
+      ),
+    )
     this.crossBox.replaceChildren(cross)
 
     // ③ the context vector C_t.
     setText(this.contextShape, `C = attention_q ${shapeOf([1, 1, m.dv])}`)
-    this.contextBox.replaceChildren(h('table', { class: 'decode-table', 'data-decode': 'context' },
-      h('tbody', {}, h('tr', {}, h('th', { scope: 'row', text: `C${t + 1}` }), ...Array.from(st.context.data, (v) => h('td', { text: fmt(v, 4) }))))))
+    this.contextBox.replaceChildren(
+      h(
+        'table',
+        { class: 'decode-table', 'data-decode': 'context' },
+        h(
+          'tbody',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row', text: `C${t + 1}` }),
+            ...Array.from(st.context.data, (v) => h('td', { text: fmt(v, 4) })),
+          ),
+        ),
+      ),
+    )
   }
 
   private matrix(w: Tensor, rows: string[], cols: string[], kind: string, tr: Ctx['t']): HTMLElement {
     const nc = cols.length
-    return h('table', { class: 'decode-table', 'data-decode': kind },
+    return h(
+      'table',
+      { class: 'decode-table', 'data-decode': kind },
       h('thead', {}, h('tr', {}, h('td'), ...cols.map((c) => h('th', { scope: 'col', text: tokLabel(c) })))),
-      h('tbody', {}, ...rows.map((r, i) => h('tr', { class: i === rows.length - 1 ? 'now' : '' },
-        h('th', { scope: 'row', text: tokLabel(r) }),
-        ...Array.from({ length: nc }, (_, j) => j > i
-          ? h('td', { class: 'masked', title: tr('legendMasked'), text: '0' })
-          : weightCell(w.data[i * nc + j]))))))
+      h(
+        'tbody',
+        {},
+        ...rows.map((r, i) =>
+          h(
+            'tr',
+            { class: i === rows.length - 1 ? 'now' : '' },
+            h('th', { scope: 'row', text: tokLabel(r) }),
+            ...Array.from({ length: nc }, (_, j) =>
+              j > i
+                ? h('td', { class: 'masked', title: tr('legendMasked'), text: '0' })
+                : weightCell(w.data[i * nc + j]),
+            ),
+          ),
+        ),
+      ),
+    )
   }
 }

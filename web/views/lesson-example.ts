@@ -10,7 +10,11 @@ import type { MsgKey } from '../i18n'
 
 export const LESSON_TOKENS = ['我', '爱', '中国']
 export const LESSON_IDS = [666, 777, 888]
-export const LESSON_VECTORS = [[1123, -12, -0.123], [-0.1233, -912, -0.123], [0.123, 0.2341, 123]]
+export const LESSON_VECTORS = [
+  [1123, -12, -0.123],
+  [-0.1233, -912, -0.123],
+  [0.123, 0.2341, 123],
+]
 
 export class LessonExample implements Panel {
   readonly el: HTMLElement
@@ -19,10 +23,18 @@ export class LessonExample implements Panel {
   private done = false
 
   constructor(private engine: Engine) {
-    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => { this.texts.push([e, key]); return e }
-    this.el = h('section', { class: 'panel', 'data-panel': 'lessonExample' },
-      h('header', { class: 'panel-head' }, tx(h('h3'), 'lessonExTitle')), tx(h('p', { class: 'help' }), 'lessonExHelp'), this.body,
-      tx(h('p', { class: 'hint' }), 'lessonExNote'))
+    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => {
+      this.texts.push([e, key])
+      return e
+    }
+    this.el = h(
+      'section',
+      { class: 'panel', 'data-panel': 'lessonExample' },
+      h('header', { class: 'panel-head' }, tx(h('h3'), 'lessonExTitle')),
+      tx(h('p', { class: 'help' }), 'lessonExHelp'),
+      this.body,
+      tx(h('p', { class: 'hint' }), 'lessonExNote'),
+    )
   }
 
   render(ctx: Ctx): void {
@@ -35,12 +47,33 @@ export class LessonExample implements Panel {
     const r = this.engine.attention({ query: x, key: x, value: x, score: 'dot', mask: 'none' })
     const t = ctx.t
     const head = (...c: string[]) => h('thead', {}, h('tr', {}, ...c.map((s) => h('th', { scope: 'col', text: s }))))
-    const vec = (d: ArrayLike<number>, i: number) => `[${Array.from(d).slice(i * 3, i * 3 + 3).map((v) => fmt(v, 4)).join(', ')}]`
-    this.body.replaceChildren(h('table', { class: 'compare', 'data-lesson-example': '' },
-      head(t('lessonExToken'), t('lessonExId'), t('lessonExVector'), t('lessonExWeights'), t('lessonExOutput')),
-      h('tbody', {}, ...LESSON_TOKENS.map((tok, i) => h('tr', {},
-        h('th', { scope: 'row', text: tok }), h('td', { text: String(LESSON_IDS[i]) }), h('td', { text: vec(x.data, i) }),
-        h('td', { 'data-row': i, text: vec(r.weights!.data, i) }), h('td', { text: vec(r.output.data, i) }))))))
+    const vec = (d: ArrayLike<number>, i: number) =>
+      `[${Array.from(d)
+        .slice(i * 3, i * 3 + 3)
+        .map((v) => fmt(v, 4))
+        .join(', ')}]`
+    this.body.replaceChildren(
+      h(
+        'table',
+        { class: 'compare', 'data-lesson-example': '' },
+        head(t('lessonExToken'), t('lessonExId'), t('lessonExVector'), t('lessonExWeights'), t('lessonExOutput')),
+        h(
+          'tbody',
+          {},
+          ...LESSON_TOKENS.map((tok, i) =>
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'row', text: tok }),
+              h('td', { text: String(LESSON_IDS[i]) }),
+              h('td', { text: vec(x.data, i) }),
+              h('td', { 'data-row': i, text: vec(r.weights!.data, i) }),
+              h('td', { text: vec(r.output.data, i) }),
+            ),
+          ),
+        ),
+      ),
+    )
     this.body.dataset.lang = ctx.state.lang
     this.done = true
   }

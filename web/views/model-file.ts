@@ -12,7 +12,9 @@ export const MODEL_FILE_BYTES = 512 * 1024 * 1024
 
 function checkSize(bytes: number): void {
   if (bytes > MODEL_FILE_BYTES) {
-    throw new Error(`file: ${bytes.toLocaleString('en-US')} bytes, over the limit of ${MODEL_FILE_BYTES.toLocaleString('en-US')} (512 MiB)`)
+    throw new Error(
+      `file: ${bytes.toLocaleString('en-US')} bytes, over the limit of ${MODEL_FILE_BYTES.toLocaleString('en-US')} (512 MiB)`,
+    )
   }
 }
 
@@ -35,12 +37,16 @@ export async function readModelUrl(url: string, cancelled: () => boolean): Promi
   } catch {
     throw new Error(`src: not a URL: "${url.slice(0, 80)}"`)
   }
-  if (!['http:', 'https:', 'blob:'].includes(u.protocol)) throw new Error(`src: only http, https and blob URLs are read, got ${u.protocol}`)
+  if (!['http:', 'https:', 'blob:'].includes(u.protocol))
+    throw new Error(`src: only http, https and blob URLs are read, got ${u.protocol}`)
   let res: Response
   try {
     res = await fetch(u.href)
   } catch (e) {
-    throw new Error(`src: could not fetch ${u.href} (${e instanceof Error ? e.message : String(e)}; a file on another site needs CORS)`, { cause: e })
+    throw new Error(
+      `src: could not fetch ${u.href} (${e instanceof Error ? e.message : String(e)}; a file on another site needs CORS)`,
+      { cause: e },
+    )
   }
   if (!res.ok) throw new Error(`src: HTTP ${res.status} ${res.statusText} for ${u.href}`)
   const declared = Number(res.headers.get('content-length') ?? NaN)

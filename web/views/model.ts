@@ -14,7 +14,14 @@ import { LONG_TOKENS, type LongData, type RowData } from '../model/long-rows'
 import { viridis } from '../palette'
 import { fmt, shapeOf } from '../format'
 import type { Translate } from '../i18n'
-import { MODEL_FILE_BYTES, readModelBytes, readModelFile, readModelUrl, type AttentionFile, type AttentionFileLayer } from './model-file'
+import {
+  MODEL_FILE_BYTES,
+  readModelBytes,
+  readModelFile,
+  readModelUrl,
+  type AttentionFile,
+  type AttentionFileLayer,
+} from './model-file'
 
 const THUMB = 52
 /** Above this many cells per head the pipeline is not recomputed (the engine would build the whole matrix). */
@@ -41,13 +48,22 @@ export interface Recomputed {
 
 export function recompute(engine: Engine, layer: AttentionFileLayer, head: number): Recomputed | null {
   if (!layer.q || !layer.k || !layer.v || !engine.attention) return null
-  const q = headOf(layer.q, head), k = headOf(layer.k, head), v = headOf(layer.v, head)
-  const nq = q.shape[0], nk = k.shape[0]
+  const q = headOf(layer.q, head),
+    k = headOf(layer.k, head),
+    v = headOf(layer.v, head)
+  const nq = q.shape[0],
+    nk = k.shape[0]
   const r = engine.attention({
-    query: q, key: k, value: v, score: 'scaled-dot', scale: layer.scale,
-    mask: layer.mask ? { matrix: layer.mask } : 'none', needScores: true,  // the view shows the raw scores too
+    query: q,
+    key: k,
+    value: v,
+    score: 'scaled-dot',
+    scale: layer.scale,
+    mask: layer.mask ? { matrix: layer.mask } : 'none',
+    needScores: true, // the view shows the raw scores too
   })
-  const scores = r.scores!, weights = r.weights!
+  const scores = r.scores!,
+    weights = r.weights!
   const scale = layer.scale ?? 1 / Math.sqrt(q.shape[1])
   const scaled = Float32Array.from(scores.data, (x) => x * scale)
   const masked = Float32Array.from(scaled, (x, i) => (layer.mask?.[i] ? -Infinity : x))
@@ -55,8 +71,14 @@ export function recompute(engine: Engine, layer: AttentionFileLayer, head: numbe
   let maxDiff = 0
   for (let i = 0; i < file.length; i++) maxDiff = Math.max(maxDiff, Math.abs(file[i] - weights.data[i]))
   return {
-    layer: layer.index, head, scores, weights, output: r.output, maxDiff,
-    scaledScores: { data: scaled, shape: [nq, nk] }, maskedScores: { data: masked, shape: [nq, nk] },
+    layer: layer.index,
+    head,
+    scores,
+    weights,
+    output: r.output,
+    maxDiff,
+    scaledScores: { data: scaled, shape: [nq, nk] },
+    maskedScores: { data: masked, shape: [nq, nk] },
   }
 }
 
@@ -64,7 +86,9 @@ export function recompute(engine: Engine, layer: AttentionFileLayer, head: numbe
 function longSource(layer: AttentionFileLayer): LongData {
   const [, n, nk] = layer.weights.shape
   const src = {
-    n, heads: layer.heads, rowCalls: 0,
+    n,
+    heads: layer.heads,
+    rowCalls: 0,
     trace: { tokens: layer.queryTokens },
     rows(head: number, rows: readonly number[]): RowData[] {
       return rows.map((i) => {
@@ -126,7 +150,10 @@ export class ModelView implements Panel {
   private thumbs: HTMLButtonElement[] = []
   private lastCtx: Ctx
 
-  constructor(private ctx: Ctx, private engine: Engine) {
+  constructor(
+    private ctx: Ctx,
+    private engine: Engine,
+  ) {
     this.t = ctx.t
     this.lastCtx = ctx
     const hover = (i: number | null, j: number | null) => this.setHl(i, j)
@@ -135,31 +162,58 @@ export class ModelView implements Panel {
       const unit = s === 'weights'
       const rowAxis = s === 'K' || s === 'V' ? 'k' : 'q'
       const colAxis = s === 'Q' || s === 'K' || s === 'V' || s === 'output' ? null : 'k'
-      const map = new Heatmap({ name: `model-${s}`, rowAxis, colAxis, unit, t: ctx.t, onHover: (i, j) => this.setHl(
-        rowAxis === 'q' ? i : null, colAxis === 'k' ? j : rowAxis === 'k' ? i : null) })
-      const label = h('h4'), shape = h('span', { class: 'shape' })
-      const box = h('div', { class: 'model-step', 'data-model-step': s }, h('header', { class: 'panel-head' }, label, shape), map.el)
+      const map = new Heatmap({
+        name: `model-${s}`,
+        rowAxis,
+        colAxis,
+        unit,
+        t: ctx.t,
+        onHover: (i, j) => this.setHl(rowAxis === 'q' ? i : null, colAxis === 'k' ? j : rowAxis === 'k' ? i : null),
+      })
+      const label = h('h4'),
+        shape = h('span', { class: 'shape' })
+      const box = h(
+        'div',
+        { class: 'model-step', 'data-model-step': s },
+        h('header', { class: 'panel-head' }, label, shape),
+        map.el,
+      )
       this.maps.set(s, { map, label, shape, box })
       this.pipeGrid.append(box)
     }
     this.long = new LongPanel(this.linesCtx())
     // Not the pipeline's "lines" and "long" panels: out of reach of their selectors and of the steps filter.
-    for (const [el, cls] of [[this.long.el, 'model-long'], [this.lines.el, 'model-lines']] as const) {
+    for (const [el, cls] of [
+      [this.long.el, 'model-long'],
+      [this.lines.el, 'model-lines'],
+    ] as const) {
       delete el.dataset.panel
       el.classList.add(cls)
     }
     const fileLabel = h('label', { class: 'btn-small model-open' }, this.fileLabelText, this.fileInput)
-    this.el = h('section', { class: 'panel model-view', 'data-step': 'model' },
+    this.el = h(
+      'section',
+      { class: 'panel model-view', 'data-step': 'model' },
       h('header', { class: 'panel-head' }, this.title),
       this.help,
       h('div', { class: 'model-load' }, fileLabel, this.dropText),
-      this.status, this.error, this.info,
-      h('div', { class: 'model-body', hidden: true },
-        this.gridTitle, this.grid,
+      this.status,
+      this.error,
+      this.info,
+      h(
+        'div',
+        { class: 'model-body', hidden: true },
+        this.gridTitle,
+        this.grid,
         h('header', { class: 'panel-head' }, this.headTitle, this.headShape),
         h('div', { class: 'grid grid-2' }, this.bigBox, this.lines.el),
         this.long.el,
-        this.pipeTitle, this.pipeNote, this.diff, this.pipeGrid))
+        this.pipeTitle,
+        this.pipeNote,
+        this.diff,
+        this.pipeGrid,
+      ),
+    )
     this.bigBox.append(this.big.el)
     this.bindFileDrop()
   }
@@ -187,7 +241,9 @@ export class ModelView implements Panel {
 
   /** The loaded file and the engine's recomputation of the shown head (tests, the widget's `model`). */
   get data(): { file: AttentionFile; name: string; layer: number; head: number; recomputed: Recomputed | null } | null {
-    return this.file && { file: this.file, name: this.fileName, layer: this.layer, head: this.head, recomputed: this.rec }
+    return (
+      this.file && { file: this.file, name: this.fileName, layer: this.layer, head: this.head, recomputed: this.rec }
+    )
   }
 
   /** Shows layer `layer`, head `head` (out-of-range values are clamped). */
@@ -236,7 +292,9 @@ export class ModelView implements Panel {
       this.error.textContent = `${this.t('modelLoadFailed')} ${name}: ${e instanceof Error ? e.message : String(e)}`
     }
     this.render(this.lastCtx)
-    this.el.dispatchEvent(new CustomEvent('ap-model', { bubbles: true, composed: true, detail: { error: !this.error.hidden } }))
+    this.el.dispatchEvent(
+      new CustomEvent('ap-model', { bubbles: true, composed: true, detail: { error: !this.error.hidden } }),
+    )
   }
 
   private linesCtx(): Ctx {
@@ -244,14 +302,25 @@ export class ModelView implements Panel {
     const self = this
     const layer = () => self.file?.layers[self.layer]
     return {
-      get state() { return { ...self.ctx.state, head: self.head, heads: layer()?.heads ?? 1, mode: layer()?.kind === 'cross' ? 'cross' : 'self' } },
-      get t() { return self.t },
+      get state() {
+        return {
+          ...self.ctx.state,
+          head: self.head,
+          heads: layer()?.heads ?? 1,
+          mode: layer()?.kind === 'cross' ? 'cross' : 'self',
+        }
+      },
+      get t() {
+        return self.t
+      },
       texts: self.ctx.texts,
       get trace() {
         const l = layer()
         return l ? { weights: l.weights, tokens: l.queryTokens, sourceTokens: l.keyTokens } : null
       },
-      get hl() { return self.hl },
+      get hl() {
+        return self.hl
+      },
       sel: null,
       setState: () => {},
       setHighlight: (q: number | null, k: number | null) => self.setHl(q, k),
@@ -293,7 +362,8 @@ export class ModelView implements Panel {
     const [, nq, nk] = l.weights.shape
     const isLong = Math.max(nq, nk) > LONG_TOKENS && nq === nk
     const w = l.weights.data.subarray(this.head * nq * nk, (this.head + 1) * nq * nk)
-    const qLabels = l.queryTokens.map(tokLabel), kLabels = l.keyTokens.map(tokLabel)
+    const qLabels = l.queryTokens.map(tokLabel),
+      kLabels = l.keyTokens.map(tokLabel)
     this.bigBox.hidden = isLong
     this.lines.el.hidden = isLong
     if (!isLong) this.big.setData(w, nq, nk, qLabels, kLabels)
@@ -308,15 +378,27 @@ export class ModelView implements Panel {
     const r = this.rec
     this.pipeGrid.hidden = !r || isLong
     if (r && !isLong) {
-      const hq = headOf(l.q!, this.head), hk = headOf(l.k!, this.head), hv = headOf(l.v!, this.head)
+      const hq = headOf(l.q!, this.head),
+        hk = headOf(l.k!, this.head),
+        hv = headOf(l.v!, this.head)
       const tensors: Record<ModelStep, Tensor> = {
-        Q: hq, K: hk, V: hv, scores: r.scores, scaledScores: r.scaledScores, maskedScores: r.maskedScores,
-        weights: r.weights, output: r.output,
+        Q: hq,
+        K: hk,
+        V: hv,
+        scores: r.scores,
+        scaledScores: r.scaledScores,
+        maskedScores: r.maskedScores,
+        weights: r.weights,
+        output: r.output,
       }
       for (const s of STEPS) {
-        const t = tensors[s], { map, shape } = this.maps.get(s)!
+        const t = tensors[s],
+          { map, shape } = this.maps.get(s)!
         const rows = s === 'K' || s === 'V' ? kLabels : qLabels
-        const cols = t.shape[1] === nk && s !== 'Q' && s !== 'K' && s !== 'V' && s !== 'output' ? kLabels : Array.from({ length: t.shape[1] }, (_, c) => String(c))
+        const cols =
+          t.shape[1] === nk && s !== 'Q' && s !== 'K' && s !== 'V' && s !== 'output'
+            ? kLabels
+            : Array.from({ length: t.shape[1] }, (_, c) => String(c))
         map.setData(t.data, t.shape[0], t.shape[1], rows, cols)
         setText(shape, shapeOf(t.shape))
       }
@@ -343,20 +425,34 @@ export class ModelView implements Panel {
     const f = this.file
     const body = this.el.querySelector<HTMLElement>('.model-body')!
     body.hidden = !f
-    if (!f) { setText(this.info, t('modelNone')); return }
+    if (!f) {
+      setText(this.info, t('modelNone'))
+      return
+    }
     const l = f.layers[this.layer]
     const heads = new Set(f.layers.map((x) => x.heads))
-    setText(this.info, `${this.fileName} · ${f.layers.length} ${t('modelLayers')} · ${[...heads].join('/')} ${t('modelHeads')} · ` +
-      `${f.tokens.length} ${t('modelTokens')}${f.sourceTokens ? ` · ${f.sourceTokens.length} ${t('modelSourceTokens')}` : ''}`)
+    setText(
+      this.info,
+      `${this.fileName} · ${f.layers.length} ${t('modelLayers')} · ${[...heads].join('/')} ${t('modelHeads')} · ` +
+        `${f.tokens.length} ${t('modelTokens')}${f.sourceTokens ? ` · ${f.sourceTokens.length} ${t('modelSourceTokens')}` : ''}`,
+    )
     setText(this.gridTitle, t('modelGrid'))
     for (const b of this.thumbs) {
-      const li = Number(b.dataset.layer), hd = Number(b.dataset.head), lay = f.layers[li]
-      b.setAttribute('aria-label', `${t('modelLayer')} ${li} (${lay.kind === 'cross' ? t('modelCross') : t('modelSelf')}) · ${t('headN')} ${hd}`)
+      const li = Number(b.dataset.layer),
+        hd = Number(b.dataset.head),
+        lay = f.layers[li]
+      b.setAttribute(
+        'aria-label',
+        `${t('modelLayer')} ${li} (${lay.kind === 'cross' ? t('modelCross') : t('modelSelf')}) · ${t('headN')} ${hd}`,
+      )
       b.title = lay.headNames[hd]
     }
     const kind = l.kind === 'cross' ? t('modelCross') : t('modelSelf')
     setText(this.headTitle, `${t('modelLayer')} ${l.index} · ${t('headN')} ${this.head} · ${kind} — ${l.name}`)
-    setText(this.headShape, `${shapeOf([l.queryTokens.length, l.keyTokens.length])} · ${t('modelQueries')} × ${t('modelKeys')}`)
+    setText(
+      this.headShape,
+      `${shapeOf([l.queryTokens.length, l.keyTokens.length])} · ${t('modelQueries')} × ${t('modelKeys')}`,
+    )
     setText(this.pipeTitle, t('modelPipeline'))
     const r = this.rec
     setText(this.pipeNote, r ? t('modelPipelineHelp') : l.q ? t('modelPipelineTooBig') : t('modelNoQkv'))
@@ -366,8 +462,14 @@ export class ModelView implements Panel {
       this.diff.dataset.maxDiff = String(r.maxDiff)
     }
     const names: Record<ModelStep, string> = {
-      Q: 'Q', K: 'K', V: 'V', scores: t('modelScores'), scaledScores: `${t('modelScaled')} ${fmt(l.scale ?? 1, 4)}`,
-      maskedScores: t('modelMasked'), weights: t('modelEngineWeights'), output: t('modelOutput'),
+      Q: 'Q',
+      K: 'K',
+      V: 'V',
+      scores: t('modelScores'),
+      scaledScores: `${t('modelScaled')} ${fmt(l.scale ?? 1, 4)}`,
+      maskedScores: t('modelMasked'),
+      weights: t('modelEngineWeights'),
+      output: t('modelOutput'),
     }
     for (const s of STEPS) setText(this.maps.get(s)!.label, names[s])
     this.maps.get('maskedScores')!.box.hidden = !l.mask
@@ -393,14 +495,19 @@ function drawThumb(c: HTMLCanvasElement, l: AttentionFileLayer, head: number): v
   for (let i = 0; i < w.length; i++) max = Math.max(max, w[i])
   const img = g.createImageData(THUMB, THUMB)
   for (let y = 0; y < THUMB; y++) {
-    const i0 = Math.floor((y * nq) / THUMB), i1 = Math.max(i0 + 1, Math.floor(((y + 1) * nq) / THUMB))
+    const i0 = Math.floor((y * nq) / THUMB),
+      i1 = Math.max(i0 + 1, Math.floor(((y + 1) * nq) / THUMB))
     for (let x = 0; x < THUMB; x++) {
-      const j0 = Math.floor((x * nk) / THUMB), j1 = Math.max(j0 + 1, Math.floor(((x + 1) * nk) / THUMB))
+      const j0 = Math.floor((x * nk) / THUMB),
+        j1 = Math.max(j0 + 1, Math.floor(((x + 1) * nk) / THUMB))
       let v = 0
       for (let i = i0; i < i1; i++) for (let j = j0; j < j1; j++) v = Math.max(v, w[i * nk + j])
       const [r, gg, b] = viridis(max > 0 ? v / max : 0)
       const k = (y * THUMB + x) * 4
-      img.data[k] = r; img.data[k + 1] = gg; img.data[k + 2] = b; img.data[k + 3] = 255
+      img.data[k] = r
+      img.data[k + 1] = gg
+      img.data[k + 2] = b
+      img.data[k + 3] = 255
     }
   }
   g.putImageData(img, 0, 0)

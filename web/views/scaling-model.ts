@@ -52,10 +52,19 @@ function randn(next: () => number, rows: number, cols: number): Tensor {
   return { data, shape: [rows, cols] }
 }
 
-function rowStats(w: Float32Array, rows: number, cols: number): { maxWeight: number; entropy: number; gradient: number } {
-  let mx = 0, ent = 0, grad = 0
+function rowStats(
+  w: Float32Array,
+  rows: number,
+  cols: number,
+): { maxWeight: number; entropy: number; gradient: number } {
+  let mx = 0,
+    ent = 0,
+    grad = 0
   for (let i = 0; i < rows; i++) {
-    let m = 0, h = 0, s2 = 0, s3 = 0
+    let m = 0,
+      h = 0,
+      s2 = 0,
+      s3 = 0
     for (let j = 0; j < cols; j++) {
       const p = w[i * cols + j]
       if (p > m) m = p
@@ -72,8 +81,13 @@ function rowStats(w: Float32Array, rows: number, cols: number): { maxWeight: num
 }
 
 function variance(x: Float32Array, factor: number): number {
-  let s = 0, s2 = 0
-  for (const v of x) { const y = v * factor; s += y; s2 += y * y }
+  let s = 0,
+    s2 = 0
+  for (const v of x) {
+    const y = v * factor
+    s += y
+    s2 += y * y
+  }
   const n = x.length
   return (s2 - (s * s) / n) / (n - 1)
 }
@@ -85,15 +99,21 @@ function meanSE(xs: number[]): { mean: number; se: number } {
   return { mean, se: Math.sqrt(v / n) }
 }
 
-export function measureScaling(engine: Engine, dks: readonly number[] = SCALING_DKS, opts: ScalingOptions = {}): ScalingPoint[] {
+export function measureScaling(
+  engine: Engine,
+  dks: readonly number[] = SCALING_DKS,
+  opts: ScalingOptions = {},
+): ScalingPoint[] {
   if (!engine.attention) throw new Error('scaling: this engine build has no attention() call')
-  const n = opts.n ?? 32, blocks = opts.blocks ?? 12
+  const n = opts.n ?? 32,
+    blocks = opts.blocks ?? 12
   const next = normals(opts.seed ?? 2024)
   const value: Tensor = { data: new Float32Array(n), shape: [n, 1] }
   return dks.map((dk) => {
     const acc = { raw: [] as ScalingSide[], scaled: [] as ScalingSide[] }
     for (let b = 0; b < blocks; b++) {
-      const query = randn(next, n, dk), key = randn(next, n, dk)
+      const query = randn(next, n, dk),
+        key = randn(next, n, dk)
       for (const side of ['raw', 'scaled'] as const) {
         const r = engine.attention!({ query, key, value, score: side === 'raw' ? 'dot' : 'scaled-dot', mask: 'none' })
         // The engine's scores are q·k before the scale; the softmax saw them times the scale.
@@ -104,7 +124,13 @@ export function measureScaling(engine: Engine, dks: readonly number[] = SCALING_
     const reduce = (xs: ScalingSide[]): ScalingSide => {
       const v = meanSE(xs.map((x) => x.variance))
       const avg = (k: 'maxWeight' | 'entropy' | 'gradient') => xs.reduce((a, x) => a + x[k], 0) / xs.length
-      return { variance: v.mean, varianceSE: v.se, maxWeight: avg('maxWeight'), entropy: avg('entropy'), gradient: avg('gradient') }
+      return {
+        variance: v.mean,
+        varianceSE: v.se,
+        maxWeight: avg('maxWeight'),
+        entropy: avg('entropy'),
+        gradient: avg('gradient'),
+      }
     }
     return { dk, raw: reduce(acc.raw), scaled: reduce(acc.scaled) }
   })

@@ -9,7 +9,12 @@ import type { MsgKey } from '../i18n'
 import { SCALING_DKS, measureScaling, type ScalingPoint, type ScalingSide } from './scaling-model'
 
 const N = 32
-const W = 300, H = 180, L = 46, R = 10, T = 26, B = 30
+const W = 300,
+  H = 180,
+  L = 46,
+  R = 10,
+  T = 26,
+  B = 30
 
 type Metric = { key: keyof ScalingSide; title: MsgKey; log?: boolean; max?: number }
 const METRICS: Metric[] = [
@@ -31,11 +36,26 @@ export class ScalingView implements Panel {
   private ctx: Ctx | null = null
 
   constructor(private engine: Engine) {
-    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => { this.texts.push([e, key]); return e }
-    this.el = h('section', { class: 'panel scaling', 'data-step': 'scaling' },
-      tx(h('h2'), 'scalingTitle'), tx(h('p', { class: 'lead' }), 'scalingIntro'),
-      h('p', { class: 'scaling-legend' }, tx(h('span', { class: 'raw' }), 'scalingRaw'), tx(h('span', { class: 'scaled' }), 'scalingScaled')),
-      this.status, this.charts, tx(h('p', { class: 'help' }), 'scalingTake'), this.table)
+    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => {
+      this.texts.push([e, key])
+      return e
+    }
+    this.el = h(
+      'section',
+      { class: 'panel scaling', 'data-step': 'scaling' },
+      tx(h('h2'), 'scalingTitle'),
+      tx(h('p', { class: 'lead' }), 'scalingIntro'),
+      h(
+        'p',
+        { class: 'scaling-legend' },
+        tx(h('span', { class: 'raw' }), 'scalingRaw'),
+        tx(h('span', { class: 'scaled' }), 'scalingScaled'),
+      ),
+      this.status,
+      this.charts,
+      tx(h('p', { class: 'help' }), 'scalingTake'),
+      this.table,
+    )
   }
 
   render(ctx: Ctx): void {
@@ -53,7 +73,10 @@ export class ScalingView implements Panel {
   private measureNext(i: number): void {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
-    if (i >= SCALING_DKS.length) { this.draw(); return }
+    if (i >= SCALING_DKS.length) {
+      this.draw()
+      return
+    }
     const seed = this.seed
     this.timer = setTimeout(() => {
       if (seed !== this.seed) return
@@ -84,15 +107,42 @@ export class ScalingView implements Panel {
     this.charts.replaceChildren(...METRICS.map((m) => this.chart(m, t)))
     const cols: MsgKey[] = ['scalingVariance', 'scalingMax', 'scalingEntropy', 'scalingGradient']
     const pair = (a: number, b: number, d: number) => `${fmt(a, d)} / ${fmt(b, d)}`
-    this.table.replaceChildren(h('table', { class: 'compare', 'data-scaling': 'table' },
-      h('caption', { text: `${t('scalingRaw')} / ${t('scalingScaled')}` }),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'd_k' }), ...cols.map((c) => h('th', { scope: 'col', text: t(c) })))),
-      h('tbody', {}, ...this.points.map((p) => h('tr', { 'data-dk': p.dk },
-        h('th', { scope: 'row', text: String(p.dk) }),
-        h('td', { 'data-raw': p.raw.variance, 'data-scaled': p.scaled.variance, text: pair(p.raw.variance, p.scaled.variance, 3) }),
-        h('td', { text: pair(p.raw.maxWeight, p.scaled.maxWeight, 3) }),
-        h('td', { text: pair(p.raw.entropy, p.scaled.entropy, 3) }),
-        h('td', { text: pair(p.raw.gradient, p.scaled.gradient, 4) }))))))
+    this.table.replaceChildren(
+      h(
+        'table',
+        { class: 'compare', 'data-scaling': 'table' },
+        h('caption', { text: `${t('scalingRaw')} / ${t('scalingScaled')}` }),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col', text: 'd_k' }),
+            ...cols.map((c) => h('th', { scope: 'col', text: t(c) })),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          ...this.points.map((p) =>
+            h(
+              'tr',
+              { 'data-dk': p.dk },
+              h('th', { scope: 'row', text: String(p.dk) }),
+              h('td', {
+                'data-raw': p.raw.variance,
+                'data-scaled': p.scaled.variance,
+                text: pair(p.raw.variance, p.scaled.variance, 3),
+              }),
+              h('td', { text: pair(p.raw.maxWeight, p.scaled.maxWeight, 3) }),
+              h('td', { text: pair(p.raw.entropy, p.scaled.entropy, 3) }),
+              h('td', { text: pair(p.raw.gradient, p.scaled.gradient, 4) }),
+            ),
+          ),
+        ),
+      ),
+    )
   }
 
   private chart(m: Metric, t: Ctx['t']): HTMLElement {
@@ -105,14 +155,20 @@ export class ScalingView implements Panel {
     const x = (dk: number) => L + (Math.log2(dk) / 9) * (W - L - R)
     const y = (v: number) => H - B - ((tr(v) - yMin) / (yMax - yMin)) * (H - T - B)
     s.append(svg('text', { x: L, y: 16, text: t(m.title) }))
-    s.append(svg('line', { x1: L, y1: H - B, x2: W - R, y2: H - B, class: 'axis' }), svg('line', { x1: L, y1: T, x2: L, y2: H - B, class: 'axis' }))
-    for (const dk of [1, 8, 64, 512]) s.append(svg('text', { x: x(dk), y: H - B + 16, 'text-anchor': 'middle', text: String(dk) }))
+    s.append(
+      svg('line', { x1: L, y1: H - B, x2: W - R, y2: H - B, class: 'axis' }),
+      svg('line', { x1: L, y1: T, x2: L, y2: H - B, class: 'axis' }),
+    )
+    for (const dk of [1, 8, 64, 512])
+      s.append(svg('text', { x: x(dk), y: H - B + 16, 'text-anchor': 'middle', text: String(dk) }))
     s.append(svg('text', { x: W - R, y: H - 4, 'text-anchor': 'end', text: 'd_k' }))
     const ticks = m.log ? [1, 32, 1024] : [0, yMax / 2, yMax]
     for (const v of ticks) {
       const yy = m.log ? y(v) : H - B - ((v - yMin) / (yMax - yMin)) * (H - T - B)
-      s.append(svg('line', { x1: L, y1: yy, x2: W - R, y2: yy, class: 'grid' }),
-        svg('text', { x: L - 4, y: yy + 4, 'text-anchor': 'end', text: m.log ? String(v) : fmt(v, 2) }))
+      s.append(
+        svg('line', { x1: L, y1: yy, x2: W - R, y2: yy, class: 'grid' }),
+        svg('text', { x: L - 4, y: yy + 4, 'text-anchor': 'end', text: m.log ? String(v) : fmt(v, 2) }),
+      )
     }
     for (const side of ['raw', 'scaled'] as const) {
       if (!pts.length) break

@@ -9,5 +9,8 @@ import { ScalingView } from './scaling'
 export const VIEW_TABS = { decode: 'tabDecode', scaling: 'tabScaling' } as const
 
 export function lessonViews(engine: Engine, ctx: Ctx): Array<{ view: View; panel: Panel }> {
-  return [{ view: 'decode', panel: new DecodeView(engine, ctx) }, { view: 'scaling', panel: new ScalingView(engine) }]
+  return [
+    { view: 'decode', panel: new DecodeView(engine, ctx) },
+    { view: 'scaling', panel: new ScalingView(engine) },
+  ]
 }
