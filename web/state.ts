@@ -209,24 +209,19 @@ function parseEdits(v: string): CellEdit[] | null {
   return out.length > LIMITS.edits ? null : out
 }
 
-/**
- * Reads a state from URL parameters (or widget attributes). Unknown parameters are ignored; a known
- * parameter with an invalid value keeps its default and is reported, so the page can say so.
- */
-export function parseParams(
-  params: URLSearchParams,
-  base: PlaygroundState,
-): { state: PlaygroundState; notices: Notice[] } {
-  const s = cloneState(base)
-  const notices: Notice[] = []
-  const bad = (param: string, value: string) => notices.push({ param, value })
+/** Records a known parameter whose value was rejected (the state keeps its default). */
+type ReportBad = (param: string, value: string) => void
 
+function readTextParams(params: URLSearchParams, s: PlaygroundState, bad: ReportBad): void {
   for (const key of ['text', 'source', 'target'] as const) {
     const v = params.get(key)
     if (v === null) continue
     if (v.length > LIMITS.textChars) bad(key, v.slice(0, 40) + '…')
     else s[key] = v
   }
+}
+
+function readEnumParams(params: URLSearchParams, s: PlaygroundState, bad: ReportBad): void {
   const enums: Array<[string, readonly string[], keyof PlaygroundState]> = [
     ['mode', MODES, 'mode'],
     ['tokenizer', TOKENIZERS, 'tokenizer'],
@@ -244,6 +239,9 @@ export function parseParams(
     if (ok === null) bad(param, v)
     else (s as unknown as Record<string, unknown>)[field] = ok
   }
+}
+
+function readNumberParams(params: URLSearchParams, s: PlaygroundState, bad: ReportBad): void {
   for (const key of INT_PARAMS) {
     const v = params.get(key)
     if (v === null) continue
@@ -258,6 +256,10 @@ export function parseParams(
       bad('temperature', temp)
     else s.temperature = t
   }
+}
+
+/** pad, cells and edits: the lists that a link carries. */
+function readListParams(params: URLSearchParams, s: PlaygroundState, bad: ReportBad): void {
   const pad = params.get('pad')
   if (pad !== null) {
     const p = parseIndexList(pad)
@@ -276,6 +278,9 @@ export function parseParams(
     if (e === null) bad('edits', edits.length > 60 ? edits.slice(0, 60) + '…' : edits)
     else s.edits = e
   }
+}
+
+function readSrcParam(params: URLSearchParams, s: PlaygroundState, bad: ReportBad): void {
   const src = params.get('src')
   if (src !== null) {
     if (src.length > LIMITS.srcChars) bad('src', src.slice(0, 40) + '…')
@@ -285,15 +290,41 @@ export function parseParams(
       if (!params.has('view')) s.view = 'model'
     }
   }
+}
+
+/** Defaults implied by other parameters, then the clashes settled; returns the notices for what changed. */
+function settleParsedState(params: URLSearchParams, s: PlaygroundState, base: PlaygroundState): Notice[] {
   if (params.has('source') || params.has('target')) {
     if (!params.has('mode')) s.mode = 'cross'
   }
   if (s.head >= s.heads) s.head = 0
-  notices.push(...settleClashes(s))
+  const notices: Notice[] = [...settleClashes(s)]
   if (s.mode === 'cross' && s.mask === 'causal') {
     notices.push({ param: 'mask', value: 'causal', reason: 'crossCausal' })
     s.mask = base.mask === 'causal' ? 'none' : base.mask
   }
+  return notices
+}
+
+/**
+ * Reads a state from URL parameters (or widget attributes). Unknown parameters are ignored; a known
+ * parameter with an invalid value keeps its default and is reported, so the page can say so.
+ */
+export function parseParams(
+  params: URLSearchParams,
+  base: PlaygroundState,
+): { state: PlaygroundState; notices: Notice[] } {
+  const s = cloneState(base)
+  const notices: Notice[] = []
+  const bad: ReportBad = (param, value) => {
+    notices.push({ param, value })
+  }
+  readTextParams(params, s, bad)
+  readEnumParams(params, s, bad)
+  readNumberParams(params, s, bad)
+  readListParams(params, s, bad)
+  readSrcParam(params, s, bad)
+  notices.push(...settleParsedState(params, s, base))
   return { state: s, notices }
 }
 

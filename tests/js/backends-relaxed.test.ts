@@ -5,7 +5,7 @@
 // the flag init() rejects the relaxed engine and this file fails.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { init, supportsRelaxedSimd } from '../../dist/index.js'
-import { decodeInput, expectTensorClose, loadFixture, rng, type Engine } from './helpers'
+import { decodeInput, expectTensorClose, loadFixture, rng, type Engine, type Tensor, type Tol } from './helpers'
 
 let relaxed: Engine
 let simd: Engine
@@ -14,14 +14,21 @@ beforeAll(async () => {
   simd = await init({ backend: 'simd128' })
 })
 
-const isTensor = (x: any) => !!x && x.data instanceof Float32Array && Array.isArray(x.shape)
+// 1e-5 of the other engine: absolute near zero, relative for larger values (the old max(1, |b|) measure
+// in helpers' atol + rtol form).
+const RELAXED_TOL: Tol = { atol: 1e-5, rtol: 1e-5 }
 
-function compareResults(r: any, s: any, label: string) {
+const isTensor = (x: unknown): x is Tensor =>
+  !!x && (x as Tensor).data instanceof Float32Array && Array.isArray((x as Tensor).shape)
+
+// The engines' results (AttentionResult, MultiHeadAttentionResult, Trace) compared field by field.
+function compareResults<T extends object>(relaxedResult: T, simdResult: T, label: string) {
+  const r = relaxedResult as Record<string, unknown>
+  const s = simdResult as Record<string, unknown>
   let tensors = 0
   for (const k of Object.keys(s)) {
     if (isTensor(s[k])) {
-      // The fixture suites' measure (|a - b| / max(1, |b|)) at their tolerance.
-      expectTensorClose(r[k], s[k], `${label}.${k}`, 1e-5)
+      expectTensorClose(r[k] as Tensor | undefined, s[k], `${label}.${k}`, RELAXED_TOL)
       tensors++
     } else if (typeof s[k] !== 'object') {
       expect(r[k], `${label}.${k}`).toEqual(s[k])
@@ -78,7 +85,7 @@ describe('relaxed-SIMD engine = SIMD128 engine within 1e-5 relative', () => {
       const q = r.tensor([n, d]),
         k = r.tensor([n, d]),
         v = r.tensor([n, d])
-      const mask = causal ? 'causal' : 'none'
+      const mask = causal ? ('causal' as const) : ('none' as const)
       for (const needWeights of [false, true]) {
         const o = { query: q, key: k, value: v, mask, needWeights }
         compareResults(relaxed.attention(o), simd.attention(o), `n=${n} needWeights=${needWeights}`)

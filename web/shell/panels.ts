@@ -17,7 +17,7 @@ import { LinesPanel } from '../panels/lines'
 import { LongPanel } from '../panels/long'
 import { OriginPanel } from '../panels/origin'
 import { ParamsPanel } from '../panels/params'
-import { createStepPanels, type StepPanel } from '../panels/steps'
+import { createStepPanels, type StepPanel, type StepPanels } from '../panels/steps'
 import { TokensPanel } from '../panels/tokens'
 import { WhyPanel } from '../panels/why'
 import { ModelView } from '../views/model'
@@ -55,41 +55,110 @@ export function createPanels(
   trainInline: boolean,
   compact = false,
 ): PanelSet {
-  const controls = new ControlsPanel(ctx)
-  const guided = new GuidedPanel(ctx, app)
-  const tokens = new TokensPanel()
-  const steps = createStepPanels(ctx)
-  const params = new ParamsPanel()
-  const lines = new LinesPanel()
-  const arith = new ArithPanel()
-  const decoder = new DecoderPanel(engine)
-  const why = new WhyPanel()
-  const origin = new OriginPanel(ctx)
-  const longPanel = new LongPanel(ctx)
-  const model = new ModelView(ctx, engine)
-  const extraViews = lessonViews(engine, ctx)
-  const quiz = new QuizPanel()
-  const lessonEx = new LessonExample(engine)
+  const panels = buildPanels(ctx, engine, app)
+  const els = buildLayout(panels, trainBox, trainInline, compact)
+  const { controls, model, steps } = panels
+  const { pipeline, main, layout, noticeBox, banner } = els
+  const plan = renderPlan(panels)
+  return {
+    controls,
+    model,
+    steps: [...steps.panels.values()],
+    all: plan.all,
+    pipeline,
+    main,
+    layout,
+    noticeBox,
+    banner,
+    render: (c, long) => renderPanels(c, long, panels, els, plan),
+    renderError: (t, error, kept, lang) => renderError(banner, t, error, kept, lang),
+  }
+}
+
+/** Every panel instance of the playground. */
+interface Panels {
+  controls: ControlsPanel
+  guided: GuidedPanel
+  tokens: TokensPanel
+  steps: StepPanels
+  params: ParamsPanel
+  lines: LinesPanel
+  arith: ArithPanel
+  decoder: DecoderPanel
+  why: WhyPanel
+  origin: OriginPanel
+  longPanel: LongPanel
+  model: ModelView
+  extraViews: Array<{ view: View; panel: Panel }>
+  quiz: QuizPanel
+  lessonEx: LessonExample
+}
+
+/** The page's elements around the panels: notes, banners and the containers they are laid out in. */
+interface Layout {
+  maskedRowsNote: HTMLElement
+  longNote: HTMLElement
+  linesGrid: HTMLElement
+  banner: HTMLElement
+  noticeBox: HTMLElement
+  scoreGroups: HTMLElement[]
+  pipeline: HTMLElement
+  main: HTMLElement
+  layout: HTMLElement
+}
+
+/** Which panels a render draws, and which the long view hides. */
+interface RenderPlan {
+  /** Every panel, in render order. */
+  all: Panel[]
+  /** Panels that need the n×n matrices: not drawn in the long view. */
+  notLong: Set<Panel>
+  /** Panels drawn only in one view. */
+  onlyIn: Map<Panel, View>
+}
+
+function buildPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement): Panels {
+  return {
+    controls: new ControlsPanel(ctx),
+    guided: new GuidedPanel(ctx, app),
+    tokens: new TokensPanel(),
+    steps: createStepPanels(ctx),
+    params: new ParamsPanel(),
+    lines: new LinesPanel(),
+    arith: new ArithPanel(),
+    decoder: new DecoderPanel(engine),
+    why: new WhyPanel(),
+    origin: new OriginPanel(ctx),
+    longPanel: new LongPanel(ctx),
+    model: new ModelView(ctx, engine),
+    extraViews: lessonViews(engine, ctx),
+    quiz: new QuizPanel(),
+    lessonEx: new LessonExample(engine),
+  }
+}
+
+/** Lays the panels out in page order: the controls beside the main column. */
+function buildLayout(p: Panels, trainBox: TrainBox, trainInline: boolean, compact: boolean): Layout {
   const maskedRowsNote = h('p', { class: 'help masked-rows', hidden: true })
   const longNote = h('p', { class: 'banner long-note', hidden: true })
-  const linesGrid = h('div', { class: 'grid grid-2' }, lines.el, arith.el)
+  const linesGrid = h('div', { class: 'grid grid-2' }, p.lines.el, p.arith.el)
   const banner = h('div', { class: 'banner error', role: 'alert', hidden: true })
   const noticeBox = h('div', { class: 'banner notice', role: 'status', hidden: true })
-  const scoreGroups = steps.groups.slice(3, 5)
+  const scoreGroups = p.steps.groups.slice(3, 5)
   const pipeline = h(
     'div',
     { class: 'pipeline' },
-    guided.el,
-    tokens.el,
-    lessonEx.el,
-    ...steps.groups.slice(0, 3),
-    params.el,
+    p.guided.el,
+    p.tokens.el,
+    p.lessonEx.el,
+    ...p.steps.groups.slice(0, 3),
+    p.params.el,
     longNote,
-    longPanel.el,
-    ...steps.groups.slice(3),
+    p.longPanel.el,
+    ...p.steps.groups.slice(3),
     maskedRowsNote,
     linesGrid,
-    decoder.el,
+    p.decoder.el,
   )
   if (trainInline) pipeline.append(trainBox.el)
   const main = h(
@@ -98,97 +167,104 @@ export function createPanels(
     banner,
     noticeBox,
     pipeline,
-    why.el,
-    origin.el,
-    model.el,
-    ...extraViews.map((x) => x.panel.el),
+    p.why.el,
+    p.origin.el,
+    p.model.el,
+    ...p.extraViews.map((x) => x.panel.el),
     trainInline ? null : trainBox.el,
-    quiz.el,
+    p.quiz.el,
   )
-  const layout = h('div', { class: 'ap-layout' }, controls.el, main)
-  if (compact) controls.el.setAttribute('role', 'none')
+  const layout = h('div', { class: 'ap-layout' }, p.controls.el, main)
+  if (compact) p.controls.el.setAttribute('role', 'none')
+  return { maskedRowsNote, longNote, linesGrid, banner, noticeBox, scoreGroups, pipeline, main, layout }
+}
+
+function renderPlan(p: Panels): RenderPlan {
   const all: Panel[] = [
-    controls,
-    guided,
-    tokens,
-    ...steps.panels.values(),
-    params,
-    lines,
-    arith,
-    decoder,
-    why,
-    origin,
-    longPanel,
-    model,
-    ...extraViews.map((x) => x.panel),
-    quiz,
-    lessonEx,
+    p.controls,
+    p.guided,
+    p.tokens,
+    ...p.steps.panels.values(),
+    p.params,
+    p.lines,
+    p.arith,
+    p.decoder,
+    p.why,
+    p.origin,
+    p.longPanel,
+    p.model,
+    ...p.extraViews.map((x) => x.panel),
+    p.quiz,
+    p.lessonEx,
   ]
-  // Panels that need the n×n matrices: not drawn in the long view.
-  const notLong = new Set<Panel>([lines, arith, ...PER_HEAD_STEPS.map((n) => steps.panels.get(n)!)])
+  const notLong = new Set<Panel>([p.lines, p.arith, ...PER_HEAD_STEPS.map((n) => p.steps.panels.get(n)!)])
   const onlyIn = new Map<Panel, View>([
-    [why, 'why'],
-    [origin, 'origin'],
-    [model, 'model'],
-    ...extraViews.map((x) => [x.panel, x.view] as [Panel, View]),
+    [p.why, 'why'],
+    [p.origin, 'origin'],
+    [p.model, 'model'],
+    ...p.extraViews.map((x) => [x.panel, x.view] as [Panel, View]),
   ])
+  return { all, notLong, onlyIn }
+}
 
-  function renderMaskedRows(c: Ctx): void {
-    const rows = c.trace?.maskedRows ?? []
-    maskedRowsNote.hidden = rows.length === 0
-    if (c.trace && rows.length)
-      maskedRowsNote.textContent = `${c.t('maskedRowsNote')} ${rows.map((i) => c.trace!.tokens[i] ?? i).join(', ')}`
+/** Draws the panels of the current view; `long` swaps the n×n panels for the long view. */
+function renderPanels(c: Ctx, long: LongData | null, p: Panels, els: Layout, plan: RenderPlan): void {
+  const view = c.state.view
+  showView(view, p, els)
+  renderMaskedRows(els.maskedRowsNote, c)
+  showLongMode(c, long, els, plan)
+  p.longPanel.setData(c, view === 'pipeline' ? long : null)
+  for (const panel of plan.all) {
+    const only = plan.onlyIn.get(panel)
+    if ((only && view !== only) || (long && plan.notLong.has(panel))) continue
+    panel.render(c)
   }
+}
 
-  return {
-    controls,
-    model,
-    steps: [...steps.panels.values()],
-    all,
-    pipeline,
-    main,
-    layout,
-    noticeBox,
-    banner,
-    render(c, long) {
-      const view = c.state.view
-      pipeline.hidden = view !== 'pipeline'
-      why.el.hidden = view !== 'why'
-      origin.el.hidden = view !== 'origin'
-      model.el.hidden = view !== 'model'
-      for (const x of extraViews) x.panel.el.hidden = view !== x.view
-      renderMaskedRows(c)
-      for (const g of scoreGroups) g.hidden = !!long
-      // The panels too (the step filter hides the unlisted ones again; the widget collapses rows by them).
-      for (const p of notLong) p.el.hidden = !!long
-      linesGrid.hidden = !!long
-      longNote.hidden = !long
-      if (long) setText(longNote, c.t('longModeNote'))
-      longPanel.setData(c, view === 'pipeline' ? long : null)
-      for (const p of all) {
-        const only = onlyIn.get(p)
-        if ((only && view !== only) || (long && notLong.has(p))) continue
-        p.render(c)
-      }
-    },
-    renderError(t, error, kept, lang) {
-      banner.hidden = !error
-      if (banner.childNodes.length) banner.replaceChildren()
-      if (!error) return
-      const msg = engineError(lang, error)
-      banner.append(
-        h('strong', { text: t('errorTitle') }),
-        ' ',
-        h('span', { class: 'error-msg', text: msg.text }),
-        ' ',
-        h('span', { text: kept ? t('errorKept') : '' }),
-      )
-      if (msg.detail)
-        banner.append(
-          h('p', { class: 'error-detail' }, `${t('errorDetail')} `, h('code', { lang: 'en', text: msg.detail })),
-        )
-    },
-  }
+/** Shows the pipeline or the one view panel the state names. */
+function showView(view: View, p: Panels, els: Layout): void {
+  els.pipeline.hidden = view !== 'pipeline'
+  p.why.el.hidden = view !== 'why'
+  p.origin.el.hidden = view !== 'origin'
+  p.model.el.hidden = view !== 'model'
+  for (const x of p.extraViews) x.panel.el.hidden = view !== x.view
+}
+
+/** In the long view: hides the n×n panels and their groups, and shows the long view's note. */
+function showLongMode(c: Ctx, long: LongData | null, els: Layout, plan: RenderPlan): void {
+  for (const g of els.scoreGroups) g.hidden = !!long
+  // The panels too (the step filter hides the unlisted ones again; the widget collapses rows by them).
+  for (const panel of plan.notLong) panel.el.hidden = !!long
+  els.linesGrid.hidden = !!long
+  els.longNote.hidden = !long
+  if (long) setText(els.longNote, c.t('longModeNote'))
+}
+
+/** Names the query rows the mask leaves with no key at all. */
+function renderMaskedRows(note: HTMLElement, c: Ctx): void {
+  const rows = c.trace?.maskedRows ?? []
+  note.hidden = rows.length === 0
+  if (c.trace && rows.length)
+    note.textContent = `${c.t('maskedRowsNote')} ${rows.map((i) => c.trace!.tokens[i] ?? i).join(', ')}`
+}
+
+/** Shows the engine's message in the banner (the last good result stays). */
+function renderError(banner: HTMLElement, t: Translate, error: string | null, kept: boolean, lang: Lang): void {
+  banner.hidden = !error
+  if (banner.childNodes.length) banner.replaceChildren()
+  if (!error) return
+  const msg = engineError(lang, error)
+  banner.append(
+    h('strong', { text: t('errorTitle') }),
+    ' ',
+    h('span', { class: 'error-msg', text: msg.text }),
+    ' ',
+    h('span', { text: kept ? t('errorKept') : '' }),
+  )
+  if (msg.detail)
+    banner.append(
+      h('p', { class: 'error-detail' }, `${t('errorDetail')} `, h('code', { lang: 'en', text: msg.detail })),
+    )
 }
 
 /** With a `steps` list, hides every panel it does not name (the long view stands in for scores and weights). */

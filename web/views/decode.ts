@@ -7,7 +7,7 @@ import { h, prefersReducedMotion, setText, tokLabel } from '../dom'
 import { fmt, shapeOf } from '../format'
 import type { MsgKey } from '../i18n'
 import { engineError } from '../engine-errors'
-import { decodeModel, type DecodeModel } from './decode-model'
+import { decodeModel, type DecodeModel, type DecodeStep } from './decode-model'
 
 function fill(text: string, vars: Record<string, string | number>): string {
   return Object.entries(vars).reduce((s, [k, v]) => s.split(`{${k}}`).join(String(v)), text)
@@ -166,6 +166,15 @@ export class DecodeView implements Panel {
     const { t: tr } = ctx
     const t = this.t
     const st = m.steps[t]
+    this.drawControls(m, t, tr)
+    this.drawStrip(m, t, tr)
+    this.drawSelf(m, st, t, tr)
+    this.drawCross(m, st, tr)
+    this.drawContext(m, st, t)
+  }
+
+  /** The buttons, the step counter and the intro (which names the sizes). */
+  private drawControls(m: DecodeModel, t: number, tr: Ctx['t']): void {
     const n = m.sourceTokens.length
     setText(this.back, tr('decodeBack'))
     setText(this.step, tr('decodeNext'))
@@ -183,8 +192,10 @@ export class DecodeView implements Panel {
       }),
     )
     setText(this.intro, fill(tr('decodeIntro'), { dq: m.dq, dk: m.dk, n }))
+  }
 
-    // The shifted input and what has been produced so far.
+  /** The shifted input and what has been produced so far. */
+  private drawStrip(m: DecodeModel, t: number, tr: Ctx['t']): void {
     const row = (label: MsgKey, toks: string[], kind: string) =>
       h(
         'div',
@@ -199,14 +210,19 @@ export class DecodeView implements Panel {
         ),
       )
     this.strip.replaceChildren(row('decodeInputs', m.inputs, 'inputs'), row('decodeOutputs', m.targets, 'outputs'))
+  }
 
-    // ① causal self-attention over inputs 0..t: the mask grows by one column per step.
+  /** ① causal self-attention over inputs 0..t: the mask grows by one column per step. */
+  private drawSelf(m: DecodeModel, st: DecodeStep, t: number, tr: Ctx['t']): void {
     setText(this.selfShape, `${shapeOf([t + 1, m.dq])} · ${shapeOf([m.dk, t + 1])} → ${shapeOf([t + 1, t + 1])}`)
     this.selfBox.replaceChildren(
       this.matrix(st.selfWeights, m.inputs.slice(0, t + 1), m.inputs.slice(0, t + 1), 'self', tr),
     )
+  }
 
-    // ② one query row against every source key.
+  /** ② one query row against every source key. */
+  private drawCross(m: DecodeModel, st: DecodeStep, tr: Ctx['t']): void {
+    const n = m.sourceTokens.length
     setText(this.crossShape, `Q ${shapeOf([1, 1, m.dq])} · Kᵀ ${shapeOf([1, m.dk, n])} → ${shapeOf([1, 1, n])}`)
     const cross = h(
       'table',
@@ -230,8 +246,10 @@ export class DecodeView implements Panel {
       ),
     )
     this.crossBox.replaceChildren(cross)
+  }
 
-    // ③ the context vector C_t.
+  /** ③ the context vector C_t. */
+  private drawContext(m: DecodeModel, st: DecodeStep, t: number): void {
     setText(this.contextShape, `C = attention_q ${shapeOf([1, 1, m.dv])}`)
     this.contextBox.replaceChildren(
       h(
