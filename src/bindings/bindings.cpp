@@ -281,7 +281,18 @@ val multiHeadAttention(val o) {
     if (has(o, "outProjBias")) p.outProjBias = vector_from_js(o["outProjBias"], "outProjBias");
     if (has(o, "causal")) p.causal = bool_of(o["causal"], "causal");
     if (has(o, "keyPaddingMask")) p.keyPaddingMask = bytes_from_js(o["keyPaddingMask"], "keyPaddingMask");
-    if (has(o, "attnMask")) p.attnMask = bytes_from_js(o["attnMask"], "attnMask");
+    if (has(o, "attnMask")) {
+      // A Float32Array is PyTorch's float attn_mask (added to the scores); any other array is boolean.
+      const val m = o["attnMask"];
+      if (m.instanceof (val::global("Float32Array"))) {
+        const long long n = static_cast<long long>(m["length"].as<double>());
+        if (n > (1LL << 28)) throw ap::Error("attnMask: too long");
+        p.attnMaskAdditive.resize(static_cast<std::size_t>(n));
+        if (n > 0) copy_in(m, p.attnMaskAdditive.data(), 0, n);
+      } else {
+        p.attnMask = bytes_from_js(m, "attnMask");
+      }
+    }
     const ap::MultiHeadResult r = ap::multi_head_attention(q, k, v, p);
     val out = val::object();
     out.set("output", tensor_to_js(r.output));

@@ -42,6 +42,7 @@ const char* score_name(ScoreRule rule) {
 }
 
 bool Mask::masked(int b, int i, int j, int nq, int nk) const {
+  if (!additive.empty() && additive[static_cast<std::size_t>(i) * nk + j] == kNegInf) return true;
   switch (kind) {
     case Kind::None: return false;
     case Kind::Causal: return j > i;
@@ -73,6 +74,15 @@ void Mask::validate(int batch, int nq, int nk) const {
                    std::to_string(nk) + ")" +
                    (batch > 1 ? " or " + std::to_string(batch * per) + " (batch · nq · nk)" : std::string()) +
                    ", got " + std::to_string(n));
+  }
+  if (!additive.empty()) {
+    AP_REQUIRE(additive.size() == static_cast<std::size_t>(nq) * nk,
+               "mask.additive: expected [nq, nk] = " + shape_str({nq, nk}) + " (" + std::to_string(nq * nk) +
+                   " values), got " + std::to_string(additive.size()));
+    for (std::size_t c = 0; c < additive.size(); ++c)
+      AP_REQUIRE(!std::isnan(additive[c]) && additive[c] != -kNegInf,
+                 "mask.additive: every value must be finite or -inf, got " + fmt(additive[c]) + " at [" +
+                     std::to_string(c / nk) + ", " + std::to_string(c % nk) + "]");
   }
 }
 
@@ -137,14 +147,25 @@ bool weights_from_scores(const Mat& scores, float scale, const Mask& mask, int b
   weights = scores * scale;
   const bool finite = weights.allFinite();
   if (scaledScores) *scaledScores = weights;
-  if (mask.kind != Mask::Kind::None) {
+  bool sumFinite = true;
+  if (!mask.additive.empty()) {
+    // The additive term is finite or -inf; a finite sum that overflows to ±inf is an overflow, -inf bars the key.
+    for (int i = 0; i < nq; ++i)
+      for (int j = 0; j < nk; ++j) {
+        const float a = mask.additive[static_cast<std::size_t>(i) * nk + j];
+        if (a == kNegInf) continue;
+        weights(i, j) += a;
+        sumFinite = sumFinite && std::isfinite(weights(i, j));
+      }
+  }
+  if (mask.active()) {
     for (int i = 0; i < nq; ++i)
       for (int j = 0; j < nk; ++j)
         if (mask.masked(b, i, j, nq, nk)) weights(i, j) = kNegInf;
   }
   if (maskedScores) *maskedScores = weights;
   kernels::softmax_rows(weights.data(), nq, nk, 1.f / temperature);
-  return finite;
+  return finite && sumFinite;
 }
 
 AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts, int b) {
@@ -162,7 +183,8 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
   }
 
   const bool fusable = (opts.score == ScoreRule::Dot || opts.score == ScoreRule::ScaledDot) &&
-                       (opts.mask.kind == Mask::Kind::None || opts.mask.kind == Mask::Kind::Causal);
+                       (opts.mask.kind == Mask::Kind::None || opts.mask.kind == Mask::Kind::Causal) &&
+                       opts.mask.additive.empty();
   // The fused kernel cannot report an overflow; when one is possible, take the checked path below.
   const double scaledBound =
       static_cast<double>(Q.cols()) * Q.cwiseAbs().maxCoeff() * K.cwiseAbs().maxCoeff() * std::fabs(r.scale);

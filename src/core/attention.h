@@ -22,8 +22,13 @@ struct Mask {
   Kind kind = Kind::None;
   std::vector<uint8_t> keyPadding;  // nk, or batch·nk; 1 = this key is padding
   std::vector<uint8_t> matrix;      // nq·nk, or batch·nq·nk; 1 = masked
+  // Optional, with any kind: PyTorch's float attn_mask, nq·nk shared by the batch, added to the scaled
+  // scores before softmax; -inf bars the key (a row of -inf is fully masked). Never NaN or +inf.
+  std::vector<float> additive;
 
-  // Is query row i barred from key j (for batch item b)?
+  // Does the mask do anything (a kind other than None, or an additive term)?
+  bool active() const { return kind != Kind::None || !additive.empty(); }
+  // Is query row i barred from key j (for batch item b)? Counts an additive -inf.
   bool masked(int b, int i, int j, int nq, int nk) const;
   // Check sizes against the shapes; throws naming `mask`.
   void validate(int batch, int nq, int nk) const;
@@ -88,7 +93,8 @@ Mat compute_scores(const Mat& Q, const Mat& K, ScoreRule rule, const ScoreParams
 // Steps scaledScores, maskedScores and weights: the one place their order and rules live, used by
 // attention() (so by run and multi-head too) and by training's forward pass.
 //   scaledScores = scale · scores
-//   maskedScores = scaledScores with -inf where `mask` bars the key (batch item batchIndex)
+//   maskedScores = scaledScores + mask.additive (if any), with -inf where `mask` bars the key (batch item
+//                  batchIndex)
 //   weights      = softmax(maskedScores / temperature) row by row; a fully masked row is all 0
 // The two middle steps are copied out only when asked for. Returns false when a scaled score overflowed
 // float32: the caller knows which of its arguments to name.

@@ -1,5 +1,7 @@
 #include "core/multihead.h"
 
+#include <cmath>
+
 #include "core/attention.h"
 
 namespace ap {
@@ -10,9 +12,11 @@ void check_shape(const std::string& name, const Mat& m, long long rows, long lon
              name + ": expected " + shape_str({rows, cols}) + ", got " + shape_str(m));
 }
 
-// The caller's causal flag, key padding and attention mask as one ap::Mask (1 = masked), shared by every head.
+// The caller's causal flag, key padding and attention mask as one ap::Mask (1 = masked), shared by every
+// head; a float attention mask becomes the mask's additive term.
 Mask combined_mask(const MultiHeadParams& p, long long nq, long long nk) {
   Mask m;
+  m.additive = p.attnMaskAdditive;
   if (!p.causal && p.keyPaddingMask.empty() && p.attnMask.empty()) return m;
   m.kind = Mask::Kind::Matrix;
   m.matrix.resize(static_cast<std::size_t>(nq * nk));
@@ -94,6 +98,20 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
   AP_REQUIRE(
       p.attnMask.empty() || static_cast<long long>(p.attnMask.size()) == nq * nk,
       "attnMask: expected nq·nk = " + std::to_string(nq * nk) + " entries, got " + std::to_string(p.attnMask.size()));
+  AP_REQUIRE(p.attnMask.empty() || p.attnMaskAdditive.empty(),
+             "attnMask: give a boolean or a float (additive) mask, not both");
+  AP_REQUIRE(p.attnMaskAdditive.empty() || static_cast<long long>(p.attnMaskAdditive.size()) == nq * nk,
+             "attnMask: a float mask is added to the scores [nq, nk] = " + shape_str({nq, nk}) + " (query " +
+                 shape_str(query) + ", key " + shape_str(key) + "), so it needs " + std::to_string(nq * nk) +
+                 " values, got " + std::to_string(p.attnMaskAdditive.size()));
+  for (std::size_t c = 0; c < p.attnMaskAdditive.size(); ++c) {
+    const float a = p.attnMaskAdditive[c];
+    const std::string at =
+        " at [" + std::to_string(c / nk) + ", " + std::to_string(c % nk) + "] (index " + std::to_string(c) + ")";
+    AP_REQUIRE(!std::isnan(a), "attnMask: a float mask must not hold NaN, got NaN" + at);
+    AP_REQUIRE(!(std::isinf(a) && a > 0),
+               "attnMask: a float mask allows finite values and -inf (masked), got +inf" + at);
+  }
 
   Mat q = query * Wq.transpose();
   Mat k = key * Wk.transpose();
@@ -124,8 +142,8 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
       a = attention(qh, kh, vh, head);
     } catch (const Error&) {
       // The only failure left once the inputs are checked: the projected scores overflow.
-      throw overflow_error((packed ? qName : qName + "/" + kName) + ": the scores of head " + std::to_string(h) +
-                           " overflow");
+      throw overflow_error((packed ? qName : qName + "/" + kName) + (p.attnMaskAdditive.empty() ? "" : "/attnMask") +
+                           ": the scores of head " + std::to_string(h) + " overflow");
     }
     context.middleCols(h * hd, hd) = a.output;
     if (h == 0) r.maskedRows = std::move(a.maskedRows);

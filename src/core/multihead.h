@@ -18,6 +18,8 @@ struct MultiHeadParams {
   bool causal = false;                        // attn_mask = upper triangle
   std::vector<uint8_t> keyPaddingMask;        // [nk], 1 = padding; empty = none
   std::vector<uint8_t> attnMask;              // [nq·nk], 1 = masked; empty = none
+  std::vector<float> attnMaskAdditive;        // [nq·nk], PyTorch's float attn_mask: added to the scores,
+                                              // -inf = masked; empty = none (not with attnMask)
 };
 
 struct MultiHeadResult {

@@ -216,8 +216,9 @@ function stack(ts: Tensor[]): Tensor {
 }
 
 // PyTorch's batch_first=True: query [B, nq, E], key/value [B, nk, ·], keyPaddingMask [B, nk] (flat or
-// nested), attnMask [nq, nk] shared by the batch. Each item goes through the module on its own, so the
-// numbers are those of the unbatched call; maskedRows lists the fully masked rows per item.
+// nested), attnMask [nq, nk] shared by the batch (boolean, or a Float32Array added to the scores). Each
+// item goes through the module on its own, so the numbers are those of the unbatched call; maskedRows
+// lists the fully masked rows per item.
 function batchedMultiHead(module: RawModule, t: Record<string, unknown>): MultiHeadAttentionResult {
   const q = t.query as Tensor
   const B = q.shape[0]

@@ -169,8 +169,12 @@ export interface MultiHeadAttentionOptions {
   causal?: boolean
   /** [nk], or [B, nk] (flat or nested) for a batch; true / 1 = padding. */
   keyPaddingMask?: ArrayLike<boolean | number> | ArrayLike<boolean | number>[]
-  /** nq·nk, 1 = masked. */
-  attnMask?: ArrayLike<boolean | number>
+  /**
+   * [nq, nk] row-major, shared by a batch. A Float32Array is PyTorch's float attn_mask: added to the scaled
+   * scores before softmax (finite values or -Infinity = masked; NaN and +Infinity are rejected). Any other
+   * array is boolean: true / nonzero = masked.
+   */
+  attnMask?: Float32Array | ArrayLike<boolean | number>
 }
 
 export interface MultiHeadAttentionResult {

@@ -339,3 +339,63 @@ TEST(MultiHead, RejectsHeadsThatDoNotDivideE) {
     EXPECT_NE(std::string(e.what()).find("numHeads"), std::string::npos);
   }
 }
+
+// PyTorch's float attn_mask: added to each head's scaled scores before softmax (-inf = masked), in the
+// shared mask step; a row of -inf is fully masked (zeros, reported), and it combines with key padding.
+TEST(MultiHead, FloatAttnMaskIsAddedBeforeSoftmax) {
+  const int E = 4, H = 2, nq = 3, nk = 4, hd = E / H;
+  const float inf = std::numeric_limits<float>::infinity();
+  ap::MultiHeadParams p;
+  p.numHeads = H;
+  p.inProjWeight = random_mat(3 * E, E, 1, 0.5f);
+  p.outProjWeight = random_mat(E, E, 2, 0.5f);
+  p.keyPaddingMask = {0, 0, 1, 0};
+  p.attnMaskAdditive = {0.5f, -1.f, 2.f,  -inf,  // row 0: keys 0, 1 left
+                        -inf, -inf, 0.f,  -inf,  // row 1: only key 2, which is padding: fully masked
+                        1.5f, 0.f,  -2.f, 0.25f};
+  const Mat query = random_mat(nq, E, 3), kv = random_mat(nk, E, 4);
+  const auto r = ap::multi_head_attention(query, kv, kv, p);
+  const Mat q = query * p.inProjWeight.topRows(E).transpose();
+  const Mat k = kv * p.inProjWeight.middleRows(E, E).transpose();
+  for (int h = 0; h < H; ++h) {
+    for (int i = 0; i < nq; ++i) {
+      std::vector<double> s(nk);
+      double mx = -INFINITY, sum = 0;
+      for (int j = 0; j < nk; ++j) {
+        double dot = 0;
+        for (int t = 0; t < hd; ++t) dot += double(q(i, h * hd + t)) * k(j, h * hd + t);
+        s[j] = p.keyPaddingMask[j] ? -INFINITY : dot / std::sqrt(double(hd)) + p.attnMaskAdditive[i * nk + j];
+        mx = std::max(mx, s[j]);
+      }
+      for (int j = 0; j < nk; ++j) sum += std::isinf(mx) ? 0 : std::exp(s[j] - mx);
+      for (int j = 0; j < nk; ++j) {
+        const double w = std::isinf(mx) ? 0 : std::exp(s[j] - mx) / sum;
+        EXPECT_NEAR(r.weights[h](i, j), w, 2e-6) << "head " << h << " [" << i << ", " << j << "]";
+      }
+    }
+  }
+  EXPECT_EQ(r.maskedRows, std::vector<int>{1});
+  EXPECT_TRUE(r.output.allFinite());
+  EXPECT_EQ(r.output.row(1), (Mat::Zero(1, E) * p.outProjWeight.transpose()));
+
+  auto msg = [&](const ap::MultiHeadParams& pp) {
+    try {
+      ap::multi_head_attention(query, kv, kv, pp);
+    } catch (const ap::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ap::MultiHeadParams bad = p;
+  bad.attnMaskAdditive.resize(10);
+  EXPECT_EQ(msg(bad).rfind("attnMask: a float mask is added to the scores [nq, nk] = [3, 4]", 0), 0u) << msg(bad);
+  bad = p;
+  bad.attnMaskAdditive[5] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(msg(bad).rfind("attnMask: a float mask must not hold NaN, got NaN at [1, 1]", 0), 0u) << msg(bad);
+  bad.attnMaskAdditive[5] = inf;
+  EXPECT_EQ(msg(bad).rfind("attnMask: a float mask allows finite values and -inf (masked), got +inf at [1, 1]", 0), 0u)
+      << msg(bad);
+  bad = p;
+  bad.attnMask.assign(nq * nk, 0);
+  EXPECT_EQ(msg(bad).rfind("attnMask: give a boolean or a float", 0), 0u) << msg(bad);
+}
