@@ -19,6 +19,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
 import { serve } from '../scripts/serve.mjs'
+/** The bench page's globals (build/bench/browser.html). */
+/** @typedef {Window & { __ready?: boolean, setup?: (threads: number) => Promise<unknown>, runCase?: (c: { n: number, d: number, causal: boolean, rounds: number }) => Promise<Array<Record<string, any>>> }} BenchWindow */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const argv = process.argv.slice(2)
@@ -180,8 +182,8 @@ export async function runBrowserBench({ threadCounts = [1, 2] } = {}) {
       const page = await browser.newPage()
       page.on('pageerror', (e) => log(`  page error: ${e.message}`))
       await page.goto(`${base}/build/bench/browser.html`)
-      await page.waitForFunction(() => window.__ready, null, { timeout: 60_000 })
-      const info = await page.evaluate((t) => window.setup(t), threads)
+      await page.waitForFunction(() => /** @type {BenchWindow} */ (window).__ready, null, { timeout: 60_000 })
+      const info = await page.evaluate((t) => /** @type {BenchWindow} */ (window).setup?.(t), threads)
       log(`${threads} thread${threads > 1 ? 's' : ''}: ${JSON.stringify(info)}`)
       pages[threads] = page
     }
@@ -191,7 +193,12 @@ export async function runBrowserBench({ threadCounts = [1, 2] } = {}) {
         for (const causal of [false, true]) {
           const rounds = quick ? 3 : n >= 2048 ? 5 : 9
           for (const threads of threadCounts) {
-            const rows = await pages[threads].evaluate((c) => window.runCase(c), { n, d, causal, rounds })
+            const rows = await pages[threads].evaluate((c) => /** @type {BenchWindow} */ (window).runCase?.(c), {
+              n,
+              d,
+              causal,
+              rounds,
+            })
             for (const r of rows) {
               r.failed = !(r.maxDiff <= 1e-4) || !!r.error
               r.gflopDone = doneFlops(r, n, d, causal) / 1e9

@@ -35,11 +35,12 @@ export async function profileUpdates(n = N, runs = RUNS) {
           (text) =>
             new Promise((resolve) => {
               document.addEventListener(
-                'ap-rendered',
-                (e) => resolve({ ms: e.detail.ms, computeMs: e.detail.computeMs }),
+                'ap-render',
+                (/** @type {CustomEvent<{ ms: number, computeMs: number }>} */ e) =>
+                  resolve({ ms: e.detail.ms, computeMs: e.detail.computeMs }),
                 { once: true },
               )
-              const area = document.querySelector('textarea[name="text"]')
+              const area = /** @type {HTMLTextAreaElement} */ (document.querySelector('textarea[name="text"]'))
               area.value = text
               area.dispatchEvent(new Event('input', { bubbles: true }))
             }),

@@ -300,7 +300,7 @@ async function main() {
           for (let i = 0; i < n; i++) maskF32.fill(-Infinity, i * n + i + 1, (i + 1) * n)
         }
         const tfMask = tfl && maskF32 ? tfl.tf.tensor2d(maskF32, [n, n]) : null
-        /** @type {Array<{ name: string, fn: () => unknown, ours?: boolean, peer?: boolean, async?: boolean, error?: string }>} */
+        /** @type {Array<{ name: string, fn: () => unknown, ours?: boolean, peer?: boolean, async?: boolean, error?: string, weights?: boolean }>} */
         const impls = []
         if (pkg.ap) {
           const opts = (needWeights) => ({
@@ -399,7 +399,7 @@ async function main() {
         const refName =
           impls.find((im) => im.name.startsWith('plain') && !im.error)?.name ??
           impls.find((im) => im.name.startsWith('onnx'))?.name
-        /** @type {Array<{ impl: string, ms: number, gflops: number, bestGflops?: number, runs: number, peer?: boolean, ours?: boolean, error?: string, maxDiffVsRef?: number }>} */
+        /** @type {Array<{ impl: string, ms: number, gflops: number, bestGflops?: number, runs: number, peer?: boolean, ours?: boolean, error?: string, maxDiffVsRef?: number, gflopDone?: number, failed?: boolean }>} */
         const rows = impls.map((im) => {
           const ms = im.error ? NaN : median(times[im.name])
           const minMs = im.error ? NaN : Math.min(...times[im.name])

@@ -67,16 +67,16 @@ describe('engine selection', () => {
     const plain = ap.attention(o)
     expect(plain.scores).toBeUndefined()
     expect(plain.maskedScores).toBeUndefined()
-    expect(plain.weights.shape).toEqual([2, 2])
+    expect(plain.weights!.shape).toEqual([2, 2])
     const full = ap.attention({ ...o, needScores: true })
-    expect(Array.from(full.scores.data)).toEqual([1, 0, 0, 1])
-    expect(Array.from(full.maskedScores.data)).toEqual([
+    expect(Array.from(full.scores!.data)).toEqual([1, 0, 0, 1])
+    expect(Array.from(full.maskedScores!.data)).toEqual([
       Math.fround(1 / Math.SQRT2),
       -Infinity,
       0,
       Math.fround(1 / Math.SQRT2),
     ])
-    expect(full.weights.data).toEqual(plain.weights.data)
+    expect(full.weights!.data).toEqual(plain.weights!.data)
     expect(() => ap.attention({ ...o, needWeights: false, needScores: true })).toThrow(
       /needScores: true needs needWeights: true/,
     )

@@ -526,7 +526,7 @@ const rows: Record<string, [string, () => void]> = {
         outProjBias: filled([E], 0),
         keyPaddingMask: [true, true, true],
       })
-      expect(Array.from(m.maskedRows)).toEqual([0, 1])
+      expect(Array.from(m.maskedRows as number[])).toEqual([0, 1])
       expect(Array.from(m.weights.data).every((x) => x === 0)).toBe(true)
       expect(Array.from(m.output.data).every((x) => x === 0)).toBe(true)
     },

@@ -39,7 +39,7 @@ describe('tokenizers.json (84 cases from Python)', () => {
       expect(t.vocab).toEqual(src.vocab)
       expect(tgt.vocab).toEqual(src.vocab)
       expect(t.sourceTokens).toEqual(src.tokens)
-      expect(Array.from(t.sourceTokenIds)).toEqual(src.ids)
+      expect(Array.from(t.sourceTokenIds ?? [])).toEqual(src.ids)
       expect(t.tokens).toEqual(tgt.tokens)
       expect(Array.from(t.tokenIds)).toEqual(tgt.ids)
     })

@@ -79,7 +79,7 @@ describe('the learning-rate schedule', () => {
       expect(a.lrInUse).toBe(a.info.config.lrInUse)
       expect(a.lrInUse).toBeCloseTo(0.01, 9)
       expect(b.lrInUse).toBeCloseTo(0.0002, 9)
-      expect(() => ap.createTrainer({ task: 'coreference', schedule: 'step' })).toThrow(
+      expect(() => ap.createTrainer({ task: 'coreference', schedule: 'step' as 'auto' })).toThrow(
         /schedule: expected 'auto', 'constant' or 'warmup-cosine', got 'step'/,
       )
     } finally {
