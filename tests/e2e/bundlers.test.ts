@@ -161,8 +161,9 @@ describe('production builds of a course project keep the widget and find the was
     const dir = project('vite', { 'index.html': page('<script type="module" src="/src/main.js"></script>') })
     run('node', [bin(TOOLS.vite), 'build'], dir)
     const assets = readdirSync(join(dir, 'dist/assets'))
-    // one wasm (the engine and the widget refer to the same file), and the training worker emitted
-    expect(assets.filter((f) => f.endsWith('.wasm'))).toHaveLength(1)
+    // one file per engine (SIMD128, relaxed SIMD, threads; the engine and the widget share them), and the
+    // training worker emitted
+    expect(assets.filter((f) => f.endsWith('.wasm'))).toHaveLength(3)
     expect(assets.some((f) => /^train-worker.*\.js$/.test(f))).toBe(true)
     await expectCourseNumbers(join(dir, 'dist'))
   }, 240_000)
@@ -176,7 +177,7 @@ describe('production builds of a course project keep the widget and find the was
       dir,
     )
     writeFileSync(join(dir, 'dist/index.html'), page('<script src="main.js" defer></script>'))
-    expect(readdirSync(join(dir, 'dist')).filter((f) => f.endsWith('.wasm'))).toHaveLength(1)
+    expect(readdirSync(join(dir, 'dist')).filter((f) => f.endsWith('.wasm'))).toHaveLength(3)
     await expectCourseNumbers(join(dir, 'dist'))
   }, 600_000)
 
@@ -190,9 +191,12 @@ describe('production builds of a course project keep the widget and find the was
   it('esbuild: --bundle --format=esm, and the wasm copied beside the bundle and one folder above', async () => {
     const dir = project('esbuild', {})
     run(bin(TOOLS.esbuild), ['src/main.js', '--bundle', '--format=esm', '--outdir=dist/assets'], dir)
-    const wasm = join(work, 'node_modules/attention-playground/dist/attention.wasm')
-    copyFileSync(wasm, join(dir, 'dist/assets/attention.wasm'))
-    copyFileSync(wasm, join(dir, 'dist/attention.wasm'))
+    // every engine the package may pick at init(), beside the bundle and (for the widget) one folder above
+    const distDir = join(work, 'node_modules/attention-playground/dist')
+    for (const f of readdirSync(distDir).filter((f) => f.endsWith('.wasm') || f.endsWith('.worker.js'))) {
+      copyFileSync(join(distDir, f), join(dir, 'dist/assets', f))
+      if (f.endsWith('.wasm')) copyFileSync(join(distDir, f), join(dir, 'dist', f))
+    }
     const widgetDir = join(work, 'node_modules/attention-playground/dist/widget')
     for (const f of readdirSync(widgetDir).filter((f) => f.startsWith('train-worker-'))) {
       copyFileSync(join(widgetDir, f), join(dir, 'dist/assets', f))

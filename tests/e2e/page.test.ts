@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core'
 import { artifact, launchChromium, readPanel, serveStatic, settled } from './harness.mjs'
 import { init } from '../../dist/index.js'
 import { requireTorch } from '../js/tools'
-import { expectAllClose } from '../js/helpers'
+import { expectAllClose, tolFor } from '../js/helpers'
 
 const STEPS = [
   'embeddings',
@@ -502,7 +502,7 @@ describe('the page in Chromium', () => {
     const printed = JSON.parse(out.stdout.replace(/-Infinity/g, '"-inf"'))
     for (const step of ['Q', 'scores', 'weights', 'output'] as const) {
       const got = (printed[step] as unknown[][]).flat().map((v) => (v === '-inf' ? -Infinity : (v as number)))
-      expectAllClose(got, tr[step].data, `page export: ${step}`)
+      expectAllClose(got, tr[step].data, `page export: ${step}`, tolFor(step))
     }
     // labels follow the language
     await page.locator('button[name="lang"]').click()

@@ -91,7 +91,14 @@ export function decodeModel(engine: Engine, s: PlaygroundState): DecodeModel {
       mask: 'causal',
     })
     const query = rows(run.Q, t, t + 1)
-    const cross = engine.attention({ query, key: run.K, value: run.V, score: 'scaled-dot', mask: 'none' })
+    const cross = engine.attention({
+      query,
+      key: run.K,
+      value: run.V,
+      score: 'scaled-dot',
+      mask: 'none',
+      needScores: true,
+    })
     steps.push({
       t,
       selfWeights: self.weights!,

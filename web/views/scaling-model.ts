@@ -115,7 +115,14 @@ export function measureScaling(
       const query = randn(next, n, dk),
         key = randn(next, n, dk)
       for (const side of ['raw', 'scaled'] as const) {
-        const r = engine.attention!({ query, key, value, score: side === 'raw' ? 'dot' : 'scaled-dot', mask: 'none' })
+        const r = engine.attention!({
+          query,
+          key,
+          value,
+          score: side === 'raw' ? 'dot' : 'scaled-dot',
+          mask: 'none',
+          needScores: true,
+        })
         // The engine's scores are q·k before the scale; the softmax saw them times the scale.
         const scale = side === 'raw' ? 1 : 1 / Math.sqrt(dk)
         acc[side].push({ variance: variance(r.scores!.data, scale), varianceSE: 0, ...rowStats(r.weights!.data, n, n) })
