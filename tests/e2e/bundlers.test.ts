@@ -198,7 +198,7 @@ describe('production builds of a course project keep the widget and find the was
       if (f.endsWith('.wasm')) copyFileSync(join(distDir, f), join(dir, 'dist', f))
     }
     const widgetDir = join(work, 'node_modules/attention-playground/dist/widget')
-    for (const f of readdirSync(widgetDir).filter((f) => f.startsWith('train-worker-'))) {
+    for (const f of readdirSync(widgetDir).filter((f) => f.endsWith('.js') && f !== 'widget.js')) {
       copyFileSync(join(widgetDir, f), join(dir, 'dist/assets', f))
     }
     writeFileSync(join(dir, 'dist/index.html'), page('<script type="module" src="assets/main.js"></script>'))
