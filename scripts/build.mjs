@@ -39,6 +39,12 @@ function sh(cmd, argv, env = {}) {
   execFileSync(cmd, argv, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } })
 }
 
+// npm scripts put node_modules/.bin on PATH, where the npm binaryen's wasm-opt (for the relaxed engines, through
+// the wrappers below) would shadow Debian's for the plain build: Emscripten 3.1.6 cannot read its import renames.
+process.env.PATH = (process.env.PATH ?? '')
+  .split(':')
+  .filter((p) => !p.endsWith('/node_modules/.bin'))
+  .join(':')
 const emEnv = { NODE_PATH: process.env.NODE_PATH ?? '/usr/share/nodejs' }
 const coreInputs = ['CMakeLists.txt', 'src/core', 'src/kernels']
 
