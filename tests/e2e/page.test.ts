@@ -1,3 +1,4 @@
+import { STEP_NAMES } from '../../dist/index.js'
 // The built page in real headless Chromium: what a learner does (type, switch rule, mask, mode,
 // heads, edit a cell, click a score) and whether the numbers on screen equal the engine's, run in
 // Node on the same options — and, for the course preset, PyTorch's own numbers.
@@ -10,20 +11,7 @@ import { init } from '../../dist/index.js'
 import { requireTorch } from '../js/tools'
 import { expectAllClose, tolFor } from '../js/helpers'
 
-const STEPS = [
-  'embeddings',
-  'Wq',
-  'Wk',
-  'Wv',
-  'Q',
-  'K',
-  'V',
-  'scores',
-  'scaledScores',
-  'maskedScores',
-  'weights',
-  'output',
-] as const
+const STEPS = STEP_NAMES
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures/web_fixtures.json', import.meta.url), 'utf8'))
 
 type Tensor = { data: Float32Array; shape: number[] }

@@ -1,3 +1,4 @@
+import { STEP_NAMES } from '../../dist/index.js'
 // The widget as a course author uses it: plain HTML pages (tests/e2e/pages/) load the built
 // dist/widget/widget.js in real headless Chromium. Two instances with different text, language and
 // mask show the engine's numbers (run in Node on the same options); attributes update them; hostile
@@ -22,20 +23,7 @@ type Tensor = { data: Float32Array; shape: number[] }
 type Engine = Awaited<ReturnType<typeof init>>
 
 const WIDGET = join(ROOT, 'dist/widget/widget.js')
-const STEPS = [
-  'embeddings',
-  'Wq',
-  'Wk',
-  'Wv',
-  'Q',
-  'K',
-  'V',
-  'scores',
-  'scaledScores',
-  'maskedScores',
-  'weights',
-  'output',
-] as const
+const STEPS = STEP_NAMES
 
 let server: Server
 let base: string

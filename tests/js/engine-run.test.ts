@@ -1,3 +1,4 @@
+import { STEP_NAMES } from '../../dist/index.js'
 // ap.run against PyTorch: the course's seed program and its variations (tests/fixtures/engine-run.json,
 // written by tests/fixtures/gen_fixtures.py with torch 1.13).
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -17,20 +18,7 @@ import {
 } from './helpers'
 
 const fx = loadFixture('engine-run.json')
-const STEPS = [
-  'embeddings',
-  'Wq',
-  'Wk',
-  'Wv',
-  'Q',
-  'K',
-  'V',
-  'scores',
-  'scaledScores',
-  'maskedScores',
-  'weights',
-  'output',
-] as const
+const STEPS = STEP_NAMES
 
 let ap: Engine
 beforeAll(async () => {

@@ -1,3 +1,4 @@
+import { STEP_NAMES } from '../../dist/index.js'
 // "Copy as PyTorch code": the program web/export.ts writes must print, under real PyTorch
 // (/usr/bin/python3 with Debian's python3-torch), the numbers the engine computed, for every rule,
 // mask, tokenizer, cross attention, heads, temperature, scale switch and hand-edited cells.
@@ -14,20 +15,7 @@ import type { Trace } from 'attention-playground'
 
 const DRIVER = new URL('../fixtures/gen_export_check.py', import.meta.url).pathname
 
-const STEPS = [
-  'embeddings',
-  'Wq',
-  'Wk',
-  'Wv',
-  'Q',
-  'K',
-  'V',
-  'scores',
-  'scaledScores',
-  'maskedScores',
-  'weights',
-  'output',
-] as const
+const STEPS = STEP_NAMES
 const HOSTILE = 'x" + __import__("os").system("touch /tmp/ap-pwned") + "\n# \\ \'\'\' """ 我'
 
 interface Case {
