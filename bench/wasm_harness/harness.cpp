@@ -58,19 +58,23 @@ static int check() {
           double e3 = max_rel(O1, O2, 1e-3);
           std::vector<float> ws(flash_workspace_floats(nq, nk, d, dv));
           flash_attention(Q.data(), K.data(), V.data(), F1.data(), nq, nk, d, dv, alpha, 0.7f, causal, ws.data());
-          scalar::flash_attention(Q.data(), K.data(), V.data(), F2.data(), nq, nk, d, dv, alpha, 0.7f, causal, ws.data());
+          scalar::flash_attention(Q.data(), K.data(), V.data(), F2.data(), nq, nk, d, dv, alpha, 0.7f, causal,
+                                  ws.data());
           double e4 = max_rel(F1, F2, 1e-3);
-          double e5 = max_rel(F2, O2, 0.1);  // flash vs unfused; outputs near 0 are cancellations, judged against their O(1) scale
+          double e5 = max_rel(
+              F2, O2, 0.1);  // flash vs unfused; outputs near 0 are cancellations, judged against their O(1) scale
           if (e1 > 1e-5 || e2 > 1e-5 || e3 > 1e-5 || e4 > 1e-5 || e5 > 1e-5) {
             ++bad;
-            std::printf("{\"mismatch\":true,\"nq\":%d,\"nk\":%d,\"d\":%d,\"causal\":%d,\"qkt\":%g,\"softmax\":%g,\"wv\":%g,\"flash\":%g,\"flash_vs_unfused\":%g}\n",
-                        nq, nk, d, causal, e1, e2, e3, e4, e5);
+            std::printf(
+                "{\"mismatch\":true,\"nq\":%d,\"nk\":%d,\"d\":%d,\"causal\":%d,\"qkt\":%g,\"softmax\":%g,\"wv\":%g,"
+                "\"flash\":%g,\"flash_vs_unfused\":%g}\n",
+                nq, nk, d, causal, e1, e2, e3, e4, e5);
           }
         }
       }
   // The embind test hook must agree (and must see a difference where there is one: it is
   // compared against the direct check above on the same kind of inputs).
-  for (const char* kname : {"qkt", "softmax", "weights_v", "flash", "flash_causal"}) {
+  for (const char* kname : {"qkt", "softmax", "weights_v", "flash", "flash_causal", "weights", "weights_causal"}) {
     const double e = twin_max_rel_diff(kname, 37, 130, 24, 28, 5);
     if (!(e >= 0 && e <= 1e-5)) {
       ++bad;
@@ -115,23 +119,29 @@ static void bench(bool quick) {
       const int runs = n >= 8192 ? 3 : n >= 2048 ? 5 : 15;
       const float alpha = 1.f / std::sqrt(float(d));
       for (bool causal : {false, true}) {
-        double ms = time_ms([&] { flash_attention(Q.data(), K.data(), V.data(), O.data(), n, n, d, d, alpha, 1.f, causal, ws.data()); }, runs);
+        double ms = time_ms(
+            [&] { flash_attention(Q.data(), K.data(), V.data(), O.data(), n, n, d, d, alpha, 1.f, causal, ws.data()); },
+            runs);
         std::printf("{\"path\":\"flash\",\"n\":%d,\"d\":%d,\"causal\":%s,\"ms\":%.3f,\"gflops\":%.2f}\n", n, d,
                     causal ? "true" : "false", ms, flops / ms / 1e6);
       }
       if (n <= 2048) {
         std::vector<float> S(size_t(n) * n);
-        double ms = time_ms([&] {
-          qkt(Q.data(), K.data(), S.data(), n, n, d, alpha);
-          softmax_rows(S.data(), n, n, 1.f);
-          weights_v(S.data(), V.data(), O.data(), n, n, d);
-        }, runs);
-        std::printf("{\"path\":\"unfused\",\"n\":%d,\"d\":%d,\"causal\":false,\"ms\":%.3f,\"gflops\":%.2f}\n", n, d, ms, flops / ms / 1e6);
+        double ms = time_ms(
+            [&] {
+              qkt(Q.data(), K.data(), S.data(), n, n, d, alpha);
+              softmax_rows(S.data(), n, n, 1.f);
+              weights_v(S.data(), V.data(), O.data(), n, n, d);
+            },
+            runs);
+        std::printf("{\"path\":\"unfused\",\"n\":%d,\"d\":%d,\"causal\":false,\"ms\":%.3f,\"gflops\":%.2f}\n", n, d, ms,
+                    flops / ms / 1e6);
         double ms1 = time_ms([&] { qkt(Q.data(), K.data(), S.data(), n, n, d, alpha); }, runs);
         double ms2 = time_ms([&] { softmax_rows(S.data(), n, n, 1.f); }, runs);
         double ms3 = time_ms([&] { weights_v(S.data(), V.data(), O.data(), n, n, d); }, runs);
-        std::printf("{\"path\":\"parts\",\"n\":%d,\"d\":%d,\"qkt_gflops\":%.2f,\"softmax_ms\":%.3f,\"wv_gflops\":%.2f}\n", n, d,
-                    2.0 * n * n * d / ms1 / 1e6, ms2, 2.0 * n * n * d / ms3 / 1e6);
+        std::printf(
+            "{\"path\":\"parts\",\"n\":%d,\"d\":%d,\"qkt_gflops\":%.2f,\"softmax_ms\":%.3f,\"wv_gflops\":%.2f}\n", n, d,
+            2.0 * n * n * d / ms1 / 1e6, ms2, 2.0 * n * n * d / ms3 / 1e6);
       }
       std::fflush(stdout);
     }
@@ -182,7 +192,8 @@ int main(int argc, char** argv) {
       flash_attention(Q.data(), Q.data(), Q.data(), O.data(), n, n, d, d, 0.125f, 1.f, false, ws.data());
       x = emscripten_get_now() - t0;
     }
-    std::printf("{\"warm_up_calls\":%d,\"warm_up_ms\":%.2f,\"n2048_calls_ms\":[%.1f,%.1f,%.1f]}\n", reps, tw, t[0], t[1], t[2]);
+    std::printf("{\"warm_up_calls\":%d,\"warm_up_ms\":%.2f,\"n2048_calls_ms\":[%.1f,%.1f,%.1f]}\n", reps, tw, t[0],
+                t[1], t[2]);
     return 0;
   }
   if (argc == 5 && !std::strcmp(argv[1], "--flash")) {

@@ -202,6 +202,18 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
   }
 
   const bool dot = opts.score == ScoreRule::Dot || opts.score == ScoreRule::ScaledDot;
+  if (fusable && !opts.needScores && !opts.keepSteps && bound < 1e37) {
+    // The weights path: each block of rows of the weights is written once, straight into the buffer that is
+    // handed back, and summed over V while still in cache. Nothing can overflow (the bound above).
+    r.weights.resize(nq, nv);
+    r.context.resize(nq, dv);
+    const int d = static_cast<int>(Q.cols());
+    std::unique_ptr<float[]> ws(new float[static_cast<std::size_t>(kernels::flash_workspace_floats(nq, nv, d, dv))]);
+    kernels::attention_weights(Q.data(), K.data(), V.data(), r.weights.data(), r.context.data(), nq, nv, d, dv, r.scale,
+                               invTemp, opts.mask.kind == Mask::Kind::Causal, ws.get());
+    r.output = r.context;
+    return r;
+  }
   bool finite;
   if (!opts.needScores && dot && scaledBound < 1e37) {
     // Nothing can overflow and the raw scores are not wanted: the kernel writes the scaled scores straight

@@ -131,6 +131,7 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
   AttentionOptions head;
   head.mask = combined_mask(p, nq, nk);
   head.keepSteps = false;
+  head.needScores = false;
   MultiHeadResult r;
   Mat context(nq, E);
   for (Eigen::Index h = 0; h < H; ++h) {

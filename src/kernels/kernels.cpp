@@ -118,15 +118,14 @@ Pool& pool() {
 }
 #endif
 
-// Below ~4 M multiply-adds a call is over in ~0.2 ms, where waking threads costs more than it saves.
-constexpr double kMinParallelWork = 4.0e6;
-
 // Splits rows [0, n) into parts of whole flash blocks (kBR rows) and runs body(r0, r1) on each, in parallel when
 // the pool has threads and the call does `work` multiply-adds. causal: row i costs ~i, so the cuts are placed
 // for equal areas (at n·sqrt(k / parts)) rather than equal counts.
 template <class Body>
 void split_rows(int n, double work, bool causal, const Body& body) {
 #ifdef AP_THREADS
+  // Below ~4 M multiply-adds a call is over in ~0.2 ms, where waking threads costs more than it saves.
+  constexpr double kMinParallelWork = 4.0e6;
   const int parts = std::min(pool().size(), (n + detail::kBR - 1) / detail::kBR);
   if (parts > 1 && work >= kMinParallelWork) {
     std::vector<int> cut(parts + 1, n);
@@ -188,11 +187,15 @@ long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept {
   return detail::flash_workspace_floats(nq, nk, d, dv);
 }
 
-void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
-                     float alpha, float invTemp, bool causal, float* workspace) noexcept {
+namespace {
+
+// Splits rows of Q like split_rows for the kernels that need a workspace (packed K): part 0 uses the caller's,
+// the others allocate theirs (K packed again: n·d, against n²·d of work). Out of memory for one of those, the
+// whole call runs on this thread instead.
+template <class Body>
+void split_with_workspace(int nq, int nk, int d, int dv, bool causal, float* workspace, const Body& body) {
   const double work = static_cast<double>(nq) * nk * (d + dv) * (causal ? 0.5 : 1.0);
   const long long wsFloats = flash_workspace_floats(nq, nk, d, dv);
-  // Part 0 uses the caller's workspace; the others allocate theirs (K packed again: n·d, against n²·d of work).
   bool failed = false;
   split_rows(nq, work, causal, [&](int r0, int r1, int part) {
     std::unique_ptr<float[]> own;
@@ -205,11 +208,27 @@ void flash_attention(const float* Q, const float* K, const float* V, float* O, i
       }
       ws = own.get();
     }
+    body(r0, r1, ws);
+  });
+  if (failed) body(0, nq, workspace);
+}
+
+}  // namespace
+
+void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
+                     float alpha, float invTemp, bool causal, float* workspace) noexcept {
+  split_with_workspace(nq, nk, d, dv, causal, workspace, [&](int r0, int r1, float* ws) {
     impl::flash_attention(Q + static_cast<long long>(r0) * d, K, V, O + static_cast<long long>(r0) * dv, r1 - r0, nk, d,
                           dv, alpha, invTemp, causal, ws, r0);
   });
-  // Out of memory for a second workspace: do it all on this thread instead.
-  if (failed) impl::flash_attention(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace);
+}
+
+void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
+                       int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept {
+  split_with_workspace(nq, nk, d, dv, causal, workspace, [&](int r0, int r1, float* ws) {
+    impl::attention_weights(Q + static_cast<long long>(r0) * d, K, V, W + static_cast<long long>(r0) * nk,
+                            O + static_cast<long long>(r0) * dv, r1 - r0, nk, d, dv, alpha, invTemp, causal, ws, r0);
+  });
 }
 
 void warm_up() noexcept {
@@ -222,6 +241,7 @@ void warm_up() noexcept {
     for (int r = 0; r < 300; ++r)
       flash_attention(a.data(), a.data(), a.data(), o.data(), n, n, d, d, 0.1f, 1.f, r % 2 == 1, ws.data());
     for (int r = 0; r < 100; ++r) {
+      attention_weights(a.data(), a.data(), a.data(), s.data(), o.data(), n, n, d, d, 0.1f, 1.f, r % 2 == 1, ws.data());
       qkt(a.data(), a.data(), s.data(), n, n, d, 0.1f);
       softmax_rows(s.data(), n, n, 1.f);
       weights_v(s.data(), a.data(), o.data(), n, n, d);

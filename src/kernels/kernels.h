@@ -22,7 +22,13 @@ long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept;
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
                      float alpha, float invTemp, bool causal, float* workspace) noexcept;
 
-// Threads for the four kernels above: with n > 1, a call big enough to pay for it splits its rows
+// The weights path: W[nq, nk] = softmax(alpha·Q·Kᵀ / T (causal: j > i masked)) and O[nq, dv] = W·V, a block of
+// rows at a time (W written once, then summed over V while in cache). Same workspace as flash_attention.
+// Fully masked rows give 0.
+void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
+                       int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept;
+
+// Threads for the five kernels above: with n > 1, a call big enough to pay for it splits its rows
 // of Q (or S) over n threads (the caller's and n - 1 pool threads that wait between calls), each
 // with its own workspace; the results are bit-identical to one thread. Builds without thread
 // support (AP_THREADS undefined) keep 1. set_threads starts or stops the pool and returns the
@@ -47,6 +53,8 @@ void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
                      float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
+void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
+                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
 }  // namespace scalar
 
 #ifdef __wasm_simd128__
@@ -57,13 +65,15 @@ void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
                      float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
+void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
+                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
 }  // namespace simd
 #endif
 
 // Test hook for wasm builds (bind it to JS to let Vitest check SIMD128 against the scalar twin in
-// the shipped module): runs `kernel` ("qkt", "softmax", "weights_v", "flash", "flash_causal") on
-// deterministic pseudo-random inputs of the given sizes through both implementations and returns
-// the largest |simd - scalar| / max(|scalar|, 1e-6). Returns -1 in a build without SIMD128 and
+// the shipped module): runs `kernel` ("qkt", "softmax", "weights_v", "flash", "flash_causal", "weights",
+// "weights_causal") on deterministic pseudo-random inputs of the given sizes through both implementations and
+// returns the largest |simd - scalar| / max(|scalar|, 1e-6). Returns -1 in a build without SIMD128 and
 // for an unknown kernel name or sizes outside 1..4096. Unreferenced, it costs the module nothing.
 double twin_max_rel_diff(const char* kernel, int nq, int nk, int d, int dv, unsigned seed) noexcept;
 

@@ -129,38 +129,104 @@ void softmax_driver(float* S, int nq, int nk, float invTemp) {
   }
 }
 
+// O rows [i0, i0 + rows) += W rows · V rows [j0, j0 + jb), rows <= kMR, for one block of keys (W row stride ldw).
+// Trailing zero weights (causal rows, masked keys) add nothing: the sum stops before them.
+template <class Ops>
+void pv_block(const float* W, int ldw, const float* V, float* O, int i0, int rows, int j0, int jb, int dv) {
+  alignas(16) float scratch[kNR];  // sink for the rows past the last one of a short row group
+  const float one[kMR] = {1.f, 1.f, 1.f, 1.f};
+  const float* p[kMR];
+  float* o[kMR];
+  for (int r = 0; r < kMR; ++r) {
+    p[r] = W + static_cast<long long>(i0 + std::min(r, rows - 1)) * ldw + j0;
+    o[r] = r < rows ? O + static_cast<long long>(i0 + r) * dv : nullptr;
+  }
+  int nj = jb;
+  while (nj > 0 && p[0][nj - 1] == 0.f && p[1][nj - 1] == 0.f && p[2][nj - 1] == 0.f && p[3][nj - 1] == 0.f) --nj;
+  if (nj == 0) return;
+  if (rows == kMR) {
+    pv_rows<Ops>(p, nj, V + static_cast<long long>(j0) * dv, dv, o, one, dv);
+    return;
+  }
+  // The scratch row is only 8 wide: walk the columns in 8s so each tile has its own sink.
+  for (int x = 0; x < dv; x += kNR) {
+    const int w = std::min(kNR, dv - x);
+    float* ox[kMR];
+    for (int r = 0; r < kMR; ++r) ox[r] = r < rows ? o[r] + x : scratch;
+    pv_rows<Ops>(p, nj, V + static_cast<long long>(j0) * dv + x, dv, ox, one, w);
+  }
+}
+
 template <class Ops>
 void weights_v_driver(const float* W, const float* V, float* O, int nq, int nk, int dv) {
   if (nq <= 0 || dv <= 0) return;
   std::fill(O, O + static_cast<long long>(nq) * dv, 0.f);
   if (nk <= 0) return;
-  alignas(16) float scratch[kNR];  // sink for the rows past nq of the last row group
-  const float one[kMR] = {1.f, 1.f, 1.f, 1.f};
   for (int j0 = 0; j0 < nk; j0 += kJB) {
     const int jb = std::min(kJB, nk - j0);
-    for (int i0 = 0; i0 < nq; i0 += kMR) {
-      const int rows = std::min(kMR, nq - i0);
-      const float* p[kMR];
-      float* o[kMR];
-      for (int r = 0; r < kMR; ++r) {
-        p[r] = W + static_cast<long long>(i0 + std::min(r, rows - 1)) * nk + j0;
-        o[r] = r < rows ? O + static_cast<long long>(i0 + r) * dv : nullptr;
-      }
-      // Trailing zero weights (causal rows, masked keys) add nothing: stop before them.
-      int nj = jb;
-      while (nj > 0 && p[0][nj - 1] == 0.f && p[1][nj - 1] == 0.f && p[2][nj - 1] == 0.f && p[3][nj - 1] == 0.f) --nj;
-      if (nj == 0) continue;
-      if (rows == kMR) {
-        pv_rows<Ops>(p, nj, V + static_cast<long long>(j0) * dv, dv, o, one, dv);
-      } else {
-        // The scratch row is only 8 wide: walk the columns in 8s so each tile has its own sink.
-        for (int x = 0; x < dv; x += kNR) {
-          const int w = std::min(kNR, dv - x);
-          float* ox[kMR];
-          for (int r = 0; r < kMR; ++r) ox[r] = r < rows ? o[r] + x : scratch;
-          pv_rows<Ops>(p, nj, V + static_cast<long long>(j0) * dv + x, dv, ox, one, w);
+    for (int i0 = 0; i0 < nq; i0 += kMR) pv_block<Ops>(W, nk, V, O, i0, std::min(kMR, nq - i0), j0, jb, dv);
+  }
+}
+
+// Packs all of K (row stride d) as panels of kNR keys, [d][kNR] each, zero past nk: what the flash and
+// weights drivers stream for every block of query rows.
+AP_COLD inline void pack_keys(const float* K, int nk, int d, float* kt) {
+  const int panels = (nk + kNR - 1) / kNR;
+  for (int p = 0; p < panels; ++p) pack_panel(K, nk, d, p * kNR, 0, d, kt + static_cast<long long>(p) * kNR * d);
+}
+
+// The weights path (needWeights): W = softmax(alpha·Q·Kᵀ / T, causal: j > q0 + i masked) and O = W·V, for blocks
+// of kBR query rows at a time, so that a block's rows of W are written once, straight into the caller's buffer,
+// and summed over V while they are still in cache (rather than three passes over the whole nq×nk matrix). The
+// arithmetic is qkt's, softmax_rows' and weights_v's, in the same order; masked keys stay out of the max and the
+// sum and get weight 0. workspace: flash_workspace_floats(nq, nk, d, dv).
+template <class Ops>
+void weights_driver(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d, int dv,
+                    float alpha, float invTemp, bool causal, float* ws, int q0 = 0) {
+  if (nq <= 0) return;
+  if (dv > 0) std::fill(O, O + static_cast<long long>(nq) * dv, 0.f);
+  if (nk <= 0) return;
+  const int dd = d > 0 ? d : 0;
+  float* kt = ws + flash_layout(nk, d, dv).kt;
+  alignas(16) float tile[kMR * kNR];
+  pack_keys(K, nk, dd, kt);
+  const float ls = invTemp * kLog2e;
+  for (int i0 = 0; i0 < nq; i0 += kBR) {
+    const int rows = std::min(kBR, nq - i0);
+    const int kEnd = causal ? std::min(nk, q0 + i0 + rows) : nk;
+    const int panels = (kEnd + kNR - 1) / kNR;
+    for (int r0 = 0; r0 < rows; r0 += kMR) {
+      const int rowsHere = std::min(kMR, rows - r0);
+      const float* q[kMR];
+      for (int r = 0; r < kMR; ++r) q[r] = Q + static_cast<long long>(i0 + r0 + std::min(r, rowsHere - 1)) * dd;
+      float* w = W + static_cast<long long>(i0 + r0) * nk;
+      for (int p = 0; p < panels; ++p) {
+        const int cols = std::min(kNR, kEnd - p * kNR);
+        const float* panel = kt + static_cast<long long>(p) * kNR * dd;
+        if (rowsHere == kMR && cols == kNR) {
+          Ops::qk_tile(q, panel, dd, w + p * kNR, nk);
+          continue;
         }
+        Ops::qk_tile(q, panel, dd, tile, kNR);  // an edge tile: only its real rows and columns are kept
+        for (int r = 0; r < rowsHere; ++r) std::copy(tile + r * kNR, tile + r * kNR + cols, w + r * nk + p * kNR);
       }
+    }
+    for (int r = 0; r < rows; ++r) {
+      float* s = W + static_cast<long long>(i0 + r) * nk;
+      const int lim = causal ? std::min(nk, q0 + i0 + r + 1) : nk;
+      const float m = Ops::scale_max(s, lim, alpha);
+      if (m == kNegInf) {
+        std::fill(s, s + nk, 0.f);
+        continue;
+      }
+      const float sum = Ops::exp_sum(s, lim, m, ls);
+      Ops::scale(s, lim, 1.0f / sum);
+      std::fill(s + lim, s + nk, 0.f);
+    }
+    if (dv <= 0) continue;
+    for (int j0 = 0; j0 < kEnd; j0 += kJB) {
+      const int jb = std::min(kJB, kEnd - j0);
+      for (int r0 = 0; r0 < rows; r0 += kMR) pv_block<Ops>(W, nk, V, O, i0 + r0, std::min(kMR, rows - r0), j0, jb, dv);
     }
   }
 }
@@ -181,9 +247,8 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
   float* cf = ws + L.c;
   float* orow = ws + L.orow;
   const int dd = d > 0 ? d : 0;
-  const int panelsAll = (nk + kNR - 1) / kNR;
   // K is packed once per call; every query block then streams the packed panels.
-  for (int p = 0; p < panelsAll; ++p) pack_panel(K, nk, dd, p * kNR, 0, dd, kt + static_cast<long long>(p) * kNR * dd);
+  pack_keys(K, nk, dd, kt);
   const float ls = invTemp * kLog2e;
   const int block = dd <= 64 ? kBC : kBC / 2;  // keys per block; S rows keep the stride kBC
 

@@ -112,4 +112,9 @@ void flash_attention(const float* Q, const float* K, const float* V, float* O, i
   flash_driver<ScalarOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0);
 }
 
+void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
+                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0) noexcept {
+  weights_driver<ScalarOps>(Q, K, V, W, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0);
+}
+
 }  // namespace ap::kernels::scalar

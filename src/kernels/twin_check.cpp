@@ -75,6 +75,16 @@ double twin_max_rel_diff(const char* kernel, int nq, int nk, int d, int dv, unsi
       scalar::flash_attention(Q.data(), K.data(), V.data(), b.data(), nq, nk, d, dv, alpha, 0.8f, causal, ws.data());
       return worst(a, b);
     }
+    const bool weightsCausal = !std::strcmp(kernel, "weights_causal");
+    if (weightsCausal || !std::strcmp(kernel, "weights")) {
+      std::vector<float> ws(static_cast<std::size_t>(flash_workspace_floats(nq, nk, d, dv)));
+      std::vector<float> wa(std::size_t(nq) * nk), wb(wa.size()), a(std::size_t(nq) * dv), b(a.size());
+      simd::attention_weights(Q.data(), K.data(), V.data(), wa.data(), a.data(), nq, nk, d, dv, alpha, 0.8f,
+                              weightsCausal, ws.data());
+      scalar::attention_weights(Q.data(), K.data(), V.data(), wb.data(), b.data(), nq, nk, d, dv, alpha, 0.8f,
+                                weightsCausal, ws.data());
+      return std::max(worst(wa, wb), worst(a, b));
+    }
   } catch (...) {  // bad_alloc of the test buffers
   }
   return -1;

@@ -78,9 +78,9 @@ Ref ref_weights_v(const std::vector<double>& W, const std::vector<float>& V, int
   return r;
 }
 
-// Full attention in double from float inputs: the reference the flash kernel must match.
-Ref ref_attention(const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V, int nq, int nk,
-                  int d, int dv, double alpha, double invTemp, bool causal) {
+// The weights of full attention in double from float inputs (causal: j > i masked).
+std::vector<double> ref_weights(const std::vector<float>& Q, const std::vector<float>& K, int nq, int nk, int d,
+                                double alpha, double invTemp, bool causal) {
   const Ref s = ref_qkt(Q, K, nq, nk, d, alpha);
   std::vector<double> W(std::size_t(nq) * nk, 0.0);
   for (int i = 0; i < nq; ++i) {
@@ -96,7 +96,13 @@ Ref ref_attention(const std::vector<float>& Q, const std::vector<float>& K, cons
     }
     for (int j = 0; j < nk; ++j) W[i * nk + j] /= sum;
   }
-  return ref_weights_v(W, V, nq, nk, dv);
+  return W;
+}
+
+// Full attention in double from float inputs: the reference the flash and weights kernels must match.
+Ref ref_attention(const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V, int nq, int nk,
+                  int d, int dv, double alpha, double invTemp, bool causal) {
+  return ref_weights_v(ref_weights(Q, K, nq, nk, d, alpha, invTemp, causal), V, nq, nk, dv);
 }
 
 void expect_close(const std::vector<float>& got, const Ref& want, double rel, const char* what) {
@@ -196,6 +202,70 @@ std::vector<float> run_flash(const std::vector<float>& Q, const std::vector<floa
   return O;
 }
 
+struct WeightsRun {
+  std::vector<float> W, O;
+};
+
+// The weights path with a poisoned workspace and outputs (NaN): a cell read before it is written, or left
+// unwritten, shows up.
+WeightsRun run_weights(const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V, int nq,
+                       int nk, int d, int dv, float alpha, float invTemp, bool causal) {
+  std::vector<float> ws(static_cast<std::size_t>(k::flash_workspace_floats(nq, nk, d, dv)) + 1, NAN);
+  const float guard = 12345.f;
+  ws.back() = guard;
+  WeightsRun r{std::vector<float>(std::size_t(nq) * nk, NAN), std::vector<float>(std::size_t(nq) * dv, NAN)};
+  k::attention_weights(Q.data(), K.data(), V.data(), r.W.data(), r.O.data(), nq, nk, d, dv, alpha, invTemp, causal,
+                       ws.data());
+  EXPECT_EQ(ws.back(), guard) << "attention_weights wrote past flash_workspace_floats";
+  return r;
+}
+
+TEST(Kernels, WeightsPathMatchesDoubleReference) {
+  for (int nq : kSizes)
+    for (int nk : kSizes)
+      for (int d : {1, 24, 64, 130}) {
+        const int dv = d == 24 ? 28 : d;
+        const auto Q = randn(std::size_t(nq) * d, 51 + nq), K = randn(std::size_t(nk) * d, 53 + nk);
+        const auto V = randn(std::size_t(nk) * dv, 57 + nk);
+        const float alpha = 1.f / std::sqrt(float(d));
+        for (bool causal : {false, true})
+          for (float invTemp : {1.f, 0.5f, 4.f}) {
+            SCOPED_TRACE(testing::Message() << "nq=" << nq << " nk=" << nk << " d=" << d << " causal=" << causal
+                                            << " invTemp=" << invTemp);
+            const auto r = run_weights(Q, K, V, nq, nk, d, dv, alpha, invTemp, causal);
+            const auto W = ref_weights(Q, K, nq, nk, d, alpha, invTemp, causal);
+            for (std::size_t x = 0; x < W.size(); ++x)
+              ASSERT_NEAR(r.W[x], W[x], 1e-6 + 1e-5 * std::fabs(W[x])) << "W cell " << x;
+            expect_close(r.O, ref_weights_v(W, V, nq, nk, dv), 1e-5, "O");
+          }
+      }
+}
+
+TEST(Kernels, WeightsPathEqualsQktSoftmaxWeightsV) {
+  // Same arithmetic in the same order as the three-pass route: the same bits without a mask; with the causal
+  // mask the masked keys are left out of the sum rather than added as zeros, so the last bits may differ.
+  const int nq = 150, nk = 211, d = 40, dv = 36;
+  const auto Q = randn(nq * d, 4), K = randn(nk * d, 5), V = randn(nk * dv, 6);
+  for (bool causal : {false, true}) {
+    std::vector<float> S(nq * nk), O(nq * dv);
+    k::qkt(Q.data(), K.data(), S.data(), nq, nk, d, 0.3f);
+    if (causal)
+      for (int i = 0; i < nq; ++i)
+        for (int j = i + 1; j < nk; ++j) S[i * nk + j] = -std::numeric_limits<float>::infinity();
+    k::softmax_rows(S.data(), nq, nk, 0.8f);
+    k::weights_v(S.data(), V.data(), O.data(), nq, nk, dv);
+    const auto r = run_weights(Q, K, V, nq, nk, d, dv, 0.3f, 0.8f, causal);
+    if (!causal) {
+      EXPECT_EQ(r.W, S);
+      EXPECT_EQ(r.O, O);
+      continue;
+    }
+    for (std::size_t x = 0; x < S.size(); ++x) ASSERT_NEAR(r.W[x], S[x], 1e-7 + 1e-6 * S[x]) << "W cell " << x;
+    const auto ref = ref_attention(Q, K, V, nq, nk, d, dv, 0.3, 0.8, causal);
+    for (std::size_t x = 0; x < O.size(); ++x) ASSERT_LE(std::fabs(r.O[x] - O[x]), 2e-5 * ref.mag[x]) << "O " << x;
+  }
+}
+
 TEST(Kernels, FlashMatchesDoubleReference) {
   for (int nq : kSizes)
     for (int nk : kSizes)
@@ -288,22 +358,27 @@ TEST(Kernels, ThreadsGiveTheSameBitsAsOneThread) {
     const auto Q = randn(std::size_t(c.nq) * c.d, 41), K = randn(std::size_t(c.nk) * c.d, 42);
     const auto V = randn(std::size_t(c.nk) * c.d, 43);
     std::vector<float> S1(std::size_t(c.nq) * c.nk), O1(std::size_t(c.nq) * c.d), F1;
-    auto run = [&](std::vector<float>& S, std::vector<float>& O) {
+    WeightsRun P1;
+    auto run = [&](std::vector<float>& S, std::vector<float>& O, WeightsRun& P) {
       k::qkt(Q.data(), K.data(), S.data(), c.nq, c.nk, c.d, 0.125f);
       k::softmax_rows(S.data(), c.nq, c.nk, 1.f);
       k::weights_v(S.data(), V.data(), O.data(), c.nq, c.nk, c.d);
+      P = run_weights(Q, K, V, c.nq, c.nk, c.d, c.d, 0.125f, 1.f, c.causal);
       return run_flash(Q, K, V, c.nq, c.nk, c.d, c.d, 0.125f, 1.f, c.causal);
     };
     ASSERT_EQ(k::set_threads(1), 1);
-    F1 = run(S1, O1);
+    F1 = run(S1, O1, P1);
     ASSERT_EQ(k::set_threads(3), 3);
     std::vector<float> S3(S1.size()), O3(O1.size());
-    const auto F3 = run(S3, O3);
+    WeightsRun P3;
+    const auto F3 = run(S3, O3, P3);
     EXPECT_EQ(k::threads(), 3);
     k::set_threads(1);
     EXPECT_EQ(S1, S3) << "softmax(qkt) nq=" << c.nq;
     EXPECT_EQ(O1, O3) << "weights_v nq=" << c.nq;
     EXPECT_EQ(F1, F3) << "flash nq=" << c.nq << " causal=" << c.causal;
+    EXPECT_EQ(P1.W, P3.W) << "attention_weights W nq=" << c.nq << " causal=" << c.causal;
+    EXPECT_EQ(P1.O, P3.O) << "attention_weights O nq=" << c.nq << " causal=" << c.causal;
     expect_close(F3, ref_attention(Q, K, V, c.nq, c.nk, c.d, c.d, 0.125, 1.0, c.causal), 1e-5, "O");
   }
 }
