@@ -220,86 +220,78 @@ WeightsRun run_weights(const std::vector<float>& Q, const std::vector<float>& K,
   return r;
 }
 
-TEST(Kernels, WeightsPathMatchesDoubleReference) {
+// Every size pair of kSizes × d ∈ {1, 24, 64, 130} (dv 28 when d is 24), causal or not, at three temperatures.
+template <class Check>
+void for_each_reference_case(unsigned seed, const Check& check) {
   for (int nq : kSizes)
     for (int nk : kSizes)
       for (int d : {1, 24, 64, 130}) {
         const int dv = d == 24 ? 28 : d;
-        const auto Q = randn(std::size_t(nq) * d, 51 + nq), K = randn(std::size_t(nk) * d, 53 + nk);
-        const auto V = randn(std::size_t(nk) * dv, 57 + nk);
+        const auto Q = randn(std::size_t(nq) * d, seed + nq), K = randn(std::size_t(nk) * d, seed + 2 + nk);
+        const auto V = randn(std::size_t(nk) * dv, seed + 6 + nk);
         const float alpha = 1.f / std::sqrt(float(d));
         for (bool causal : {false, true})
           for (float invTemp : {1.f, 0.5f, 4.f}) {
             SCOPED_TRACE(testing::Message() << "nq=" << nq << " nk=" << nk << " d=" << d << " causal=" << causal
                                             << " invTemp=" << invTemp);
-            const auto r = run_weights(Q, K, V, nq, nk, d, dv, alpha, invTemp, causal);
-            const auto W = ref_weights(Q, K, nq, nk, d, alpha, invTemp, causal);
-            for (std::size_t x = 0; x < W.size(); ++x)
-              ASSERT_NEAR(r.W[x], W[x], 1e-6 + 1e-5 * std::fabs(W[x])) << "W cell " << x;
-            expect_close(r.O, ref_weights_v(W, V, nq, nk, dv), 1e-5, "O");
+            check(Q, K, V, nq, nk, d, dv, alpha, invTemp, causal);
           }
       }
 }
 
-TEST(Kernels, WeightsPathEqualsQktSoftmaxWeightsV) {
-  // Same arithmetic in the same order as the three-pass route: the same bits without a mask; with the causal
-  // mask the masked keys are left out of the sum rather than added as zeros, so the last bits may differ.
-  const int nq = 150, nk = 211, d = 40, dv = 36;
-  const auto Q = randn(nq * d, 4), K = randn(nk * d, 5), V = randn(nk * dv, 6);
-  for (bool causal : {false, true}) {
-    std::vector<float> S(nq * nk), O(nq * dv);
-    k::qkt(Q.data(), K.data(), S.data(), nq, nk, d, 0.3f);
-    if (causal)
-      for (int i = 0; i < nq; ++i)
-        for (int j = i + 1; j < nk; ++j) S[i * nk + j] = -std::numeric_limits<float>::infinity();
-    k::softmax_rows(S.data(), nq, nk, 0.8f);
-    k::weights_v(S.data(), V.data(), O.data(), nq, nk, dv);
-    const auto r = run_weights(Q, K, V, nq, nk, d, dv, 0.3f, 0.8f, causal);
-    if (!causal) {
-      EXPECT_EQ(r.W, S);
-      EXPECT_EQ(r.O, O);
-      continue;
-    }
-    for (std::size_t x = 0; x < S.size(); ++x) ASSERT_NEAR(r.W[x], S[x], 1e-7 + 1e-6 * S[x]) << "W cell " << x;
-    const auto ref = ref_attention(Q, K, V, nq, nk, d, dv, 0.3, 0.8, causal);
-    for (std::size_t x = 0; x < O.size(); ++x) ASSERT_LE(std::fabs(r.O[x] - O[x]), 2e-5 * ref.mag[x]) << "O " << x;
-  }
+// The three-pass route: S = softmax(qkt, causal cells -inf), O = weights_v(S).
+WeightsRun unfused(const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V, int nq,
+                   int nk, int d, int dv, float alpha, float invTemp, bool causal) {
+  WeightsRun r{std::vector<float>(std::size_t(nq) * nk), std::vector<float>(std::size_t(nq) * dv)};
+  k::qkt(Q.data(), K.data(), r.W.data(), nq, nk, d, alpha);
+  if (causal)
+    for (int i = 0; i < nq; ++i)
+      for (int j = i + 1; j < nk; ++j) r.W[std::size_t(i) * nk + j] = -std::numeric_limits<float>::infinity();
+  k::softmax_rows(r.W.data(), nq, nk, invTemp);
+  k::weights_v(r.W.data(), V.data(), r.O.data(), nq, nk, dv);
+  return r;
+}
+
+TEST(Kernels, WeightsPathMatchesDoubleReference) {
+  for_each_reference_case(51, [](const auto& Q, const auto& K, const auto& V, int nq, int nk, int d, int dv,
+                                 float alpha, float invTemp, bool causal) {
+    const auto r = run_weights(Q, K, V, nq, nk, d, dv, alpha, invTemp, causal);
+    const auto W = ref_weights(Q, K, nq, nk, d, alpha, invTemp, causal);
+    for (std::size_t x = 0; x < W.size(); ++x)
+      ASSERT_NEAR(r.W[x], W[x], 1e-6 + 1e-5 * std::fabs(W[x])) << "W cell " << x;
+    expect_close(r.O, ref_weights_v(W, V, nq, nk, dv), 1e-5, "O");
+  });
 }
 
 TEST(Kernels, FlashMatchesDoubleReference) {
-  for (int nq : kSizes)
-    for (int nk : kSizes)
-      for (int d : {1, 24, 64, 130}) {
-        const int dv = d == 24 ? 28 : d;
-        const auto Q = randn(std::size_t(nq) * d, 11 + nq), K = randn(std::size_t(nk) * d, 13 + nk);
-        const auto V = randn(std::size_t(nk) * dv, 17 + nk);
-        const float alpha = 1.f / std::sqrt(float(d));
-        for (bool causal : {false, true})
-          for (float invTemp : {1.f, 0.5f, 4.f}) {
-            SCOPED_TRACE(testing::Message() << "nq=" << nq << " nk=" << nk << " d=" << d << " causal=" << causal
-                                            << " invTemp=" << invTemp);
-            const auto O = run_flash(Q, K, V, nq, nk, d, dv, alpha, invTemp, causal);
-            expect_close(O, ref_attention(Q, K, V, nq, nk, d, dv, alpha, invTemp, causal), 1e-5, "O");
-          }
-      }
+  for_each_reference_case(11, [](const auto& Q, const auto& K, const auto& V, int nq, int nk, int d, int dv,
+                                 float alpha, float invTemp, bool causal) {
+    const auto O = run_flash(Q, K, V, nq, nk, d, dv, alpha, invTemp, causal);
+    expect_close(O, ref_attention(Q, K, V, nq, nk, d, dv, alpha, invTemp, causal), 1e-5, "O");
+  });
 }
 
-TEST(Kernels, FlashEqualsUnfusedPath) {
-  // The fused kernel and qkt + softmax_rows + weights_v are two routes to the same numbers.
+TEST(Kernels, FlashAndWeightsPathEqualQktSoftmaxWeightsV) {
+  // Three routes to the same numbers. The weights path does the three-pass route's arithmetic in the same order:
+  // the same bits without a mask; with the causal mask the masked keys are left out of the sum rather than added
+  // as zeros, so the last bits may differ. The fused kernel sums in another order (online softmax).
   const int nq = 150, nk = 211, d = 40, dv = 36;
   const auto Q = randn(nq * d, 1), K = randn(nk * d, 2), V = randn(nk * dv, 3);
   for (bool causal : {false, true}) {
-    std::vector<float> S(nq * nk), O(nq * dv);
-    k::qkt(Q.data(), K.data(), S.data(), nq, nk, d, 0.3f);
-    if (causal)
-      for (int i = 0; i < nq; ++i)
-        for (int j = i + 1; j < nk; ++j) S[i * nk + j] = -std::numeric_limits<float>::infinity();
-    k::softmax_rows(S.data(), nq, nk, 0.8f);
-    k::weights_v(S.data(), V.data(), O.data(), nq, nk, dv);
+    SCOPED_TRACE(testing::Message() << "causal=" << causal);
+    const auto u = unfused(Q, K, V, nq, nk, d, dv, 0.3f, 0.8f, causal);
+    const auto r = run_weights(Q, K, V, nq, nk, d, dv, 0.3f, 0.8f, causal);
     const auto F = run_flash(Q, K, V, nq, nk, d, dv, 0.3f, 0.8f, causal);
     const auto ref = ref_attention(Q, K, V, nq, nk, d, dv, 0.3, 0.8, causal);
-    for (std::size_t x = 0; x < O.size(); ++x)
-      ASSERT_LE(std::fabs(F[x] - O[x]), 2e-5 * ref.mag[x] + 1e-30) << "causal=" << causal << " cell " << x;
+    for (std::size_t x = 0; x < u.O.size(); ++x) {
+      ASSERT_LE(std::fabs(F[x] - u.O[x]), 2e-5 * ref.mag[x] + 1e-30) << "flash, cell " << x;
+      ASSERT_LE(std::fabs(r.O[x] - u.O[x]), 2e-5 * ref.mag[x] + 1e-30) << "weights path, cell " << x;
+    }
+    if (!causal) {
+      EXPECT_EQ(r.W, u.W);
+      EXPECT_EQ(r.O, u.O);
+    }
+    for (std::size_t x = 0; x < u.W.size(); ++x) ASSERT_NEAR(r.W[x], u.W[x], 1e-7 + 1e-6 * u.W[x]) << "W cell " << x;
   }
 }
 
