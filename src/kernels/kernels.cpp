@@ -16,6 +16,7 @@
 #include <thread>
 #endif
 
+#include "kernels_driver.h"
 #include "kernels_internal.h"
 
 namespace ap::kernels {
@@ -120,9 +121,10 @@ Pool& pool() {
 
 // Splits rows [0, n) into parts of whole flash blocks (kBR rows) and runs body(r0, r1) on each, in parallel when
 // the pool has threads and the call does `work` multiply-adds. causal: row i costs ~i, so the cuts are placed
-// for equal areas (at n·sqrt(k / parts)) rather than equal counts.
-template <class Body>
-void split_rows(int n, double work, bool causal, const Body& body) {
+// for equal areas (at n·sqrt(k / parts)) rather than equal counts. beforeSplit() runs on the calling thread just
+// before a split (not when the call stays on one thread).
+template <class Body, class BeforeSplit>
+void split_rows(int n, double work, bool causal, const Body& body, const BeforeSplit& beforeSplit) {
 #ifdef AP_THREADS
   // Below ~4 M multiply-adds a call is over in ~0.2 ms, where waking threads costs more than it saves.
   constexpr double kMinParallelWork = 4.0e6;
@@ -133,6 +135,7 @@ void split_rows(int n, double work, bool causal, const Body& body) {
       const double f = causal ? std::sqrt(static_cast<double>(k) / parts) : static_cast<double>(k) / parts;
       cut[k] = std::min(n, static_cast<int>(std::lround(f * n / detail::kBR)) * detail::kBR);
     }
+    beforeSplit();
     pool().run(parts, [&](int k) {
       if (cut[k] < cut[k + 1]) body(cut[k], cut[k + 1], k);
     });
@@ -141,8 +144,14 @@ void split_rows(int n, double work, bool causal, const Body& body) {
 #else
   (void)work;
   (void)causal;
+  (void)beforeSplit;
 #endif
   body(0, n, 0);
+}
+
+template <class Body>
+void split_rows(int n, double work, bool causal, const Body& body) {
+  split_rows(n, work, causal, body, [] {});
 }
 
 }  // namespace
@@ -189,45 +198,56 @@ long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept {
 
 namespace {
 
-// Splits rows of Q like split_rows for the kernels that need a workspace (packed K): part 0 uses the caller's,
-// the others allocate theirs (K packed again: n·d, against n²·d of work). Out of memory for one of those, the
-// whole call runs on this thread instead.
+// Splits rows of Q like split_rows for the kernels that need a workspace. Split, K is packed once into the
+// caller's workspace and shared; part 0 uses the caller's scratch, the others allocate their own (a few KiB).
+// Out of memory for one of those, the whole call runs on this thread instead.
 template <class Body>
-void split_with_workspace(int nq, int nk, int d, int dv, bool causal, float* workspace, const Body& body) {
+void split_with_workspace(const float* K, int nq, int nk, int d, int dv, bool causal, float* workspace,
+                          const Body& body) {
   const double work = static_cast<double>(nq) * nk * (d + dv) * (causal ? 0.5 : 1.0);
-  const long long wsFloats = flash_workspace_floats(nq, nk, d, dv);
+  const detail::FlashLayout L = detail::flash_layout(nk, d, dv);
+  const float* packedK = nullptr;
   bool failed = false;
-  split_rows(nq, work, causal, [&](int r0, int r1, int part) {
-    std::unique_ptr<float[]> own;
-    float* ws = workspace;
-    if (part > 0) {
-      own.reset(new (std::nothrow) float[static_cast<std::size_t>(wsFloats)]);
-      if (!own) {
-        failed = true;
-        return;
-      }
-      ws = own.get();
-    }
-    body(r0, r1, ws);
-  });
-  if (failed) body(0, nq, workspace);
+  split_rows(
+      nq, work, causal,
+      [&](int r0, int r1, int part) {
+        std::unique_ptr<float[]> own;
+        float* ws = workspace;
+        if (part > 0) {
+          own.reset(new (std::nothrow) float[static_cast<std::size_t>(L.kt)]);
+          if (!own) {
+            failed = true;
+            return;
+          }
+          ws = own.get();
+        }
+        body(r0, r1, ws, packedK);
+      },
+      [&] {
+        detail::pack_keys(K, nk, d > 0 ? d : 0, workspace + L.kt);
+        packedK = workspace + L.kt;
+      });
+  if (failed) body(0, nq, workspace, nullptr);
 }
 
 }  // namespace
 
+long long flash_scratch_floats(int dv) noexcept { return detail::flash_layout(0, 0, dv).kt; }
+
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
                      float alpha, float invTemp, bool causal, float* workspace) noexcept {
-  split_with_workspace(nq, nk, d, dv, causal, workspace, [&](int r0, int r1, float* ws) {
+  split_with_workspace(K, nq, nk, d, dv, causal, workspace, [&](int r0, int r1, float* ws, const float* packedK) {
     impl::flash_attention(Q + static_cast<long long>(r0) * d, K, V, O + static_cast<long long>(r0) * dv, r1 - r0, nk, d,
-                          dv, alpha, invTemp, causal, ws, r0);
+                          dv, alpha, invTemp, causal, ws, r0, packedK);
   });
 }
 
 void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
                        int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept {
-  split_with_workspace(nq, nk, d, dv, causal, workspace, [&](int r0, int r1, float* ws) {
+  split_with_workspace(K, nq, nk, d, dv, causal, workspace, [&](int r0, int r1, float* ws, const float* packedK) {
     impl::attention_weights(Q + static_cast<long long>(r0) * d, K, V, W + static_cast<long long>(r0) * nk,
-                            O + static_cast<long long>(r0) * dv, r1 - r0, nk, d, dv, alpha, invTemp, causal, ws, r0);
+                            O + static_cast<long long>(r0) * dv, r1 - r0, nk, d, dv, alpha, invTemp, causal, ws, r0,
+                            packedK);
   });
 }
 

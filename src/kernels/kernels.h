@@ -19,6 +19,7 @@ void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv)
 // O[nq, dv] = softmax(alpha·Q·Kᵀ / T (causal: j > i masked)) · V, without building the nq×nk matrix.
 // workspace: at least flash_workspace_floats(nq, nk, d, dv) floats. Fully masked rows give 0.
 long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept;
+long long flash_scratch_floats(int dv) noexcept;
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
                      float alpha, float invTemp, bool causal, float* workspace) noexcept;
 
@@ -46,15 +47,20 @@ void warm_up() noexcept;
 const char* backend() noexcept;
 
 // The portable twins, compiled in every build, so that a wasm build can check its SIMD path
-// against them in the same module. Same contracts and workspace size as above.
+// against them in the same module. Same contracts and workspace size as above; q0 is the index of Q's first
+// row in the whole query (a thread's share: the causal mask is j > q0 + i), and packedK, when given, is K
+// already packed by the caller (the tail of a workspace from flash_workspace_floats), which the threads share:
+// each then needs only the head of a workspace, flash_scratch_floats(dv).
 namespace scalar {
 void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept;
 void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
-                     float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
+                     float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,
+                     const float* packedK = nullptr) noexcept;
 void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
-                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
+                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,
+                       const float* packedK = nullptr) noexcept;
 }  // namespace scalar
 
 #ifdef __wasm_simd128__
@@ -64,9 +70,11 @@ void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float 
 void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
-                     float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
+                     float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,
+                     const float* packedK = nullptr) noexcept;
 void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
-                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0) noexcept;
+                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,
+                       const float* packedK = nullptr) noexcept;
 }  // namespace simd
 #endif
 

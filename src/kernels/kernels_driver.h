@@ -4,11 +4,11 @@
 // same order, which is why they agree to ~1e-7 rather than merely 1e-5.
 //
 // Ops provides:
-//   qk_tile(q[4], kt, d, out, ldo)  out[r*ldo + c] = Σ_t q[r][t]·kt[t*8 + c], r < 4, c < 8
+//   qk_tile(q[kMR], kt, d, out, ldo)  out[r*ldo + c] = Σ_t q[r][t]·kt[t*8 + c], r < kMR, c < 8
 //   scale_max(s, n, alpha)          s[j] = min(alpha·s[j], FLT_MAX); returns max_j s[j]
 //   exp_sum(s, n, m, ls)            s[j] = 2^((s[j] - m)·ls); returns Σ s[j]
 //   scale(s, n, k)                  s[j] *= k
-//   pv_tile8(p[4], nj, v, ldv, o[4], c[4])   o[r][0..8) = c[r]·o[r] + Σ_j p[r][j]·v[j*ldv + 0..8)
+//   pv_tile8(p[kMR], nj, v, ldv, o[kMR], c[kMR])   o[r][0..8) = c[r]·o[r] + Σ_j p[r][j]·v[j*ldv + 0..8)
 //   pv_tile4(...)                            the same for 4 columns
 #pragma once
 
@@ -20,6 +20,14 @@
 namespace ap::kernels::detail {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Inlined into each kernel, whatever the compiler's budget says, so that each kernel's own body holds its
+// SIMD loops (tests/js/package-pack.test.ts counts them per function).
+#if defined(__clang__) || defined(__GNUC__)
+#define AP_INLINE inline __attribute__((always_inline))
+#else
+#define AP_INLINE inline
+#endif
 
 // Columns past the last multiple of 4: plain loops, the same order of operations as the tiles.
 inline void pv_tile_tail(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
@@ -33,22 +41,20 @@ inline void pv_tile_tail(const float* const p[kMR], int nj, const float* v, int 
 }
 
 template <class Ops>
-void pv_rows(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR], const float c[kMR],
-             int dv) {
+AP_INLINE void pv_rows(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
+                       const float c[kMR], int dv) {
+  float* ox[kMR];
+  const auto at = [&](int x) {
+    for (int r = 0; r < kMR; ++r) ox[r] = o[r] + x;
+    return ox;
+  };
   int x = 0;
-  for (; x + 8 <= dv; x += 8) {
-    float* ox[kMR] = {o[0] + x, o[1] + x, o[2] + x, o[3] + x};
-    Ops::pv_tile8(p, nj, v + x, ldv, ox, c);
-  }
+  for (; x + 8 <= dv; x += 8) Ops::pv_tile8(p, nj, v + x, ldv, at(x), c);
   if (x + 4 <= dv) {
-    float* ox[kMR] = {o[0] + x, o[1] + x, o[2] + x, o[3] + x};
-    Ops::pv_tile4(p, nj, v + x, ldv, ox, c);
+    Ops::pv_tile4(p, nj, v + x, ldv, at(x), c);
     x += 4;
   }
-  if (x < dv) {
-    float* ox[kMR] = {o[0] + x, o[1] + x, o[2] + x, o[3] + x};
-    pv_tile_tail(p, nj, v + x, ldv, ox, c, dv - x);
-  }
+  if (x < dv) pv_tile_tail(p, nj, v + x, ldv, at(x), c, dv - x);
 }
 
 // O(n·d) work against the O(n²·d) of the tiles: built for size (clang's -O3 unrolled it to
@@ -132,17 +138,23 @@ void softmax_driver(float* S, int nq, int nk, float invTemp) {
 // O rows [i0, i0 + rows) += W rows · V rows [j0, j0 + jb), rows <= kMR, for one block of keys (W row stride ldw).
 // Trailing zero weights (causal rows, masked keys) add nothing: the sum stops before them.
 template <class Ops>
-void pv_block(const float* W, int ldw, const float* V, float* O, int i0, int rows, int j0, int jb, int dv) {
+AP_INLINE void pv_block(const float* W, int ldw, const float* V, float* O, int i0, int rows, int j0, int jb, int dv) {
   alignas(16) float scratch[kNR];  // sink for the rows past the last one of a short row group
-  const float one[kMR] = {1.f, 1.f, 1.f, 1.f};
+  float one[kMR];
+  std::fill(one, one + kMR, 1.f);
   const float* p[kMR];
   float* o[kMR];
   for (int r = 0; r < kMR; ++r) {
     p[r] = W + static_cast<long long>(i0 + std::min(r, rows - 1)) * ldw + j0;
     o[r] = r < rows ? O + static_cast<long long>(i0 + r) * dv : nullptr;
   }
+  const auto zeroColumn = [&](int j) {
+    for (int r = 0; r < kMR; ++r)
+      if (p[r][j] != 0.f) return false;
+    return true;
+  };
   int nj = jb;
-  while (nj > 0 && p[0][nj - 1] == 0.f && p[1][nj - 1] == 0.f && p[2][nj - 1] == 0.f && p[3][nj - 1] == 0.f) --nj;
+  while (nj > 0 && zeroColumn(nj - 1)) --nj;
   if (nj == 0) return;
   if (rows == kMR) {
     pv_rows<Ops>(p, nj, V + static_cast<long long>(j0) * dv, dv, o, one, dv);
@@ -175,6 +187,14 @@ AP_COLD inline void pack_keys(const float* K, int nk, int d, float* kt) {
   for (int p = 0; p < panels; ++p) pack_panel(K, nk, d, p * kNR, 0, d, kt + static_cast<long long>(p) * kNR * d);
 }
 
+// K packed as the drivers stream it: the caller's packing (threads share one), or packed here into ws.
+inline const float* packed_keys(const float* K, int nk, int d, int dv, float* ws, const float* packedK) {
+  if (packedK) return packedK;
+  float* kt = ws + flash_layout(nk, d, dv).kt;
+  pack_keys(K, nk, d, kt);
+  return kt;
+}
+
 // The weights path (needWeights): W = softmax(alpha·Q·Kᵀ / T, causal: j > q0 + i masked) and O = W·V, for blocks
 // of kBR query rows at a time, so that a block's rows of W are written once, straight into the caller's buffer,
 // and summed over V while they are still in cache (rather than three passes over the whole nq×nk matrix). The
@@ -182,14 +202,13 @@ AP_COLD inline void pack_keys(const float* K, int nk, int d, float* kt) {
 // sum and get weight 0. workspace: flash_workspace_floats(nq, nk, d, dv).
 template <class Ops>
 void weights_driver(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d, int dv,
-                    float alpha, float invTemp, bool causal, float* ws, int q0 = 0) {
+                    float alpha, float invTemp, bool causal, float* ws, int q0, const float* packedK) {
   if (nq <= 0) return;
   if (dv > 0) std::fill(O, O + static_cast<long long>(nq) * dv, 0.f);
   if (nk <= 0) return;
   const int dd = d > 0 ? d : 0;
-  float* kt = ws + flash_layout(nk, d, dv).kt;
+  const float* kt = packed_keys(K, nk, dd, dv, ws, packedK);
   alignas(16) float tile[kMR * kNR];
-  pack_keys(K, nk, dd, kt);
   const float ls = invTemp * kLog2e;
   for (int i0 = 0; i0 < nq; i0 += kBR) {
     const int rows = std::min(kBR, nq - i0);
@@ -233,22 +252,21 @@ void weights_driver(const float* Q, const float* K, const float* V, float* W, fl
 
 template <class Ops>
 void flash_driver(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv, float alpha,
-                  float invTemp, bool causal, float* ws, int q0 = 0) {
+                  float invTemp, bool causal, float* ws, int q0, const float* packedK) {
   // q0: the index of Q's first row in the whole query (a thread's share of the rows): the causal
   // mask is j > q0 + i. Rows never depend on each other, so a split gives the same bits.
   if (nq <= 0 || dv <= 0) return;
   std::fill(O, O + static_cast<long long>(nq) * dv, 0.f);
   if (nk <= 0) return;
   const FlashLayout L = flash_layout(nk, d, dv);
-  float* kt = ws + L.kt;
   float* S = ws + L.s;
   float* m = ws + L.m;
   float* l = ws + L.l;
   float* cf = ws + L.c;
   float* orow = ws + L.orow;
   const int dd = d > 0 ? d : 0;
-  // K is packed once per call; every query block then streams the packed panels.
-  pack_keys(K, nk, dd, kt);
+  // K is packed once per call (or once for all threads); every query block then streams the packed panels.
+  const float* kt = packed_keys(K, nk, dd, dv, ws, packedK);
   const float ls = invTemp * kLog2e;
   const int block = dd <= 64 ? kBC : kBC / 2;  // keys per block; S rows keep the stride kBC
 

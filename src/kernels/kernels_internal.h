@@ -8,17 +8,22 @@
 
 namespace ap::kernels::detail {
 
-// Register tile: 4 rows × 8 columns = 8 f32x4 accumulators, which with 2 loads of K (or V) and
-// 4 broadcasts of Q (or P) fits V8's 16 xmm registers on x86 without spilling.
-constexpr int kMR = 4;
+// Register tile: kMR rows × 8 columns = 2·kMR f32x4 accumulators, plus 2 loads of K (or V) and one
+// broadcast of Q (or P) at a time: 15 of V8's 16 xmm registers on x86 at kMR = 6. Twelve independent
+// chains keep both FMA ports busy through the FMA latency (4 cycles × 2 ports needs 8 chains, and 8 left
+// no slack); measured in Chromium, 6×8 ran ~15 % faster than 4×8 (bench/wasm_harness, `tile` sweep).
+// Overridable (AP_TILE_ROWS) only so that the harness can compare tiles.
+#ifndef AP_TILE_ROWS
+#define AP_TILE_ROWS 6
+#endif
+constexpr int kMR = AP_TILE_ROWS;
 constexpr int kNR = 8;
 // Flash blocks: kBR query rows share one pass over each block of keys, kBC keys wide for d <= 64
 // and kBC / 2 above, so that the block's packed K (keys × d floats) stays near 32 KiB of L1/L2
-// while the kBR rows reuse it. A sweep in wasm (n = 512, 2048; d = 64, 128; BR 16-64, BC 32-256)
-// put these within ~3 % of the best of each case.
+// while the kBR rows reuse it.
 // Overridable only to let bench/wasm_harness sweep them; both must stay multiples of the tile.
 #ifndef AP_FLASH_BR
-#define AP_FLASH_BR 32
+#define AP_FLASH_BR (AP_TILE_ROWS * 6)
 #endif
 #ifndef AP_FLASH_BC
 #define AP_FLASH_BC 128
@@ -37,22 +42,23 @@ constexpr float kLog2e = 1.44269504088896341f;
 
 inline long long round_up(long long x, long long m) { return (x + m - 1) / m * m; }
 
-// Layout: packed Kᵀ (panels of kNR keys, [d][kNR] each, zero-padded), the S/P tile, the per-row
-// running max, running sum and rescale factor, and a scratch output row for the tail rows of a
-// block past nq.
+// Layout: the scratch of one call (the S/P tile, the per-row running max, running sum and rescale
+// factor, a scratch output row for the tail rows of a block past nq), then packed Kᵀ (panels of kNR
+// keys, [d][kNR] each, zero-padded). Scratch first, so that threads sharing one packed K each need only
+// `kt` floats of their own.
 struct FlashLayout {
-  long long kt = 0, s = 0, m = 0, l = 0, c = 0, orow = 0, total = 0;
+  long long s = 0, m = 0, l = 0, c = 0, orow = 0, kt = 0, total = 0;
 };
 
 inline FlashLayout flash_layout(int nk, int d, int dv) {
   FlashLayout f;
-  f.kt = 0;
-  f.s = round_up(nk > 0 ? nk : 0, kNR) * (d > 0 ? d : 0);
+  f.s = 0;
   f.m = f.s + static_cast<long long>(kBR) * kBC;
   f.l = f.m + kBR;
   f.c = f.l + kBR;
   f.orow = f.c + kBR;
-  f.total = f.orow + round_up(dv > 0 ? dv : 0, kNR) + kNR;
+  f.kt = round_up(f.orow + round_up(dv > 0 ? dv : 0, kNR) + kNR, 4);
+  f.total = f.kt + round_up(nk > 0 ? nk : 0, kNR) * (d > 0 ? d : 0);
   return f;
 }
 

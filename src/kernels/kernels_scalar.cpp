@@ -108,13 +108,14 @@ void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv)
 }
 
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
-                     float alpha, float invTemp, bool causal, float* workspace, int q0) noexcept {
-  flash_driver<ScalarOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0);
+                     float alpha, float invTemp, bool causal, float* workspace, int q0, const float* packedK) noexcept {
+  flash_driver<ScalarOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);
 }
 
 void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
-                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0) noexcept {
-  weights_driver<ScalarOps>(Q, K, V, W, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0);
+                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0,
+                       const float* packedK) noexcept {
+  weights_driver<ScalarOps>(Q, K, V, W, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);
 }
 
 }  // namespace ap::kernels::scalar

@@ -54,34 +54,24 @@ AP_HOT v128_t exp2_neg4(v128_t t) {
 }
 
 struct SimdOps {
+  // The register tile: kMR rows × 8 columns of accumulators (two f32x4 per row). The loops over rows have
+  // constant trip counts: clang unrolls them and keeps every accumulator in a register.
   static void qk_tile(const float* const q[kMR], const float* kt, int d, float* out, int ldo) {
-    v128_t a00 = wasm_f32x4_splat(0.f), a01 = a00, a10 = a00, a11 = a00;
-    v128_t a20 = a00, a21 = a00, a30 = a00, a31 = a00;
-    const float *q0 = q[0], *q1 = q[1], *q2 = q[2], *q3 = q[3];
+    v128_t acc[kMR][2];
+    for (auto& a : acc) a[0] = a[1] = wasm_f32x4_splat(0.f);
     for (int t = 0; t < d; ++t) {
       const v128_t b0 = wasm_v128_load(kt + t * kNR);
       const v128_t b1 = wasm_v128_load(kt + t * kNR + 4);
-      const v128_t x0 = wasm_v128_load32_splat(q0 + t);
-      a00 = madd(a00, x0, b0);
-      a01 = madd(a01, x0, b1);
-      const v128_t x1 = wasm_v128_load32_splat(q1 + t);
-      a10 = madd(a10, x1, b0);
-      a11 = madd(a11, x1, b1);
-      const v128_t x2 = wasm_v128_load32_splat(q2 + t);
-      a20 = madd(a20, x2, b0);
-      a21 = madd(a21, x2, b1);
-      const v128_t x3 = wasm_v128_load32_splat(q3 + t);
-      a30 = madd(a30, x3, b0);
-      a31 = madd(a31, x3, b1);
+      for (int r = 0; r < kMR; ++r) {
+        const v128_t x = wasm_v128_load32_splat(q[r] + t);
+        acc[r][0] = madd(acc[r][0], x, b0);
+        acc[r][1] = madd(acc[r][1], x, b1);
+      }
     }
-    wasm_v128_store(out, a00);
-    wasm_v128_store(out + 4, a01);
-    wasm_v128_store(out + ldo, a10);
-    wasm_v128_store(out + ldo + 4, a11);
-    wasm_v128_store(out + 2 * ldo, a20);
-    wasm_v128_store(out + 2 * ldo + 4, a21);
-    wasm_v128_store(out + 3 * ldo, a30);
-    wasm_v128_store(out + 3 * ldo + 4, a31);
+    for (int r = 0; r < kMR; ++r) {
+      wasm_v128_store(out + r * ldo, acc[r][0]);
+      wasm_v128_store(out + r * ldo + 4, acc[r][1]);
+    }
   }
 
   static float scale_max(float* s, int n, float alpha) {
@@ -132,59 +122,34 @@ struct SimdOps {
     for (; j < n; ++j) s[j] = s[j] * k;
   }
 
+  // o[r][0..4·W) = c[r]·o[r] + Σ_j p[r][j]·v[j·ldv + 0..4·W), W f32x4 per row, in the scalar twin's order.
+  template <int W>
+  static void pv_tile(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
+                      const float c[kMR]) {
+    v128_t acc[kMR][W];
+    for (int r = 0; r < kMR; ++r) {
+      const v128_t cr = wasm_f32x4_splat(c[r]);
+      for (int x = 0; x < W; ++x) acc[r][x] = wasm_f32x4_mul(wasm_v128_load(o[r] + 4 * x), cr);
+    }
+    for (int j = 0; j < nj; ++j) {
+      const float* row = v + static_cast<long long>(j) * ldv;
+      v128_t b[W];
+      for (int x = 0; x < W; ++x) b[x] = wasm_v128_load(row + 4 * x);
+      for (int r = 0; r < kMR; ++r) {
+        const v128_t a = wasm_v128_load32_splat(p[r] + j);
+        for (int x = 0; x < W; ++x) acc[r][x] = madd(acc[r][x], a, b[x]);
+      }
+    }
+    for (int r = 0; r < kMR; ++r)
+      for (int x = 0; x < W; ++x) wasm_v128_store(o[r] + 4 * x, acc[r][x]);
+  }
   static void pv_tile8(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
                        const float c[kMR]) {
-    const v128_t c0 = wasm_f32x4_splat(c[0]), c1 = wasm_f32x4_splat(c[1]);
-    const v128_t c2 = wasm_f32x4_splat(c[2]), c3 = wasm_f32x4_splat(c[3]);
-    v128_t a00 = wasm_f32x4_mul(wasm_v128_load(o[0]), c0), a01 = wasm_f32x4_mul(wasm_v128_load(o[0] + 4), c0);
-    v128_t a10 = wasm_f32x4_mul(wasm_v128_load(o[1]), c1), a11 = wasm_f32x4_mul(wasm_v128_load(o[1] + 4), c1);
-    v128_t a20 = wasm_f32x4_mul(wasm_v128_load(o[2]), c2), a21 = wasm_f32x4_mul(wasm_v128_load(o[2] + 4), c2);
-    v128_t a30 = wasm_f32x4_mul(wasm_v128_load(o[3]), c3), a31 = wasm_f32x4_mul(wasm_v128_load(o[3] + 4), c3);
-    const float *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3];
-    for (int j = 0; j < nj; ++j) {
-      const float* b = v + static_cast<long long>(j) * ldv;
-      const v128_t b0 = wasm_v128_load(b);
-      const v128_t b1 = wasm_v128_load(b + 4);
-      const v128_t x0 = wasm_v128_load32_splat(p0 + j);
-      a00 = madd(a00, x0, b0);
-      a01 = madd(a01, x0, b1);
-      const v128_t x1 = wasm_v128_load32_splat(p1 + j);
-      a10 = madd(a10, x1, b0);
-      a11 = madd(a11, x1, b1);
-      const v128_t x2 = wasm_v128_load32_splat(p2 + j);
-      a20 = madd(a20, x2, b0);
-      a21 = madd(a21, x2, b1);
-      const v128_t x3 = wasm_v128_load32_splat(p3 + j);
-      a30 = madd(a30, x3, b0);
-      a31 = madd(a31, x3, b1);
-    }
-    wasm_v128_store(o[0], a00);
-    wasm_v128_store(o[0] + 4, a01);
-    wasm_v128_store(o[1], a10);
-    wasm_v128_store(o[1] + 4, a11);
-    wasm_v128_store(o[2], a20);
-    wasm_v128_store(o[2] + 4, a21);
-    wasm_v128_store(o[3], a30);
-    wasm_v128_store(o[3] + 4, a31);
+    pv_tile<2>(p, nj, v, ldv, o, c);
   }
-
   static void pv_tile4(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
                        const float c[kMR]) {
-    v128_t a0 = wasm_f32x4_mul(wasm_v128_load(o[0]), wasm_f32x4_splat(c[0]));
-    v128_t a1 = wasm_f32x4_mul(wasm_v128_load(o[1]), wasm_f32x4_splat(c[1]));
-    v128_t a2 = wasm_f32x4_mul(wasm_v128_load(o[2]), wasm_f32x4_splat(c[2]));
-    v128_t a3 = wasm_f32x4_mul(wasm_v128_load(o[3]), wasm_f32x4_splat(c[3]));
-    for (int j = 0; j < nj; ++j) {
-      const v128_t b = wasm_v128_load(v + static_cast<long long>(j) * ldv);
-      a0 = madd(a0, wasm_v128_load32_splat(p[0] + j), b);
-      a1 = madd(a1, wasm_v128_load32_splat(p[1] + j), b);
-      a2 = madd(a2, wasm_v128_load32_splat(p[2] + j), b);
-      a3 = madd(a3, wasm_v128_load32_splat(p[3] + j), b);
-    }
-    wasm_v128_store(o[0], a0);
-    wasm_v128_store(o[1], a1);
-    wasm_v128_store(o[2], a2);
-    wasm_v128_store(o[3], a3);
+    pv_tile<1>(p, nj, v, ldv, o, c);
   }
 };
 
@@ -201,13 +166,14 @@ void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv)
 }
 
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
-                     float alpha, float invTemp, bool causal, float* workspace, int q0) noexcept {
-  flash_driver<SimdOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0);
+                     float alpha, float invTemp, bool causal, float* workspace, int q0, const float* packedK) noexcept {
+  flash_driver<SimdOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);
 }
 
 void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
-                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0) noexcept {
-  weights_driver<SimdOps>(Q, K, V, W, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0);
+                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0,
+                       const float* packedK) noexcept {
+  weights_driver<SimdOps>(Q, K, V, W, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);
 }
 
 }  // namespace ap::kernels::simd
