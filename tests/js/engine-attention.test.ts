@@ -1,27 +1,12 @@
 // ap.attention against PyTorch: every scoring rule, mask, temperature, scale, batch and cross shape
 // (tests/fixtures/engine-attention.json). The concat cases go through the seq2seq lesson's Attn class.
-import { beforeAll, describe, expect, it } from 'vitest'
-import {
-  EXACT,
-  SUMS,
-  TIGHT,
-  decodeInput,
-  expectTensorClose,
-  getAp,
-  loadFixture,
-  maskedRowList,
-  shapeOf,
-  type Engine,
-  type FixtureJson,
-  type Tensor,
-} from './helpers'
+import { describe, expect, it } from 'vitest'
+import { ap, decodeInput, itEachCase, loadFixture, useEngine, type FixtureJson, type Tensor } from './helpers'
+import { EXACT, expectTensorClose, maskedRowList, shapeOf, SUMS, TIGHT } from './helpers'
 
 const fx = loadFixture('engine-attention.json')
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 
 function rowsOf(t: { shape?: readonly number[] } | undefined): { nRows: number; width: number } {
   const s = shapeOf(t)
@@ -29,30 +14,28 @@ function rowsOf(t: { shape?: readonly number[] } | undefined): { nRows: number; 
 }
 
 describe('attention() reproduces PyTorch', () => {
-  for (const c of fx.cases) {
-    it(c.name, () => {
-      const r = ap.attention({ ...decodeInput(c.input, fx.tensors), needScores: true })
-      const e = c.expected
-      // scores here are the raw rule scores, before the scale
-      expectTensorClose(r.scores, e.scores, 'scores', SUMS)
-      expectTensorClose(r.weights, e.weights, 'weights')
-      expectTensorClose(r.output, e.output, 'output', SUMS)
-      if (e.context) expectTensorClose(r.context, e.context, 'context', SUMS)
-      const batched = Array.isArray(e.maskedRows[0])
-      if (batched) {
-        // one list per batch item; accepted flat too when no row is masked anywhere
-        const none = e.maskedRows.every((m: number[]) => m.length === 0)
-        const got =
-          Array.isArray(r.maskedRows?.[0]) || ArrayBuffer.isView(r.maskedRows?.[0])
-            ? r.maskedRows.map(maskedRowList)
-            : maskedRowList(r.maskedRows)
-        if (none && !Array.isArray(got[0])) expect(got).toEqual([])
-        else expect(got).toEqual(e.maskedRows)
-      } else {
-        expect(maskedRowList(r.maskedRows), 'maskedRows').toEqual(e.maskedRows)
-      }
-    })
-  }
+  itEachCase(fx, (c) => {
+    const r = ap.attention({ ...decodeInput(c.input, fx.tensors), needScores: true })
+    const e = c.expected
+    // scores here are the raw rule scores, before the scale
+    expectTensorClose(r.scores, e.scores, 'scores', SUMS)
+    expectTensorClose(r.weights, e.weights, 'weights')
+    expectTensorClose(r.output, e.output, 'output', SUMS)
+    if (e.context) expectTensorClose(r.context, e.context, 'context', SUMS)
+    const batched = Array.isArray(e.maskedRows[0])
+    if (batched) {
+      // one list per batch item; accepted flat too when no row is masked anywhere
+      const none = e.maskedRows.every((m: number[]) => m.length === 0)
+      const got =
+        Array.isArray(r.maskedRows?.[0]) || ArrayBuffer.isView(r.maskedRows?.[0])
+          ? r.maskedRows.map(maskedRowList)
+          : maskedRowList(r.maskedRows)
+      if (none && !Array.isArray(got[0])) expect(got).toEqual([])
+      else expect(got).toEqual(e.maskedRows)
+    } else {
+      expect(maskedRowList(r.maskedRows), 'maskedRows').toEqual(e.maskedRows)
+    }
+  })
 })
 
 describe('fully masked rows are exactly zero, never NaN', () => {

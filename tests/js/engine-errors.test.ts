@@ -1,13 +1,10 @@
 // Bad input: a thrown Error whose message names the argument and the
 // shapes or values, never an abort or a NaN — and the module keeps working: after every error the
 // course program still gives PyTorch's numbers.
-import { beforeAll, describe, expect, it } from 'vitest'
-import { expectCourseProgram, getAp, rng, type Engine, type Tensor } from './helpers'
+import { describe, expect, it } from 'vitest'
+import { expectCourseProgram, rng, type Engine, type Tensor, ap, useEngine } from './helpers'
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 
 const g = rng(1)
 const T = (...shape: number[]): Tensor => g.tensor(shape)

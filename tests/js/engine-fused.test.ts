@@ -1,24 +1,19 @@
 // needWeights: false takes the fused (FlashAttention-style) kernel; its output must equal PyTorch
 // within 1e-5 relative, with and without the causal mask, up to n = 300 (tests/fixtures/engine-fused.json).
-import { beforeAll, describe, expect, it } from 'vitest'
-import { SUMS, decodeInput, expectTensorClose, getAp, loadFixture, rng, type Engine } from './helpers'
+import { describe, expect, it } from 'vitest'
+import { SUMS, decodeInput, expectTensorClose, loadFixture, rng, ap, useEngine, itEachCase } from './helpers'
 
 const fx = loadFixture('engine-fused.json')
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 
 describe('attention({ needWeights: false }) reproduces PyTorch', () => {
-  for (const c of fx.cases) {
-    it(c.name, () => {
-      const r = ap.attention({ ...decodeInput(c.input, fx.tensors), needWeights: false })
-      expectTensorClose(r.output, c.expected.output, 'output', SUMS)
-      // the point of the path: no nq×nk matrix comes back (it was never built)
-      expect(r.weights == null || r.weights.data.length === 0, 'weights returned on the fused path').toBe(true)
-    })
-  }
+  itEachCase(fx, (c) => {
+    const r = ap.attention({ ...decodeInput(c.input, fx.tensors), needWeights: false })
+    expectTensorClose(r.output, c.expected.output, 'output', SUMS)
+    // the point of the path: no nq×nk matrix comes back (it was never built)
+    expect(r.weights == null || r.weights.data.length === 0, 'weights returned on the fused path').toBe(true)
+  })
 })
 
 describe('fused and materialized paths agree', () => {

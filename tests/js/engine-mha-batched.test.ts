@@ -2,26 +2,23 @@
 // boolean attn_mask, key padding that masks every key of an item, a float attn_mask (finite and -inf,
 // alone and with key padding, batched and unbatched), per-head weights (average_attn_weights=False) and
 // their mean (=True) — tests/fixtures/engine-mha-batched.json.
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
-  SUMS,
+  ap,
   decodeInput,
-  expectTensorClose,
-  getAp,
   isTensorJson,
+  itEachCase,
   loadFixture,
   toTensor,
-  type Engine,
+  useEngine,
   type FixtureJson,
   type Tensor,
 } from './helpers'
+import { expectTensorClose, SUMS } from './helpers'
 
 const fx = loadFixture('engine-mha-batched.json')
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 
 function input(c: FixtureJson) {
   const o = decodeInput(c.input)
@@ -36,24 +33,22 @@ describe('batched multiHeadAttention() reproduces torch.nn.MultiheadAttention(ba
     expect(fx.cases).toHaveLength(7)
     expect(fx.cases.filter((c: FixtureJson) => isTensorJson(c.input.attnMask))).toHaveLength(4)
   })
-  for (const c of fx.cases) {
-    it(c.name, () => {
-      const r = ap.multiHeadAttention(input(c))
-      expectTensorClose(r.output, c.expected.output, 'output', SUMS)
-      expectTensorClose(r.weights, c.expected.weights, 'weights [B, H, nq, nk]')
-      // average_attn_weights=True is the mean over heads of the same weights (unbatched: no B axis)
-      const batched = r.weights.shape.length === 4
-      const [B, H, nq, nk] = batched ? r.weights.shape : [1, ...r.weights.shape]
-      const avg = new Float32Array(B * nq * nk)
-      for (let b = 0; b < B; b++)
-        for (let h = 0; h < H; h++)
-          for (let x = 0; x < nq * nk; x++) avg[b * nq * nk + x] += r.weights.data[(b * H + h) * nq * nk + x] / H
-      const avgShape = batched ? [B, nq, nk] : [nq, nk]
-      expectTensorClose({ data: avg, shape: avgShape }, c.expected.averagedWeights, 'mean over heads')
-      // rows PyTorch turns into NaN are exactly the rows the engine reports as fully masked
-      expect(r.maskedRows).toEqual(c.torchNaN)
-    })
-  }
+  itEachCase(fx, (c) => {
+    const r = ap.multiHeadAttention(input(c))
+    expectTensorClose(r.output, c.expected.output, 'output', SUMS)
+    expectTensorClose(r.weights, c.expected.weights, 'weights [B, H, nq, nk]')
+    // average_attn_weights=True is the mean over heads of the same weights (unbatched: no B axis)
+    const batched = r.weights.shape.length === 4
+    const [B, H, nq, nk] = batched ? r.weights.shape : [1, ...r.weights.shape]
+    const avg = new Float32Array(B * nq * nk)
+    for (let b = 0; b < B; b++)
+      for (let h = 0; h < H; h++)
+        for (let x = 0; x < nq * nk; x++) avg[b * nq * nk + x] += r.weights.data[(b * H + h) * nq * nk + x] / H
+    const avgShape = batched ? [B, nq, nk] : [nq, nk]
+    expectTensorClose({ data: avg, shape: avgShape }, c.expected.averagedWeights, 'mean over heads')
+    // rows PyTorch turns into NaN are exactly the rows the engine reports as fully masked
+    expect(r.maskedRows).toEqual(c.torchNaN)
+  })
 
   it('a fully masked row: torch gave NaN, the engine gives zero weights and out_proj.bias as output', () => {
     const c = fx.cases.find(

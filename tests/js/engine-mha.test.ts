@@ -1,32 +1,19 @@
 // ap.multiHeadAttention against torch.nn.MultiheadAttention (unbatched [n, E] inputs,
 // need_weights=True, average_attn_weights=False) — tests/fixtures/engine-mha.json.
-import { beforeAll, describe, expect, it } from 'vitest'
-import {
-  SUMS,
-  decodeInput,
-  expectTensorClose,
-  getAp,
-  loadFixture,
-  shapeOf,
-  type Engine,
-  type FixtureJson,
-} from './helpers'
+import { describe, expect, it } from 'vitest'
+import { ap, decodeInput, itEachCase, loadFixture, useEngine, type FixtureJson } from './helpers'
+import { expectTensorClose, shapeOf, SUMS } from './helpers'
 
 const fx = loadFixture('engine-mha.json')
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 
 describe('multiHeadAttention() reproduces torch.nn.MultiheadAttention', () => {
-  for (const c of fx.cases) {
-    it(c.name, () => {
-      const r = ap.multiHeadAttention(decodeInput(c.input))
-      expectTensorClose(r.output, c.expected.output, 'output', SUMS)
-      expectTensorClose(r.weights, c.expected.weights, 'weights')
-    })
-  }
+  itEachCase(fx, (c) => {
+    const r = ap.multiHeadAttention(decodeInput(c.input))
+    expectTensorClose(r.output, c.expected.output, 'output', SUMS)
+    expectTensorClose(r.weights, c.expected.weights, 'weights')
+  })
 
   it('causal weights are exactly 0 above the diagonal in every head', () => {
     const c = fx.cases.find((c: FixtureJson) => c.input.causal)

@@ -1,57 +1,49 @@
 import { STEP_NAMES } from '../../dist/index.js'
 // ap.run against PyTorch: the course's seed program and its variations (tests/fixtures/engine-run.json,
 // written by tests/fixtures/gen_fixtures.py with torch 1.13).
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
-  SUMS,
+  ap,
   decodeInput,
-  expectTensorClose,
-  tolFor,
-  getAp,
   isTensorJson,
+  itEachCase,
   loadFixture,
-  maskedRowList,
-  shapeOf,
-  type Engine,
+  useEngine,
   type FixtureJson,
   type Tensor,
 } from './helpers'
+import { expectTensorClose, maskedRowList, shapeOf, SUMS, tolFor } from './helpers'
 
 const fx = loadFixture('engine-run.json')
 const STEPS = STEP_NAMES
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 
 describe('run() reproduces PyTorch', () => {
-  for (const c of fx.cases) {
-    it(c.name, () => {
-      const t = ap.run(decodeInput(c.options))
-      const e = c.expected
-      expect(t.tokens, 'tokens').toEqual(e.tokens)
-      expect(Array.from(t.tokenIds), 'tokenIds').toEqual(e.tokenIds)
-      expect(t.vocab, 'vocab').toEqual(e.vocab)
-      for (const step of STEPS) expectTensorClose(t[step], e[step], step, tolFor(step))
-      if (e.sourceTokens) {
-        expect(t.sourceTokens, 'sourceTokens').toEqual(e.sourceTokens)
-        expect(Array.from(t.sourceTokenIds ?? []), 'sourceTokenIds').toEqual(e.sourceTokenIds)
-        expectTensorClose(t.sourceEmbeddings, e.sourceEmbeddings, 'sourceEmbeddings', SUMS)
+  itEachCase(fx, (c) => {
+    const t = ap.run(decodeInput(c.options))
+    const e = c.expected
+    expect(t.tokens, 'tokens').toEqual(e.tokens)
+    expect(Array.from(t.tokenIds), 'tokenIds').toEqual(e.tokenIds)
+    expect(t.vocab, 'vocab').toEqual(e.vocab)
+    for (const step of STEPS) expectTensorClose(t[step], e[step], step, tolFor(step))
+    if (e.sourceTokens) {
+      expect(t.sourceTokens, 'sourceTokens').toEqual(e.sourceTokens)
+      expect(Array.from(t.sourceTokenIds ?? []), 'sourceTokenIds').toEqual(e.sourceTokenIds)
+      expectTensorClose(t.sourceEmbeddings, e.sourceEmbeddings, 'sourceEmbeddings', SUMS)
+    }
+    expect(maskedRowList(t.maskedRows), 'maskedRows').toEqual(e.maskedRows)
+    // rows with every key masked: exactly 0 in every head's weights and in the output, not ~0
+    const [nq, nk] = shapeOf(t.weights).slice(-2)
+    const dv = shapeOf(t.output)[1]
+    for (const i of e.maskedRows as number[]) {
+      for (let h = 0; h < t.weights.data.length / (nq * nk); h++) {
+        for (let j = 0; j < nk; j++)
+          expect(Object.is(t.weights.data[(h * nq + i) * nk + j], 0), `weights row ${i}`).toBe(true)
       }
-      expect(maskedRowList(t.maskedRows), 'maskedRows').toEqual(e.maskedRows)
-      // rows with every key masked: exactly 0 in every head's weights and in the output, not ~0
-      const [nq, nk] = shapeOf(t.weights).slice(-2)
-      const dv = shapeOf(t.output)[1]
-      for (const i of e.maskedRows as number[]) {
-        for (let h = 0; h < t.weights.data.length / (nq * nk); h++) {
-          for (let j = 0; j < nk; j++)
-            expect(Object.is(t.weights.data[(h * nq + i) * nk + j], 0), `weights row ${i}`).toBe(true)
-        }
-        for (let j = 0; j < dv; j++) expect(Object.is(t.output.data[i * dv + j], 0), `output row ${i}`).toBe(true)
-      }
-    })
-  }
+      for (let j = 0; j < dv; j++) expect(Object.is(t.output.data[i * dv + j], 0), `output row ${i}`).toBe(true)
+    }
+  })
 })
 
 // The rule's parameters are drawn after Wv (docs/design.md); the trace must show the ones it used.
@@ -88,22 +80,14 @@ describe('run() exposes the rule parameters it drew (trace.params)', () => {
   }
 })
 
+// The course program's options, written out here (not read from the engine) so the defaults are checked.
+const COURSE_TEXT = { text: 'this is my cat', tokenizer: 'word-sorted', score: 'scaled-dot', mask: 'none' } as const
+const COURSE_OPTIONS = { ...COURSE_TEXT, dModel: 16, dq: 24, dk: 24, dv: 28, seed: 123, temperature: 1 }
+
 describe('run() bookkeeping', () => {
   it('defaults are the course program: run({}) equals the explicit options', () => {
     const a = ap.run({})
-    const b = ap.run({
-      text: 'this is my cat',
-      tokenizer: 'word-sorted',
-      dModel: 16,
-      dq: 24,
-      dk: 24,
-      dv: 28,
-      seed: 123,
-      score: 'scaled-dot',
-      mask: 'none',
-      temperature: 1,
-      heads: 1,
-    })
+    const b = ap.run({ ...COURSE_OPTIONS, heads: 1 })
     for (const step of STEPS) expect(Array.from(a[step].data), step).toEqual(Array.from(b[step].data))
   })
 
@@ -118,19 +102,7 @@ describe('run() bookkeeping', () => {
   it('the trace carries the resolved options (docs/design.md: trace.options)', () => {
     const t = ap.run({ heads: 2 })
     expect(t.options, 'trace.options is missing').toBeTruthy()
-    expect(t.options).toMatchObject({
-      text: 'this is my cat',
-      tokenizer: 'word-sorted',
-      dModel: 16,
-      dq: 24,
-      dk: 24,
-      dv: 28,
-      seed: 123,
-      score: 'scaled-dot',
-      mask: 'none',
-      temperature: 1,
-      heads: 2,
-    })
+    expect(t.options).toMatchObject({ ...COURSE_OPTIONS, heads: 2 })
   })
 
   it('the same options twice give identical numbers (one generator per call, seeded)', () => {

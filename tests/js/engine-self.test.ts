@@ -1,15 +1,12 @@
 // The parameter lesson's self-vs-general check (seeds/000): Q = K = V is self attention, anything
 // else general attention (torch.equal in the lesson). The fixture's flags come from torch.equal.
-import { beforeAll, describe, expect, it } from 'vitest'
-import { decodeInput, getAp, loadFixture, type Engine, type FixtureJson } from './helpers'
+import { describe, expect, it } from 'vitest'
+import { decodeInput, loadFixture, type FixtureJson, ap, useEngine } from './helpers'
 
 const fx = loadFixture('engine-attention.json')
 const lesson = fx.cases.filter((c: FixtureJson) => c.name.startsWith('parameter lesson'))
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 
 describe('attention() says whether it was self attention (result.selfAttention)', () => {
   for (const c of lesson) {

@@ -7,15 +7,12 @@
 // tests/js/engine-errors.test.ts (the engine's own suite) covers more variants per class; this file is
 // the user-facing contract, message by message.
 import { readFileSync } from 'node:fs'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { createTrainerFor } from '../../dist/trainer.js'
 import { readAttentionFile, writeSafetensors } from '../../dist/index.js'
-import { expectCourseProgram, getAp, rng, type Engine, type Tensor } from './helpers'
+import { expectCourseProgram, rng, type Tensor, ap, useEngine } from './helpers'
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 // The module keeps working after whatever the row threw at it.
 afterEach(() => expectCourseProgram(ap))
 

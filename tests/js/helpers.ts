@@ -1,8 +1,9 @@
 // Shared by the engine-*.test.ts suites: loading the built package, decoding the PyTorch fixtures
 // (tests/fixtures/gen_fixtures.py) and comparing tensors with a message that shows the worst cell.
 import { readFileSync } from 'node:fs'
-import { expect } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { init, type Engine, type Tensor } from '../../dist/index.js'
+import { mulberry32 } from '../../web/model/random'
 
 // The package is loaded as built (dist/), with the types tsc emitted there.
 export type { Engine, Tensor }
@@ -36,6 +37,15 @@ export function getAp(): Promise<Engine> {
   return enginePromise
 }
 
+// The engine of a test file's suites: useEngine() registers the beforeAll that loads it once; `ap` is a
+// live binding, so the tests read the loaded engine.
+export let ap: Engine
+export function useEngine(): void {
+  beforeAll(async () => {
+    ap = await getAp()
+  })
+}
+
 /**
  * Fixture JSON (tests/fixtures, written by the PyTorch generators). Its layout is the generators', and
  * the assertions that read it check it; it is the one loosely typed thing here (the engine's calls and
@@ -46,6 +56,11 @@ export type FixtureJson = any
 
 export function loadFixture(name: string): FixtureJson {
   return JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'))
+}
+
+/** One test per case of a fixture file, named as its generator named it. */
+export function itEachCase(fx: FixtureJson, check: (c: FixtureJson) => void): void {
+  for (const c of fx.cases) it(c.name, () => check(c))
 }
 
 // Non-finite float32 values are strings in the JSON (JSON has no Infinity).
@@ -217,14 +232,7 @@ export function maskedRowList(m: unknown): number[] {
 // A small deterministic generator for the property tests (mulberry32): the properties hold for any
 // input, the seed only makes a failure reproducible.
 export function rng(seed: number) {
-  let s = seed >>> 0
-  const next = () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = mulberry32(seed)
   const normal = () => {
     const u = Math.max(next(), 1e-12)
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next())

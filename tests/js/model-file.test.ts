@@ -3,10 +3,10 @@
 // tools, the cross-attention sides, and the model view's recomputation from Q, K, V (web/views/model.ts)
 // against torch's weights, here in Node.
 import { readFileSync } from 'node:fs'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readAttentionFile, readSafetensors, writeSafetensors, SAFETENSORS_LIMITS } from '../../dist/index.js'
 import { recompute } from '../../web/views/model'
-import { getAp, type Engine } from './helpers'
+import { ap, useEngine } from './helpers'
 import { defaultState, parseParams, toParams } from '../../web/state'
 
 const MODELS = new URL('../fixtures/models/', import.meta.url)
@@ -32,10 +32,7 @@ function thrown(f: () => unknown): string {
   return 'no error'
 }
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 
 describe('readSafetensors', () => {
   it('decodes F16 (normal, subnormal, ±Infinity) and BF16 exactly', () => {

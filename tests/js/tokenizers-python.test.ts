@@ -1,15 +1,12 @@
 // The package's tokenizers against the independent Python implementation (tests/fixtures/gen_tokenizers.py,
 // tests/fixtures/tokenizers.json): every one-text case through ap.tokenize, every two-text case through
 // ap.run({ source, target }) (one joint vocabulary), every error case by its message.
-import { beforeAll, describe, expect, it } from 'vitest'
-import { getAp, loadFixture, type Engine, type FixtureJson } from './helpers'
+import { describe, expect, it } from 'vitest'
+import { loadFixture, type FixtureJson, ap, useEngine } from './helpers'
 
 const fx = loadFixture('tokenizers.json')
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 
 const repeat = (v: unknown) => (Array.isArray(v) ? String(v[0]).repeat(Number(v[1])) : undefined)
 

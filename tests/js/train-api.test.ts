@@ -1,14 +1,11 @@
 // The trainer through the package: it learns (loss falls, accuracy above chance — no timing here; speed
 // is in bench/train_bench.mjs), it is deterministic, trace() has ap.run's shape, bad options throw
 // Errors naming the argument, and dispose frees the wasm side.
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SCORE_RULES, type Tensor, type TrainerOptions } from '../../dist/index.js'
-import { getAp, type Engine } from './helpers'
+import { ap, useEngine } from './helpers'
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 
 function create(opts: TrainerOptions) {
   return ap.createTrainer(opts)

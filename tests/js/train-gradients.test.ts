@@ -2,14 +2,11 @@
 // every parameter's gradient, for every scoring rule, one head without a mask and two heads with the
 // causal mask and a temperature, on a batch mixing head targets and attention pointers.
 import { readdirSync } from 'node:fs'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Tensor, TrainerOptions } from '../../dist/index.js'
-import { getAp, loadFixture, toTensor, type Engine, type TensorJson } from './helpers'
+import { loadFixture, toTensor, type TensorJson, ap, useEngine, itEachCase } from './helpers'
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 
 function create(opts: TrainerOptions) {
   return ap.createTrainer(opts)
@@ -69,36 +66,34 @@ describe('trainer gradients equal PyTorch autograd', () => {
 
 describe('trainer optimizers equal torch.optim', () => {
   const fx = loadFixture('grad/optim.json')
-  for (const c of fx.cases) {
-    it(c.name, () => {
-      const { task, ...cfg } = c.config
-      const tr = create({ task, seed: 0, ...cfg, optimizer: c.optimizer, lr: c.lr })
-      try {
-        const params: Record<string, Tensor> = {}
-        for (const [k, v] of Object.entries<TensorJson>(c.params)) params[k] = toTensor(v)
-        tr.setParameters(params)
-        for (let s = 0; s < c.steps; s++) {
-          const r = tr.trainOn(c.batch)
-          expect(Math.abs(r.loss - c.losses[s]), `loss before step ${s + 1}`).toBeLessThan(
-            1e-5 * Math.max(1, c.losses[s]),
-          )
-        }
-        expect(tr.steps).toBe(c.steps)
-        const got = tr.parameters()
-        let moved = 0
-        for (const [k, ref] of Object.entries<Tensor>(c.after)) {
-          let maxErr = 0
-          for (let i = 0; i < ref.data.length; i++) {
-            maxErr = Math.max(maxErr, Math.abs(got[k].data[i] - ref.data[i]))
-            if (Math.abs(ref.data[i] - c.params[k].data[i]) > 1e-6) moved++
-          }
-          // float32 vs float64 over a few steps; Adam moves each weight by about lr per step
-          expect(maxErr, `${k}: max error ${maxErr}`).toBeLessThanOrEqual(2e-5)
-        }
-        expect(moved).toBeGreaterThan(100) // the steps did change the model
-      } finally {
-        tr.dispose()
+  itEachCase(fx, (c) => {
+    const { task, ...cfg } = c.config
+    const tr = create({ task, seed: 0, ...cfg, optimizer: c.optimizer, lr: c.lr })
+    try {
+      const params: Record<string, Tensor> = {}
+      for (const [k, v] of Object.entries<TensorJson>(c.params)) params[k] = toTensor(v)
+      tr.setParameters(params)
+      for (let s = 0; s < c.steps; s++) {
+        const r = tr.trainOn(c.batch)
+        expect(Math.abs(r.loss - c.losses[s]), `loss before step ${s + 1}`).toBeLessThan(
+          1e-5 * Math.max(1, c.losses[s]),
+        )
       }
-    })
-  }
+      expect(tr.steps).toBe(c.steps)
+      const got = tr.parameters()
+      let moved = 0
+      for (const [k, ref] of Object.entries<Tensor>(c.after)) {
+        let maxErr = 0
+        for (let i = 0; i < ref.data.length; i++) {
+          maxErr = Math.max(maxErr, Math.abs(got[k].data[i] - ref.data[i]))
+          if (Math.abs(ref.data[i] - c.params[k].data[i]) > 1e-6) moved++
+        }
+        // float32 vs float64 over a few steps; Adam moves each weight by about lr per step
+        expect(maxErr, `${k}: max error ${maxErr}`).toBeLessThanOrEqual(2e-5)
+      }
+      expect(moved).toBeGreaterThan(100) // the steps did change the model
+    } finally {
+      tr.dispose()
+    }
+  })
 })

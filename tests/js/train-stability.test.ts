@@ -3,13 +3,10 @@
 // step 1,000. Seed 1 is the one that unlearned under a constant lr (100 % at step 80, 61 % later); the
 // benchmark (bench/train_bench.mjs) checks all ten seeds. The schedule itself is torch.optim.lr_scheduler's
 // (tests/fixtures/gen_schedule.py).
-import { beforeAll, describe, expect, it } from 'vitest'
-import { getAp, loadFixture, type Engine, type FixtureJson } from './helpers'
+import { describe, expect, it } from 'vitest'
+import { loadFixture, type FixtureJson, ap, useEngine } from './helpers'
 
-let ap: Engine
-beforeAll(async () => {
-  ap = await getAp()
-})
+useEngine()
 
 function stableRun(create: (o: object) => FixtureJson, seed: number, steps = 1000, every = 40) {
   const tr = create({ task: 'coreference', seed })
