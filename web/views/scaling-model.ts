@@ -3,6 +3,7 @@
 // entropy near 0) and its gradient vanishes; with it the variance stays near 1.
 
 import type { Engine, Tensor } from 'attention-playground'
+import { mulberry32 } from '../model/random'
 
 export const SCALING_DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512] as const
 
@@ -35,14 +36,7 @@ export interface ScalingOptions {
 
 /** mulberry32 + Box–Muller: reproducible standard normal draws. */
 function normals(seed: number): () => number {
-  let a = seed >>> 0
-  const u = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const u = mulberry32(seed)
   return () => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u())
 }
 
