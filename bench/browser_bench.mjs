@@ -17,7 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium } from 'playwright-core'
+import { launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
 /** The bench page's globals (build/bench/browser.html). */
 /** @typedef {Window & { __ready?: boolean, setup?: (threads: number) => Promise<unknown>, runCase?: (c: { n: number, d: number, causal: boolean, rounds: number }) => Promise<Array<Record<string, any>>> }} BenchWindow */
@@ -156,19 +156,7 @@ export async function runBrowserBench({ threadCounts = [1, 2] } = {}) {
   writeFileSync(join(root, 'build/bench/browser.html'), PAGE)
   const server = await serve(root, 0)
   const base = `http://127.0.0.1:${server.address().port}`
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-quic',
-      '--disable-sync',
-    ],
-  })
+  const { browser } = await launchChromium(process.env.CHROMIUM ?? '/usr/bin/chromium')
   const results = []
   const pages = {}
   try {

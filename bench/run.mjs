@@ -167,9 +167,8 @@ function maxRelDiff(a, b) {
 async function chromiumLoadInit() {
   const exe = process.env.CHROMIUM ?? '/usr/bin/chromium'
   if (!existsSync(join(distDir, 'index.js'))) return null
-  let pw
   try {
-    pw = require('playwright-core')
+    require.resolve('playwright-core')
   } catch {
     return { error: 'playwright-core not installed' }
   }
@@ -200,19 +199,8 @@ window.__apTimes = { sinceNavigationMs: performance.now(), importInitMs: perform
   const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/`
   let browser
   try {
-    browser = await pw.chromium.launch({
-      executablePath: exe,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-quic',
-        '--disable-sync',
-      ],
-    })
+    const { launchChromium } = await import('../tests/e2e/harness.mjs')
+    ;({ browser } = await launchChromium(exe))
     const nav = [],
       imp = []
     for (let i = 0; i < 6; i++) {
@@ -311,33 +299,19 @@ async function main() {
             needWeights,
             ...(causal ? { mask: 'causal' } : {}),
           })
-          impls.push({
-            name: 'ours (fused, needWeights false)',
-            ours: true,
-            fn: () => pkg.ap.attention(opts(false)).output.data,
-          })
-          // Returning all n² weights to JS: 256 MiB at n = 8192, skipped there.
-          if (n <= 2048)
-            impls.push({
-              name: 'ours (needWeights true)',
-              ours: true,
-              weights: true,
-              fn: () => pkg.ap.attention(opts(true)).output.data,
-            })
-          if (pkg.relaxed) {
-            impls.push({
-              name: 'ours relaxed-simd (fused)',
-              ours: true,
-              fn: () => pkg.relaxed.attention(opts(false)).output.data,
-            })
+          // One engine, fused, then returning all n² weights to JS (256 MiB at n = 8192, skipped there).
+          const addOurs = (engine, fusedName, weightsName) => {
+            impls.push({ name: fusedName, ours: true, fn: () => engine.attention(opts(false)).output.data })
             if (n <= 2048)
               impls.push({
-                name: 'ours relaxed-simd (needWeights)',
+                name: weightsName,
                 ours: true,
                 weights: true,
-                fn: () => pkg.relaxed.attention(opts(true)).output.data,
+                fn: () => engine.attention(opts(true)).output.data,
               })
           }
+          addOurs(pkg.ap, 'ours (fused, needWeights false)', 'ours (needWeights true)')
+          if (pkg.relaxed) addOurs(pkg.relaxed, 'ours relaxed-simd (fused)', 'ours relaxed-simd (needWeights)')
         }
         if (tfl) {
           impls.push({

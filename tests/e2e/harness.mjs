@@ -55,16 +55,20 @@ export async function serveStatic(dir = SITE) {
   }
 }
 
-/** @returns {Promise<{ browser: import('playwright-core').Browser, close(): Promise<void> }>} */
+/**
+ * Headless Chromium with the flags the tests and the benchmarks share (no background traffic).
+ * @param {string} [executablePath] the browser binary (the benchmarks honour $CHROMIUM)
+ * @returns {Promise<{ browser: import('playwright-core').Browser, close(): Promise<void> }>}
+ */
 // playwright-core gives every launch a fresh temporary profile (it refuses --user-data-dir here).
-export async function launchChromium() {
+export async function launchChromium(executablePath = CHROMIUM) {
   // A missing browser fails the real-browser tests by name; they are never skipped.
-  if (!existsSync(CHROMIUM))
+  if (!existsSync(executablePath))
     throw new Error(
-      `Chromium is required by the real-browser tests and ${CHROMIUM} is missing; install it: apt-get install -y chromium`,
+      `Chromium is required by the real-browser tests and ${executablePath} is missing; install it: apt-get install -y chromium`,
     )
   const browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     args: [
       '--headless',
       '--no-sandbox',
