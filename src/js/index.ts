@@ -133,11 +133,8 @@ const ATTENTION_KEYS = [
   'needScores',
 ] as const
 const PARAM_KEYS = ['W', 'Wq', 'Wk', 'v', 'b', 'combineW', 'combineB'] as const
-const MHA_KEYS = [
-  'query',
-  'key',
-  'value',
-  'numHeads',
+// The weights of multiHeadAttention, all tensors.
+const MHA_WEIGHT_KEYS = [
   'inProjWeight',
   'qProjWeight',
   'kProjWeight',
@@ -145,11 +142,18 @@ const MHA_KEYS = [
   'inProjBias',
   'outProjWeight',
   'outProjBias',
+] as const
+const MHA_KEYS = [
+  'query',
+  'key',
+  'value',
+  'numHeads',
+  ...MHA_WEIGHT_KEYS,
   'causal',
   'keyPaddingMask',
   'attnMask',
 ] as const
-const TENSOR_KEYS = new Set([
+const TENSOR_KEYS = new Set<string>([
   'embeddings',
   'sourceEmbeddings',
   'Wq',
@@ -158,13 +162,7 @@ const TENSOR_KEYS = new Set([
   'query',
   'key',
   'value',
-  'inProjWeight',
-  'qProjWeight',
-  'kProjWeight',
-  'vProjWeight',
-  'inProjBias',
-  'outProjWeight',
-  'outProjBias',
+  ...MHA_WEIGHT_KEYS,
 ])
 
 /**

@@ -126,42 +126,15 @@ function value(key: string): unknown {
   return pick(SCALARS)()
 }
 
-const FNS = {
-  run: [
-    'text',
-    'source',
-    'target',
-    'tokenizer',
-    'bpeMerges',
-    'dModel',
-    'dq',
-    'dk',
-    'dv',
-    'seed',
-    'score',
-    'scale',
-    'mask',
-    'temperature',
-    'heads',
-    'embeddings',
-    'Wq',
-    'Wk',
-    'Wv',
-  ],
-  attention: ['query', 'key', 'value', 'score', 'scale', 'mask', 'temperature', 'params', 'needWeights'],
-  multiHeadAttention: [
-    'query',
-    'key',
-    'value',
-    'numHeads',
-    'inProjWeight',
-    'inProjBias',
-    'outProjWeight',
-    'outProjBias',
-    'causal',
-    'keyPaddingMask',
-  ],
-} as const
+// The options each call is fuzzed with, in the order the generator draws them.
+const FNS: Record<'run' | 'attention' | 'multiHeadAttention', readonly string[]> = {
+  run: 'text source target tokenizer bpeMerges dModel dq dk dv seed score scale mask temperature heads embeddings Wq Wk Wv'.split(
+    ' ',
+  ),
+  attention: 'query key value score scale mask temperature params needWeights'.split(' '),
+  multiHeadAttention:
+    'query key value numHeads inProjWeight inProjBias outProjWeight outProjBias causal keyPaddingMask'.split(' '),
+}
 
 function describeOpts(o: unknown): string {
   try {
