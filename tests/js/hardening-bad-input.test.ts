@@ -564,12 +564,11 @@ const rows: Record<string, [string, () => void]> = {
     'finite values whose later products overflow float32',
     () => {
       // Found by tests/fuzz/fuzz_multihead.cpp and fuzz_attention.cpp (tests/fuzz/regressions/).
+      const minusFour = { query: [[-4]], key: [[-4]], value: [[-4]] }
       expectError(
         () =>
           ap.multiHeadAttention({
-            query: [[-4]],
-            key: [[-4]],
-            value: [[-4]],
+            ...minusFour,
             numHeads: 1,
             inProjWeight: [[-2.53125], [-1.6875], [-3e38]],
             outProjWeight: [[-4]],
@@ -579,9 +578,7 @@ const rows: Record<string, [string, () => void]> = {
       expectError(
         () =>
           ap.attention({
-            query: [[-4]],
-            key: [[-4]],
-            value: [[-4]],
+            ...minusFour,
             score: 'concat',
             params: { W: [[0.78125, 2.125]], b: [1.59375], combineW: [[3.4e38, -4]], combineB: [-4] },
           }),
