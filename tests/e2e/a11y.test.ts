@@ -3,25 +3,15 @@
 // later are covered), the guided tour open, a cell's arithmetic and a table of numbers open, cross attention,
 // the long view — and a keyboard-only learner (keyboard.press, no clicks) can go through the guided tour and
 // edit a cell.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { axeViolations, startAll, settled, viewsOf } from './harness.mjs'
+import { axeViolations, settled, viewsOf, longText, openLessonWidgets } from './harness.mjs'
+import { env, useEnv } from './env'
 
 // A text of more than 320 tokens (the long view), short enough for a URL.
-const LONG_TEXT = Array.from(
-  { length: 340 },
-  (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired'][(i * 7) % 10],
-).join(' ')
+const LONG_TEXT = longText(340, 7)
 
-let env: Awaited<ReturnType<typeof startAll>>
-
-beforeAll(async () => {
-  env = await startAll()
-})
-
-afterAll(async () => {
-  await env?.close()
-})
+useEnv()
 
 async function openPage(query: string): Promise<{ page: Page; errors: string[] }> {
   const page = await env.session.browser.newPage({ viewport: { width: 1300, height: 900 }, locale: 'en-US' })
@@ -93,10 +83,7 @@ describe('axe-core finds no violations', () => {
 
   it('on every view of the widget in a lesson page (zh and en, tour open, long view)', async () => {
     const page = await env.session.browser.newPage({ viewport: { width: 1100, height: 900 }, locale: 'en-US' })
-    await page.goto(`${env.widgets.url}/tests/e2e/pages/a11y.html`)
-    const all = page.locator('attention-playground')
-    await all.evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
-    await settled(page)
+    await openLessonWidgets(page, env.widgets.url)
     const first = page.locator('#en')
     const views = await viewsOf(first)
     for (const view of views) {

@@ -3,22 +3,13 @@
 // esbuild with the README's recipe for each, served, and opened in Chromium. The widget must survive
 // tree-shaking (package.json "sideEffects") and find its wasm; ap.run() must give the course's numbers.
 import { execFileSync } from 'node:child_process'
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium, readPanel, serveStatic } from './harness.mjs'
-import { courseWeights, installTarball, packTarball, readmeBlock, ROOT } from '../js/packed'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { readPanel, serveStatic } from './harness.mjs'
+import { courseWeights, readmeBlock, ROOT } from '../js/packed'
+import { browser, usePackedProject, work } from './scratch'
 
 /** The bundlers come from the repository's devDependencies, as a course project would have its own. */
 const TOOLS = {
@@ -48,10 +39,6 @@ ${script}
 // above it (for the widget), and the widget's training worker beside the bundle.
 const ROLLUP_CONFIG = readmeBlock('For Rollup, `rollup.config.mjs`:')
 
-let work: string
-let browser: Browser
-let closeBrowser: () => Promise<void>
-
 function run(cmd: string, args: string[], cwd: string) {
   try {
     execFileSync(cmd, args, { cwd, stdio: 'pipe', encoding: 'utf8', maxBuffer: 1 << 26 })
@@ -75,26 +62,21 @@ function project(name: string, files: Record<string, string>): string {
   return dir
 }
 
-beforeAll(async () => {
-  const missing = Object.entries(TOOLS)
-    .filter(([, p]) => !existsSync(join(ROOT, p)))
-    .map(([n]) => n)
-  if (missing.length) throw new Error(`bundler(s) missing: ${missing.join(', ')}; install with: ${INSTALL}`)
-  work = mkdtempSync(join(tmpdir(), 'ap-bundlers-'))
-  // One install serves every project below it (Node resolution walks up to work/node_modules).
-  installTarball(packTarball(work), work)
-  // The Rollup config imports the plugin, as the course project would from its own devDependencies.
-  mkdirSync(join(work, 'node_modules/@rollup'), { recursive: true })
-  symlinkSync(
-    join(ROOT, 'node_modules/@rollup/plugin-node-resolve'),
-    join(work, 'node_modules/@rollup/plugin-node-resolve'),
-  )
-  ;({ browser, close: closeBrowser } = await launchChromium())
-}, 180_000)
-
-afterAll(async () => {
-  await closeBrowser?.()
-  if (work) rmSync(work, { recursive: true, force: true })
+usePackedProject('ap-bundlers-', {
+  require: () => {
+    const missing = Object.entries(TOOLS)
+      .filter(([, p]) => !existsSync(join(ROOT, p)))
+      .map(([n]) => n)
+    if (missing.length) throw new Error(`bundler(s) missing: ${missing.join(', ')}; install with: ${INSTALL}`)
+  },
+  prepare: (dir) => {
+    // The Rollup config imports the plugin, as the course project would from its own devDependencies.
+    mkdirSync(join(dir, 'node_modules/@rollup'), { recursive: true })
+    symlinkSync(
+      join(ROOT, 'node_modules/@rollup/plugin-node-resolve'),
+      join(dir, 'node_modules/@rollup/plugin-node-resolve'),
+    )
+  },
 })
 
 /** Opens the built page; the widget must be defined and show the course's weights, ap.run() must return them. */

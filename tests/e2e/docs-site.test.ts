@@ -2,13 +2,13 @@
 // widget in a page, built with `vitepress build` against the packed package, served and opened in Chromium;
 // and the plain-HTML recipe, the page in an <iframe> of a markdown page, from another origin.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium, readPanel, serveStatic, SITE } from './harness.mjs'
-import { courseWeights, installTarball, packTarball, readmeBlock, ROOT } from '../js/packed'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { readPanel, serveStatic, SITE } from './harness.mjs'
+import { courseWeights, readmeBlock, ROOT } from '../js/packed'
+import { browser, usePackedProject, work } from './scratch'
 
 const VITEPRESS = join(ROOT, 'node_modules/vitepress/bin/vitepress.js')
 
@@ -19,26 +19,18 @@ const FILES: Record<string, string> = {
   'index.md': readmeBlock('<!-- any page, e.g. docs/index.md -->'),
 }
 
-let work: string
-let browser: Browser
-let closeBrowser: () => Promise<void>
-
-beforeAll(async () => {
-  if (!existsSync(VITEPRESS)) throw new Error('vitepress is missing; install with: npm install -D -E vitepress@1.6.4')
-  work = mkdtempSync(join(tmpdir(), 'ap-docs-'))
-  installTarball(packTarball(work), work)
-  // vitepress comes from the repository's devDependencies, as the course project would have its own.
-  symlinkSync(join(ROOT, 'node_modules/vitepress'), join(work, 'node_modules/vitepress'))
-  for (const [f, text] of Object.entries(FILES)) {
-    mkdirSync(join(work, 'docs', f, '..'), { recursive: true })
-    writeFileSync(join(work, 'docs', f), text)
-  }
-  ;({ browser, close: closeBrowser } = await launchChromium())
-}, 180_000)
-
-afterAll(async () => {
-  await closeBrowser?.()
-  if (work) rmSync(work, { recursive: true, force: true })
+usePackedProject('ap-docs-', {
+  require: () => {
+    if (!existsSync(VITEPRESS)) throw new Error('vitepress is missing; install with: npm install -D -E vitepress@1.6.4')
+  },
+  prepare: (dir) => {
+    // vitepress comes from the repository's devDependencies, as the course project would have its own.
+    symlinkSync(join(ROOT, 'node_modules/vitepress'), join(dir, 'node_modules/vitepress'))
+    for (const [f, text] of Object.entries(FILES)) {
+      mkdirSync(join(dir, 'docs', f, '..'), { recursive: true })
+      writeFileSync(join(dir, 'docs', f), text)
+    }
+  },
 })
 
 /** Collects what went wrong on a tab: script errors, console errors, failed requests. */

@@ -208,3 +208,42 @@ export async function startAll() {
     },
   }
 }
+
+/**
+ * A text of `length` words cycled from a short list (every `step`-th word), for the long view: it stays
+ * short enough for a URL.
+ * @param {number} length
+ * @param {number} step
+ */
+export function longText(length, step) {
+  const words = ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired']
+  return Array.from({ length }, (_, i) => words[(i * step) % 10]).join(' ')
+}
+
+/**
+ * Opens the lesson page with several widgets (tests/e2e/pages/a11y.html) and waits until every widget is ready.
+ * @param {import('playwright-core').Page} page
+ * @param {string} widgetsUrl the server of the repository root (startAll().widgets.url)
+ */
+export async function openLessonWidgets(page, widgetsUrl) {
+  await page.goto(`${widgetsUrl}/tests/e2e/pages/a11y.html`)
+  await page
+    .locator('attention-playground')
+    .evaluateAll((els) => Promise.all(els.map((el) => /** @type {any} */ (el).ready)))
+  await settled(page)
+}
+
+/**
+ * What goes wrong on a page from now on: script errors and console errors, as text.
+ * @param {import('playwright-core').Page} page
+ * @returns {string[]} filled as the page runs
+ */
+export function pageErrors(page) {
+  /** @type {string[]} */
+  const errors = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text())
+  })
+  return errors
+}

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Server } from 'node:http'
 import type { Page } from 'playwright-core'
-import { ROOT, launchChromium, serveStatic, settled } from './harness.mjs'
+import { ROOT, launchChromium, serveStatic, settled, pageErrors } from './harness.mjs'
 import { serve } from '../../scripts/serve.mjs'
 import { init } from '../../dist/index.js'
 import { decodeModel } from '../../web/views/decode-model'
@@ -47,11 +47,7 @@ afterAll(async () => {
 
 async function openPage(query = ''): Promise<{ page: Page; errors: string[] }> {
   const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: 'en-US' })
-  const errors: string[] = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text())
-  })
+  const errors = pageErrors(page)
   await page.goto(site.url + query)
   await page.waitForSelector('.ap-root', { state: 'attached' })
   await page.waitForFunction(() => !!(window as unknown as Win).__apPlayground?.getTrace())
@@ -60,9 +56,13 @@ async function openPage(query = ''): Promise<{ page: Page; errors: string[] }> {
 }
 
 /** Adds widgets (markup written by the test itself) to a course page and waits for each to render. */
-async function addWidgets(page: Page, html: string, ids: string[]): Promise<void> {
+/** Adds widgets to the course page, one per id with its attributes, and waits until each is ready. */
+async function addWidgets(page: Page, attrsById: Record<string, string>): Promise<void> {
+  const html = Object.entries(attrsById)
+    .map(([id, attrs]) => `<attention-playground id="${id}" ${attrs}></attention-playground>`)
+    .join('')
   await page.evaluate((markup) => document.body.insertAdjacentHTML('beforeend', markup), html)
-  for (const id of ids) await page.locator(`#${id}`).evaluate((el) => (el as WidgetEl).ready)
+  for (const id of Object.keys(attrsById)) await page.locator(`#${id}`).evaluate((el) => (el as WidgetEl).ready)
 }
 
 async function coursePage(): Promise<Page> {
@@ -102,11 +102,7 @@ describe('the page says what the lessons say', () => {
 
   it('the widget: mask="causal" in cross mode shows the notice and is not applied', async () => {
     const page = await coursePage()
-    await addWidgets(
-      page,
-      '<attention-playground id="cx" source="我 爱 中国" target="I love China" mask="causal" lang="zh"></attention-playground>',
-      ['cx'],
-    )
+    await addWidgets(page, { cx: 'source="我 爱 中国" target="I love China" mask="causal" lang="zh"' })
     await expect.poll(() => page.locator('#cx .banner.notice').innerText()).toMatch(/未应用因果掩码/)
     const opts = await page
       .locator('#cx select[name="mask"] option')
@@ -519,12 +515,10 @@ describe('check your understanding', () => {
 
   it('the widget opens the decode and scaling views with view=decode and view=scaling', async () => {
     const page = await coursePage()
-    await addWidgets(
-      page,
-      '<attention-playground id="dc" view="decode" source="我 爱 中国" target="I love China" lang="zh"></attention-playground>' +
-        '<attention-playground id="sc" view="scaling" lang="en"></attention-playground>',
-      ['dc', 'sc'],
-    )
+    await addWidgets(page, {
+      dc: 'view="decode" source="我 爱 中国" target="I love China" lang="zh"',
+      sc: 'view="scaling" lang="en"',
+    })
     expect(await page.locator('#dc [data-step="decode"]').isVisible()).toBe(true)
     expect(await page.locator('#dc .decode-counter').innerText()).toMatch(/第 1 步，共 3 步/)
     expect(await page.locator('#dc [data-decode="context"] td').count()).toBe(28)
@@ -533,7 +527,7 @@ describe('check your understanding', () => {
       .toBe('true')
     expect(await page.locator('#sc tr[data-dk]').count()).toBe(10)
     // Why attention trains its model in the widget too (the worker is emitted beside widget.js).
-    await addWidgets(page, '<attention-playground id="wy" view="why" lang="zh"></attention-playground>', ['wy'])
+    await addWidgets(page, { wy: 'view="why" lang="zh"' })
     await expect
       .poll(() => page.locator('#wy [data-why-weights]').getAttribute('data-why-weights'), { timeout: 20000 })
       .toBe('trained')
@@ -542,11 +536,7 @@ describe('check your understanding', () => {
 
   it('the widget shows the quiz with steps=quiz', async () => {
     const page = await coursePage()
-    await addWidgets(
-      page,
-      '<attention-playground id="qz" text="我爱中国" tokenizer="char" lang="zh" steps="quiz"></attention-playground>',
-      ['qz'],
-    )
+    await addWidgets(page, { qz: 'text="我爱中国" tokenizer="char" lang="zh" steps="quiz"' })
     const qs = page.locator('#qz [data-quiz]')
     expect(await qs.count()).toBeGreaterThanOrEqual(4)
     expect(await page.locator('#qz [data-step="weights"]').isVisible()).toBe(false)

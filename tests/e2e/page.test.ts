@@ -5,8 +5,8 @@ import { STEP_NAMES } from '../../dist/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
-import type { Page } from 'playwright-core'
-import { artifact, launchChromium, readPanel, serveStatic, settled } from './harness.mjs'
+import type { BrowserContext, Page } from 'playwright-core'
+import { artifact, launchChromium, readPanel, serveStatic, settled, pageErrors } from './harness.mjs'
 import { init } from '../../dist/index.js'
 import { requireTorch } from '../js/tools'
 import { expectAllClose, tolFor } from '../js/helpers'
@@ -37,15 +37,44 @@ async function openPage(
   viewport = { width: 1400, height: 1000 },
 ): Promise<{ page: Page; errors: string[] }> {
   const page = await session.browser.newPage({ viewport, locale: 'en-US' })
-  const errors: string[] = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text())
-  })
+  const errors = pageErrors(page)
   await page.goto(server.url + query)
   await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
   await settled(page)
   return { page, errors }
+}
+
+/** A page allowed to read and write the clipboard (the copy buttons), opened at `query`. */
+async function openClipboardPage(query = ''): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await session.browser.newContext({ locale: 'en-US' })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') })
+  const page = await context.newPage()
+  await page.goto(server.url + query)
+  await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
+  return { context, page }
+}
+
+/** A point 5 px inside the bottom-right corner of a step's heatmap (its last cell), scrolled into view. */
+async function lastCellPoint(page: Page, step: string): Promise<{ x: number; y: number }> {
+  const canvas = page.locator(`[data-step="${step}"] canvas`)
+  await canvas.scrollIntoViewIfNeeded()
+  const box = (await canvas.boundingBox())!
+  return { x: box.x + box.width - 5, y: box.y + box.height - 5 }
+}
+
+/** Keyboard only: focus a step's heatmap, move with the arrow keys, press Enter on the cell reached. */
+async function enterCell(page: Page, step: string, ...arrows: string[]): Promise<void> {
+  const canvas = page.locator(`[data-step="${step}"] canvas`)
+  await canvas.focus()
+  for (const key of arrows) await page.keyboard.press(key)
+  await page.keyboard.press('Enter')
+}
+
+/** Two heads, head 1 selected. */
+async function showHead1Of2(page: Page): Promise<void> {
+  await page.locator('select[name="heads"]').selectOption('2')
+  await settled(page)
+  await page.locator('select[name="head"]').selectOption('1')
 }
 
 /** A full-page picture from the top (the control column is sticky, so it follows the scroll). */
@@ -174,12 +203,7 @@ describe('the page in Chromium', () => {
     await page.locator('select[name="mask"]').selectOption('cells')
     await settled(page)
     // keyboard: focus the masked-scores heatmap, go to (1, 2), Enter toggles the mask there
-    const canvas = page.locator('[data-step="maskedScores"] canvas')
-    await canvas.focus()
-    await page.keyboard.press('ArrowDown')
-    await page.keyboard.press('ArrowRight')
-    await page.keyboard.press('ArrowRight')
-    await page.keyboard.press('Enter')
+    await enterCell(page, 'maskedScores', 'ArrowDown', 'ArrowRight', 'ArrowRight')
     await settled(page)
     const matrix = new Uint8Array(16)
     matrix[1 * 4 + 2] = 1
@@ -217,9 +241,7 @@ describe('the page in Chromium', () => {
 
   it("heads and head selector show that head's slice", async () => {
     const { page } = await openPage()
-    await page.locator('select[name="heads"]').selectOption('2')
-    await settled(page)
-    await page.locator('select[name="head"]').selectOption('1')
+    await showHead1Of2(page)
     await settled(page)
     const tr = engine.run({ heads: 2 }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(page, tr, ['scores', 'scaledScores', 'weights'], 1)
@@ -229,11 +251,7 @@ describe('the page in Chromium', () => {
 
   it('editing a cell of W_q by keyboard recomputes everything downstream', async () => {
     const { page } = await openPage()
-    const canvas = page.locator('[data-step="Wq"] canvas')
-    await canvas.focus()
-    await page.keyboard.press('ArrowRight')
-    await page.keyboard.press('ArrowRight')
-    await page.keyboard.press('Enter')
+    await enterCell(page, 'Wq', 'ArrowRight', 'ArrowRight')
     const editor = page.locator('[data-step="Wq"] input.hm-editor')
     await expect(editor.isVisible()).resolves.toBe(true)
     await editor.fill('3.5')
@@ -255,11 +273,7 @@ describe('the page in Chromium', () => {
 
   it('clicking a score cell shows its arithmetic, matching the engine', async () => {
     const { page } = await openPage()
-    const canvas = page.locator('[data-step="scores"] canvas')
-    await canvas.focus()
-    await page.keyboard.press('ArrowDown')
-    await page.keyboard.press('ArrowRight')
-    await page.keyboard.press('Enter')
+    await enterCell(page, 'scores', 'ArrowDown', 'ArrowRight')
     await settled(page)
     const arith = page.locator('[data-panel="arith"]')
     await expect(arith.locator('.arith-cell').textContent()).resolves.toContain('(1, 1)')
@@ -270,15 +284,11 @@ describe('the page in Chromium', () => {
     for (const c of checks) expect(c).toContain('✓')
     await fullShot(page, 'arith.png')
     // every rule's breakdown, from its own parameters, on head 1 of 2
-    await page.locator('select[name="heads"]').selectOption('2')
-    await settled(page)
-    await page.locator('select[name="head"]').selectOption('1')
+    await showHead1Of2(page)
     for (const rule of ['general', 'additive', 'concat']) {
       await page.locator('select[name="score"]').selectOption(rule)
       await settled(page)
-      await canvas.focus()
-      await page.keyboard.press('ArrowDown')
-      await page.keyboard.press('Enter')
+      await enterCell(page, 'scores', 'ArrowDown')
       await settled(page)
       expect(await arith.textContent()).toContain(`rule: ${rule === 'general' ? 'bilinear' : rule}`)
       expect(await arith.locator('.term').count(), rule).toBeGreaterThan(0)
@@ -395,10 +405,8 @@ describe('the page in Chromium', () => {
   it('hovering a heatmap cell shows its number; clicking an embedding cell edits it', async () => {
     const { page } = await openPage()
     const tr = engine.run({}) as unknown as Record<string, Tensor>
-    const canvas = page.locator('[data-step="weights"] canvas')
-    await canvas.scrollIntoViewIfNeeded()
-    const box = (await canvas.boundingBox())!
-    await page.mouse.move(box.x + box.width - 5, box.y + box.height - 5)
+    const last = await lastCellPoint(page, 'weights')
+    await page.mouse.move(last.x, last.y)
     const tip = page.locator('[data-step="weights"] .hm-tip')
     await expect(tip.isVisible()).resolves.toBe(true)
     const text = (await tip.textContent())!
@@ -408,10 +416,8 @@ describe('the page in Chromium', () => {
     // the same cell's row and column are highlighted in the other panels: the token chip of row 3
     await expect(page.locator('[data-panel="tokens"] .tok[data-i="3"]').getAttribute('class')).resolves.toContain('hl')
 
-    const emb = page.locator('[data-step="embeddings"] canvas')
-    await emb.scrollIntoViewIfNeeded()
-    const eb = (await emb.boundingBox())!
-    await page.mouse.click(eb.x + eb.width - 5, eb.y + eb.height - 5)
+    const lastEmb = await lastCellPoint(page, 'embeddings')
+    await page.mouse.click(lastEmb.x, lastEmb.y)
     const editor = page.locator('[data-step="embeddings"] input.hm-editor')
     await expect(editor.isVisible()).resolves.toBe(true)
     await editor.fill('not a number')
@@ -497,11 +503,7 @@ describe('the page in Chromium', () => {
   })
 
   it('"copy as PyTorch code" puts the program on the clipboard', async () => {
-    const context = await session.browser.newContext({ locale: 'en-US' })
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') })
-    const page = await context.newPage()
-    await page.goto(server.url + '?mask=causal')
-    await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
+    const { context, page } = await openClipboardPage('?mask=causal')
     await page.locator('header button[data-export="pytorch"]').click()
     await expect.poll(() => page.locator('.ap-status').textContent()).toContain('Copied')
     const code = await page.evaluate(() => navigator.clipboard.readText())
@@ -512,12 +514,8 @@ describe('the page in Chromium', () => {
 
   it('the Train tab loads the training panel only when opened, trains in its worker, and goes away with the playground', async () => {
     const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: 'en-US' })
-    const errors: string[] = []
+    const errors = pageErrors(page)
     const requests: string[] = []
-    page.on('pageerror', (e) => errors.push(e.message))
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text())
-    })
     page.on('request', (r) => requests.push(new URL(r.url()).pathname))
     await page.goto(server.url)
     await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
@@ -558,11 +556,7 @@ describe('the page in Chromium', () => {
   })
 
   it('"copy link" copies a URL that reproduces the view', async () => {
-    const context = await session.browser.newContext({ locale: 'en-US' })
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') })
-    const page = await context.newPage()
-    await page.goto(server.url)
-    await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
+    const { context, page } = await openClipboardPage()
     await page.locator('select[name="score"]').selectOption('general')
     await page.locator('select[name="mask"]').selectOption('causal')
     await settled(page)

@@ -3,9 +3,10 @@
 // with the overflow under emulation, so it cannot be the check), the header's buttons are all on screen,
 // a wide matrix scrolls inside its panel, tapping a cell shows its arithmetic, and the long view pans with
 // a one-finger drag and zooms with a two-finger pinch (touch events sent through CDP).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
-import { artifact, startAll, settled, viewsOf } from './harness.mjs'
+import { artifact, settled, viewsOf, longText, openLessonWidgets } from './harness.mjs'
+import { env, useEnv } from './env'
 import type { PlaygroundHandle } from '../../web/playground'
 
 type PageWindow = Window & { __apPlayground: PlaygroundHandle }
@@ -14,20 +15,9 @@ const SIZES = [
   { width: 360, height: 640 },
   { width: 390, height: 844 },
 ]
-const LONG_TEXT = Array.from(
-  { length: 400 },
-  (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'tired'][(i * 3) % 10],
-).join(' ')
+const LONG_TEXT = longText(400, 3)
 
-let env: Awaited<ReturnType<typeof startAll>>
-
-beforeAll(async () => {
-  env = await startAll()
-})
-
-afterAll(async () => {
-  await env?.close()
-})
+useEnv()
 
 async function phone(size: {
   width: number
@@ -221,11 +211,7 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
 
   it('the widget in a lesson page: fits, scrolls matrices inside, taps and gestures work', async () => {
     const { ctx, page, errors } = await phone(size)
-    await page.goto(`${env.widgets.url}/tests/e2e/pages/a11y.html`)
-    await page
-      .locator('attention-playground')
-      .evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
-    await settled(page)
+    await openLessonWidgets(page, env.widgets.url)
     const w = page.locator('#zh')
     for (const view of await viewsOf(w)) {
       await w.locator(`[role="tab"][data-view="${view}"]`).tap()

@@ -2,11 +2,12 @@
 // step (as text: the tables each heatmap builds before printing; a canvas prints only as a picture), with
 // every heatmap drawn (also those never scrolled into view) and no controls on paper. The PDF's text is
 // read with pdftotext (Debian's poppler-utils; scripts/ensure-deps.sh --test installs it).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import type { Locator, Page } from 'playwright-core'
-import { artifact, startAll, settled } from './harness.mjs'
+import { artifact, settled, openLessonWidgets } from './harness.mjs'
+import { env, useEnv } from './env'
 import { fmt } from '../../web/format'
 import type { PlaygroundHandle } from '../../web/playground'
 import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
@@ -15,17 +16,10 @@ type PageWindow = Window & { __apPlayground: PlaygroundHandle }
 
 type Tensor = { data: Float32Array | number[]; shape: number[] }
 
-let env: Awaited<ReturnType<typeof startAll>>
-
-beforeAll(async () => {
+useEnv(() => {
   const probe = spawnSync('pdftotext', ['-v'], { encoding: 'utf8' })
   if (probe.error)
     throw new Error('pdftotext is missing: apt-get install -y poppler-utils (or bash scripts/ensure-deps.sh --test)')
-  env = await startAll()
-})
-
-afterAll(async () => {
-  await env?.close()
 })
 
 function pdfText(pdf: Buffer, name: string): string {
@@ -115,11 +109,7 @@ describe('printing', () => {
 
   it("the widget's PDF holds every step's numbers", async () => {
     const page = await env.session.browser.newPage({ viewport: { width: 1000, height: 600 }, locale: 'en-US' })
-    await page.goto(`${env.widgets.url}/tests/e2e/pages/a11y.html`)
-    await page
-      .locator('attention-playground')
-      .evaluateAll((els) => Promise.all(els.map((el) => (el as unknown as { ready: Promise<void> }).ready)))
-    await settled(page)
+    await openLessonWidgets(page, env.widgets.url)
     const w = page.locator('#zh')
     const trace = await traceOf(page, 'zh')
     const text = pdfText(await page.pdf({ format: 'A4', printBackground: true }), 'widget-print.pdf')

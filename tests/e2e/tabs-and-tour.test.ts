@@ -4,21 +4,14 @@
 //   "Origin" or the others (every view the tab bar offers is checked, so views added later are too);
 // - in cross attention, on every tour step, every panel the step is not about is dimmed alike — the
 //   encoder's embeddings, the tokens and the decoder's panel included — and the step's panels are not.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { startAll, settled, viewsOf } from './harness.mjs'
+import { settled, viewsOf } from './harness.mjs'
+import { env, useEnv } from './env'
 import { VIEWS_USING_CONTROLS } from '../../web/state'
 import { GUIDED_STEPS } from '../../web/panels/guided'
 
-let env: Awaited<ReturnType<typeof startAll>>
-
-beforeAll(async () => {
-  env = await startAll()
-})
-
-afterAll(async () => {
-  await env?.close()
-})
+useEnv()
 
 async function open(query: string): Promise<Page> {
   const page = await env.session.browser.newPage({ viewport: { width: 1300, height: 900 }, locale: 'en-US' })

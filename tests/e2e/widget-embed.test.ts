@@ -164,6 +164,17 @@ function expectSameNumbers(got: { data: number[] }, want: Tensor, what: string):
 const EN = { text: 'the animal was too tired', score: 'additive', seed: 7 } as const
 const ZH = { text: '我爱中国', tokenizer: 'char', mask: 'causal', dq: 8, dk: 8, dv: 12 } as const
 
+/** The data-step of every panel of a widget that is laid out (not hidden), in order. */
+function shownSteps(widget: Locator, selector: string): Promise<(string | undefined)[]> {
+  return widget.evaluate(
+    (el, sel) =>
+      Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>(sel))
+        .filter((p) => p.offsetParent !== null)
+        .map((p) => p.dataset.step),
+    selector,
+  )
+}
+
 describe('the built module', () => {
   it('is one ES module with no bare imports, no inlined wasm, and finds ../attention.wasm at run time', () => {
     const js = readFileSync(WIDGET, 'utf8')
@@ -352,11 +363,7 @@ describe('two widgets on one plain page', () => {
   it('steps shows only the listed panels', async () => {
     const zh = page.locator('#zh')
     await rerender(page, '#zh', () => zh.evaluate((el) => el.setAttribute('steps', 'weights,output')))
-    const visible = await zh.evaluate((el) =>
-      Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('[data-step]'))
-        .filter((p) => p.offsetParent !== null)
-        .map((p) => p.dataset.step),
-    )
+    const visible = await shownSteps(zh, '[data-step]')
     expect(visible).toEqual(['weights', 'output'])
     expectSameNumbers(
       (await widgetTrace(zh)).weights,
@@ -662,11 +669,7 @@ describe('the training panel inside the widget (steps includes train)', () => {
     expect(requests.some((p) => /^\/dist\/widget\/train-worker-[\w-]+\.js$/.test(p))).toBe(true)
     expect(requests.filter((p) => p.endsWith('.wasm')).every((p) => p === '/dist/attention-relaxed.wasm')).toBe(true)
     // only the listed step panels besides the training panel
-    const visible = await tr.evaluate((el) =>
-      Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('section[data-step]'))
-        .filter((p) => p.offsetParent !== null)
-        .map((p) => p.dataset.step),
-    )
+    const visible = await shownSteps(tr, 'section[data-step]')
     expect(visible).toEqual(['weights', 'train'])
     expect(
       await tr.evaluate((el) => {
