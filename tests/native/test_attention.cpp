@@ -114,6 +114,16 @@ ap::ScoreParams params_for(ap::ScoreRule rule, int dq, int dk, int nv, unsigned 
   return p;
 }
 
+// What multi_head_attention throws for these inputs, or "no error".
+std::string mha_error(const Mat& q, const Mat& k, const Mat& v, const ap::MultiHeadParams& p) {
+  try {
+    ap::multi_head_attention(q, k, v, p);
+  } catch (const ap::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 }  // namespace
 
 class EveryRule : public ::testing::TestWithParam<ap::ScoreRule> {};
@@ -304,14 +314,7 @@ TEST(MultiHead, EachHeadIsApAttention) {
 TEST(MultiHead, ErrorsNameTheWeightsTheCallerPassed) {
   const int E = 4;
   const Mat x = random_mat(3, E, 1);
-  auto msg = [&](const ap::MultiHeadParams& p) {
-    try {
-      ap::multi_head_attention(x, x, x, p);
-    } catch (const ap::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto msg = [&](const ap::MultiHeadParams& p) { return mha_error(x, x, x, p); };
   ap::MultiHeadParams p;
   p.outProjWeight = random_mat(E, E, 2);
   EXPECT_EQ(msg(p).rfind("inProjWeight: missing", 0), 0u) << msg(p);
@@ -378,14 +381,7 @@ TEST(MultiHead, FloatAttnMaskIsAddedBeforeSoftmax) {
   EXPECT_TRUE(r.output.allFinite());
   EXPECT_EQ(r.output.row(1), (Mat::Zero(1, E) * p.outProjWeight.transpose()));
 
-  auto msg = [&](const ap::MultiHeadParams& pp) {
-    try {
-      ap::multi_head_attention(query, kv, kv, pp);
-    } catch (const ap::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto msg = [&](const ap::MultiHeadParams& pp) { return mha_error(query, kv, kv, pp); };
   ap::MultiHeadParams bad = p;
   bad.attnMaskAdditive.resize(10);
   EXPECT_EQ(msg(bad).rfind("attnMask: a float mask is added to the scores [nq, nk] = [3, 4]", 0), 0u) << msg(bad);
