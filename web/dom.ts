@@ -20,6 +20,11 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return e
 }
 
+/** A pipeline panel: <section class="panel" data-panel=name>, a header holding `head`, then the panel's parts. */
+export function panelSection(name: string, head: Node[], ...parts: Node[]): HTMLElement {
+  return h('section', { class: 'panel', 'data-panel': name }, h('header', { class: 'panel-head' }, ...head), ...parts)
+}
+
 const SVG_NS = 'http://www.w3.org/2000/svg'
 
 export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs = {}): SVGElementTagNameMap[K] {

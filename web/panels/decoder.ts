@@ -3,31 +3,22 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine } from 'attention-playground'
-import { h, tokLabel } from '../dom'
+import { h, panelSection, tokLabel } from '../dom'
 import { Heatmap } from '../heatmap'
 import { headMatrix } from '../model/heads'
 import { renderTex } from '../formula'
 import { errorMessage } from '../format'
 
 export class DecoderPanel implements Panel {
-  readonly el: HTMLElement
   private title = h('h3')
   private formula = h('div', { class: 'formula' })
   private help = h('p', { class: 'help' })
   private err = h('p', { class: 'help error-msg' })
   private map: Heatmap | null = null
   private key = ''
+  readonly el = panelSection('decoderSelfAttention', [this.title], this.formula, this.help, this.err)
 
-  constructor(private engine: Engine) {
-    this.el = h(
-      'section',
-      { class: 'panel', 'data-panel': 'decoderSelfAttention' },
-      h('header', { class: 'panel-head' }, this.title),
-      this.formula,
-      this.help,
-      this.err,
-    )
-  }
+  constructor(private engine: Engine) {}
 
   dispose(): void {
     this.map?.dispose()

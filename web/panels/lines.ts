@@ -4,7 +4,7 @@
 // on top, focusable and hoverable.
 
 import type { Ctx, Panel } from '../context'
-import { h, setText, svg, tokLabel } from '../dom'
+import { h, panelSection, setText, svg, tokLabel } from '../dom'
 import { headMatrix } from '../model/heads'
 
 const ROW_H = 24
@@ -14,7 +14,6 @@ const XL = 130,
   XR = WIDTH - 130
 
 export class LinesPanel implements Panel {
-  readonly el: HTMLElement
   private title = h('h3')
   private help = h('p', { class: 'help' })
   private summary = h('p', { class: 'lines-summary' })
@@ -29,17 +28,13 @@ export class LinesPanel implements Panel {
   private tokKey = ''
   private height = 0
   private hl: { q: number | null; k: number | null } = { q: null, k: null }
-
-  constructor() {
-    this.el = h(
-      'section',
-      { class: 'panel', 'data-panel': 'lines' },
-      h('header', { class: 'panel-head' }, this.title),
-      this.help,
-      this.summary,
-      h('div', { class: 'lines-wrap' }, h('div', { class: 'lines-stack' }, this.canvas, this.svgEl)),
-    )
-  }
+  readonly el = panelSection(
+    'lines',
+    [this.title],
+    this.help,
+    this.summary,
+    h('div', { class: 'lines-wrap' }, h('div', { class: 'lines-stack' }, this.canvas, this.svgEl)),
+  )
 
   render(ctx: Ctx): void {
     const { t, trace, state } = ctx

@@ -2,7 +2,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { ScoreParamsOut as ScoreParams, Tensor } from 'attention-playground'
-import { h } from '../dom'
+import { h, panelSection } from '../dom'
 import { Heatmap } from '../heatmap'
 import { shapeOf } from '../format'
 import { ruleName } from './rule-notes'
@@ -10,19 +10,10 @@ import { ruleName } from './rule-notes'
 const NAMES: Array<keyof ScoreParams> = ['W', 'Wq', 'Wk', 'v', 'b']
 
 export class ParamsPanel implements Panel {
-  readonly el: HTMLElement
   private title = h('h3')
   private body = h('div', { class: 'grid grid-3' })
   private maps = new Map<string, { box: HTMLElement; label: HTMLElement; map: Heatmap }>()
-
-  constructor() {
-    this.el = h(
-      'section',
-      { class: 'panel', 'data-panel': 'params' },
-      h('header', { class: 'panel-head' }, this.title),
-      this.body,
-    )
-  }
+  readonly el = panelSection('params', [this.title], this.body)
 
   render(ctx: Ctx): void {
     const { t, trace, state } = ctx

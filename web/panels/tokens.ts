@@ -2,14 +2,13 @@
 // vocabulary and, for BPE, the merges in the order they were learned.
 
 import type { Ctx, Panel } from '../context'
-import { h, setText, tokLabel } from '../dom'
+import { h, panelSection, setText, tokLabel } from '../dom'
 import { toggleIndex } from '../model/changes'
 import { matchingPreset } from '../presets'
 
 const MAX_CHIPS = 160
 
 export class TokensPanel implements Panel {
-  readonly el: HTMLElement
   private title = h('h3')
   private formula = h('div', { class: 'formula' })
   private help = h('p', { class: 'help' })
@@ -20,20 +19,16 @@ export class TokensPanel implements Panel {
   private mergesBox = h('div', { class: 'merges' })
   private chips: HTMLButtonElement[][] = []
   private key = ''
-
-  constructor() {
-    this.el = h(
-      'section',
-      { class: 'panel', 'data-panel': 'tokens' },
-      h('header', { class: 'panel-head' }, this.title),
-      this.formula,
-      this.help,
-      this.badge,
-      this.rows,
-      h('div', { class: 'vocab-box' }, this.vocabTitle, this.vocab),
-      this.mergesBox,
-    )
-  }
+  readonly el = panelSection(
+    'tokens',
+    [this.title],
+    this.formula,
+    this.help,
+    this.badge,
+    this.rows,
+    h('div', { class: 'vocab-box' }, this.vocabTitle, this.vocab),
+    this.mergesBox,
+  )
 
   render(ctx: Ctx): void {
     const { t, trace, state } = ctx
