@@ -41,7 +41,8 @@ export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs =
 export class Texts {
   private nodes: Array<[Element, MsgKey, string | null]> = []
 
-  bind<E extends Element>(e: E, key: MsgKey, attr: string | null = null): E {
+  /** Shows message `key` in `e` (its text, or attribute `attr`) from now on; returns `e`. An arrow, so it can be passed alone. */
+  readonly bind = <E extends Element>(e: E, key: MsgKey, attr: string | null = null): E => {
     this.nodes.push([e, key, attr])
     return e
   }
@@ -49,7 +50,7 @@ export class Texts {
   apply(t: Translate): void {
     for (const [e, key, attr] of this.nodes) {
       if (attr) e.setAttribute(attr, t(key))
-      else e.textContent = t(key)
+      else setText(e, t(key))
     }
   }
 }

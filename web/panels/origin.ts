@@ -2,20 +2,17 @@
 // (decoder → Q, encoder → K, V), with a button that sets the playground to each.
 
 import type { Ctx, Panel } from '../context'
-import { h, svg } from '../dom'
+import { h, svg, Texts } from '../dom'
 import type { MsgKey } from '../i18n'
 import { PRESETS } from '../presets'
 
 export class OriginPanel implements Panel {
   readonly el: HTMLElement
-  private texts: Array<[Element, MsgKey]> = []
+  private texts = new Texts()
   private labels: Array<[Element, MsgKey, string]> = []
 
   constructor(ctx: Ctx) {
-    const tx = <E extends Element>(e: E, key: MsgKey): E => {
-      this.texts.push([e, key])
-      return e
-    }
+    const tx = this.texts.bind
     const trySelf = tx(h('button', { type: 'button', class: 'btn-small', name: 'trySelf' }), 'originTry')
     const tryCross = tx(h('button', { type: 'button', class: 'btn-small', name: 'tryCross' }), 'originTry')
     trySelf.addEventListener('click', () => ctx.setState({ ...PRESETS.cat, view: 'pipeline' }))
@@ -81,7 +78,7 @@ export class OriginPanel implements Panel {
   }
 
   render(ctx: Ctx): void {
-    for (const [e, key] of this.texts) e.textContent = ctx.t(key)
+    this.texts.apply(ctx.t)
     for (const [e, key, symbol] of this.labels) e.textContent = `${ctx.t(key)} ${symbol}`
   }
 }

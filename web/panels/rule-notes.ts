@@ -2,7 +2,7 @@
 // own table of the two kinds of attention (一般注意力 / 自注意力), which are categories, not rules.
 
 import type { Ctx } from '../context'
-import { h, setText } from '../dom'
+import { h, setText, Texts } from '../dom'
 import type { MsgKey } from '../i18n'
 
 const NOTE_KEYS: Record<string, MsgKey> = {
@@ -22,13 +22,10 @@ export class RuleNotes {
   readonly el: HTMLElement
   private note = h('p', { class: 'hint', 'data-rule-note': '' })
   private summary = h('summary')
-  private texts: Array<[HTMLElement, MsgKey]> = []
+  private texts = new Texts()
 
   constructor() {
-    const tx = (e: HTMLElement, key: MsgKey) => {
-      this.texts.push([e, key])
-      return e
-    }
+    const tx = this.texts.bind
     const table = h(
       'table',
       { class: 'compare', 'data-lesson-table': 'kinds' },
@@ -47,7 +44,7 @@ export class RuleNotes {
         ...TABLE.map(([a, b, c]) => h('tr', {}, tx(h('th', { scope: 'row' }), a), tx(h('td'), b), tx(h('td'), c))),
       ),
     )
-    this.texts.push([this.summary, 'kindTitle'])
+    this.texts.bind(this.summary, 'kindTitle')
     this.el = h(
       'div',
       { class: 'rule-notes' },
@@ -57,7 +54,7 @@ export class RuleNotes {
   }
 
   render(ctx: Ctx): void {
-    for (const [e, key] of this.texts) setText(e, ctx.t(key))
+    this.texts.apply(ctx.t)
     setText(this.note, ctx.t(NOTE_KEYS[ctx.state.score] ?? 'ruleNoteScaledDot'))
   }
 }

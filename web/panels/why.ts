@@ -2,7 +2,7 @@
 // every step) against attention's direct one-step links, and the CNN / FC / attention comparison.
 
 import type { Ctx, Panel } from '../context'
-import { h, svg, prefersReducedMotion } from '../dom'
+import { h, prefersReducedMotion, svg, Texts } from '../dom'
 import type { MsgKey } from '../i18n'
 import { TrainedWhy, WHY_TRAIN_STEPS, type TrainedWeights } from './why-trained'
 
@@ -28,7 +28,7 @@ export function illustrativeWeights(q: number): number[] {
 
 export class WhyPanel implements Panel {
   readonly el: HTMLElement
-  private texts: Array<[HTMLElement | SVGElement, MsgKey]> = []
+  private texts = new Texts()
   private rnnSvg = svg('svg', { class: 'why-rnn', viewBox: '0 0 880 150', role: 'img' })
   // A group, not an img: it holds the words one picks (an img's content is not interactive).
   private attnSvg = svg('svg', { class: 'why-attn', viewBox: '0 0 880 190', role: 'group' })
@@ -51,10 +51,7 @@ export class WhyPanel implements Panel {
   private source = h('p', { class: 'hint', 'data-why-weights': 'illustrative' })
 
   constructor() {
-    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => {
-      this.texts.push([e, key])
-      return e
-    }
+    const tx = this.texts.bind
     let x = 20
     for (const w of WORDS) {
       this.xs.push(x + w.length * 4.3)
@@ -224,7 +221,7 @@ export class WhyPanel implements Panel {
 
   render(ctx: Ctx): void {
     this.t = ctx.t
-    for (const [e, key] of this.texts) e.textContent = ctx.t(key)
+    this.texts.apply(ctx.t)
     this.rnnSvg.setAttribute('aria-label', ctx.t('whyRnnTitle'))
     this.attnSvg.setAttribute('aria-label', ctx.t('whyAttnTitle'))
     for (const [s, key] of this.minis) s.setAttribute('aria-label', ctx.t(key))

@@ -3,7 +3,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor } from 'attention-playground'
-import { h, prefersReducedMotion, setText, tokLabel } from '../dom'
+import { h, prefersReducedMotion, setText, tokLabel, Texts } from '../dom'
 import { fmt, shapeOf } from '../format'
 import type { MsgKey } from '../i18n'
 import { engineError } from '../engine-errors'
@@ -22,7 +22,7 @@ function weightCell(w: number): HTMLElement {
 
 export class DecodeView implements Panel {
   readonly el: HTMLElement
-  private texts: Array<[HTMLElement, MsgKey]> = []
+  private texts = new Texts()
   private intro = h('p', { class: 'lead' })
   private source = h('input', { type: 'text', name: 'decodeSource', spellcheck: 'false' })
   private target = h('input', { type: 'text', name: 'decodeTarget', spellcheck: 'false' })
@@ -49,10 +49,7 @@ export class DecodeView implements Panel {
     private engine: Engine,
     ctx: Ctx,
   ) {
-    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => {
-      this.texts.push([e, key])
-      return e
-    }
+    const tx = this.texts.bind
     this.el = h(
       'section',
       { class: 'panel decode', 'data-step': 'decode' },
@@ -96,7 +93,7 @@ export class DecodeView implements Panel {
   render(ctx: Ctx): void {
     this.ctx = ctx
     const { state, t } = ctx
-    for (const [e, key] of this.texts) setText(e, t(key))
+    this.texts.apply(t)
     if (this.source.value !== state.source) this.source.value = state.source
     if (this.target.value !== state.target) this.target.value = state.target
     const key = JSON.stringify([

@@ -4,9 +4,8 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor } from 'attention-playground'
-import { h, setText } from '../dom'
+import { h, Texts } from '../dom'
 import { fmt } from '../format'
-import type { MsgKey } from '../i18n'
 
 export const LESSON_TOKENS = ['我', '爱', '中国']
 export const LESSON_IDS = [666, 777, 888]
@@ -18,15 +17,12 @@ export const LESSON_VECTORS = [
 
 export class LessonExample implements Panel {
   readonly el: HTMLElement
-  private texts: Array<[HTMLElement, MsgKey]> = []
+  private texts = new Texts()
   private body = h('div', { class: 'table-scroll' })
   private done = false
 
   constructor(private engine: Engine) {
-    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => {
-      this.texts.push([e, key])
-      return e
-    }
+    const tx = this.texts.bind
     this.el = h(
       'section',
       { class: 'panel', 'data-panel': 'lessonExample' },
@@ -40,7 +36,7 @@ export class LessonExample implements Panel {
   render(ctx: Ctx): void {
     // Beside the page's own run of the same sentence (by characters or words).
     this.el.hidden = ctx.state.mode !== 'self' || ctx.state.text.replace(/\s+/g, '') !== '我爱中国'
-    for (const [e, key] of this.texts) setText(e, ctx.t(key))
+    this.texts.apply(ctx.t)
     if (this.el.hidden || !this.engine.attention) return
     if (this.done && this.body.dataset.lang === ctx.state.lang) return
     const x: Tensor = { data: new Float32Array(LESSON_VECTORS.flat()), shape: [3, 3] }

@@ -3,7 +3,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine } from 'attention-playground'
-import { h, setText, svg } from '../dom'
+import { h, setText, svg, Texts } from '../dom'
 import { fmt } from '../format'
 import type { MsgKey } from '../i18n'
 import { SCALING_DKS, measureScaling, type ScalingPoint, type ScalingSide } from './scaling-model'
@@ -26,7 +26,7 @@ const METRICS: Metric[] = [
 
 export class ScalingView implements Panel {
   readonly el: HTMLElement
-  private texts: Array<[HTMLElement, MsgKey]> = []
+  private texts = new Texts()
   private charts = h('div', { class: 'scaling-grid' })
   private table = h('div', { class: 'table-scroll', tabindex: 0 })
   private status = h('p', { class: 'hint', role: 'status' })
@@ -36,10 +36,7 @@ export class ScalingView implements Panel {
   private ctx: Ctx | null = null
 
   constructor(private engine: Engine) {
-    const tx = <E extends HTMLElement>(e: E, key: MsgKey): E => {
-      this.texts.push([e, key])
-      return e
-    }
+    const tx = this.texts.bind
     this.el = h(
       'section',
       { class: 'panel scaling', 'data-step': 'scaling' },
@@ -60,7 +57,7 @@ export class ScalingView implements Panel {
 
   render(ctx: Ctx): void {
     this.ctx = ctx
-    for (const [e, key] of this.texts) setText(e, ctx.t(key))
+    this.texts.apply(ctx.t)
     // The page's seed draws the samples: a new seed measures again.
     if (ctx.state.seed !== this.seed) {
       this.seed = ctx.state.seed
