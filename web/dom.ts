@@ -55,6 +55,48 @@ export class Texts {
   }
 }
 
+/** A view of the lesson's ideas: <section> with its h2 title and lead paragraph (bound in `texts`), then its parts. */
+export function lessonSection(
+  texts: Texts,
+  attrs: Attrs,
+  keys: { title: MsgKey; lead: MsgKey },
+  ...parts: Array<Node | string>
+): HTMLElement {
+  return h(
+    'section',
+    attrs,
+    texts.bind(h('h2'), keys.title),
+    texts.bind(h('p', { class: 'lead' }), keys.lead),
+    ...parts,
+  )
+}
+
+/**
+ * The lessons' comparison tables, from message keys (bound in `texts`): a header row of column titles, then
+ * rows whose first cell heads the row; `lastClass` marks the last column (the one about attention).
+ */
+export function compareTable(
+  texts: Texts,
+  cols: MsgKey[],
+  rows: MsgKey[][],
+  opts: { attrs?: Attrs; lastClass?: string } = {},
+): HTMLElement {
+  const { lastClass } = opts
+  const cell = (k: MsgKey, last: boolean) => texts.bind(h('td', last && lastClass ? { class: lastClass } : {}), k)
+  return h(
+    'table',
+    { class: 'compare', ...opts.attrs },
+    h('thead', {}, h('tr', {}, ...cols.map((k) => texts.bind(h('th', { scope: 'col' }), k)))),
+    h(
+      'tbody',
+      {},
+      ...rows.map(([head, ...rest]) =>
+        h('tr', {}, texts.bind(h('th', { scope: 'row' }), head), ...rest.map((k, i) => cell(k, i === rest.length - 1))),
+      ),
+    ),
+  )
+}
+
 /** How a token is shown: whitespace made visible, so "char" tokens of spaces are not blank. */
 export function tokLabel(tok: string): string {
   if (tok === '') return '∅'

@@ -2,7 +2,7 @@
 // (decoder → Q, encoder → K, V), with a button that sets the playground to each.
 
 import type { Ctx, Panel } from '../context'
-import { h, svg, Texts } from '../dom'
+import { compareTable, h, lessonSection, svg, Texts } from '../dom'
 import type { MsgKey } from '../i18n'
 import { PRESETS } from '../presets'
 
@@ -24,55 +24,27 @@ export class OriginPanel implements Panel {
       ['originRowRole', 'originAttnRole', 'originSelfRole'],
       ['originRowWhere', 'originAttnWhere', 'originSelfWhere'],
     ]
-    this.el = h(
-      'section',
-      { class: 'panel origin', 'data-panel': 'origin' },
-      tx(h('h2'), 'originTitle'),
-      tx(h('p', { class: 'lead' }), 'originIntro'),
-      tx(h('p', { class: 'help', 'data-analogy': 'dictionary' }), 'originDictionary'),
+    // Self-attention beside encoder–decoder attention, each with its picture and a button to try it.
+    const cols = ([false, true] as const).map((cross) =>
       h(
         'div',
-        { class: 'why-cols' },
-        h(
-          'div',
-          { class: 'why-col' },
-          tx(h('h3'), 'originSelfTitle'),
-          diagram(false, this.labels),
-          tx(h('p', { class: 'help' }), 'originSelfBody'),
-          trySelf,
-        ),
-        h(
-          'div',
-          { class: 'why-col' },
-          tx(h('h3'), 'originCrossTitle'),
-          diagram(true, this.labels),
-          tx(h('p', { class: 'help' }), 'originCrossBody'),
-          tryCross,
-        ),
+        { class: 'why-col' },
+        tx(h('h3'), cross ? 'originCrossTitle' : 'originSelfTitle'),
+        diagram(cross, this.labels),
+        tx(h('p', { class: 'help' }), cross ? 'originCrossBody' : 'originSelfBody'),
+        cross ? tryCross : trySelf,
       ),
+    )
+    this.el = lessonSection(
+      this.texts,
+      { class: 'panel origin', 'data-panel': 'origin' },
+      { title: 'originTitle', lead: 'originIntro' },
+      tx(h('p', { class: 'help', 'data-analogy': 'dictionary' }), 'originDictionary'),
+      h('div', { class: 'why-cols' }, ...cols),
       h(
         'div',
         { class: 'table-scroll' },
-        h(
-          'table',
-          { class: 'compare' },
-          h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              ...(['originColAspect', 'originColAttn', 'originColSelf'] as MsgKey[]).map((k) =>
-                tx(h('th', { scope: 'col' }), k),
-              ),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            ...rows.map(([a, b, c]) => h('tr', {}, tx(h('th', { scope: 'row' }), a), tx(h('td'), b), tx(h('td'), c))),
-          ),
-        ),
+        compareTable(this.texts, ['originColAspect', 'originColAttn', 'originColSelf'], rows),
       ),
     )
   }
@@ -111,24 +83,20 @@ function diagram(cross: boolean, labels: Array<[Element, MsgKey, string]>): SVGS
   marker.append(svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'ohead' }))
   defs.append(marker)
   s.append(defs)
-  if (!cross) {
-    box(120, 5, 120, 'X', 'src', 'originSentence')
-    box(20, 65, 80, 'Q = XW_q', 'q')
-    box(140, 65, 80, 'K = XW_k', 'k')
-    box(260, 65, 80, 'V = XW_v', 'v')
-    arrow(160, 35, 60, 63)
-    arrow(180, 35, 180, 63)
-    arrow(200, 35, 300, 63)
-  } else {
+  if (!cross) box(120, 5, 120, 'X', 'src', 'originSentence')
+  else {
     box(10, 5, 150, 'X_dec', 'q', 'originDecoder')
     box(200, 5, 150, 'X_enc', 'src', 'originEncoder')
-    box(20, 65, 100, 'Q = X_dec W_q', 'q')
-    box(140, 65, 100, 'K = X_enc W_k', 'k')
-    box(255, 65, 100, 'V = X_enc W_v', 'v')
-    arrow(70, 35, 70, 63)
-    arrow(250, 35, 190, 63)
-    arrow(290, 35, 300, 63)
   }
+  // Q from the decoder's sentence, K and V from the encoder's (one sentence in self-attention)
+  const [xq, xkv, w] = cross ? ['X_dec ', 'X_enc ', 100] : ['X', 'X', 80]
+  box(20, 65, w, `Q = ${xq}W_q`, 'q')
+  box(140, 65, w, `K = ${xkv}W_k`, 'k')
+  box(cross ? 255 : 260, 65, w, `V = ${xkv}W_v`, 'v')
+  const selfIn = [160, 35, 60, 63, 180, 35, 180, 63, 200, 35, 300, 63]
+  const crossIn = [70, 35, 70, 63, 250, 35, 190, 63, 290, 35, 300, 63]
+  const into = cross ? crossIn : selfIn
+  for (let i = 0; i < into.length; i += 4) arrow(into[i], into[i + 1], into[i + 2], into[i + 3])
   box(100, 130, 160, 'softmax(QKᵀ/√d_k)·V', 'attn')
   arrow(70, 95, 150, 128)
   arrow(190, 95, 180, 128)

@@ -2,7 +2,7 @@
 // own table of the two kinds of attention (一般注意力 / 自注意力), which are categories, not rules.
 
 import type { Ctx } from '../context'
-import { h, setText, Texts } from '../dom'
+import { compareTable, h, setText, Texts } from '../dom'
 import type { MsgKey } from '../i18n'
 
 const NOTE_KEYS: Record<string, MsgKey> = {
@@ -25,25 +25,9 @@ export class RuleNotes {
   private texts = new Texts()
 
   constructor() {
-    const tx = this.texts.bind
-    const table = h(
-      'table',
-      { class: 'compare', 'data-lesson-table': 'kinds' },
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ...(['kindCol', 'kindWhenCol', 'kindRulesCol'] as MsgKey[]).map((k) => tx(h('th', { scope: 'col' }), k)),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        ...TABLE.map(([a, b, c]) => h('tr', {}, tx(h('th', { scope: 'row' }), a), tx(h('td'), b), tx(h('td'), c))),
-      ),
-    )
+    const table = compareTable(this.texts, ['kindCol', 'kindWhenCol', 'kindRulesCol'], TABLE, {
+      attrs: { 'data-lesson-table': 'kinds' },
+    })
     this.texts.bind(this.summary, 'kindTitle')
     this.el = h(
       'div',

@@ -2,7 +2,7 @@
 // every step) against attention's direct one-step links, and the CNN / FC / attention comparison.
 
 import type { Ctx, Panel } from '../context'
-import { h, prefersReducedMotion, svg, Texts } from '../dom'
+import { compareTable, h, lessonSection, prefersReducedMotion, svg, Texts } from '../dom'
 import type { MsgKey } from '../i18n'
 import { TrainedWhy, WHY_TRAIN_STEPS, type TrainedWeights } from './why-trained'
 
@@ -57,12 +57,11 @@ export class WhyPanel implements Panel {
       this.xs.push(x + w.length * 4.3)
       x += w.length * 8.6 + 24
     }
-    const cmpTable = this.buildTable(tx)
-    this.el = h(
-      'section',
+    const cmpTable = this.buildTable()
+    this.el = lessonSection(
+      this.texts,
       { class: 'panel why', 'data-panel': 'why' },
-      tx(h('h2'), 'whyTitle'),
-      tx(h('p', { class: 'lead' }), 'whyIntro'),
+      { title: 'whyTitle', lead: 'whyIntro' },
       tx(h('p', { class: 'help', 'data-why-matters': '' }), 'whyMatters'),
       h(
         'div',
@@ -102,47 +101,16 @@ export class WhyPanel implements Panel {
     this.play.addEventListener('click', () => this.toggle())
   }
 
-  private buildTable(tx: <E extends HTMLElement>(e: E, key: MsgKey) => E): HTMLElement {
-    const rows: Array<[MsgKey, MsgKey, MsgKey, MsgKey]> = [
+  private buildTable(): HTMLElement {
+    const rows: MsgKey[][] = [
       ['whyRowHow', 'whyCnnHow', 'whyFcHow', 'whyAttnHow'],
       ['whyRowWeights', 'whyCnnWeights', 'whyFcWeights', 'whyAttnWeights'],
       ['whyRowFocus', 'whyCnnFocus', 'whyFcFocus', 'whyAttnFocus'],
       ['whyRowGood', 'whyCnnGood', 'whyFcGood', 'whyAttnGood'],
       ['whyRowUse', 'whyCnnUse', 'whyFcUse', 'whyAttnUse'],
     ]
-    return h(
-      'div',
-      { class: 'table-scroll' },
-      h(
-        'table',
-        { class: 'compare' },
-        h(
-          'thead',
-          {},
-          h(
-            'tr',
-            {},
-            ...(['whyColAspect', 'whyColCnn', 'whyColFc', 'whyColAttn'] as MsgKey[]).map((k) =>
-              tx(h('th', { scope: 'col' }), k),
-            ),
-          ),
-        ),
-        h(
-          'tbody',
-          {},
-          ...rows.map(([a, b, c, d]) =>
-            h(
-              'tr',
-              {},
-              tx(h('th', { scope: 'row' }), a),
-              tx(h('td'), b),
-              tx(h('td'), c),
-              tx(h('td', { class: 'attn' }), d),
-            ),
-          ),
-        ),
-      ),
-    )
+    const cols: MsgKey[] = ['whyColAspect', 'whyColCnn', 'whyColFc', 'whyColAttn']
+    return h('div', { class: 'table-scroll' }, compareTable(this.texts, cols, rows, { lastClass: 'attn' }))
   }
 
   private diagrams(tx: <E extends HTMLElement>(e: E, key: MsgKey) => E): HTMLElement {
