@@ -562,33 +562,18 @@ export class Heatmap {
   /** The keyboard on the canvas: arrows, Home and End move the cursor; Enter and Space act on its cell. */
   private onKey(ev: KeyboardEvent): void {
     let [i, j] = this.cursor
-    switch (ev.key) {
-      case 'ArrowUp':
-        i = Math.max(0, i - 1)
-        break
-      case 'ArrowDown':
-        i = Math.min(this.rows - 1, i + 1)
-        break
-      case 'ArrowLeft':
-        j = Math.max(0, j - 1)
-        break
-      case 'ArrowRight':
-        j = Math.min(this.cols - 1, j + 1)
-        break
-      case 'Home':
-        j = 0
-        break
-      case 'End':
-        j = this.cols - 1
-        break
-      case 'Enter':
-      case ' ':
-        ev.preventDefault()
-        this.activate(i, j)
-        return
-      default:
-        return
+    if (ev.key === 'Enter' || ev.key === ' ') {
+      ev.preventDefault()
+      this.activate(i, j)
+      return
     }
+    const move = ARROW_MOVES[ev.key]
+    if (move) {
+      i = stepWithin(i, move[0], this.rows)
+      j = stepWithin(j, move[1], this.cols)
+    } else if (ev.key === 'Home') j = 0
+    else if (ev.key === 'End') j = this.cols - 1
+    else return
     ev.preventDefault()
     this.cursor = [i, j]
     this.draw()
@@ -743,4 +728,19 @@ function clipUncached(ctx: CanvasRenderingContext2D, s: string, max: number): st
     else hi = mid - 1
   }
   return s.slice(0, lo) + '…'
+}
+
+/** The arrow keys' cursor moves, [rows, columns]. */
+const ARROW_MOVES: Partial<Record<string, [number, number]>> = {
+  ArrowUp: [-1, 0],
+  ArrowDown: [1, 0],
+  ArrowLeft: [0, -1],
+  ArrowRight: [0, 1],
+}
+
+/** One step of `d` (−1, 0 or 1) from `v`, kept inside 0 … n − 1 on the side it moves to. */
+function stepWithin(v: number, d: number, n: number): number {
+  if (d < 0) return Math.max(0, v + d)
+  if (d > 0) return Math.min(n - 1, v + d)
+  return v
 }
