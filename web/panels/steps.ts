@@ -62,6 +62,16 @@ function dims(n: number): string[] {
 
 const square = (x: StepInput) => `${shapeOf([x.nq, x.nk])} → ${shapeOf([x.nq, x.nk])}`
 
+/** A step whose matrix is queries × keys, shaped as the scores it comes from. */
+function squareView(
+  x: StepInput,
+  step: 'scaledScores' | 'maskedScores' | 'weights',
+  tex: string,
+  help: StepView['help'],
+): StepView {
+  return { tensor: x.trace[step], rows: x.qTok, cols: x.kTok, shape: x.headNote + square(x), tex, help }
+}
+
 function embeddingsView(x: StepInput, source: boolean): StepView {
   const n = source ? x.nk : x.nq
   const tensor = source ? x.trace.sourceEmbeddings! : x.trace.embeddings
@@ -119,14 +129,7 @@ function scaledView(x: StepInput): StepView {
     : isRootDk
       ? `S' = \\dfrac{S}{\\sqrt{d_k}} = \\dfrac{S}{\\sqrt{${dkh}}}`
       : `S' = ${scale.toPrecision(4)}\\, S`
-  return {
-    tensor: x.trace.scaledScores,
-    rows: x.qTok,
-    cols: x.kTok,
-    shape: x.headNote + square(x),
-    tex,
-    help: on ? 'helpScaled' : 'helpScaledOff',
-  }
+  return squareView(x, 'scaledScores', tex, on ? 'helpScaled' : 'helpScaledOff')
 }
 
 function weightsView(x: StepInput): StepView {
@@ -135,14 +138,7 @@ function weightsView(x: StepInput): StepView {
     T === 1
       ? "A = \\operatorname{softmax}(S'')"
       : `A = \\operatorname{softmax}\\!\\left(\\dfrac{S''}{T}\\right),\\ T = ${Number(T.toFixed(2))}`
-  return {
-    tensor: x.trace.weights,
-    rows: x.qTok,
-    cols: x.kTok,
-    shape: x.headNote + square(x),
-    tex,
-    help: 'helpWeights',
-  }
+  return squareView(x, 'weights', tex, 'helpWeights')
 }
 
 function outputView(x: StepInput): StepView {
@@ -232,14 +228,7 @@ const SPECS: StepSpec[] = [
     rowAxis: 'q',
     colAxis: 'k',
     selectable: true,
-    view: (x) => ({
-      tensor: x.trace.maskedScores,
-      rows: x.qTok,
-      cols: x.kTok,
-      shape: x.headNote + square(x),
-      tex: "S'' = S' + M,\\quad M_{ij} \\in \\{0, -\\infty\\}",
-      help: 'helpMasked',
-    }),
+    view: (x) => squareView(x, 'maskedScores', "S'' = S' + M,\\quad M_{ij} \\in \\{0, -\\infty\\}", 'helpMasked'),
   },
   {
     name: 'weights',
