@@ -60,6 +60,13 @@ export interface PlaygroundState {
   src: string
 }
 
+/** The fields that choose the sentences and how they are split into tokens. */
+export const SENTENCE_FIELDS = ['mode', 'text', 'source', 'target', 'tokenizer'] as const satisfies Array<
+  keyof PlaygroundState
+>
+/** The model's sizes and the seed its weights are drawn from. */
+export const SIZE_FIELDS = ['dModel', 'dq', 'dk', 'dv', 'seed'] as const satisfies Array<keyof PlaygroundState>
+
 export const DEFAULT_STATE: Readonly<PlaygroundState> = Object.freeze({
   mode: 'self',
   text: 'this is my cat',
@@ -332,19 +339,11 @@ export function parseParams(
 export function toParams(s: PlaygroundState, base: PlaygroundState = DEFAULT_STATE): URLSearchParams {
   const p = new URLSearchParams()
   const simple: Array<keyof PlaygroundState> = [
-    'mode',
-    'text',
-    'source',
-    'target',
-    'tokenizer',
+    ...SENTENCE_FIELDS,
     'score',
     'scale',
     'mask',
-    'dModel',
-    'dq',
-    'dk',
-    'dv',
-    'seed',
+    ...SIZE_FIELDS,
     'heads',
     'head',
     'temperature',

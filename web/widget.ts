@@ -8,7 +8,16 @@
 import { init } from 'attention-playground'
 import { STEP_NAMES, type Engine, type MemoryStats, type Trace } from 'attention-playground'
 import { mountPlayground, RENDERED_EVENT, type PlaygroundHandle } from './playground'
-import { browserLang, defaultState, parseParams, type Lang, type Notice, type PlaygroundState } from './state'
+import {
+  browserLang,
+  defaultState,
+  parseParams,
+  SENTENCE_FIELDS,
+  SIZE_FIELDS,
+  type Lang,
+  type Notice,
+  type PlaygroundState,
+} from './state'
 import { translator } from './i18n'
 import { adoptStyles } from './dom'
 import { errorMessage } from './format'
@@ -45,19 +54,11 @@ const OBSERVED = [...STATE_ATTRS.map(([a]) => a), 'steps', 'guided']
 
 /** The state fields attributes decide; a changed attribute patches only these (the learner's other choices stay). */
 const ATTR_FIELDS: Array<keyof PlaygroundState> = [
-  'mode',
-  'text',
-  'source',
-  'target',
-  'tokenizer',
+  ...SENTENCE_FIELDS,
   'score',
   'mask',
   'heads',
-  'dModel',
-  'dq',
-  'dk',
-  'dv',
-  'seed',
+  ...SIZE_FIELDS,
   'lang',
   'temperature',
   'scale',

@@ -2,7 +2,7 @@
 // and padded keys, and a new text or size drops the choices bound to the old positions.
 
 import type { Tensor } from 'attention-playground'
-import type { CellEdit, EditableTensor, PlaygroundState } from '../state'
+import { SENTENCE_FIELDS, SIZE_FIELDS, type CellEdit, type EditableTensor, type PlaygroundState } from '../state'
 
 /**
  * Applies cell edits to copies of the traced tensors. Edits that fall outside the current shapes
@@ -70,16 +70,8 @@ export function resetsEdits(prev: PlaygroundState, next: PlaygroundState): boole
 
 /** The fields whose change means a new engine run (the rest only changes what is drawn). */
 const COMPUTED_FIELDS: Array<keyof PlaygroundState> = [
-  'mode',
-  'text',
-  'source',
-  'target',
-  'tokenizer',
-  'dModel',
-  'dq',
-  'dk',
-  'dv',
-  'seed',
+  ...SENTENCE_FIELDS,
+  ...SIZE_FIELDS,
   'heads',
   'score',
   'scale',
