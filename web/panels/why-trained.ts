@@ -2,7 +2,7 @@
 // task (whose sample is the lesson's sentence) for a fixed number of steps, off the main thread, and
 // hands back that sentence's attention. Started the first time the view is shown.
 
-import type { FromWorker, ToWorker } from '../train/protocol'
+import { DEFAULT_TRAIN_SETTINGS, type FromWorker, type ToWorker } from '../train/protocol'
 
 export const WHY_TRAIN_STEPS = 100
 
@@ -51,15 +51,7 @@ export class TrainedWhy {
       }
       send({
         type: 'reset',
-        settings: {
-          task: 'coreference',
-          score: 'scaled-dot',
-          heads: 1,
-          dModel: 32,
-          optimizer: 'adam',
-          lr: 0.01,
-          seed: 0,
-        },
+        settings: { ...DEFAULT_TRAIN_SETTINGS },
       })
     })
     return this.result

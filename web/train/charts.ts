@@ -1,6 +1,7 @@
 // The Train panel's three charts, drawn on canvases: loss and accuracy curves, the watched sentence's
 // attention, and the 2-D PCA of the embeddings. Labels go in through fillText (never HTML).
 
+import { chartFrame } from '../chart-frame'
 import { viridis } from '../palette'
 import type { ReadyInfo, Snapshot } from './protocol'
 import type { TrainKey } from './strings'
@@ -25,12 +26,7 @@ function viridisCss(t: number): string {
 
 export function drawCurves(curves: HTMLCanvasElement, history: readonly HistoryPoint[], t: TrainTranslate): void {
   const g = curves.getContext('2d')!
-  const W = 440,
-    H = 190,
-    L = 36,
-    R = 36,
-    T = 10,
-    B = 34
+  const { W, H, L, R, T, B } = chartFrame(440, 190, [10, 36, 34, 36])
   g.clearRect(0, 0, W, H)
   g.font = '11px system-ui, sans-serif'
   g.strokeStyle = '#ccc'

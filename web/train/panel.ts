@@ -4,7 +4,14 @@
 //
 //   import { mountTrainPanel } from './train/panel'
 //   const panel = mountTrainPanel(container, { lang: 'en' })   // later: panel.setLang('zh'); panel.dispose()
-import type { FromWorker, ReadyInfo, Snapshot, ToWorker, TrainSettings } from './protocol'
+import {
+  DEFAULT_TRAIN_SETTINGS,
+  type FromWorker,
+  type ReadyInfo,
+  type Snapshot,
+  type ToWorker,
+  type TrainSettings,
+} from './protocol'
 import { trainText, type TrainKey, type TrainLang } from './strings'
 import { adoptStyles } from '../dom'
 import { drawAttention, drawCurves, drawPca, num, pct, type HistoryPoint, type TrainTranslate } from './charts'
@@ -241,13 +248,7 @@ class TrainPanel {
     this.lang = opts.lang === 'zh' ? 'zh' : 'en'
     this.t = trainText(this.lang)
     this.settings = {
-      task: 'coreference',
-      score: 'scaled-dot',
-      heads: 1,
-      dModel: 32,
-      optimizer: 'adam',
-      lr: 0.01,
-      seed: 0,
+      ...DEFAULT_TRAIN_SETTINGS,
       text: '',
       ...opts.settings,
     }

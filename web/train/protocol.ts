@@ -15,6 +15,17 @@ export interface TrainSettings {
   text?: string
 }
 
+/** The training the Train tab starts with, and the one "why attention" trains its example with. */
+export const DEFAULT_TRAIN_SETTINGS: Readonly<TrainSettings> = Object.freeze({
+  task: 'coreference',
+  score: 'scaled-dot',
+  heads: 1,
+  dModel: 32,
+  optimizer: 'adam',
+  lr: 0.01,
+  seed: 0,
+})
+
 export type ToWorker =
   | { type: 'reset'; settings: TrainSettings; sentence?: string }
   | { type: 'play' }
