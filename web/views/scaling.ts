@@ -1,6 +1,7 @@
 // The "Why ÷√d_k" view: measures (scaling-model.ts) one d_k per task, so the curves grow live, and
 // draws four small charts with a table of the same numbers as their text alternative.
 
+import { chartFrame } from '../chart-frame'
 import type { Ctx, Panel } from '../context'
 import type { Engine } from 'attention-playground'
 import { h, setText, svg, Texts } from '../dom'
@@ -9,12 +10,7 @@ import type { MsgKey } from '../i18n'
 import { SCALING_DKS, measureScaling, type ScalingPoint, type ScalingSide } from './scaling-model'
 
 const N = 32
-const W = 300,
-  H = 180,
-  L = 46,
-  R = 10,
-  T = 26,
-  B = 30
+const { W, H, L, R, T, B } = chartFrame(300, 180, [26, 10, 30, 46])
 
 type Metric = { key: keyof ScalingSide; title: MsgKey; log?: boolean; max?: number }
 const METRICS: Metric[] = [
