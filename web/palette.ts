@@ -3,33 +3,16 @@
 
 type RGB = [number, number, number]
 
+/** Colour stops written as the palettes are published: '#rrggbb' codes separated by spaces. */
+function hexStops(codes: string): RGB[] {
+  return codes.split(' ').map((c) => [0, 2, 4].map((k) => parseInt(c.slice(1 + k, 3 + k), 16)) as RGB)
+}
+
 // Viridis control points (matplotlib), evenly spaced; linear interpolation between them.
-const VIRIDIS: RGB[] = [
-  [68, 1, 84],
-  [72, 36, 117],
-  [65, 68, 135],
-  [53, 95, 141],
-  [42, 120, 142],
-  [33, 145, 140],
-  [34, 168, 132],
-  [68, 191, 112],
-  [122, 209, 81],
-  [189, 223, 38],
-  [253, 231, 37],
-]
+const VIRIDIS = hexStops('#440154 #482475 #414487 #355f8d #2a788e #21918c #22a884 #44bf70 #7ad151 #bddf26 #fde725')
 
 // Dark blue -> near white -> dark orange.
-const DIVERGING: RGB[] = [
-  [33, 102, 172],
-  [67, 147, 195],
-  [146, 197, 222],
-  [209, 229, 240],
-  [247, 247, 247],
-  [254, 224, 182],
-  [253, 184, 99],
-  [224, 130, 20],
-  [179, 88, 6],
-]
+const DIVERGING = hexStops('#2166ac #4393c3 #92c5de #d1e5f0 #f7f7f7 #fee0b6 #fdb863 #e08214 #b35806')
 
 function lerpScale(stops: RGB[], t: number): RGB {
   const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (stops.length - 1)
