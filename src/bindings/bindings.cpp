@@ -3,6 +3,10 @@
 #include <emscripten/heap.h>
 #include <malloc.h>
 
+#include <initializer_list>
+#include <string>
+#include <utility>
+
 #include "bindings/convert.h"
 #include "core/attention.h"
 #include "core/multihead.h"
@@ -99,6 +103,18 @@ void decode_scale(const val& o, bool* hasScale, float* scale) {
   *scale = static_cast<float>(number_of(s, "scale"));
 }
 
+// Reads the matrices `o` holds, each into its field (a key `o` does not have leaves its field as it is).
+void read_matrices(const val& o, std::initializer_list<std::pair<const char*, ap::Mat*>> fields) {
+  for (const auto& [key, m] : fields)
+    if (has(o, key)) *m = matrix_from_js(o[key], key);
+}
+
+// Every attention call needs a query, a key and a value; `expected` says what each one is.
+void require_qkv(const val& o, const std::string& expected) {
+  for (const char* k : {"query", "key", "value"})
+    if (!has(o, k)) throw ap::Error(std::string(k) + ": missing (" + expected + ")");
+}
+
 val tokenized_to_js(const ap::Tokenized& t) {
   val o = val::object();
   o.set("tokens", val::array(t.tokens));
@@ -144,11 +160,11 @@ val run(val o) {
     decode_scale(o, &r.hasScale, &r.scale);
     if (has(o, "temperature")) r.temperature = static_cast<float>(number_of(o["temperature"], "temperature"));
     r.mask = decode_mask(o["mask"], "mask");
-    if (has(o, "embeddings")) r.embeddings = matrix_from_js(o["embeddings"], "embeddings");
-    if (has(o, "sourceEmbeddings")) r.sourceEmbeddings = matrix_from_js(o["sourceEmbeddings"], "sourceEmbeddings");
-    if (has(o, "Wq")) r.Wq = matrix_from_js(o["Wq"], "Wq");
-    if (has(o, "Wk")) r.Wk = matrix_from_js(o["Wk"], "Wk");
-    if (has(o, "Wv")) r.Wv = matrix_from_js(o["Wv"], "Wv");
+    read_matrices(o, {{"embeddings", &r.embeddings},
+                      {"sourceEmbeddings", &r.sourceEmbeddings},
+                      {"Wq", &r.Wq},
+                      {"Wk", &r.Wk},
+                      {"Wv", &r.Wv}});
 
     const ap::Trace t = ap::run(r);
     val out = val::object();
@@ -200,8 +216,7 @@ val run(val o) {
 
 val attention(val o) {
   return guarded([&] {
-    for (const char* k : {"query", "key", "value"})
-      if (!has(o, k)) throw ap::Error(std::string(k) + ": missing (a Tensor [n, d] or [batch, n, d])");
+    require_qkv(o, "a Tensor [n, d] or [batch, n, d]");
     int rq = 0, rk = 0, rv = 0;
     const auto Q = batch_from_js(o["query"], "query", &rq);
     const auto K = batch_from_js(o["key"], "key", &rk);
@@ -263,18 +278,17 @@ val attention(val o) {
 
 val multiHeadAttention(val o) {
   return guarded([&] {
-    for (const char* k : {"query", "key", "value"})
-      if (!has(o, k)) throw ap::Error(std::string(k) + ": missing (a Tensor [n, E])");
+    require_qkv(o, "a Tensor [n, E]");
     const ap::Mat q = matrix_from_js(o["query"], "query");
     const ap::Mat k = matrix_from_js(o["key"], "key");
     const ap::Mat v = matrix_from_js(o["value"], "value");
     ap::MultiHeadParams p;
     if (!has(o, "numHeads")) throw ap::Error("numHeads: missing");
     p.numHeads = int_of(o["numHeads"], "numHeads");
-    if (has(o, "inProjWeight")) p.inProjWeight = matrix_from_js(o["inProjWeight"], "inProjWeight");
-    if (has(o, "qProjWeight")) p.qProjWeight = matrix_from_js(o["qProjWeight"], "qProjWeight");
-    if (has(o, "kProjWeight")) p.kProjWeight = matrix_from_js(o["kProjWeight"], "kProjWeight");
-    if (has(o, "vProjWeight")) p.vProjWeight = matrix_from_js(o["vProjWeight"], "vProjWeight");
+    read_matrices(o, {{"inProjWeight", &p.inProjWeight},
+                      {"qProjWeight", &p.qProjWeight},
+                      {"kProjWeight", &p.kProjWeight},
+                      {"vProjWeight", &p.vProjWeight}});
     if (has(o, "inProjBias")) p.inProjBias = vector_from_js(o["inProjBias"], "inProjBias");
     if (!has(o, "outProjWeight")) throw ap::Error("outProjWeight: missing (a Tensor [E, E])");
     p.outProjWeight = matrix_from_js(o["outProjWeight"], "outProjWeight");

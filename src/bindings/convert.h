@@ -8,6 +8,7 @@
 #include <cmath>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/common.h"
@@ -177,17 +178,20 @@ struct StepTensors {
 
 inline void set_steps(val& o, const StepTensors& t) {
   auto heads = [](const std::vector<ap::Mat>& ms) { return ms.size() == 1 ? tensor_to_js(ms[0]) : stack_to_js(ms); };
-  o.set("embeddings", tensor_to_js(t.embeddings));
-  o.set("Wq", tensor_to_js(t.Wq));
-  o.set("Wk", tensor_to_js(t.Wk));
-  o.set("Wv", tensor_to_js(t.Wv));
-  o.set("Q", tensor_to_js(t.Q));
-  o.set("K", tensor_to_js(t.K));
-  o.set("V", tensor_to_js(t.V));
-  o.set("scores", heads(t.scores));
-  o.set("scaledScores", heads(t.scaledScores));
-  o.set("maskedScores", heads(t.maskedScores));
-  o.set("weights", heads(t.weights));
+  // In pipeline order, which is also the order of the trace's keys.
+  const std::pair<const char*, const ap::Mat*> mats[] = {{"embeddings", &t.embeddings},
+                                                         {"Wq", &t.Wq},
+                                                         {"Wk", &t.Wk},
+                                                         {"Wv", &t.Wv},
+                                                         {"Q", &t.Q},
+                                                         {"K", &t.K},
+                                                         {"V", &t.V}};
+  for (const auto& [name, m] : mats) o.set(name, tensor_to_js(*m));
+  const std::pair<const char*, const std::vector<ap::Mat>*> per_head[] = {{"scores", &t.scores},
+                                                                          {"scaledScores", &t.scaledScores},
+                                                                          {"maskedScores", &t.maskedScores},
+                                                                          {"weights", &t.weights}};
+  for (const auto& [name, ms] : per_head) o.set(name, heads(*ms));
   o.set("output", tensor_to_js(t.output));
   o.set("heads", static_cast<int>(t.weights.size()));
 }

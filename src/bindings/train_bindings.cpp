@@ -195,20 +195,14 @@ class TrainerHandle {
   val step(int n) {
     return guarded([&] {
       ready();
-      val r = score_to_js(t_->step(n));
-      r.set("steps", static_cast<double>(t_->steps_done()));
-      r.set("lrInUse", t_->lr());
-      return r;
+      return with_progress(score_to_js(t_->step(n)));
     });
   }
 
   val trainOn(val batch) {
     return guarded([&] {
       ready();
-      val r = score_to_js(t_->train_on(batch_of(batch)));
-      r.set("steps", static_cast<double>(t_->steps_done()));
-      r.set("lrInUse", t_->lr());
-      return r;
+      return with_progress(score_to_js(t_->train_on(batch_of(batch))));
     });
   }
 
@@ -349,6 +343,12 @@ class TrainerHandle {
 
  private:
   std::unique_ptr<tr::Trainer> t_;
+  // A score after training steps, with how far the training is and the learning rate of its next step.
+  val with_progress(val r) const {
+    r.set("steps", static_cast<double>(t_->steps_done()));
+    r.set("lrInUse", t_->lr());
+    return r;
+  }
   void ready() const {
     if (!t_) throw ap::Error("trainer: not configured (or disposed)");
   }
