@@ -4,6 +4,7 @@
 #include <malloc.h>
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -104,7 +105,9 @@ void decode_scale(const val& o, bool* hasScale, float* scale) {
 }
 
 // Reads the matrices `o` holds, each into its field (a key `o` does not have leaves its field as it is).
-void read_matrices(const val& o, std::initializer_list<std::pair<const char*, ap::Mat*>> fields) {
+// Field: ap::Mat, or std::optional<ap::Mat> where absent means "draw it from the seed".
+template <class Field>
+void read_matrices(const val& o, std::initializer_list<std::pair<const char*, Field*>> fields) {
   for (const auto& [key, m] : fields)
     if (has(o, key)) *m = matrix_from_js(o[key], key);
 }
@@ -160,11 +163,11 @@ val run(val o) {
     decode_scale(o, &r.hasScale, &r.scale);
     if (has(o, "temperature")) r.temperature = static_cast<float>(number_of(o["temperature"], "temperature"));
     r.mask = decode_mask(o["mask"], "mask");
-    read_matrices(o, {{"embeddings", &r.embeddings},
-                      {"sourceEmbeddings", &r.sourceEmbeddings},
-                      {"Wq", &r.Wq},
-                      {"Wk", &r.Wk},
-                      {"Wv", &r.Wv}});
+    read_matrices<std::optional<ap::Mat>>(o, {{"embeddings", &r.embeddings},
+                                              {"sourceEmbeddings", &r.sourceEmbeddings},
+                                              {"Wq", &r.Wq},
+                                              {"Wk", &r.Wk},
+                                              {"Wv", &r.Wv}});
 
     const ap::Trace t = ap::run(r);
     val out = val::object();
@@ -285,10 +288,10 @@ val multiHeadAttention(val o) {
     ap::MultiHeadParams p;
     if (!has(o, "numHeads")) throw ap::Error("numHeads: missing");
     p.numHeads = int_of(o["numHeads"], "numHeads");
-    read_matrices(o, {{"inProjWeight", &p.inProjWeight},
-                      {"qProjWeight", &p.qProjWeight},
-                      {"kProjWeight", &p.kProjWeight},
-                      {"vProjWeight", &p.vProjWeight}});
+    read_matrices<ap::Mat>(o, {{"inProjWeight", &p.inProjWeight},
+                               {"qProjWeight", &p.qProjWeight},
+                               {"kProjWeight", &p.kProjWeight},
+                               {"vProjWeight", &p.vProjWeight}});
     if (has(o, "inProjBias")) p.inProjBias = vector_from_js(o["inProjBias"], "inProjBias");
     if (!has(o, "outProjWeight")) throw ap::Error("outProjWeight: missing (a Tensor [E, E])");
     p.outProjWeight = matrix_from_js(o["outProjWeight"], "outProjWeight");
