@@ -208,9 +208,15 @@ window.__apTimes = { sinceNavigationMs: performance.now(), importInitMs: perform
       const pg = await ctx.newPage()
       await pg.goto(base)
       const t = await pg
-        .waitForFunction(() => /** @type {Window & { __apTimes?: unknown }} */ (window).__apTimes, null, {
-          timeout: 30000,
-        })
+        .waitForFunction(
+          () =>
+            /** @type {Window & { __apTimes?: { sinceNavigationMs: number, importInitMs: number } }} */ (window)
+              .__apTimes,
+          null,
+          {
+            timeout: 30000,
+          },
+        )
         .then((h) => h.jsonValue())
       await ctx.close()
       if (i === 0) continue // the first launch also warms the browser process itself
