@@ -30,6 +30,15 @@ static double median_ms(F f, int runs) {
   return t[t.size() / 2];
 }
 
+// One JSON line per measurement (bench/run.mjs reads them).
+static void report(const char* path, int n, int d, bool causal, double ms, double flops, int runs) {
+  std::printf(
+      "{\"impl\":\"native\",\"path\":\"%s\",\"backend\":\"%s\",\"n\":%d,\"d\":%d,\"causal\":%s,\"ms\":%.4f,"
+      "\"gflops\":%.2f,\"min_ms\":%.4f,\"runs\":%d}\n",
+      path, k::backend(), n, d, causal ? "true" : "false", ms, flops / ms / 1e6, g_min_ms, runs);
+  std::fflush(stdout);
+}
+
 int main(int argc, char** argv) {
   bool quick = false;
   for (int i = 1; i < argc; ++i)
@@ -53,11 +62,7 @@ int main(int argc, char** argv) {
               k::flash_attention(Q.data(), K.data(), V.data(), O.data(), n, n, d, d, alpha, 1.f, causal, ws.data());
             },
             runs);
-        std::printf(
-            "{\"impl\":\"native\",\"path\":\"flash\",\"backend\":\"%s\",\"n\":%d,\"d\":%d,\"causal\":%s,\"ms\":%.4f,"
-            "\"gflops\":%.2f,\"min_ms\":%.4f,\"runs\":%d}\n",
-            k::backend(), n, d, causal ? "true" : "false", ms, flops / ms / 1e6, g_min_ms, runs);
-        std::fflush(stdout);
+        report("flash", n, d, causal, ms, flops, runs);
         if (n > 2048) continue;  // the n×n matrix is the point of the fused path past this
         std::vector<float> S(size_t(n) * n);
         const double ms2 = median_ms(
@@ -70,11 +75,7 @@ int main(int argc, char** argv) {
               k::weights_v(S.data(), V.data(), O.data(), n, n, d);
             },
             runs);
-        std::printf(
-            "{\"impl\":\"native\",\"path\":\"unfused\",\"backend\":\"%s\",\"n\":%d,\"d\":%d,\"causal\":%s,\"ms\":%.4f,"
-            "\"gflops\":%.2f,\"min_ms\":%.4f,\"runs\":%d}\n",
-            k::backend(), n, d, causal ? "true" : "false", ms2, flops / ms2 / 1e6, g_min_ms, runs);
-        std::fflush(stdout);
+        report("unfused", n, d, causal, ms2, flops, runs);
       }
     }
   }
