@@ -71,7 +71,7 @@ function typeText(page, text) {
 export async function runPageBench(opts = {}) {
   const RUNS = opts.runs ?? 15
   const SIZES = opts.sizes ?? [8, 32, 128, 2000]
-  const server = await serveStatic()
+  const server = await serveStatic(process.env.SITE_DIR || undefined)
   const session = await launchChromium()
   const rows = []
   try {

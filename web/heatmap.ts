@@ -28,6 +28,7 @@ export interface HeatmapOptions {
 const LABEL_FONT = '11px system-ui, "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", sans-serif'
 const TABLE_MAX = 200
 const CELL_FONT = '10px ui-monospace, "DejaVu Sans Mono", monospace'
+const GREY: [number, number, number] = [215, 215, 215]
 
 // Text is measured on a detached canvas: setting a font on a canvas in the document makes the
 // browser bring the whole page's style up to date first.
@@ -35,6 +36,24 @@ let measurer: CanvasRenderingContext2D | null = null
 function measureCtx(): CanvasRenderingContext2D {
   measurer ??= document.createElement('canvas').getContext('2d')!
   return measurer
+}
+
+/**
+ * Heatmaps waiting to be drawn. A render changes many panels' text and nodes; a canvas that sets its font
+ * makes the browser bring the page's style up to date, so drawing in the middle of those changes would
+ * recompute style twice. The playground draws them all at the end of its render (flushHeatmaps); a
+ * microtask does it for everyone else.
+ */
+const queued = new Set<Heatmap>()
+let flushQueued = false
+
+/** Draws every heatmap whose picture is out of date (at once: before reading or exporting a canvas). */
+export function flushHeatmaps(): void {
+  flushQueued = false
+  for (const m of queued) {
+    queued.delete(m)
+    m.drawNow()
+  }
 }
 
 /** Every live heatmap, so that printing can draw those that were never scrolled into view. */
@@ -82,6 +101,9 @@ export class Heatmap {
   private hover: [number, number] | null = null
   private cells: HTMLCanvasElement | null = null
   private offCtx: CanvasRenderingContext2D | null = null
+  private img: ImageData | null = null
+  /** The data changed since the cells were painted (painted when drawn: off-screen heatmaps wait). */
+  private cellsStale = false
   private opts: HeatmapOptions
   // The container's width, kept by a ResizeObserver so updates never force a synchronous layout.
   private avail = 0
@@ -158,7 +180,7 @@ export class Heatmap {
       this.seen = new IntersectionObserver(
         (entries) => {
           this.visible = entries[entries.length - 1].isIntersecting
-          if (this.visible && this.dirty) this.draw()
+          if (this.visible && this.dirty) this.drawNow()
         },
         { rootMargin: '300px 0px' },
       )
@@ -170,6 +192,7 @@ export class Heatmap {
     this.resize?.disconnect()
     this.seen?.disconnect()
     live.delete(this)
+    queued.delete(this)
   }
 
   /**
@@ -181,7 +204,7 @@ export class Heatmap {
     if (!this.dirty) return
     const was = this.visible
     this.visible = true
-    this.draw()
+    this.drawNow()
     this.visible = was
   }
 
@@ -206,7 +229,7 @@ export class Heatmap {
     if (this.selected && (this.selected[0] >= rows || this.selected[1] >= cols)) this.selected = null
     this.cursor = [Math.min(this.cursor[0], Math.max(rows - 1, 0)), Math.min(this.cursor[1], Math.max(cols - 1, 0))]
     this.layout()
-    this.paintCells()
+    this.cellsStale = true
     this.draw()
     this.renderLegend()
     if (this.details.open) this.buildTable()
@@ -245,7 +268,7 @@ export class Heatmap {
     let lw = 0
     // Thousands of labels: a sample of ~400 sets the width (longer ones are cut with an ellipsis anyway).
     const every = Math.max(1, Math.floor(this.rowLabels.length / 400))
-    for (let i = 0; i < this.rowLabels.length; i += every) lw = Math.max(lw, ctx.measureText(this.rowLabels[i]).width)
+    for (let i = 0; i < this.rowLabels.length; i += every) lw = Math.max(lw, labelWidth(ctx, this.rowLabels[i]))
     this.labelW = Math.ceil(Math.min(lw, 96)) + 8
     const maxCell = this.opts.maxCell ?? 46
     // Long texts: cells shrink (down to 1 px) so a canvas never grows past ~1600 px a side.
@@ -257,7 +280,7 @@ export class Heatmap {
     // instead of a canvas tens of thousands of pixels tall that the browser must allocate and paint.
     if (this.rows > LONG_TOKENS) this.ch = Math.min(this.ch, 640 / this.rows)
     let cl = 0
-    for (const l of this.colLabels) cl = Math.max(cl, ctx.measureText(l).width)
+    for (const l of this.colLabels) cl = Math.max(cl, labelWidth(ctx, l))
     // Short labels (one CJK character, 'is') sit upright; longer ones are turned to fit.
     this.upright = cl <= this.cw - 4
     this.labelH = this.colsAreTokens() && !this.upright ? Math.ceil(Math.min(cl, 80)) + 8 : 16
@@ -281,6 +304,7 @@ export class Heatmap {
 
   /** One pixel per cell in an offscreen canvas; drawn scaled, so redraws on hover stay cheap. */
   private paintCells(): void {
+    this.cellsStale = false
     const { rows, cols } = this
     if (rows === 0 || cols === 0) {
       this.cells = null
@@ -292,34 +316,46 @@ export class Heatmap {
     if (off.height !== rows) off.height = rows
     this.offCtx ??= off.getContext('2d')!
     const ctx = this.offCtx
-    const img = ctx.createImageData(cols, rows)
+    if (this.img?.width !== cols || this.img.height !== rows) this.img = ctx.createImageData(cols, rows)
+    const img = this.img
     const px = img.data
     for (let k = 0; k < rows * cols; k++) {
       const v = this.data[k]
-      let r = 215,
-        g = 215,
-        b = 215
-      if (Number.isFinite(v)) [r, g, b] = this.scale.color(v)
+      if (Number.isFinite(v)) this.scale.paint(v, px, k * 4)
       else if (Number.isNaN(v)) {
-        r = 255
-        g = 0
-        b = 255
+        px[k * 4] = 255
+        px[k * 4 + 1] = 0
+        px[k * 4 + 2] = 255
+      } else {
+        px[k * 4] = px[k * 4 + 1] = px[k * 4 + 2] = 215
       }
-      px[k * 4] = r
-      px[k * 4 + 1] = g
-      px[k * 4 + 2] = b
       px[k * 4 + 3] = 255
     }
     ctx.putImageData(img, 0, 0)
     this.cells = off
   }
 
+  /** Asks for a redraw: at the next flush, or when the heatmap scrolls into view. */
   private draw(): void {
     if (!this.visible) {
       this.dirty = true
       return
     }
+    queued.add(this)
+    if (flushQueued) return
+    flushQueued = true
+    queueMicrotask(flushHeatmaps)
+  }
+
+  /** Draws now (a visible heatmap; an off-screen one waits until it scrolls into view). */
+  drawNow(): void {
+    if (!this.visible) {
+      this.dirty = true
+      return
+    }
     this.dirty = false
+    queued.delete(this)
+    if (this.cellsStale) this.paintCells()
     const ctx = this.canvas.getContext('2d')!
     const dpr = window.devicePixelRatio || 1
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0)
@@ -364,21 +400,35 @@ export class Heatmap {
       }
       ctx.stroke()
     }
-    if (cw >= 40 && ch >= 18) {
-      ctx.font = CELL_FONT
-      ctx.textAlign = 'center'
-      ctx.textBaseline = 'middle'
-      for (let i = 0; i < rows; i++) {
-        for (let j = 0; j < cols; j++) {
-          const v = this.data[i * cols + j]
-          const bg = Number.isFinite(v) ? this.scale.color(v) : ([215, 215, 215] as [number, number, number])
-          ctx.fillStyle = textOn(bg)
-          ctx.fillText(cellText(v), x0 + j * cw + cw / 2, y0 + i * ch + ch / 2 + 0.5)
-        }
-      }
-    }
+    if (cw >= 40 && ch >= 18) this.drawCellTexts(ctx)
     this.drawLabels(ctx)
     this.drawOverlays(ctx)
+  }
+
+  /** Each cell's number, in black or white by its colour: all cells of one text colour in one pass. */
+  private drawCellTexts(ctx: CanvasRenderingContext2D): void {
+    const { rows, cols, cw, ch, labelW: x0, labelH: y0 } = this
+    ctx.font = CELL_FONT
+    ctx.textAlign = 'center'
+    ctx.textBaseline = 'middle'
+    const light: number[] = []
+    ctx.fillStyle = '#111'
+    for (let k = 0; k < rows * cols; k++) {
+      const v = this.data[k]
+      if (textOn(Number.isFinite(v) ? this.scale.color(v) : GREY) !== '#111') {
+        light.push(k)
+        continue
+      }
+      const i = (k / cols) | 0,
+        j = k - i * cols
+      ctx.fillText(cellText(v), x0 + j * cw + cw / 2, y0 + i * ch + ch / 2 + 0.5)
+    }
+    ctx.fillStyle = '#fff'
+    for (const k of light) {
+      const i = (k / cols) | 0,
+        j = k - i * cols
+      ctx.fillText(cellText(this.data[k]), x0 + j * cw + cw / 2, y0 + i * ch + ch / 2 + 0.5)
+    }
   }
 
   private drawLabels(ctx: CanvasRenderingContext2D): void {
@@ -702,6 +752,19 @@ function cellText(v: number): string {
   const a = Math.abs(v)
   const s = a >= 1000 ? v.toExponential(1) : v.toFixed(a >= 100 ? 1 : a >= 10 ? 2 : 3)
   return s.startsWith('-') ? '−' + s.slice(1) : s
+}
+
+const widths = new Map<string, number>()
+
+/** A label's width in LABEL_FONT (cached: the same tokens are measured on every update). */
+function labelWidth(ctx: CanvasRenderingContext2D, s: string): number {
+  let w = widths.get(s)
+  if (w === undefined) {
+    w = ctx.measureText(s).width
+    if (widths.size > 5000) widths.clear()
+    widths.set(s, w)
+  }
+  return w
 }
 
 const clipped = new Map<string, string>()

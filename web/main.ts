@@ -31,16 +31,30 @@ try {
   const engine = await init()
   performance.mark('ap-init-end')
   status.remove()
-  // history.replaceState costs several ms: a single change is written at once, a burst (typing,
-  // dragging a slider) at most every 150 ms and once more when it ends.
-  let urlTimer: ReturnType<typeof setTimeout> | undefined
+  // history.replaceState costs several ms and forces a layout (it saves the scroll position): the URL is
+  // written after the next frame, so the learner sees the result first, and a burst (typing, dragging a
+  // slider) writes at most every 150 ms, the last state included.
+  let latest: PlaygroundState | null = null
   let lastWrite = 0
-  const writeUrl = (s: PlaygroundState) => {
+  const writeUrl = () => {
+    if (!latest) return
+    const s = latest
+    latest = null
+    lastWrite = performance.now()
     const p = toParams(s)
     p.set('lang', s.lang)
     history.replaceState(null, '', `${location.pathname}?${p}`)
-    document.documentElement.lang = s.lang === 'zh' ? 'zh-CN' : 'en'
-    document.title = translator(s.lang)('title')
+  }
+  const writeSoon = () => {
+    const wait = Math.max(0, 150 - (performance.now() - lastWrite))
+    // A hidden tab runs no animation frames: the timer alone writes it there.
+    const timer = setTimeout(writeUrl, wait + 100)
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        clearTimeout(timer)
+        writeUrl()
+      }, wait),
+    )
   }
   window.__apPlayground = mountPlayground(root, engine, state, {
     notices,
@@ -50,16 +64,14 @@ try {
       return `${location.origin}${location.pathname}?${p}`
     },
     onStateChange: (s) => {
-      clearTimeout(urlTimer)
-      const now = performance.now()
-      if (now - lastWrite > 150) {
-        lastWrite = now
-        writeUrl(s)
-      } else
-        urlTimer = setTimeout(() => {
-          lastWrite = performance.now()
-          writeUrl(s)
-        }, 150)
+      const lang = s.lang === 'zh' ? 'zh-CN' : 'en'
+      if (document.documentElement.lang !== lang) {
+        document.documentElement.lang = lang
+        document.title = translator(s.lang)('title')
+      }
+      const pending = latest !== null
+      latest = s
+      if (!pending) writeSoon()
     },
   })
   performance.mark('ap-mounted')

@@ -23,6 +23,18 @@ function lerpScale(stops: RGB[], t: number): RGB {
   return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f]
 }
 
+/** lerpScale written into an RGBA buffer at `at` (the heatmaps' pixels: no array per cell). */
+function lerpInto(stops: RGB[], t: number, out: Uint8ClampedArray, at: number): void {
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (stops.length - 1)
+  const i = Math.min(stops.length - 2, Math.floor(x))
+  const f = x - i
+  const a = stops[i],
+    b = stops[i + 1]
+  out[at] = a[0] + (b[0] - a[0]) * f
+  out[at + 1] = a[1] + (b[1] - a[1]) * f
+  out[at + 2] = a[2] + (b[2] - a[2]) * f
+}
+
 export function viridis(t: number): RGB {
   return lerpScale(VIRIDIS, t)
 }
@@ -39,6 +51,8 @@ export interface ColorScale {
   lo: number
   hi: number
   color(v: number): RGB
+  /** color(v) written into an RGBA buffer at `at` (alpha untouched). */
+  paint(v: number, out: Uint8ClampedArray, at: number): void
 }
 
 /**
@@ -61,16 +75,34 @@ export function scaleFor(data: ArrayLike<number>, forceUnit = false): ColorScale
   }
   if (forceUnit) {
     const top = Math.max(hi, 1e-12)
-    return { kind: 'unit', lo: 0, hi: top, color: (v) => viridis(v / top) }
+    return {
+      kind: 'unit',
+      lo: 0,
+      hi: top,
+      color: (v) => viridis(v / top),
+      paint: (v, out, at) => lerpInto(VIRIDIS, v / top, out, at),
+    }
   }
   if (lo < 0) {
     const m = Math.max(Math.abs(lo), Math.abs(hi), 1e-12)
-    return { kind: 'signed', lo: -m, hi: m, color: (v) => diverging(v / m) }
+    return {
+      kind: 'signed',
+      lo: -m,
+      hi: m,
+      color: (v) => diverging(v / m),
+      paint: (v, out, at) => lerpInto(DIVERGING, (v / m + 1) / 2, out, at),
+    }
   }
   // Values far from 0 (e.g. all in [5, 6]) would all look alike on a scale from 0.
   const base = lo > 0.5 * hi ? lo : 0
   const span = Math.max(hi - base, 1e-12)
-  return { kind: 'unit', lo: base, hi, color: (v) => viridis((v - base) / span) }
+  return {
+    kind: 'unit',
+    lo: base,
+    hi,
+    color: (v) => viridis((v - base) / span),
+    paint: (v, out, at) => lerpInto(VIRIDIS, (v - base) / span, out, at),
+  }
 }
 
 /** Black or white text, whichever reads better on the given background (WCAG relative luminance). */

@@ -6,6 +6,7 @@
 import type { Engine, Trace } from 'attention-playground'
 import type { Ctx, Highlight, Panel, Selection } from './context'
 import { Texts, adoptStyles, h, setText } from './dom'
+import { flushHeatmaps } from './heatmap'
 import { errorMessage } from './format'
 import { translator, type Translate } from './i18n'
 import { VIEWS_USING_CONTROLS, cloneState, withoutCrossCausal, type Notice, type PlaygroundState } from './state'
@@ -290,6 +291,8 @@ class Playground {
     this.renderNotices()
     this.panels.render(this.ctx, this.long)
     applyStepFilter(this.app, this.opts.steps)
+    // The canvases last, after every change to the page's nodes (see flushHeatmaps).
+    flushHeatmaps()
     // ms: compute plus rendering, read by bench/page_bench.mjs.
     const detail = {
       error: this.error,

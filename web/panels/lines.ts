@@ -35,6 +35,43 @@ export class LinesPanel implements Panel {
     this.summary,
     h('div', { class: 'lines-wrap' }, h('div', { class: 'lines-stack' }, this.canvas, this.svgEl)),
   )
+  // Far below the fold on a long sentence: the lines are drawn when they scroll into view.
+  private visible = true
+  private dirty = false
+  private seen: IntersectionObserver | null = null
+  private printQuery: MediaQueryList | null = null
+
+  constructor() {
+    if (typeof IntersectionObserver === 'function') {
+      this.visible = false
+      this.seen = new IntersectionObserver(
+        (entries) => {
+          this.visible = entries[entries.length - 1].isIntersecting
+          if (this.visible && this.dirty) this.draw()
+        },
+        { rootMargin: '300px 0px' },
+      )
+      this.seen.observe(this.canvas)
+      // A printout shows the whole page: the lines too, seen or not.
+      window.addEventListener('beforeprint', this.drawAnyway)
+      this.printQuery = window.matchMedia?.('print') ?? null
+      this.printQuery?.addEventListener?.('change', this.drawAnyway)
+    }
+  }
+
+  dispose(): void {
+    this.seen?.disconnect()
+    window.removeEventListener('beforeprint', this.drawAnyway)
+    this.printQuery?.removeEventListener?.('change', this.drawAnyway)
+  }
+
+  private readonly drawAnyway = (): void => {
+    if (!this.dirty) return
+    const was = this.visible
+    this.visible = true
+    this.draw()
+    this.visible = was
+  }
 
   render(ctx: Ctx): void {
     const { t, trace, state } = ctx
@@ -58,7 +95,9 @@ export class LinesPanel implements Panel {
     const key = JSON.stringify([this.qToks, this.kToks])
     if (key !== this.tokKey) {
       this.tokKey = key
-      this.buildTokens(ctx, nq, nk)
+      // The same counts (a word typed): the token texts take the new words.
+      if (this.leftTexts.length === nq && this.rightTexts.length === nk) this.retext()
+      else this.buildTokens(ctx, nq, nk)
     }
     this.highlight(ctx)
   }
@@ -95,6 +134,11 @@ export class LinesPanel implements Panel {
     this.rightTexts = this.kToks.map((s, j) => mk(XR, this.yk(j), s, 'start', () => ctx.setHighlight(null, j)))
   }
 
+  private retext(): void {
+    this.leftTexts.forEach((e, i) => setText(e, this.qToks[i]))
+    this.rightTexts.forEach((e, j) => setText(e, this.kToks[j]))
+  }
+
   private defaultQuery(): number {
     const it = this.qToks.findIndex((s) => s.toLowerCase() === 'it')
     return it >= 0 ? it : 0
@@ -121,6 +165,8 @@ export class LinesPanel implements Panel {
   }
 
   private draw(): void {
+    this.dirty = !this.visible
+    if (this.dirty) return
     const ctx = this.canvas.getContext('2d')
     if (!ctx) return
     const dpr = window.devicePixelRatio || 1
@@ -153,10 +199,16 @@ export class LinesPanel implements Panel {
   }
 }
 
+/** The indices of the k largest values, largest first (ties: the lower index first, as a stable sort gives). */
 function topK(w: number[], k: number): number[] {
-  return w
-    .map((v, j) => [v, j] as const)
-    .sort((a, b) => b[0] - a[0])
-    .slice(0, k)
-    .map(([, j]) => j)
+  const top: number[] = []
+  for (let j = 0; j < w.length; j++) {
+    let at = top.length
+    while (at > 0 && w[top[at - 1]] < w[j]) at--
+    if (at < k) {
+      top.splice(at, 0, j)
+      if (top.length > k) top.pop()
+    }
+  }
+  return top
 }

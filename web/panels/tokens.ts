@@ -29,6 +29,7 @@ export class TokensPanel implements Panel {
     h('div', { class: 'vocab-box' }, this.vocabTitle, this.vocab),
     this.mergesBox,
   )
+  private shape = ''
 
   render(ctx: Ctx): void {
     const { t, trace, state } = ctx
@@ -39,13 +40,25 @@ export class TokensPanel implements Panel {
     this.badge.hidden = !course
     if (course) setText(this.badge, `✓ ${t('courseBadge')}`)
     if (!trace) return
-    // Rebuilding chips when nothing about them changed would only cost style and layout work.
-    const key = JSON.stringify([
+    const cross = state.mode === 'cross' && !!trace.sourceTokens
+    const lines: TokenLine[] = cross
+      ? [
+          { label: t('encoderTokens'), tokens: trace.sourceTokens!, ids: trace.sourceTokenIds ?? [], side: 'k' },
+          { label: t('decoderTokens'), tokens: trace.tokens, ids: trace.tokenIds, side: 'q' },
+        ]
+      : [{ label: '', tokens: trace.tokens, ids: trace.tokenIds, side: 'both' }]
+    // Rebuilding chips when nothing about them changed would only cost style and layout work; when only
+    // their words changed (typing), the same chips take the new words.
+    const shape = JSON.stringify([
       state.lang,
       state.mode,
       state.mask,
       state.padKeys,
       state.tokenizer,
+      lines.map((l) => l.tokens.length),
+    ])
+    const key = JSON.stringify([
+      shape,
       trace.tokens,
       trace.tokenIds,
       trace.sourceTokens,
@@ -57,15 +70,15 @@ export class TokensPanel implements Panel {
       return
     }
     this.key = key
-    const cross = state.mode === 'cross' && !!trace.sourceTokens
+    if (shape === this.shape) {
+      this.retext(lines)
+      this.renderVocab(ctx)
+      this.highlight(ctx)
+      return
+    }
+    this.shape = shape
     this.rows.replaceChildren()
     this.chips = []
-    const lines: TokenLine[] = cross
-      ? [
-          { label: t('encoderTokens'), tokens: trace.sourceTokens!, ids: trace.sourceTokenIds ?? [], side: 'k' },
-          { label: t('decoderTokens'), tokens: trace.tokens, ids: trace.tokenIds, side: 'q' },
-        ]
-      : [{ label: '', tokens: trace.tokens, ids: trace.tokenIds, side: 'both' }]
     for (const line of lines) {
       // A button cannot be a list item: each chip sits in its own item; the row's label stays outside the list.
       const row = h('div', { class: 'tok-row' })
@@ -94,19 +107,33 @@ export class TokensPanel implements Panel {
     this.highlight(ctx)
   }
 
+  /** The chips of each line take the new tokens and ids (same count, same marks). */
+  private retext(lines: TokenLine[]): void {
+    lines.forEach((line, n) => {
+      this.chips[n]?.forEach((chip, i) => {
+        setText(chip.querySelector('.tok-text')!, tokLabel(line.tokens[i]))
+        setText(chip.querySelector('.tok-id')!, String(line.ids[i] ?? ''))
+      })
+    })
+  }
+
   /** The vocabulary and, for bpe, the learned merges. */
   private renderVocab(ctx: Ctx): void {
     const { t, state } = ctx
     const trace = ctx.trace!
     this.vocabTitle.textContent = `${t('vocabulary')} (${trace.vocab.length})`
-    this.vocab.replaceChildren(
-      ...trace.vocab
-        .slice(0, 400)
-        .map((w, id) =>
+    const words = trace.vocab.slice(0, 400)
+    if (this.vocab.children.length === words.length) {
+      // The same number of words: the items stay, their words change.
+      words.forEach((w, id) => setText(this.vocab.children[id].lastChild!, tokLabel(w)))
+    } else {
+      this.vocab.replaceChildren(
+        ...words.map((w, id) =>
           h('li', {}, h('span', { class: 'vid', text: String(id) }), h('span', { class: 'vword', text: tokLabel(w) })),
         ),
-    )
-    this.mergesBox.replaceChildren()
+      )
+    }
+    if (this.mergesBox.childNodes.length) this.mergesBox.replaceChildren()
     if (state.tokenizer === 'bpe') {
       const merges = trace.merges ?? []
       this.mergesBox.append(h('h4', { text: `${t('merges')} (${merges.length})` }))
