@@ -29,6 +29,10 @@ const LABEL_FONT = '11px system-ui, "Noto Sans CJK SC", "WenQuanYi Micro Hei", "
 const TABLE_MAX = 200
 const CELL_FONT = '10px ui-monospace, "DejaVu Sans Mono", monospace'
 const GREY: [number, number, number] = [215, 215, 215]
+/** .hm-scroll's max-height (styles.ts): how much of a tall canvas shows at once. */
+const SCROLL_MAX_H = 560
+/** Numbers are written this far (px) beyond the scroll box's window, ahead of scrolling. */
+const TEXT_MARGIN = 300
 
 // Text is measured on a detached canvas: setting a font on a canvas in the document makes the
 // browser bring the whole page's style up to date first.
@@ -54,6 +58,12 @@ export function flushHeatmaps(): void {
     queued.delete(m)
     m.drawNow()
   }
+}
+
+/** Draws every heatmap inside `root` completely, seen or not (a panel's PNG shows its whole matrix). */
+export function completeHeatmaps(root: Element): void {
+  flushHeatmaps()
+  for (const m of live) if (root.contains(m.el)) m.complete()
 }
 
 /** Every live heatmap, so that printing can draw those that were never scrolled into view. */
@@ -102,6 +112,9 @@ export class Heatmap {
   private cells: HTMLCanvasElement | null = null
   private offCtx: CanvasRenderingContext2D | null = null
   private img: ImageData | null = null
+  /** Which rows have their numbers written (drawCellTexts), and the scroll box's offset. */
+  private textRows = new Uint8Array(0)
+  private scrollTop = 0
   /** The data changed since the cells were painted (painted when drawn: off-screen heatmaps wait). */
   private cellsStale = false
   private opts: HeatmapOptions
@@ -144,6 +157,14 @@ export class Heatmap {
     this.editor.inputMode = 'decimal'
     this.editor.hidden = true
     scroll.append(this.tip, this.editor)
+    scroll.addEventListener(
+      'scroll',
+      () => {
+        this.scrollTop = scroll.scrollTop
+        this.fillTexts()
+      },
+      { passive: true },
+    )
     this.legend = doc.createElement('div')
     this.legend.className = 'hm-legend'
     this.live = doc.createElement('p')
@@ -201,10 +222,18 @@ export class Heatmap {
    */
   prepareForPrint(): void {
     if (this.rows && !this.details.open) this.buildTable()
-    if (!this.dirty) return
+    this.complete()
+  }
+
+  /** Draws the whole picture now, every number included, visible or not (printing, exporting). */
+  complete(): void {
+    if (!this.dirty) {
+      this.fillTexts(true)
+      return
+    }
     const was = this.visible
     this.visible = true
-    this.drawNow()
+    this.drawNow(true)
     this.visible = was
   }
 
@@ -347,8 +376,8 @@ export class Heatmap {
     queueMicrotask(flushHeatmaps)
   }
 
-  /** Draws now (a visible heatmap; an off-screen one waits until it scrolls into view). */
-  drawNow(): void {
+  /** Draws now (a visible heatmap; an off-screen one waits until it scrolls into view); `all`: every number too. */
+  drawNow(all = false): void {
     if (!this.visible) {
       this.dirty = true
       return
@@ -400,28 +429,45 @@ export class Heatmap {
       }
       ctx.stroke()
     }
-    if (cw >= 40 && ch >= 18) this.drawCellTexts(ctx)
+    if (cw >= 40 && ch >= 18) this.drawCellTexts(ctx, all)
     this.drawLabels(ctx)
     this.drawOverlays(ctx)
   }
 
-  /** Each cell's number, in black or white by its colour: all cells of one text colour in one pass. */
-  private drawCellTexts(ctx: CanvasRenderingContext2D): void {
-    const { rows, cols, cw, ch, labelW: x0, labelH: y0 } = this
+  /**
+   * The cells' numbers of the rows in or near the scroll box's window (a tall matrix shows a few dozen of
+   * its rows at a time); the others are written as they scroll near (fillTexts), or for print and export.
+   */
+  private drawCellTexts(ctx: CanvasRenderingContext2D, all: boolean): void {
+    this.textRows = new Uint8Array(this.rows)
+    const [r0, r1] = all ? [0, this.rows] : this.rowWindow()
+    this.drawTextRows(ctx, r0, r1)
+  }
+
+  /** The rows of the canvas within TEXT_MARGIN px of what the scroll box shows. */
+  private rowWindow(): [number, number] {
+    const top = this.scrollTop - this.labelH
+    const from = Math.floor((top - TEXT_MARGIN) / this.ch)
+    const to = Math.ceil((top + SCROLL_MAX_H + TEXT_MARGIN) / this.ch)
+    return [Math.max(0, from), Math.min(this.rows, to)]
+  }
+
+  /** Writes the numbers of rows r0..r1 not yet written: the cells of one text colour in one pass. */
+  private drawTextRows(ctx: CanvasRenderingContext2D, r0: number, r1: number): void {
+    const { cols, cw, ch, labelW: x0, labelH: y0 } = this
     ctx.font = CELL_FONT
     ctx.textAlign = 'center'
     ctx.textBaseline = 'middle'
     const light: number[] = []
     ctx.fillStyle = '#111'
-    for (let k = 0; k < rows * cols; k++) {
-      const v = this.data[k]
-      if (textOn(Number.isFinite(v) ? this.scale.color(v) : GREY) !== '#111') {
-        light.push(k)
-        continue
+    for (let i = r0; i < r1; i++) {
+      if (this.textRows[i]) continue
+      this.textRows[i] = 1
+      for (let k = i * cols; k < (i + 1) * cols; k++) {
+        const v = this.data[k]
+        if (textOn(Number.isFinite(v) ? this.scale.color(v) : GREY) !== '#111') light.push(k)
+        else ctx.fillText(cellText(v), x0 + (k - i * cols) * cw + cw / 2, y0 + i * ch + ch / 2 + 0.5)
       }
-      const i = (k / cols) | 0,
-        j = k - i * cols
-      ctx.fillText(cellText(v), x0 + j * cw + cw / 2, y0 + i * ch + ch / 2 + 0.5)
     }
     ctx.fillStyle = '#fff'
     for (const k of light) {
@@ -429,6 +475,19 @@ export class Heatmap {
         j = k - i * cols
       ctx.fillText(cellText(this.data[k]), x0 + j * cw + cw / 2, y0 + i * ch + ch / 2 + 0.5)
     }
+  }
+
+  /** Writes the numbers missing near the scroll box's window (or all of them), over the drawn picture. */
+  private fillTexts(all = false): void {
+    if (this.dirty || !this.cells || this.textRows.length !== this.rows || !(this.cw >= 40 && this.ch >= 18)) return
+    const [r0, r1] = all ? [0, this.rows] : this.rowWindow()
+    let missing = false
+    for (let i = r0; i < r1 && !missing; i++) missing = !this.textRows[i]
+    if (!missing) return
+    const ctx = this.canvas.getContext('2d')!
+    const dpr = window.devicePixelRatio || 1
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0)
+    this.drawTextRows(ctx, r0, r1)
   }
 
   private drawLabels(ctx: CanvasRenderingContext2D): void {

@@ -1,13 +1,13 @@
 // Export: a panel as PNG (from a canvas, no external library), and a blob as a download.
 
-import { flushHeatmaps } from '../heatmap'
+import { completeHeatmaps } from '../heatmap'
 
 /**
  * Renders one panel (its title, shape line and heatmap) into a fresh canvas and encodes it as PNG.
  * The heatmap pixels are the panel's own canvas, so colours and layout are what the learner sees.
  */
 export async function exportPanelPng(panelEl: HTMLElement): Promise<Blob> {
-  flushHeatmaps()
+  completeHeatmaps(panelEl)
   const maps = Array.from(panelEl.querySelectorAll<HTMLCanvasElement>('canvas.hm-canvas, canvas')).filter(
     (c) => c.width > 0 && c.height > 0,
   )
