@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Where the page's update time goes at n tokens: Chromium's sampling profiler (CDP) over repeated input
 // changes, self time summed per function and per source file. Usage: node bench/page_profile.mjs [--n 128] [--runs 30]
-// For function names, profile an unminified build of the site:
-//   node node_modules/vite/bin/vite.js build --minify false --outDir build/site-profile && SITE_DIR=$PWD/build/site-profile node bench/page_profile.mjs
+// For function names, profile an unminified build of the site (an absolute outDir: Vite's root is web/):
+//   node node_modules/vite/bin/vite.js build --minify false --outDir $PWD/build/site-profile && SITE_DIR=$PWD/build/site-profile node bench/page_profile.mjs
 import { fileURLToPath } from 'node:url'
 import { launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
 
