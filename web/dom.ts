@@ -107,6 +107,19 @@ export function prefersReducedMotion(): boolean {
   return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches
 }
 
+/**
+ * Calls `seen` when `el` comes within 300 px of the viewport and when it leaves, so that what is off-screen
+ * is drawn only when it scrolls near. Null where there is no IntersectionObserver (then all counts as seen).
+ */
+export function watchSeen(el: Element, seen: (near: boolean) => void): IntersectionObserver | null {
+  if (typeof IntersectionObserver !== 'function') return null
+  const o = new IntersectionObserver((entries) => seen(entries[entries.length - 1].isIntersecting), {
+    rootMargin: '300px 0px',
+  })
+  o.observe(el)
+  return o
+}
+
 /** Sets text only when it differs: rewriting equal text still dirties style and layout. */
 export function setText(e: Node, s: string): void {
   if (e.textContent !== s) e.textContent = s

@@ -1,6 +1,7 @@
 // One matrix drawn as a heatmap on a canvas (fast for 128×128 and more), operable by mouse and
 // keyboard, with its numbers on hover, a live-region readout, and a table as its text alternative.
 
+import { watchSeen } from './dom'
 import { fmt, parseShown } from './format'
 import { rgbCss, scaleFor, textOn, type ColorScale } from './palette'
 import type { Translate } from './i18n'
@@ -196,17 +197,11 @@ export class Heatmap {
       })
       this.resize.observe(this.el)
     }
-    if (typeof IntersectionObserver === 'function') {
-      this.visible = false
-      this.seen = new IntersectionObserver(
-        (entries) => {
-          this.visible = entries[entries.length - 1].isIntersecting
-          if (this.visible && this.dirty) this.drawNow()
-        },
-        { rootMargin: '300px 0px' },
-      )
-      this.seen.observe(this.canvas)
-    }
+    this.seen = watchSeen(this.canvas, (near) => {
+      this.visible = near
+      if (near && this.dirty) this.drawNow()
+    })
+    if (this.seen) this.visible = false
   }
 
   dispose(): void {

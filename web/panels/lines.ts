@@ -4,7 +4,7 @@
 // on top, focusable and hoverable.
 
 import type { Ctx, Panel } from '../context'
-import { h, panelSection, setText, svg, tokLabel } from '../dom'
+import { h, panelSection, setText, svg, tokLabel, watchSeen } from '../dom'
 import { headMatrix } from '../model/heads'
 
 const ROW_H = 24
@@ -42,16 +42,12 @@ export class LinesPanel implements Panel {
   private printQuery: MediaQueryList | null = null
 
   constructor() {
-    if (typeof IntersectionObserver === 'function') {
+    this.seen = watchSeen(this.canvas, (near) => {
+      this.visible = near
+      if (near && this.dirty) this.draw()
+    })
+    if (this.seen) {
       this.visible = false
-      this.seen = new IntersectionObserver(
-        (entries) => {
-          this.visible = entries[entries.length - 1].isIntersecting
-          if (this.visible && this.dirty) this.draw()
-        },
-        { rootMargin: '300px 0px' },
-      )
-      this.seen.observe(this.canvas)
       // A printout shows the whole page: the lines too, seen or not.
       window.addEventListener('beforeprint', this.drawAnyway)
       this.printQuery = window.matchMedia?.('print') ?? null
