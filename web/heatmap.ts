@@ -1,7 +1,7 @@
 // One matrix drawn as a heatmap on a canvas (fast for 128×128 and more), operable by mouse and
 // keyboard, with its numbers on hover, a live-region readout, and a table as its text alternative.
 
-import { watchSeen } from './dom'
+import { setText, watchSeen } from './dom'
 import { fmt, parseShown } from './format'
 import { rgbCss, scaleFor, textOn, type ColorScale } from './palette'
 import type { Translate } from './i18n'
@@ -125,6 +125,8 @@ export class Heatmap {
   private focused = false
   private langSet = false
   private legendKey = ''
+  private gradient = ''
+  private readonly maskedKey = document.createElement('span')
   private upright = false
   private groups = 1
   private activeGroup = 0
@@ -733,25 +735,25 @@ export class Heatmap {
     const key = `${this.scale.kind}|${fmt(this.scale.lo, 2)}|${fmt(this.scale.hi, 2)}|${masked}|${t('legendMasked')}`
     if (key === this.legendKey) return
     this.legendKey = key
+    // The same spans each time, their text and colours changed (new nodes would each need style and layout).
     const lg = this.legend
-    lg.replaceChildren()
-    const lo = document.createElement('span')
-    lo.textContent = fmt(this.scale.lo, 2)
-    const bar = document.createElement('span')
-    bar.className = 'hm-bar'
+    if (!lg.childNodes.length) {
+      const bar = document.createElement('span')
+      bar.className = 'hm-bar'
+      lg.append(document.createElement('span'), bar, document.createElement('span'))
+      this.maskedKey.className = 'hm-masked-key'
+    }
+    const [lo, bar, hi] = Array.from(lg.children) as HTMLElement[]
+    setText(lo, fmt(this.scale.lo, 2))
     const stops: string[] = []
     for (let k = 0; k <= 8; k++)
       stops.push(rgbCss(this.scale.color(this.scale.lo + ((this.scale.hi - this.scale.lo) * k) / 8)))
-    bar.style.background = `linear-gradient(to right, ${stops.join(',')})`
-    const hi = document.createElement('span')
-    hi.textContent = fmt(this.scale.hi, 2)
-    lg.append(lo, bar, hi)
-    if (masked) {
-      const m = document.createElement('span')
-      m.className = 'hm-masked-key'
-      m.textContent = t('legendMasked')
-      lg.append(m)
-    }
+    const gradient = `linear-gradient(to right, ${stops.join(',')})`
+    if (gradient !== this.gradient) bar.style.background = this.gradient = gradient
+    setText(hi, fmt(this.scale.hi, 2))
+    setText(this.maskedKey, t('legendMasked'))
+    if (masked && this.maskedKey.parentNode !== lg) lg.append(this.maskedKey)
+    else if (!masked) this.maskedKey.remove()
   }
 
   /** The text alternative: every number in a table, row and column headed by their tokens. */

@@ -19,8 +19,9 @@ export class LinesPanel implements Panel {
   private summary = h('p', { class: 'lines-summary' })
   private canvas = h('canvas', { class: 'lines-canvas', 'aria-hidden': 'true' })
   private svgEl = svg('svg', { class: 'lines', role: 'img' })
-  private weights: number[][] = []
-  private top: number[][] = []
+  private weights: Float32Array[] = []
+  /** Each row's three largest weights, found when first needed (the summary needs one row, the picture all). */
+  private top: Array<number[] | undefined> = []
   private leftTexts: SVGTextElement[] = []
   private rightTexts: SVGTextElement[] = []
   private qToks: string[] = []
@@ -82,8 +83,8 @@ export class LinesPanel implements Panel {
     const nq = Math.min(nqAll, MAX_TOKENS),
       nk = Math.min(nkAll, MAX_TOKENS)
     if (nqAll > nq || nkAll > nk) setText(this.help, `${t('linesHelp')} (${nq}×${nk} / ${nqAll}×${nkAll})`)
-    this.weights = Array.from({ length: nq }, (_, i) => Array.from(full.data.subarray(i * nkAll, i * nkAll + nk)))
-    this.top = this.weights.map((w) => topK(w, 3))
+    this.weights = Array.from({ length: nq }, (_, i) => full.data.subarray(i * nkAll, i * nkAll + nk))
+    this.top = []
     this.qToks = trace.tokens.slice(0, nq).map(tokLabel)
     this.kToks = (state.mode === 'cross' && trace.sourceTokens ? trace.sourceTokens : trace.tokens)
       .slice(0, nk)
@@ -135,6 +136,10 @@ export class LinesPanel implements Panel {
     this.rightTexts.forEach((e, j) => setText(e, this.kToks[j]))
   }
 
+  private topOf(i: number): number[] {
+    return (this.top[i] ??= topK(this.weights[i], 3))
+  }
+
   private defaultQuery(): number {
     const it = this.qToks.findIndex((s) => s.toLowerCase() === 'it')
     return it >= 0 ? it : 0
@@ -155,7 +160,9 @@ export class LinesPanel implements Panel {
     setText(
       this.summary,
       `${this.qToks[qi]} → ` +
-        this.top[qi].map((j) => `${this.kToks[j]} ${w[j].toFixed(3)}`).join(' · ') +
+        this.topOf(qi)
+          .map((j) => `${this.kToks[j]} ${w[j].toFixed(3)}`)
+          .join(' · ') +
         `  (${ctx.t('linesTop')})`,
     )
   }
@@ -182,7 +189,7 @@ export class LinesPanel implements Panel {
       ctx.stroke()
     }
     this.weights.forEach((row, i) => {
-      const cols = many && q !== i ? this.top[i] : row.map((_, j) => j)
+      const cols = many && q !== i ? this.topOf(i) : Array.from(row, (_, j) => j)
       for (const j of cols) {
         if (many && k !== null && j !== k && q !== i) continue
         const w = row[j]
@@ -196,7 +203,7 @@ export class LinesPanel implements Panel {
 }
 
 /** The indices of the k largest values, largest first (ties: the lower index first, as a stable sort gives). */
-function topK(w: number[], k: number): number[] {
+function topK(w: ArrayLike<number>, k: number): number[] {
   const top: number[] = []
   for (let j = 0; j < w.length; j++) {
     let at = top.length
