@@ -251,23 +251,41 @@ void attention_weights(const float* Q, const float* K, const float* V, float* W,
   });
 }
 
-void warm_up() noexcept {
+namespace {
+
+// One thread's warm-up: every kernel a few hundred times on 48×32 inputs. Sizes and counts from
+// bench/wasm_harness (--first-call): 300 small flash calls were what it took for the first n = 2048 call
+// to run at full speed.
+void warm_up_this_thread() noexcept {
   try {
-    // Sizes and counts from bench/wasm_harness (--first-call): 300 small flash calls were what it
-    // took for the first n = 2048 call to run at full speed.
     constexpr int n = 48, d = 32;
     std::vector<float> a(n * d, 0.5f), s(n * n), o(n * d);
     std::vector<float> ws(static_cast<std::size_t>(flash_workspace_floats(n, n, d, d)));
     for (int r = 0; r < 300; ++r)
-      flash_attention(a.data(), a.data(), a.data(), o.data(), n, n, d, d, 0.1f, 1.f, r % 2 == 1, ws.data());
+      impl::flash_attention(a.data(), a.data(), a.data(), o.data(), n, n, d, d, 0.1f, 1.f, r % 2 == 1, ws.data());
     for (int r = 0; r < 100; ++r) {
-      attention_weights(a.data(), a.data(), a.data(), s.data(), o.data(), n, n, d, d, 0.1f, 1.f, r % 2 == 1, ws.data());
-      qkt(a.data(), a.data(), s.data(), n, n, d, 0.1f);
-      softmax_rows(s.data(), n, n, 1.f);
-      weights_v(s.data(), a.data(), o.data(), n, n, d);
+      impl::attention_weights(a.data(), a.data(), a.data(), s.data(), o.data(), n, n, d, d, 0.1f, 1.f, r % 2 == 1,
+                              ws.data());
+      impl::qkt(a.data(), a.data(), s.data(), n, n, d, 0.1f);
+      impl::softmax_rows(s.data(), n, n, 1.f);
+      impl::weights_v(s.data(), a.data(), o.data(), n, n, d);
     }
   } catch (...) {  // bad_alloc: warming up is only an optimization
   }
+}
+
+}  // namespace
+
+void warm_up() noexcept {
+#ifdef AP_THREADS
+  // Every pool thread runs its own warm-up, at the same time: a worker's first long calls were measured
+  // at half the calling thread's speed in Chromium until it had run the kernels itself.
+  if (pool().size() > 1) {
+    pool().run(pool().size(), [](int) { warm_up_this_thread(); });
+    return;
+  }
+#endif
+  warm_up_this_thread();
 }
 
 const char* backend() noexcept {
