@@ -4,7 +4,7 @@
 //   1 thread:  ours relaxed-SIMD and SIMD128 (fused = needWeights false, and needWeights true),
 //              tfjs-backend-wasm 4.22 (its SIMD build, multithreading off) and onnxruntime-web 1.30 (numThreads 1);
 //   2 threads: ours (the threaded relaxed engine, setThreads(2) and (1) in the same module), tfjs (threaded SIMD
-//              build, setThreadsCount(2)) and onnxruntime-web (numThreads 2).
+//              build, setThreadsCount(2)) and onnxruntime-web (numThreads 2, its pool's spinning off: see runCase).
 // Peers load their UMD builds from node_modules/.../dist and wasm-out, as a plain page would.
 // Each thread count is one page; inside it implementations take turns round by round (load from the other
 // processes on this machine then falls on all alike) and medians are reported. Every output is checked
@@ -119,7 +119,11 @@ window.runCase = async ({ n, d, causal, rounds }) => {
     const o = tf.tidy(() => { let x = tf.mul(tf.matMul(tq, tk, false, true), tf.scalar(scale)); if (tm) x = tf.add(x, tm); return tf.matMul(tf.softmax(x), tv) })
     const data = o.dataSync(); o.dispose(); return data
   } })
-  const session = await ort.InferenceSession.create(attentionModel(d, scale, causal), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' })
+  // Spinning off: onnxruntime's pool threads otherwise keep spinning after each run and take the core that the
+  // next implementation's threads need (measured: our 2 threads then ran no faster than 1).
+  const session = await ort.InferenceSession.create(attentionModel(d, scale, causal), {
+    executionProviders: ['wasm'], graphOptimizationLevel: 'all', extra: { session: { intra_op: { allow_spinning: '0' } } },
+  })
   const feeds = { Q: new ort.Tensor('float32', Q, [n, d]), K: new ort.Tensor('float32', K, [n, d]), V: new ort.Tensor('float32', V, [n, d]) }
   if (mask) feeds.mask = new ort.Tensor('float32', mask, [n, n])
   impls.push({ name: 'onnxruntime-web', peer: true, async: true, fn: async () => (await session.run(feeds)).O.data })
@@ -149,7 +153,8 @@ window.runCase = async ({ n, d, causal, rounds }) => {
 window.__ready = true
 </script>`
 
-const doneFlops = (r, n, d, causal) => (causal && r.ours && !r.needWeights ? 2 * n * (n + 1) * d : 4 * n * n * d)
+// Causal: our kernels (fused and the weights path) skip the key blocks past each row block's last row.
+const doneFlops = (r, n, d, causal) => (causal && r.ours ? 2 * n * (n + 1) * d : 4 * n * n * d)
 
 export async function runBrowserBench({ threadCounts = [1, 2] } = {}) {
   mkdirSync(join(root, 'build/bench'), { recursive: true })

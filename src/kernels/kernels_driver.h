@@ -41,8 +41,8 @@ inline void pv_tile_tail(const float* const p[kMR], int nj, const float* v, int 
 }
 
 template <class Ops>
-AP_INLINE void pv_rows(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
-                       const float c[kMR], int dv) {
+void pv_rows(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR], const float c[kMR],
+             int dv) {
   float* ox[kMR];
   const auto at = [&](int x) {
     for (int r = 0; r < kMR; ++r) ox[r] = o[r] + x;
