@@ -185,35 +185,34 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
   const bool fusable = (opts.score == ScoreRule::Dot || opts.score == ScoreRule::ScaledDot) &&
                        (opts.mask.kind == Mask::Kind::None || opts.mask.kind == Mask::Kind::Causal) &&
                        opts.mask.additive.empty();
-  // The fused kernel cannot report an overflow; when one is possible, take the checked path below.
+  // The kernels below cannot report an overflow in the scores; when one is possible, take the checked path.
   const double scaledBound =
       static_cast<double>(Q.cols()) * Q.cwiseAbs().maxCoeff() * K.cwiseAbs().maxCoeff() * std::fabs(r.scale);
   const double bound = scaledBound * invTemp;
-  if (!opts.needWeights && fusable && bound < 1e37) {
+  // Two kernels take the whole step when nothing can overflow (the bound): the fused one when the weights are
+  // not wanted, and the weights path when they are but no earlier step is kept (each block of rows of the
+  // weights written once, straight into the buffer handed back, and summed over V while still in cache).
+  const bool weightsPath = opts.needWeights && !opts.needScores && !opts.keepSteps;
+  if (fusable && bound < 1e37 && (!opts.needWeights || weightsPath)) {
+    const int d = static_cast<int>(Q.cols());
+    const bool causal = opts.mask.kind == Mask::Kind::Causal;
     r.context.resize(nq, dv);
-    // Uninitialized on purpose: the kernel writes every workspace cell before reading it (its tests poison it).
-    std::unique_ptr<float[]> ws(
-        new float[static_cast<std::size_t>(kernels::flash_workspace_floats(nq, nv, static_cast<int>(Q.cols()), dv))]);
-    kernels::flash_attention(Q.data(), K.data(), V.data(), r.context.data(), nq, nv, static_cast<int>(Q.cols()), dv,
-                             r.scale, invTemp, opts.mask.kind == Mask::Kind::Causal, ws.get());
+    // Uninitialized on purpose: the kernels write every workspace cell before reading it (their tests poison it).
+    std::unique_ptr<float[]> ws(new float[static_cast<std::size_t>(kernels::flash_workspace_floats(nq, nv, d, dv))]);
+    if (weightsPath) {
+      r.weights.resize(nq, nv);
+      kernels::attention_weights(Q.data(), K.data(), V.data(), r.weights.data(), r.context.data(), nq, nv, d, dv,
+                                 r.scale, invTemp, causal, ws.get());
+    } else {
+      kernels::flash_attention(Q.data(), K.data(), V.data(), r.context.data(), nq, nv, d, dv, r.scale, invTemp, causal,
+                               ws.get());
+    }
     check_no_overflow("query/key/value: the output overflows", r.context);
     r.output = r.context;
     return r;
   }
 
   const bool dot = opts.score == ScoreRule::Dot || opts.score == ScoreRule::ScaledDot;
-  if (fusable && !opts.needScores && !opts.keepSteps && bound < 1e37) {
-    // The weights path: each block of rows of the weights is written once, straight into the buffer that is
-    // handed back, and summed over V while still in cache. Nothing can overflow (the bound above).
-    r.weights.resize(nq, nv);
-    r.context.resize(nq, dv);
-    const int d = static_cast<int>(Q.cols());
-    std::unique_ptr<float[]> ws(new float[static_cast<std::size_t>(kernels::flash_workspace_floats(nq, nv, d, dv))]);
-    kernels::attention_weights(Q.data(), K.data(), V.data(), r.weights.data(), r.context.data(), nq, nv, d, dv, r.scale,
-                               invTemp, opts.mask.kind == Mask::Kind::Causal, ws.get());
-    r.output = r.context;
-    return r;
-  }
   bool finite;
   if (!opts.needScores && dot && scaledBound < 1e37) {
     // Nothing can overflow and the raw scores are not wanted: the kernel writes the scaled scores straight

@@ -232,8 +232,6 @@ void split_with_workspace(const float* K, int nq, int nk, int d, int dv, bool ca
 
 }  // namespace
 
-long long flash_scratch_floats(int dv) noexcept { return detail::flash_layout(0, 0, dv).kt; }
-
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
                      float alpha, float invTemp, bool causal, float* workspace) noexcept {
   split_with_workspace(K, nq, nk, d, dv, causal, workspace, [&](int r0, int r1, float* ws, const float* packedK) {

@@ -19,7 +19,6 @@ void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv)
 // O[nq, dv] = softmax(alpha·Q·Kᵀ / T (causal: j > i masked)) · V, without building the nq×nk matrix.
 // workspace: at least flash_workspace_floats(nq, nk, d, dv) floats. Fully masked rows give 0.
 long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept;
-long long flash_scratch_floats(int dv) noexcept;
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
                      float alpha, float invTemp, bool causal, float* workspace) noexcept;
 
@@ -50,31 +49,27 @@ const char* backend() noexcept;
 // against them in the same module. Same contracts and workspace size as above; q0 is the index of Q's first
 // row in the whole query (a thread's share: the causal mask is j > q0 + i), and packedK, when given, is K
 // already packed by the caller (the tail of a workspace from flash_workspace_floats), which the threads share:
-// each then needs only the head of a workspace, flash_scratch_floats(dv).
+// each then needs only the head of a workspace, its scratch (detail::FlashLayout: the floats before `kt`).
+// The entry points of one implementation; defined by AP_KERNEL_ENTRY_POINTS (kernels_driver.h).
+#define AP_KERNEL_DECLARATIONS                                                                                      \
+  void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept;                  \
+  void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;                                              \
+  void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;                        \
+  void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,     \
+                       float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,                       \
+                       const float* packedK = nullptr) noexcept;                                                    \
+  void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d, \
+                         int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,             \
+                         const float* packedK = nullptr) noexcept;
+
 namespace scalar {
-void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept;
-void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
-void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
-void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
-                     float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,
-                     const float* packedK = nullptr) noexcept;
-void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
-                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,
-                       const float* packedK = nullptr) noexcept;
+AP_KERNEL_DECLARATIONS
 }  // namespace scalar
 
 #ifdef __wasm_simd128__
 // The SIMD128 versions (only in wasm builds); the unqualified functions above call these.
 namespace simd {
-void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept;
-void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
-void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
-void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
-                     float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,
-                     const float* packedK = nullptr) noexcept;
-void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
-                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,
-                       const float* packedK = nullptr) noexcept;
+AP_KERNEL_DECLARATIONS
 }  // namespace simd
 #endif
 

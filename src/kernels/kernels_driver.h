@@ -8,8 +8,8 @@
 //   scale_max(s, n, alpha)          s[j] = min(alpha·s[j], FLT_MAX); returns max_j s[j]
 //   exp_sum(s, n, m, ls)            s[j] = 2^((s[j] - m)·ls); returns Σ s[j]
 //   scale(s, n, k)                  s[j] *= k
-//   pv_tile8(p[kMR], nj, v, ldv, o[kMR], c[kMR])   o[r][0..8) = c[r]·o[r] + Σ_j p[r][j]·v[j*ldv + 0..8)
-//   pv_tile4(...)                            the same for 4 columns
+//   pv_tile<C>(p[kMR], nj, v, ldv, o[kMR], c[kMR])  o[r][0..C) = c[r]·o[r] + Σ_j p[r][j]·v[j*ldv + 0..C),
+//                                                   C = 8 or 4
 #pragma once
 
 #include <algorithm>
@@ -49,9 +49,9 @@ void pv_rows(const float* const p[kMR], int nj, const float* v, int ldv, float* 
     return ox;
   };
   int x = 0;
-  for (; x + 8 <= dv; x += 8) Ops::pv_tile8(p, nj, v + x, ldv, at(x), c);
+  for (; x + 8 <= dv; x += 8) Ops::template pv_tile<8>(p, nj, v + x, ldv, at(x), c);
   if (x + 4 <= dv) {
-    Ops::pv_tile4(p, nj, v + x, ldv, at(x), c);
+    Ops::template pv_tile<4>(p, nj, v + x, ldv, at(x), c);
     x += 4;
   }
   if (x < dv) pv_tile_tail(p, nj, v + x, ldv, at(x), c, dv - x);
@@ -119,20 +119,25 @@ void qkt_driver(const float* Q, const float* K, float* S, int nq, int nk, int d,
   }
 }
 
+// One row's softmax over its first lim cells, s[j] = alpha·s[j] first; cells [lim, n) are masked and get 0,
+// and so does a row whose every score is -inf.
+template <class Ops>
+void softmax_row(float* s, int lim, int n, float alpha, float ls) {
+  const float m = Ops::scale_max(s, lim, alpha);
+  if (m == kNegInf) {
+    std::fill(s, s + n, 0.f);
+    return;
+  }
+  const float sum = Ops::exp_sum(s, lim, m, ls);
+  Ops::scale(s, lim, 1.0f / sum);
+  std::fill(s + lim, s + n, 0.f);
+}
+
 template <class Ops>
 void softmax_driver(float* S, int nq, int nk, float invTemp) {
   if (nk <= 0) return;
   const float ls = invTemp * kLog2e;
-  for (int i = 0; i < nq; ++i) {
-    float* s = S + static_cast<long long>(i) * nk;
-    const float m = Ops::scale_max(s, nk, 1.0f);
-    if (m == kNegInf) {
-      std::fill(s, s + nk, 0.f);
-      continue;
-    }
-    const float sum = Ops::exp_sum(s, nk, m, ls);
-    Ops::scale(s, nk, 1.0f / sum);
-  }
+  for (int i = 0; i < nq; ++i) softmax_row<Ops>(S + static_cast<long long>(i) * nk, nk, nk, 1.0f, ls);
 }
 
 // O rows [i0, i0 + rows) += W rows · V rows [j0, j0 + jb), rows <= kMR, for one block of keys (W row stride ldw).
@@ -230,18 +235,9 @@ void weights_driver(const float* Q, const float* K, const float* V, float* W, fl
         for (int r = 0; r < rowsHere; ++r) std::copy(tile + r * kNR, tile + r * kNR + cols, w + r * nk + p * kNR);
       }
     }
-    for (int r = 0; r < rows; ++r) {
-      float* s = W + static_cast<long long>(i0 + r) * nk;
-      const int lim = causal ? std::min(nk, q0 + i0 + r + 1) : nk;
-      const float m = Ops::scale_max(s, lim, alpha);
-      if (m == kNegInf) {
-        std::fill(s, s + nk, 0.f);
-        continue;
-      }
-      const float sum = Ops::exp_sum(s, lim, m, ls);
-      Ops::scale(s, lim, 1.0f / sum);
-      std::fill(s + lim, s + nk, 0.f);
-    }
+    for (int r = 0; r < rows; ++r)
+      softmax_row<Ops>(W + static_cast<long long>(i0 + r) * nk, causal ? std::min(nk, q0 + i0 + r + 1) : nk, nk, alpha,
+                       ls);
     if (dv <= 0) continue;
     for (int j0 = 0; j0 < kEnd; j0 += kJB) {
       const int jb = std::min(kJB, kEnd - j0);
@@ -338,3 +334,23 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
 }
 
 }  // namespace ap::kernels::detail
+
+// The entry points of one implementation (kernels.h, namespaces scalar and simd), each a driver over Ops.
+#define AP_KERNEL_ENTRY_POINTS(Ops)                                                                                 \
+  void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept {                 \
+    qkt_driver<Ops>(Q, K, S, nq, nk, d, alpha);                                                                     \
+  }                                                                                                                 \
+  void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept { softmax_driver<Ops>(S, nq, nk, invTemp); }  \
+  void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept {                       \
+    weights_v_driver<Ops>(W, V, O, nq, nk, dv);                                                                     \
+  }                                                                                                                 \
+  void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,     \
+                       float alpha, float invTemp, bool causal, float* workspace, int q0,                           \
+                       const float* packedK) noexcept {                                                             \
+    flash_driver<Ops>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);                   \
+  }                                                                                                                 \
+  void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d, \
+                         int dv, float alpha, float invTemp, bool causal, float* workspace, int q0,                 \
+                         const float* packedK) noexcept {                                                           \
+    weights_driver<Ops>(Q, K, V, W, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);              \
+  }

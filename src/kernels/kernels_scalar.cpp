@@ -69,6 +69,7 @@ struct ScalarOps {
     for (int j = 0; j < n; ++j) s[j] = s[j] * k;
   }
 
+  // o[r][0..W) = c[r]·o[r] + Σ_j p[r][j]·v[j·ldv + 0..W)
   template <int W>
   AP_TILE_LOOPS static void pv_tile(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
                                     const float c[kMR]) {
@@ -85,37 +86,10 @@ struct ScalarOps {
     for (int r = 0; r < kMR; ++r)
       for (int x = 0; x < W; ++x) o[r][x] = acc[r][x];
   }
-  static void pv_tile8(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
-                       const float c[kMR]) {
-    pv_tile<8>(p, nj, v, ldv, o, c);
-  }
-  static void pv_tile4(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
-                       const float c[kMR]) {
-    pv_tile<4>(p, nj, v, ldv, o, c);
-  }
 };
 
 }  // namespace
 
-void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept {
-  qkt_driver<ScalarOps>(Q, K, S, nq, nk, d, alpha);
-}
-
-void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept { softmax_driver<ScalarOps>(S, nq, nk, invTemp); }
-
-void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept {
-  weights_v_driver<ScalarOps>(W, V, O, nq, nk, dv);
-}
-
-void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
-                     float alpha, float invTemp, bool causal, float* workspace, int q0, const float* packedK) noexcept {
-  flash_driver<ScalarOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);
-}
-
-void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
-                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0,
-                       const float* packedK) noexcept {
-  weights_driver<ScalarOps>(Q, K, V, W, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);
-}
+AP_KERNEL_ENTRY_POINTS(ScalarOps)
 
 }  // namespace ap::kernels::scalar

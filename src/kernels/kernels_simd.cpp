@@ -122,10 +122,11 @@ struct SimdOps {
     for (; j < n; ++j) s[j] = s[j] * k;
   }
 
-  // o[r][0..4·W) = c[r]·o[r] + Σ_j p[r][j]·v[j·ldv + 0..4·W), W f32x4 per row, in the scalar twin's order.
-  template <int W>
+  // o[r][0..C) = c[r]·o[r] + Σ_j p[r][j]·v[j·ldv + 0..C), C / 4 f32x4 per row, in the scalar twin's order.
+  template <int C>
   static void pv_tile(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
                       const float c[kMR]) {
+    constexpr int W = C / 4;
     v128_t acc[kMR][W];
     for (int r = 0; r < kMR; ++r) {
       const v128_t cr = wasm_f32x4_splat(c[r]);
@@ -143,38 +144,11 @@ struct SimdOps {
     for (int r = 0; r < kMR; ++r)
       for (int x = 0; x < W; ++x) wasm_v128_store(o[r] + 4 * x, acc[r][x]);
   }
-  static void pv_tile8(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
-                       const float c[kMR]) {
-    pv_tile<2>(p, nj, v, ldv, o, c);
-  }
-  static void pv_tile4(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
-                       const float c[kMR]) {
-    pv_tile<1>(p, nj, v, ldv, o, c);
-  }
 };
 
 }  // namespace
 
-void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept {
-  qkt_driver<SimdOps>(Q, K, S, nq, nk, d, alpha);
-}
-
-void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept { softmax_driver<SimdOps>(S, nq, nk, invTemp); }
-
-void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept {
-  weights_v_driver<SimdOps>(W, V, O, nq, nk, dv);
-}
-
-void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
-                     float alpha, float invTemp, bool causal, float* workspace, int q0, const float* packedK) noexcept {
-  flash_driver<SimdOps>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);
-}
-
-void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
-                       int dv, float alpha, float invTemp, bool causal, float* workspace, int q0,
-                       const float* packedK) noexcept {
-  weights_driver<SimdOps>(Q, K, V, W, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);
-}
+AP_KERNEL_ENTRY_POINTS(SimdOps)
 
 }  // namespace ap::kernels::simd
 
