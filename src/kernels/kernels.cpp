@@ -5,6 +5,7 @@
 #include "kernels.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -119,39 +120,43 @@ Pool& pool() {
 }
 #endif
 
-// Splits rows [0, n) into parts of whole flash blocks (kBR rows) and runs body(r0, r1) on each, in parallel when
-// the pool has threads and the call does `work` multiply-adds. causal: row i costs ~i, so the cuts are placed
-// for equal areas (at n·sqrt(k / parts)) rather than equal counts. beforeSplit() runs on the calling thread just
-// before a split (not when the call stays on one thread).
-template <class Body, class BeforeSplit>
-void split_rows(int n, double work, bool causal, const Body& body, const BeforeSplit& beforeSplit) {
+// Runs body(r0, r1, part) over rows [0, n) in whole flash blocks (kBR rows), in parallel when the pool has threads
+// and the call does `work` multiply-adds. The threads take blocks one at a time from a shared counter rather than
+// fixed shares: a thread that runs slower (a browser worker not yet tiered up, a core shared with the page's
+// other threads) then does fewer blocks instead of holding up the call. causal: row i costs ~i, so blocks are
+// handed out last first, the costliest while every thread is still busy. Every block is computed the same way
+// whichever thread takes it, so the result is the same bits for any thread count. prepare(parts) runs on the
+// calling thread just before a split (not when the call stays on one thread); returning false keeps the call
+// on this thread.
+template <class Body, class Prepare>
+void split_rows(int n, double work, bool causal, const Body& body, const Prepare& prepare) {
 #ifdef AP_THREADS
   // Below ~4 M multiply-adds a call is over in ~0.2 ms, where waking threads costs more than it saves.
   constexpr double kMinParallelWork = 4.0e6;
-  const int parts = std::min(pool().size(), (n + detail::kBR - 1) / detail::kBR);
-  if (parts > 1 && work >= kMinParallelWork) {
-    std::vector<int> cut(parts + 1, n);
-    for (int k = 0; k < parts; ++k) {
-      const double f = causal ? std::sqrt(static_cast<double>(k) / parts) : static_cast<double>(k) / parts;
-      cut[k] = std::min(n, static_cast<int>(std::lround(f * n / detail::kBR)) * detail::kBR);
-    }
-    beforeSplit();
-    pool().run(parts, [&](int k) {
-      if (cut[k] < cut[k + 1]) body(cut[k], cut[k + 1], k);
+  const int blocks = (n + detail::kBR - 1) / detail::kBR;
+  const int parts = std::min(pool().size(), blocks);
+  if (parts > 1 && work >= kMinParallelWork && prepare(parts)) {
+    std::atomic<int> next{0};
+    pool().run(parts, [&](int part) {
+      for (int i = next.fetch_add(1, std::memory_order_relaxed); i < blocks;
+           i = next.fetch_add(1, std::memory_order_relaxed)) {
+        const int b = causal ? blocks - 1 - i : i;
+        body(b * detail::kBR, std::min(n, (b + 1) * detail::kBR), part);
+      }
     });
     return;
   }
 #else
   (void)work;
   (void)causal;
-  (void)beforeSplit;
+  (void)prepare;
 #endif
   body(0, n, 0);
 }
 
 template <class Body>
 void split_rows(int n, double work, bool causal, const Body& body) {
-  split_rows(n, work, causal, body, [] {});
+  split_rows(n, work, causal, body, [](int) { return true; });
 }
 
 }  // namespace
@@ -199,7 +204,7 @@ long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept {
 namespace {
 
 // Splits rows of Q like split_rows for the kernels that need a workspace. Split, K is packed once into the
-// caller's workspace and shared; part 0 uses the caller's scratch, the others allocate their own (a few KiB).
+// caller's workspace and shared; part 0 uses the caller's scratch, the others get their own (a few KiB each).
 // Out of memory for one of those, the whole call runs on this thread instead.
 template <class Body>
 void split_with_workspace(const float* K, int nq, int nk, int d, int dv, bool causal, float* workspace,
@@ -207,27 +212,19 @@ void split_with_workspace(const float* K, int nq, int nk, int d, int dv, bool ca
   const double work = static_cast<double>(nq) * nk * (d + dv) * (causal ? 0.5 : 1.0);
   const detail::FlashLayout L = detail::flash_layout(nk, d, dv);
   const float* packedK = nullptr;
-  bool failed = false;
+  std::vector<std::unique_ptr<float[]>> scratch;
   split_rows(
       nq, work, causal,
-      [&](int r0, int r1, int part) {
-        std::unique_ptr<float[]> own;
-        float* ws = workspace;
-        if (part > 0) {
-          own.reset(new (std::nothrow) float[static_cast<std::size_t>(L.kt)]);
-          if (!own) {
-            failed = true;
-            return;
-          }
-          ws = own.get();
+      [&](int r0, int r1, int part) { body(r0, r1, part > 0 ? scratch[part - 1].get() : workspace, packedK); },
+      [&](int parts) {
+        for (int k = 1; k < parts; ++k) {
+          scratch.emplace_back(new (std::nothrow) float[static_cast<std::size_t>(L.kt)]);
+          if (!scratch.back()) return false;
         }
-        body(r0, r1, ws, packedK);
-      },
-      [&] {
         detail::pack_keys(K, nk, d > 0 ? d : 0, workspace + L.kt);
         packedK = workspace + L.kt;
+        return true;
       });
-  if (failed) body(0, nq, workspace, nullptr);
 }
 
 }  // namespace
