@@ -4,12 +4,15 @@
 // same order, which is why they agree to ~1e-7 rather than merely 1e-5.
 //
 // Ops provides:
-//   qk_tile(q[kMR], kt, d, out, ldo)  out[r*ldo + c] = Σ_t q[r][t]·kt[t*8 + c], r < kMR, c < 8
+//   qk_tile(qp, kt, d, out, ldo)    out[r*ldo + c] = Σ_t qp[t*kMR + r]·kt[t*8 + c], r < kMR, c < 8
 //   scale_max(s, n, alpha)          s[j] = min(alpha·s[j], FLT_MAX); returns max_j s[j]
 //   exp_sum(s, n, m, ls)            s[j] = 2^((s[j] - m)·ls); returns Σ s[j]
 //   scale(s, n, k)                  s[j] *= k
-//   pv_tile<C>(p[kMR], nj, v, ldv, o[kMR], c[kMR])  o[r][0..C) = c[r]·o[r] + Σ_j p[r][j]·v[j*ldv + 0..C),
-//                                                   C = 8 or 4
+//   pv_tile<C>(p, nj, v, ldv, o[kMR], c[kMR])  o[r][0..C) = c[r]·o[r] + Σ_j p[r*kBC + j]·v[j*ldv + 0..C),
+//                                              C = 8 or 4
+// Both tiles read their left operand through one pointer at constant offsets (Q packed as [d][kMR], P rows at
+// the fixed stride kBC): a wasm load takes one address plus a constant, so kMR row pointers would cost kMR
+// integer adds per step of the loop, beside its 2·kMR FMAs.
 #pragma once
 
 #include <algorithm>
@@ -30,19 +33,19 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 #endif
 
 // Columns past the last multiple of 4: plain loops, the same order of operations as the tiles.
-inline void pv_tile_tail(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
-                         const float c[kMR], int cols) {
+inline void pv_tile_tail(const float* p, int nj, const float* v, int ldv, float* const o[kMR], const float c[kMR],
+                         int cols) {
   for (int r = 0; r < kMR; ++r)
     for (int x = 0; x < cols; ++x) {
       float acc = o[r][x] * c[r];
-      for (int j = 0; j < nj; ++j) acc = acc + p[r][j] * v[static_cast<long long>(j) * ldv + x];
+      for (int j = 0; j < nj; ++j) acc = acc + p[r * kBC + j] * v[static_cast<long long>(j) * ldv + x];
       o[r][x] = acc;
     }
 }
 
+// p: kMR rows of weights at stride kBC, nj <= kBC of them used.
 template <class Ops>
-void pv_rows(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR], const float c[kMR],
-             int dv) {
+void pv_rows(const float* p, int nj, const float* v, int ldv, float* const o[kMR], const float c[kMR], int dv) {
   float* ox[kMR];
   const auto at = [&](int x) {
     for (int r = 0; r < kMR; ++r) ox[r] = o[r] + x;
@@ -65,6 +68,12 @@ void pv_rows(const float* const p[kMR], int nj, const float* v, int ldv, float* 
 #define AP_COLD
 #endif
 
+// Packs dims [0, d) of kMR rows of Q as [d][kMR], the layout qk_tile reads.
+AP_COLD inline void pack_q(const float* const q[kMR], int d, float* dst) {
+  for (int t = 0; t < d; ++t)
+    for (int r = 0; r < kMR; ++r) dst[t * kMR + r] = q[r][t];
+}
+
 // Packs keys [j0, j0 + 8) × dims [t0, t0 + dc) of K (row stride d) as [dc][8], zero past nk.
 AP_COLD inline void pack_panel(const float* K, int nk, int d, int j0, int t0, int dc, float* dst) {
   for (int c = 0; c < kNR; ++c) {
@@ -86,6 +95,7 @@ void qkt_driver(const float* Q, const float* K, float* S, int nq, int nk, int d,
     return;
   }
   alignas(16) float pack[kQB * kDC];
+  alignas(16) float qp[kMR * kDC];
   alignas(16) float tile[kMR * kNR];
   const int chunks = (d + kDC - 1) / kDC;
   for (int j0 = 0; j0 < nk; j0 += kQB) {
@@ -101,8 +111,9 @@ void qkt_driver(const float* Q, const float* K, float* S, int nq, int nk, int d,
         // Rows past nq reuse the last row: computed, never stored.
         const float* q[kMR];
         for (int r = 0; r < kMR; ++r) q[r] = Q + static_cast<long long>(i0 + std::min(r, rows - 1)) * d + t0;
+        pack_q(q, dc, qp);
         for (int p = 0; p < panels; ++p) {
-          Ops::qk_tile(q, pack + p * kNR * dc, dc, tile, kNR);
+          Ops::qk_tile(qp, pack + p * kNR * dc, dc, tile, kNR);
           const int cols = std::min(kNR, bc - p * kNR);
           for (int r = 0; r < rows; ++r) {
             float* s = S + static_cast<long long>(i0 + r) * nk + j0 + p * kNR;
@@ -144,7 +155,8 @@ void softmax_driver(float* S, int nq, int nk, float invTemp) {
 // Trailing zero weights (causal rows, masked keys) add nothing: the sum stops before them.
 template <class Ops>
 AP_INLINE void pv_block(const float* W, int ldw, const float* V, float* O, int i0, int rows, int j0, int jb, int dv) {
-  alignas(16) float scratch[kNR];  // sink for the rows past the last one of a short row group
+  alignas(16) float scratch[kNR];   // sink for the rows past the last one of a short row group
+  alignas(16) float pt[kMR * kBC];  // the rows' weights at pv_tile's stride
   float one[kMR];
   std::fill(one, one + kMR, 1.f);
   const float* p[kMR];
@@ -160,17 +172,22 @@ AP_INLINE void pv_block(const float* W, int ldw, const float* V, float* O, int i
   };
   int nj = jb;
   while (nj > 0 && zeroColumn(nj - 1)) --nj;
-  if (nj == 0) return;
-  if (rows == kMR) {
-    pv_rows<Ops>(p, nj, V + static_cast<long long>(j0) * dv, dv, o, one, dv);
-    return;
-  }
-  // The scratch row is only 8 wide: walk the columns in 8s so each tile has its own sink.
-  for (int x = 0; x < dv; x += kNR) {
-    const int w = std::min(kNR, dv - x);
-    float* ox[kMR];
-    for (int r = 0; r < kMR; ++r) ox[r] = r < rows ? o[r] + x : scratch;
-    pv_rows<Ops>(p, nj, V + static_cast<long long>(j0) * dv + x, dv, ox, one, w);
+  // kBC keys at a time; the sum goes on in O (stored and reloaded exactly), so the bits are those of one pass.
+  for (int k0 = 0; k0 < nj; k0 += kBC) {
+    const int kb = std::min(kBC, nj - k0);
+    for (int r = 0; r < kMR; ++r) std::copy(p[r] + k0, p[r] + k0 + kb, pt + r * kBC);
+    const float* v = V + static_cast<long long>(j0 + k0) * dv;
+    if (rows == kMR) {
+      pv_rows<Ops>(pt, kb, v, dv, o, one, dv);
+      continue;
+    }
+    // The scratch row is only 8 wide: walk the columns in 8s so each tile has its own sink.
+    for (int x = 0; x < dv; x += kNR) {
+      const int w = std::min(kNR, dv - x);
+      float* ox[kMR];
+      for (int r = 0; r < kMR; ++r) ox[r] = r < rows ? o[r] + x : scratch;
+      pv_rows<Ops>(pt, kb, v + x, dv, ox, one, w);
+    }
   }
 }
 
@@ -213,6 +230,7 @@ void weights_driver(const float* Q, const float* K, const float* V, float* W, fl
   if (nk <= 0) return;
   const int dd = d > 0 ? d : 0;
   const float* kt = packed_keys(K, nk, dd, dv, ws, packedK);
+  float* qp = ws + flash_layout(nk, d, dv).qp;
   alignas(16) float tile[kMR * kNR];
   const float ls = invTemp * kLog2e;
   for (int i0 = 0; i0 < nq; i0 += kBR) {
@@ -223,15 +241,16 @@ void weights_driver(const float* Q, const float* K, const float* V, float* W, fl
       const int rowsHere = std::min(kMR, rows - r0);
       const float* q[kMR];
       for (int r = 0; r < kMR; ++r) q[r] = Q + static_cast<long long>(i0 + r0 + std::min(r, rowsHere - 1)) * dd;
+      pack_q(q, dd, qp);
       float* w = W + static_cast<long long>(i0 + r0) * nk;
       for (int p = 0; p < panels; ++p) {
         const int cols = std::min(kNR, kEnd - p * kNR);
         const float* panel = kt + static_cast<long long>(p) * kNR * dd;
         if (rowsHere == kMR && cols == kNR) {
-          Ops::qk_tile(q, panel, dd, w + p * kNR, nk);
+          Ops::qk_tile(qp, panel, dd, w + p * kNR, nk);
           continue;
         }
-        Ops::qk_tile(q, panel, dd, tile, kNR);  // an edge tile: only its real rows and columns are kept
+        Ops::qk_tile(qp, panel, dd, tile, kNR);  // an edge tile: only its real rows and columns are kept
         for (int r = 0; r < rowsHere; ++r) std::copy(tile + r * kNR, tile + r * kNR + cols, w + r * nk + p * kNR);
       }
     }
@@ -260,6 +279,7 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
   float* l = ws + L.l;
   float* cf = ws + L.c;
   float* orow = ws + L.orow;
+  float* qp = ws + L.qp;
   const int dd = d > 0 ? d : 0;
   // K is packed once per call (or once for all threads); every query block then streams the packed panels.
   const float* kt = packed_keys(K, nk, dd, dv, ws, packedK);
@@ -274,6 +294,11 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
       l[r] = 0.f;
       cf[r] = 1.f;
     }
+    for (int g = 0; g < groups; ++g) {
+      const float* q[kMR];
+      for (int r = 0; r < kMR; ++r) q[r] = Q + static_cast<long long>(i0 + std::min(g * kMR + r, rows - 1)) * dd;
+      pack_q(q, dd, qp + static_cast<long long>(g) * kMR * dd);
+    }
     // Causal: keys past the block's last row are masked for every row of it; skip those tiles.
     const int kEnd = causal ? std::min(nk, q0 + i0 + rows) : nk;
     for (int j0 = 0; j0 < kEnd; j0 += block) {
@@ -281,10 +306,9 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
       const int panels = (bc + kNR - 1) / kNR;
       for (int g = 0; g < groups; ++g) {
         const int r0 = g * kMR;
-        const float* q[kMR];
-        for (int r = 0; r < kMR; ++r) q[r] = Q + static_cast<long long>(i0 + std::min(r0 + r, rows - 1)) * dd;
         for (int p = 0; p < panels; ++p)
-          Ops::qk_tile(q, kt + static_cast<long long>(j0 / kNR + p) * kNR * dd, dd, S + r0 * kBC + p * kNR, kBC);
+          Ops::qk_tile(qp + static_cast<long long>(r0) * dd, kt + static_cast<long long>(j0 / kNR + p) * kNR * dd, dd,
+                       S + r0 * kBC + p * kNR, kBC);
       }
       // Online softmax: fold this block into each row's running max and sum, remembering the
       // factor by which the row's partial output must shrink when the max grew.
@@ -315,14 +339,10 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
         const int rowsHere = std::min(kMR, rows - r0);
         // Causal: in a diagonal tile the group's last row sees the most keys.
         const int nj = causal ? std::min(bc, q0 + i0 + r0 + rowsHere - 1 - j0 + 1) : bc;
-        const float* p[kMR];
         float* o[kMR];
-        for (int r = 0; r < kMR; ++r) {
-          p[r] = S + (r0 + r) * kBC;
-          o[r] = r < rowsHere ? O + static_cast<long long>(i0 + r0 + r) * dv : orow;
-        }
+        for (int r = 0; r < kMR; ++r) o[r] = r < rowsHere ? O + static_cast<long long>(i0 + r0 + r) * dv : orow;
         if (nj <= 0) continue;  // all factors are 1 and all weights 0
-        pv_rows<Ops>(p, nj, V + static_cast<long long>(j0) * dv, dv, o, cf + r0, dv);
+        pv_rows<Ops>(S + r0 * kBC, nj, V + static_cast<long long>(j0) * dv, dv, o, cf + r0, dv);
       }
     }
     for (int r = 0; r < rows; ++r) {

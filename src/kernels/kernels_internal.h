@@ -35,7 +35,8 @@ static_assert(kBR % kMR == 0 && kBC % kNR == 0, "flash blocks must be whole tile
 // no workspace; larger d is summed over chunks.
 constexpr int kQB = 64;
 constexpr int kDC = 256;
-// weights_v walks V in blocks of kJB rows so a block stays in cache across all row groups.
+// weights_v walks V in blocks of kJB rows so a block stays in cache across all row groups; a row group's
+// weights for one block are copied to a tile of stride kBC (pv_tile's row stride) first.
 constexpr int kJB = 256;
 
 constexpr float kLog2e = 1.44269504088896341f;
@@ -43,11 +44,11 @@ constexpr float kLog2e = 1.44269504088896341f;
 inline long long round_up(long long x, long long m) { return (x + m - 1) / m * m; }
 
 // Layout: the scratch of one call (the S/P tile, the per-row running max, running sum and rescale
-// factor, a scratch output row for the tail rows of a block past nq), then packed Kᵀ (panels of kNR
-// keys, [d][kNR] each, zero-padded). Scratch first, so that threads sharing one packed K each need only
-// `kt` floats of their own.
+// factor, a scratch output row for the tail rows of a block past nq, the block's rows of Q packed for the
+// tile: kBR / kMR groups of [d][kMR]), then packed Kᵀ (panels of kNR keys, [d][kNR] each, zero-padded).
+// Scratch first, so that threads sharing one packed K each need only `kt` floats of their own.
 struct FlashLayout {
-  long long s = 0, m = 0, l = 0, c = 0, orow = 0, kt = 0, total = 0;
+  long long s = 0, m = 0, l = 0, c = 0, orow = 0, qp = 0, kt = 0, total = 0;
 };
 
 inline FlashLayout flash_layout(int nk, int d, int dv) {
@@ -57,7 +58,8 @@ inline FlashLayout flash_layout(int nk, int d, int dv) {
   f.l = f.m + kBR;
   f.c = f.l + kBR;
   f.orow = f.c + kBR;
-  f.kt = round_up(f.orow + round_up(dv > 0 ? dv : 0, kNR) + kNR, 4);
+  f.qp = round_up(f.orow + round_up(dv > 0 ? dv : 0, kNR) + kNR, 4);
+  f.kt = f.qp + static_cast<long long>(kBR) * (d > 0 ? d : 0);
   f.total = f.kt + round_up(nk > 0 ? nk : 0, kNR) * (d > 0 ? d : 0);
   return f;
 }

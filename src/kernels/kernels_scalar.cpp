@@ -22,12 +22,12 @@ namespace {
 using namespace ap::kernels::detail;
 
 struct ScalarOps {
-  AP_TILE_LOOPS static void qk_tile(const float* const q[kMR], const float* kt, int d, float* out, int ldo) {
+  AP_TILE_LOOPS static void qk_tile(const float* qp, const float* kt, int d, float* out, int ldo) {
     float acc[kMR][kNR] = {};
     for (int t = 0; t < d; ++t) {
       const float* b = kt + t * kNR;
       for (int r = 0; r < kMR; ++r) {
-        const float a = q[r][t];
+        const float a = qp[t * kMR + r];
         for (int c = 0; c < kNR; ++c) acc[r][c] = acc[r][c] + a * b[c];
       }
     }
@@ -69,9 +69,9 @@ struct ScalarOps {
     for (int j = 0; j < n; ++j) s[j] = s[j] * k;
   }
 
-  // o[r][0..W) = c[r]·o[r] + Σ_j p[r][j]·v[j·ldv + 0..W)
+  // o[r][0..W) = c[r]·o[r] + Σ_j p[r·kBC + j]·v[j·ldv + 0..W)
   template <int W>
-  AP_TILE_LOOPS static void pv_tile(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
+  AP_TILE_LOOPS static void pv_tile(const float* p, int nj, const float* v, int ldv, float* const o[kMR],
                                     const float c[kMR]) {
     float acc[kMR][W];
     for (int r = 0; r < kMR; ++r)
@@ -79,7 +79,7 @@ struct ScalarOps {
     for (int j = 0; j < nj; ++j) {
       const float* b = v + static_cast<long long>(j) * ldv;
       for (int r = 0; r < kMR; ++r) {
-        const float a = p[r][j];
+        const float a = p[r * kBC + j];
         for (int x = 0; x < W; ++x) acc[r][x] = acc[r][x] + a * b[x];
       }
     }

@@ -56,14 +56,14 @@ AP_HOT v128_t exp2_neg4(v128_t t) {
 struct SimdOps {
   // The register tile: kMR rows × 8 columns of accumulators (two f32x4 per row). The loops over rows have
   // constant trip counts: clang unrolls them and keeps every accumulator in a register.
-  static void qk_tile(const float* const q[kMR], const float* kt, int d, float* out, int ldo) {
+  static void qk_tile(const float* qp, const float* kt, int d, float* out, int ldo) {
     v128_t acc[kMR][2];
     for (auto& a : acc) a[0] = a[1] = wasm_f32x4_splat(0.f);
-    for (int t = 0; t < d; ++t) {
-      const v128_t b0 = wasm_v128_load(kt + t * kNR);
-      const v128_t b1 = wasm_v128_load(kt + t * kNR + 4);
+    for (int t = 0; t < d; ++t, qp += kMR, kt += kNR) {
+      const v128_t b0 = wasm_v128_load(kt);
+      const v128_t b1 = wasm_v128_load(kt + 4);
       for (int r = 0; r < kMR; ++r) {
-        const v128_t x = wasm_v128_load32_splat(q[r] + t);
+        const v128_t x = wasm_v128_load32_splat(qp + r);
         acc[r][0] = madd(acc[r][0], x, b0);
         acc[r][1] = madd(acc[r][1], x, b1);
       }
@@ -122,22 +122,20 @@ struct SimdOps {
     for (; j < n; ++j) s[j] = s[j] * k;
   }
 
-  // o[r][0..C) = c[r]·o[r] + Σ_j p[r][j]·v[j·ldv + 0..C), C / 4 f32x4 per row, in the scalar twin's order.
+  // o[r][0..C) = c[r]·o[r] + Σ_j p[r·kBC + j]·v[j·ldv + 0..C), C / 4 f32x4 per row, in the scalar twin's order.
   template <int C>
-  static void pv_tile(const float* const p[kMR], int nj, const float* v, int ldv, float* const o[kMR],
-                      const float c[kMR]) {
+  static void pv_tile(const float* p, int nj, const float* v, int ldv, float* const o[kMR], const float c[kMR]) {
     constexpr int W = C / 4;
     v128_t acc[kMR][W];
     for (int r = 0; r < kMR; ++r) {
       const v128_t cr = wasm_f32x4_splat(c[r]);
       for (int x = 0; x < W; ++x) acc[r][x] = wasm_f32x4_mul(wasm_v128_load(o[r] + 4 * x), cr);
     }
-    for (int j = 0; j < nj; ++j) {
-      const float* row = v + static_cast<long long>(j) * ldv;
+    for (int j = 0; j < nj; ++j, ++p, v += ldv) {
       v128_t b[W];
-      for (int x = 0; x < W; ++x) b[x] = wasm_v128_load(row + 4 * x);
+      for (int x = 0; x < W; ++x) b[x] = wasm_v128_load(v + 4 * x);
       for (int r = 0; r < kMR; ++r) {
-        const v128_t a = wasm_v128_load32_splat(p[r] + j);
+        const v128_t a = wasm_v128_load32_splat(p + r * kBC);
         for (int x = 0; x < W; ++x) acc[r][x] = madd(acc[r][x], a, b[x]);
       }
     }
