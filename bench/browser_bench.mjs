@@ -2,9 +2,11 @@
 // The attention table in headless Chromium (/usr/bin/chromium via playwright-core), on a cross-origin
 // isolated page (COOP/COEP, as `npm start` serves), so that every engine can use its threaded build:
 //   1 thread:  ours relaxed-SIMD and SIMD128 (fused = needWeights false, and needWeights true),
-//              tfjs-backend-wasm 4.22 (its SIMD build, multithreading off) and onnxruntime-web 1.30 (numThreads 1);
+//              tfjs-backend-wasm 4.22 (its SIMD build, multithreading off; called with transposeB and with K
+//              transposed first) and onnxruntime-web 1.30 (numThreads 1);
 //   2 threads: ours (the threaded relaxed engine, setThreads(2) and (1) in the same module), tfjs (threaded SIMD
-//              build, setThreadsCount(2)) and onnxruntime-web (numThreads 2, its pool's spinning off: see runCase).
+//              build, setThreadsCount(2), though 4.22 then still reports and runs 1 thread: tensorflow/tfjs#8513)
+//              and onnxruntime-web (numThreads 2, its pool's spinning off: see runCase).
 // Peers load their UMD builds from node_modules/.../dist and wasm-out, as a plain page would.
 // Each thread count is one page; inside it implementations take turns round by round (load from the other
 // processes on this machine then falls on all alike) and medians are reported. Every output is checked
@@ -115,10 +117,14 @@ window.runCase = async ({ n, d, causal, rounds }) => {
   let mask = null
   if (causal) { mask = new Float32Array(n * n); for (let i = 0; i < n; i++) mask.fill(-Infinity, i * n + i + 1, (i + 1) * n) }
   const tq = tf.tensor2d(Q, [n, d]), tk = tf.tensor2d(K, [n, d]), tv = tf.tensor2d(V, [n, d]), tm = mask && tf.tensor2d(mask, [n, n])
-  impls.push({ name: 'tfjs-backend-wasm', peer: true, fn: () => {
-    const o = tf.tidy(() => { let x = tf.mul(tf.matMul(tq, tk, false, true), tf.scalar(scale)); if (tm) x = tf.add(x, tm); return tf.matMul(tf.softmax(x), tv) })
+  // tfjs two ways: as usually called (matMul with transposeB) and with K transposed first (its fast path, 5–6×
+  // faster here; the transpose is inside the timed call).
+  const tfjs = (name, scores) => impls.push({ name, peer: true, fn: () => {
+    const o = tf.tidy(() => { let x = tf.mul(scores(), tf.scalar(scale)); if (tm) x = tf.add(x, tm); return tf.matMul(tf.softmax(x), tv) })
     const data = o.dataSync(); o.dispose(); return data
   } })
+  tfjs('tfjs-backend-wasm', () => tf.matMul(tq, tk, false, true))
+  tfjs('tfjs-backend-wasm (Kᵀ first)', () => tf.matMul(tq, tf.transpose(tk)))
   // Spinning off: onnxruntime's pool threads otherwise keep spinning after each run and take the core that the
   // next implementation's threads need (measured: our 2 threads then ran no faster than 1).
   const session = await ort.InferenceSession.create(attentionModel(d, scale, causal), {
