@@ -9,7 +9,9 @@
 //              and onnxruntime-web (numThreads 2, its pool's spinning off: see runCase).
 // Peers load their UMD builds from node_modules/.../dist and wasm-out, as a plain page would.
 // Each thread count is one page; inside it implementations take turns round by round (load from the other
-// processes on this machine then falls on all alike) and medians are reported. Every output is checked
+// processes on this machine then falls on all alike) and medians are reported. A third page times our threaded
+// engine alone, 2 threads against 1 (the peers' scripts loaded but not run): beside the peers' own worker pools
+// our second thread was measured to add much less (see the README), and a course page runs only our engine. Every output is checked
 // against a plain-JS reference computed in the page: a row more than 1e-4 off (relative to max |output|)
 // is marked failed and gets no speed. Flops: 4·n²·d for the full matrix; causal rows also print the
 // flops actually done (the fused kernel skips the masked half) and call GFLOP/s of the full matrix "effective".
@@ -22,7 +24,7 @@ import { fileURLToPath } from 'node:url'
 import { launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
 /** The bench page's globals (build/bench/browser.html). */
-/** @typedef {Window & { __ready?: boolean, setup?: (threads: number) => Promise<unknown>, runCase?: (c: { n: number, d: number, causal: boolean, rounds: number }) => Promise<Array<Record<string, any>>> }} BenchWindow */
+/** @typedef {Window & { __ready?: boolean, setup?: (threads: number, alone?: boolean) => Promise<unknown>, runCase?: (c: { n: number, d: number, causal: boolean, rounds: number }) => Promise<Array<Record<string, any>>> }} BenchWindow */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const argv = process.argv.slice(2)
@@ -69,7 +71,7 @@ function maxRelDiff(a, b) {
 }
 
 let E = {}
-window.setup = async (threads) => {
+window.setup = async (threads, alone = false) => {
   const info = { isolated: crossOriginIsolated, relaxed: supportsRelaxedSimd(), cores: navigator.hardwareConcurrency }
   if (threads === 1) {
     E.relaxed = await init({ backend: 'relaxed-simd', threads: 1 })
@@ -79,6 +81,9 @@ window.setup = async (threads) => {
     info.oursThreads = E.threaded.threads
   }
   for (const e of Object.values(E)) e.warmUp()
+  E.threads = threads
+  E.alone = alone
+  if (alone) return info
   tf.wasm.setWasmPaths('/node_modules/@tensorflow/tfjs-backend-wasm/wasm-out/')
   // One thread: its plain SIMD build (the threaded one would start workers it does not use).
   if (threads === 1) tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false)
@@ -89,8 +94,31 @@ window.setup = async (threads) => {
   ort.env.wasm.numThreads = threads
   ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/'
   ort.env.logLevel = 'error'
-  E.threads = threads
   return info
+}
+
+// The peers' implementations of one case, pushed onto impls; returns what frees their tensors and session.
+async function addPeers(impls, Q, K, V, n, d, scale, causal) {
+  let mask = null
+  if (causal) { mask = new Float32Array(n * n); for (let i = 0; i < n; i++) mask.fill(-Infinity, i * n + i + 1, (i + 1) * n) }
+  const tq = tf.tensor2d(Q, [n, d]), tk = tf.tensor2d(K, [n, d]), tv = tf.tensor2d(V, [n, d]), tm = mask && tf.tensor2d(mask, [n, n])
+  // tfjs two ways: as usually called (matMul with transposeB) and with K transposed first (its fast path, 5–6×
+  // faster here; the transpose is inside the timed call).
+  const tfjs = (name, scores) => impls.push({ name, peer: true, fn: () => {
+    const o = tf.tidy(() => { let x = tf.mul(scores(), tf.scalar(scale)); if (tm) x = tf.add(x, tm); return tf.matMul(tf.softmax(x), tv) })
+    const data = o.dataSync(); o.dispose(); return data
+  } })
+  tfjs('tfjs-backend-wasm', () => tf.matMul(tq, tk, false, true))
+  tfjs('tfjs-backend-wasm (Kᵀ first)', () => tf.matMul(tq, tf.transpose(tk)))
+  // Spinning off: onnxruntime's pool threads otherwise keep spinning after each run and take the core that the
+  // next implementation's threads need (measured: our 2 threads then ran no faster than 1).
+  const session = await ort.InferenceSession.create(attentionModel(d, scale, causal), {
+    executionProviders: ['wasm'], graphOptimizationLevel: 'all', extra: { session: { intra_op: { allow_spinning: '0' } } },
+  })
+  const feeds = { Q: new ort.Tensor('float32', Q, [n, d]), K: new ort.Tensor('float32', K, [n, d]), V: new ort.Tensor('float32', V, [n, d]) }
+  if (mask) feeds.mask = new ort.Tensor('float32', mask, [n, n])
+  impls.push({ name: 'onnxruntime-web', peer: true, async: true, fn: async () => (await session.run(feeds)).O.data })
+  return async () => { tq.dispose(); tk.dispose(); tv.dispose(); tm?.dispose(); await session.release?.() }
 }
 
 window.runCase = async ({ n, d, causal, rounds }) => {
@@ -114,25 +142,8 @@ window.runCase = async ({ n, d, causal, rounds }) => {
     ours(\`ours \${E.threaded.backend} 1 thread (fused)\`, E.threaded, 1, false)
     ours(\`ours \${E.threaded.backend} \${E.threads} threads (needWeights)\`, E.threaded, E.threads, true)
   }
-  let mask = null
-  if (causal) { mask = new Float32Array(n * n); for (let i = 0; i < n; i++) mask.fill(-Infinity, i * n + i + 1, (i + 1) * n) }
-  const tq = tf.tensor2d(Q, [n, d]), tk = tf.tensor2d(K, [n, d]), tv = tf.tensor2d(V, [n, d]), tm = mask && tf.tensor2d(mask, [n, n])
-  // tfjs two ways: as usually called (matMul with transposeB) and with K transposed first (its fast path, 5–6×
-  // faster here; the transpose is inside the timed call).
-  const tfjs = (name, scores) => impls.push({ name, peer: true, fn: () => {
-    const o = tf.tidy(() => { let x = tf.mul(scores(), tf.scalar(scale)); if (tm) x = tf.add(x, tm); return tf.matMul(tf.softmax(x), tv) })
-    const data = o.dataSync(); o.dispose(); return data
-  } })
-  tfjs('tfjs-backend-wasm', () => tf.matMul(tq, tk, false, true))
-  tfjs('tfjs-backend-wasm (Kᵀ first)', () => tf.matMul(tq, tf.transpose(tk)))
-  // Spinning off: onnxruntime's pool threads otherwise keep spinning after each run and take the core that the
-  // next implementation's threads need (measured: our 2 threads then ran no faster than 1).
-  const session = await ort.InferenceSession.create(attentionModel(d, scale, causal), {
-    executionProviders: ['wasm'], graphOptimizationLevel: 'all', extra: { session: { intra_op: { allow_spinning: '0' } } },
-  })
-  const feeds = { Q: new ort.Tensor('float32', Q, [n, d]), K: new ort.Tensor('float32', K, [n, d]), V: new ort.Tensor('float32', V, [n, d]) }
-  if (mask) feeds.mask = new ort.Tensor('float32', mask, [n, n])
-  impls.push({ name: 'onnxruntime-web', peer: true, async: true, fn: async () => (await session.run(feeds)).O.data })
+  if (E.alone) impls.splice(2)  // our 2 threads and 1 thread, nothing else
+  const release = E.alone ? async () => {} : await addPeers(impls, Q, K, V, n, d, scale, causal)
 
   const diffs = {}, times = {}
   for (const im of impls) {
@@ -151,7 +162,7 @@ window.runCase = async ({ n, d, causal, rounds }) => {
       times[im.name].push(performance.now() - t0)
     }
   }
-  tq.dispose(); tk.dispose(); tv.dispose(); tm?.dispose(); await session.release?.()
+  await release()
   return impls.map((im) => ({ impl: im.name, ours: !!im.ours, peer: !!im.peer, threads: im.threads ?? E.threads, needWeights: im.needWeights,
     engine: im.engine, ms: im.error ? NaN : median(times[im.name]), minMs: im.error ? NaN : Math.min(...times[im.name]),
     runs: times[im.name].length, maxDiff: diffs[im.name], error: im.error }))
@@ -162,7 +173,14 @@ window.__ready = true
 // Causal: our kernels (fused and the weights path) skip the key blocks past each row block's last row.
 const doneFlops = (r, n, d, causal) => (causal && r.ours ? 2 * n * (n + 1) * d : 4 * n * n * d)
 
-export async function runBrowserBench({ threadCounts = [1, 2] } = {}) {
+// The pages: one per thread count, and our threaded engine alone.
+const PAGES = [
+  { key: '1', threads: 1, alone: false },
+  { key: '2', threads: 2, alone: false },
+  { key: '2 alone', threads: 2, alone: true },
+]
+
+export async function runBrowserBench() {
   mkdirSync(join(root, 'build/bench'), { recursive: true })
   writeFileSync(join(root, 'build/bench/browser.html'), PAGE)
   const server = await serve(root, 0)
@@ -177,22 +195,25 @@ export async function runBrowserBench({ threadCounts = [1, 2] } = {}) {
         .map((x) => x.toFixed(2))
         .join(' ')}`,
     )
-    for (const threads of threadCounts) {
+    for (const { key, threads, alone } of PAGES) {
       const page = await browser.newPage()
       page.on('pageerror', (e) => log(`  page error: ${e.message}`))
       await page.goto(`${base}/build/bench/browser.html`)
       await page.waitForFunction(() => /** @type {BenchWindow} */ (window).__ready, null, { timeout: 60_000 })
-      const info = await page.evaluate((t) => /** @type {BenchWindow} */ (window).setup?.(t), threads)
-      log(`${threads} thread${threads > 1 ? 's' : ''}: ${JSON.stringify(info)}`)
-      pages[threads] = page
+      const info = await page.evaluate(({ t, a }) => /** @type {BenchWindow} */ (window).setup?.(t, a), {
+        t: threads,
+        a: alone,
+      })
+      log(`${threads} thread${threads > 1 ? 's' : ''}${alone ? ', our engine alone' : ''}: ${JSON.stringify(info)}`)
+      pages[key] = page
     }
-    // The pages take turns case by case, so that both thread counts see the same stretch of machine load.
+    // The pages take turns case by case, so that every page sees the same stretch of machine load.
     for (const d of DS) {
       for (const n of NS) {
         for (const causal of [false, true]) {
           const rounds = quick ? 3 : n >= 2048 ? 5 : 9
-          for (const threads of threadCounts) {
-            const rows = await pages[threads].evaluate((c) => /** @type {BenchWindow} */ (window).runCase?.(c), {
+          for (const { key, threads, alone } of PAGES) {
+            const rows = await pages[key].evaluate((c) => /** @type {BenchWindow} */ (window).runCase?.(c), {
               n,
               d,
               causal,
@@ -203,8 +224,8 @@ export async function runBrowserBench({ threadCounts = [1, 2] } = {}) {
               r.gflopDone = doneFlops(r, n, d, causal) / 1e9
               r.gflops = r.failed ? NaN : (4 * n * n * d) / r.ms / 1e6
             }
-            results.push({ n, d, causal, threads, rows })
-            printCase(n, d, causal, threads, rows, rounds)
+            results.push({ n, d, causal, threads, alone, rows })
+            printCase(n, d, causal, threads, alone, rows, rounds)
           }
         }
       }
@@ -228,12 +249,12 @@ export async function runBrowserBench({ threadCounts = [1, 2] } = {}) {
   return { results, goals }
 }
 
-function printCase(n, d, causal, threads, rows, rounds) {
+function printCase(n, d, causal, threads, alone, rows, rounds) {
   const peers = rows.filter((r) => r.peer && !r.failed)
   const best = peers.reduce((a, b) => (b.gflops > (a?.gflops ?? 0) ? b : a), null)
   const gf = causal ? 'eff. GF/s' : 'GFLOP/s'
   log(
-    `n = ${n}, d = ${d}, causal ${causal ? 'on' : 'off'}, ${threads} thread${threads > 1 ? 's' : ''}   (${rounds} rounds, load ${os.loadavg()[0].toFixed(1)})`,
+    `n = ${n}, d = ${d}, causal ${causal ? 'on' : 'off'}, ${threads} thread${threads > 1 ? 's' : ''}${alone ? ', our engine alone' : ''}   (${rounds} rounds, load ${os.loadavg()[0].toFixed(1)})`,
   )
   log(
     `  ${'implementation'.padEnd(44)}${'ms'.padStart(9)}${'GFLOP done'.padStart(12)}${gf.padStart(11)}${'× best peer'.padStart(13)}${'max diff'.padStart(10)}`,
@@ -256,7 +277,8 @@ function printCase(n, d, causal, threads, rows, rounds) {
 // The issue's goals: d = 64 and 128, non-causal, n >= 512, medians.
 function measureGoals(results) {
   const goals = []
-  const pick = (c, threads, pred) => c.find((x) => x.threads === threads)?.rows.find((r) => !r.failed && pred(r))
+  const page = (c, threads, alone = false) => c.find((x) => x.threads === threads && !!x.alone === alone)
+  const pick = (c, threads, pred, alone = false) => page(c, threads, alone)?.rows.find((r) => !r.failed && pred(r))
   const cases = results.filter((c) => !c.causal && c.n >= 512)
   const keys = [...new Set(cases.map((c) => `${c.n}/${c.d}`))]
   for (const key of keys) {
@@ -264,8 +286,7 @@ function measureGoals(results) {
     const byCase = cases.filter((c) => c.n === n && c.d === d)
     const bestPeer = (threads) =>
       Math.max(
-        ...(byCase
-          .find((c) => c.threads === threads)
+        ...(page(byCase, threads)
           ?.rows.filter((r) => r.peer && !r.failed)
           .map((r) => r.gflops) ?? [NaN]),
       )
@@ -274,6 +295,8 @@ function measureGoals(results) {
     const weights1 = pick(byCase, 1, (r) => r.impl === 'ours relaxed-simd (needWeights)')
     const t2 = pick(byCase, 2, (r) => r.ours && r.threads === 2 && !r.needWeights)
     const t1 = pick(byCase, 2, (r) => r.ours && r.threads === 1 && !r.needWeights)
+    const t2alone = pick(byCase, 2, (r) => r.threads === 2, true)
+    const t1alone = pick(byCase, 2, (r) => r.threads === 1, true)
     const peer1 = bestPeer(1)
     const peer2 = bestPeer(2)
     goals.push({
@@ -284,6 +307,7 @@ function measureGoals(results) {
       simd128VsBestPeer: simd1 && simd1.gflops / peer1,
       simd128Goal: 1.3,
       twoThreadsVsOne: t2 && t1 && t2.gflops / t1.gflops,
+      twoThreadsAlone: t2alone && t1alone && t2alone.gflops / t1alone.gflops,
       twoThreadsGoal: n === 2048 ? 1.8 : undefined,
       twoThreadsVsBestPeer2: t2 && t2.gflops / peer2,
       needWeightsVsBestPeer: weights1 && weights1.gflops / peer1,
@@ -297,14 +321,15 @@ function printGoals(goals) {
   const mark = (v, g) => (v === undefined || g === undefined ? '' : v >= g ? ' met' : ' NOT met')
   log('goals (Chromium, non-causal, medians): ratio (goal)')
   log(
-    `  ${'n'.padStart(6)}${'d'.padStart(5)}  ${'relaxed 1T ÷ best peer'.padEnd(28)}${'simd128 1T ÷ best peer'.padEnd(28)}${'ours 2T ÷ ours 1T'.padEnd(24)}${'needWeights ÷ best peer'.padEnd(26)}2T ÷ best peer 2T`,
+    `  ${'n'.padStart(6)}${'d'.padStart(5)}  ${'relaxed 1T ÷ best peer'.padEnd(28)}${'simd128 1T ÷ best peer'.padEnd(28)}${'ours 2T ÷ 1T, alone'.padEnd(24)}${'(beside peers)'.padEnd(16)}${'needWeights ÷ best peer'.padEnd(26)}2T ÷ best peer 2T`,
   )
   for (const g of goals) {
     log(
       `  ${String(g.n).padStart(6)}${String(g.d).padStart(5)}  ` +
         `${(fmt(g.relaxedVsBestPeer, 5) + ` (1.6)${mark(g.relaxedVsBestPeer, g.relaxedGoal)}`).padEnd(28)}` +
         `${(fmt(g.simd128VsBestPeer, 5) + ` (1.3)${mark(g.simd128VsBestPeer, g.simd128Goal)}`).padEnd(28)}` +
-        `${(fmt(g.twoThreadsVsOne, 5) + (g.twoThreadsGoal ? ` (1.8)${mark(g.twoThreadsVsOne, g.twoThreadsGoal)}` : '')).padEnd(24)}` +
+        `${(fmt(g.twoThreadsAlone, 5) + (g.twoThreadsGoal ? ` (1.8)${mark(g.twoThreadsAlone, g.twoThreadsGoal)}` : '')).padEnd(24)}` +
+        `${fmt(g.twoThreadsVsOne, 5).padEnd(16)}` +
         `${(fmt(g.needWeightsVsBestPeer, 5) + (g.needWeightsGoal ? ` (1.0)${mark(g.needWeightsVsBestPeer, g.needWeightsGoal)}` : '')).padEnd(26)}` +
         `${fmt(g.twoThreadsVsBestPeer2, 5)}`,
     )
