@@ -140,9 +140,9 @@ window.runCase = async ({ n, d, causal, rounds }) => {
   } else {
     ours(\`ours \${E.threaded.backend} \${E.threads} threads (fused)\`, E.threaded, E.threads, false)
     ours(\`ours \${E.threaded.backend} 1 thread (fused)\`, E.threaded, 1, false)
-    ours(\`ours \${E.threaded.backend} \${E.threads} threads (needWeights)\`, E.threaded, E.threads, true)
+    // Alone: only 2 threads against 1, fused.
+    if (!E.alone) ours(\`ours \${E.threaded.backend} \${E.threads} threads (needWeights)\`, E.threaded, E.threads, true)
   }
-  if (E.alone) impls.splice(2)  // our 2 threads and 1 thread, nothing else
   const release = E.alone ? async () => {} : await addPeers(impls, Q, K, V, n, d, scale, causal)
 
   const diffs = {}, times = {}

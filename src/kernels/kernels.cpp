@@ -122,12 +122,12 @@ Pool& pool() {
 
 // Runs body(r0, r1, part) over rows [0, n) in whole flash blocks (kBR rows), in parallel when the pool has threads
 // and the call does `work` multiply-adds. The threads take blocks one at a time from a shared counter rather than
-// fixed shares: a thread that runs slower (a browser worker not yet tiered up, a core shared with the page's
-// other threads) then does fewer blocks instead of holding up the call. causal: row i costs ~i, so blocks are
-// handed out last first, the costliest while every thread is still busy. Every block is computed the same way
-// whichever thread takes it, so the result is the same bits for any thread count. prepare(parts) runs on the
-// calling thread just before a split (not when the call stays on one thread); returning false keeps the call
-// on this thread.
+// fixed shares: a thread that runs slower (in Chromium a pool worker was measured running the kernels slower than
+// the page's thread; a core may be shared with other threads) then does fewer blocks instead of holding up the call.
+// causal: row i costs ~i, so blocks are handed out last first, the costliest while every thread is still busy. Every
+// block is computed the same way whichever thread takes it, so the result is the same bits for any thread count.
+// prepare(parts) runs on the calling thread just before a split (not when the call stays on one thread); returning
+// false keeps the call on this thread.
 template <class Body, class Prepare>
 void split_rows(int n, double work, bool causal, const Body& body, const Prepare& prepare) {
 #ifdef AP_THREADS

@@ -68,10 +68,13 @@ void pv_rows(const float* p, int nj, const float* v, int ldv, float* const o[kMR
 #define AP_COLD
 #endif
 
-// Packs dims [0, d) of kMR rows of Q as [d][kMR], the layout qk_tile reads.
-AP_COLD inline void pack_q(const float* const q[kMR], int d, float* dst) {
-  for (int t = 0; t < d; ++t)
-    for (int r = 0; r < kMR; ++r) dst[t * kMR + r] = q[r][t];
+// Packs kMR rows of Q from row `first` (row stride ld), dims [t0, t0 + d), as [d][kMR], the layout qk_tile reads.
+// Only `rows` of them are real: the rest repeat the last real row (computed, never stored).
+AP_COLD inline void pack_q(const float* Q, int ld, int first, int rows, int t0, int d, float* dst) {
+  for (int r = 0; r < kMR; ++r) {
+    const float* q = Q + static_cast<long long>(first + std::min(r, rows - 1)) * ld + t0;
+    for (int t = 0; t < d; ++t) dst[t * kMR + r] = q[t];
+  }
 }
 
 // Packs keys [j0, j0 + 8) × dims [t0, t0 + dc) of K (row stride d) as [dc][8], zero past nk.
@@ -108,10 +111,7 @@ void qkt_driver(const float* Q, const float* K, float* S, int nq, int nk, int d,
       const bool first = ch == 0, last = ch == chunks - 1;
       for (int i0 = 0; i0 < nq; i0 += kMR) {
         const int rows = std::min(kMR, nq - i0);
-        // Rows past nq reuse the last row: computed, never stored.
-        const float* q[kMR];
-        for (int r = 0; r < kMR; ++r) q[r] = Q + static_cast<long long>(i0 + std::min(r, rows - 1)) * d + t0;
-        pack_q(q, dc, qp);
+        pack_q(Q, d, i0, rows, t0, dc, qp);
         for (int p = 0; p < panels; ++p) {
           Ops::qk_tile(qp, pack + p * kNR * dc, dc, tile, kNR);
           const int cols = std::min(kNR, bc - p * kNR);
@@ -239,9 +239,7 @@ void weights_driver(const float* Q, const float* K, const float* V, float* W, fl
     const int panels = (kEnd + kNR - 1) / kNR;
     for (int r0 = 0; r0 < rows; r0 += kMR) {
       const int rowsHere = std::min(kMR, rows - r0);
-      const float* q[kMR];
-      for (int r = 0; r < kMR; ++r) q[r] = Q + static_cast<long long>(i0 + r0 + std::min(r, rowsHere - 1)) * dd;
-      pack_q(q, dd, qp);
+      pack_q(Q, dd, i0 + r0, rowsHere, 0, dd, qp);
       float* w = W + static_cast<long long>(i0 + r0) * nk;
       for (int p = 0; p < panels; ++p) {
         const int cols = std::min(kNR, kEnd - p * kNR);
@@ -294,11 +292,8 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
       l[r] = 0.f;
       cf[r] = 1.f;
     }
-    for (int g = 0; g < groups; ++g) {
-      const float* q[kMR];
-      for (int r = 0; r < kMR; ++r) q[r] = Q + static_cast<long long>(i0 + std::min(g * kMR + r, rows - 1)) * dd;
-      pack_q(q, dd, qp + static_cast<long long>(g) * kMR * dd);
-    }
+    for (int g = 0; g < groups; ++g)
+      pack_q(Q, dd, i0 + g * kMR, rows - g * kMR, 0, dd, qp + static_cast<long long>(g) * kMR * dd);
     // Causal: keys past the block's last row are masked for every row of it; skip those tiles.
     const int kEnd = causal ? std::min(nk, q0 + i0 + rows) : nk;
     for (int j0 = 0; j0 < kEnd; j0 += block) {
