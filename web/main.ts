@@ -3,7 +3,7 @@
 
 import { init } from 'attention-playground'
 import { mountPlayground, type PlaygroundHandle } from './playground'
-import { browserLang, defaultState, parseParams, toParams, type PlaygroundState } from './state'
+import { browserLang, defaultState, parseParams, parseSteps, toParams, type PlaygroundState } from './state'
 import { translator } from './i18n'
 import { errorMessage } from './format'
 
@@ -14,10 +14,17 @@ declare global {
 }
 
 const root = document.getElementById('app')!
-const { state, notices } = parseParams(
-  new URLSearchParams(location.search),
-  defaultState(browserLang(navigator.languages)),
-)
+const search = new URLSearchParams(location.search)
+const { state, notices } = parseParams(search, defaultState(browserLang(navigator.languages)))
+// The panels to show (as the widget's attribute): an iframe of the page can show just the weights.
+const steps = parseSteps(search.get('steps'), notices)
+/** The URL form of a state, `steps` and the language included. */
+const linkParams = (s: PlaygroundState) => {
+  const p = toParams(s)
+  p.set('lang', s.lang)
+  if (steps) p.set('steps', steps.join(','))
+  return p
+}
 const t = translator(state.lang)
 document.documentElement.lang = state.lang === 'zh' ? 'zh-CN' : 'en'
 document.title = t('title')
@@ -41,9 +48,7 @@ try {
     const s = latest
     latest = null
     lastWrite = performance.now()
-    const p = toParams(s)
-    p.set('lang', s.lang)
-    history.replaceState(null, '', `${location.pathname}?${p}`)
+    history.replaceState(null, '', `${location.pathname}?${linkParams(s)}`)
   }
   const writeSoon = () => {
     const wait = Math.max(0, 150 - (performance.now() - lastWrite))
@@ -58,11 +63,8 @@ try {
   }
   window.__apPlayground = mountPlayground(root, engine, state, {
     notices,
-    shareUrl: () => {
-      const p = toParams(window.__apPlayground?.getState() ?? state)
-      p.set('lang', (window.__apPlayground?.getState() ?? state).lang)
-      return `${location.origin}${location.pathname}?${p}`
-    },
+    steps,
+    shareUrl: () => `${location.origin}${location.pathname}?${linkParams(window.__apPlayground?.getState() ?? state)}`,
     onStateChange: (s) => {
       const lang = s.lang === 'zh' ? 'zh-CN' : 'en'
       if (document.documentElement.lang !== lang) {

@@ -14,6 +14,7 @@ import { STYLES } from './styles'
 import { VIEW_STYLES } from './views/styles'
 import { matrixCsv, panelMatrix } from './export/csv'
 import { exportPanelPng } from './export/png'
+import { settingsCaption } from './export/caption'
 import { pytorchCode } from './export/pytorch'
 import { needsCompute, resetsEdits, resetsPositions } from './model/changes'
 import { isPerHeadStep } from './model/heads'
@@ -21,6 +22,7 @@ import { LONG_TOKENS, type LongData } from './model/long-rows'
 import { computeAny } from './model/run'
 import { addExportButtons } from './shell/export-buttons'
 import { createHeader, type Header } from './shell/header'
+import { createEmbed, type Embed } from './shell/embed'
 import { applyStepFilter, createPanels, type PanelSet } from './shell/panels'
 import { createScheduler, type Scheduler } from './shell/scheduler'
 import { createTabs, type Tabs } from './shell/tabs'
@@ -106,6 +108,7 @@ class Playground {
   private readonly removeStyles: () => void
   private readonly ctx: Ctx
   private readonly header: Header
+  private readonly embed: Embed | null
   private readonly tabs: Tabs
   private readonly trainBox: TrainBox
   private readonly trainInline: boolean
@@ -129,7 +132,9 @@ class Playground {
     this.ctx = this.makeCtx()
     this.handle = this.makeHandle()
     const withExports = opts.exports !== false
+    this.embed = opts.shareUrl ? createEmbed(opts.shareUrl, opts.steps) : null
     this.header = createHeader({
+      embed: this.embed ?? undefined,
       compact: !!opts.compact,
       exports: withExports,
       shareUrl: opts.shareUrl,
@@ -192,7 +197,9 @@ class Playground {
 
   private setState(patch: Partial<PlaygroundState>): void {
     if (this.disposed) return
-    const next = withoutCrossCausal({ ...cloneState(this.state), ...patch })
+    const merged = { ...cloneState(this.state), ...patch }
+    this.panels.guided.settle(this.state, merged, patch)
+    const next = withoutCrossCausal(merged)
     if (resetsPositions(this.state, next)) {
       if (!('padKeys' in patch)) next.padKeys = []
       if (!('maskCells' in patch)) next.maskCells = []
@@ -280,6 +287,7 @@ class Playground {
     // pipeline alone (Why attention and Origin have their own controls or none, Train has its own).
     const controlsAct = VIEWS_USING_CONTROLS.includes(state.view)
     this.header.render(t, controlsAct)
+    this.embed?.render(t, state)
     this.labelExports(t)
     this.tabs.render(t, state.view)
     this.trainBox.el.hidden = !this.trainInline && state.view !== 'train'
@@ -320,7 +328,7 @@ class Playground {
       `[data-step="${CSS.escape(step)}"], [data-panel="${CSS.escape(step)}"]`,
     )
     if (!panel) return Promise.reject(new Error(`png: no panel named "${step}" here`))
-    return exportPanelPng(panel)
+    return exportPanelPng(panel, settingsCaption(this.state, this.t))
   }
 
   private dispose(): void {

@@ -2,7 +2,7 @@
 // names match the widget's attributes so one link format serves both; what the state means for the
 // engine is in model/.
 
-import { SCORE_RULES, TOKENIZER_NAMES } from 'attention-playground'
+import { SCORE_RULES, STEP_NAMES, TOKENIZER_NAMES } from 'attention-playground'
 import { settleClashes } from './model/options'
 
 export const TOKENIZERS = TOKENIZER_NAMES
@@ -364,4 +364,40 @@ export function toParams(s: PlaygroundState, base: PlaygroundState = DEFAULT_STA
   if (s.maskCells.length) p.set('cells', s.maskCells.map(([i, j]) => `${i}.${j}`).join(','))
   if (s.edits.length) p.set('edits', s.edits.map((e) => `${e.t}.${e.r}.${e.c}=${e.v}`).join(';'))
   return p
+}
+
+/** Panel names `steps` accepts: the engine's step names and the page's other panels. */
+export const PANEL_NAMES = new Set<string>([
+  ...STEP_NAMES,
+  'sourceEmbeddings',
+  'tokens',
+  'params',
+  'lines',
+  'arith',
+  'guided',
+  'decoderSelfAttention',
+  'why',
+  'origin',
+  'train',
+  'long',
+  'model',
+  'decode',
+  'scaling',
+  'quiz',
+])
+
+/**
+ * A `steps` list (the widget's attribute, the page's URL parameter): the panels to show, comma-separated.
+ * Unknown names are reported as a notice; undefined (every panel) when absent, empty or all unknown.
+ */
+export function parseSteps(value: string | null, notices: Notice[]): string[] | undefined {
+  if (value === null || value.trim() === '') return undefined
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  const known = names.filter((n) => PANEL_NAMES.has(n))
+  const unknown = names.filter((n) => !PANEL_NAMES.has(n))
+  if (unknown.length) notices.push({ param: 'steps', value: unknown.join(',') })
+  return known.length ? known : undefined
 }

@@ -40,6 +40,15 @@ export const STYLES = `
 .ap-code { display: block; flex-basis: 100%; width: 100%; margin: 6px 0; min-height: 12em; font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
 .ap-export { display: inline-flex; gap: 4px; margin-left: auto; align-self: center; }
 .ap-root .ap-export button { font-size: 11.5px; padding: 1px 7px; border-radius: 6px; color: var(--muted); }
+.ap-embed { flex-basis: 100%; display: flex; flex-direction: column; gap: 8px; margin: 6px 0; padding: 10px 14px; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
+.ap-embed .embed-title { font-size: 15px; margin: 0; }
+.ap-embed .embed-steps { display: flex; flex-wrap: wrap; gap: 2px 14px; border: none; padding: 0; margin: 0; }
+.ap-embed legend { font-size: 12px; font-weight: 600; color: var(--muted); padding: 0; margin-bottom: 4px; }
+.ap-embed .check { display: flex; gap: 6px; align-items: center; min-height: 28px; font-size: 13px; }
+.ap-embed .field { display: flex; flex-direction: column; gap: 3px; }
+.ap-embed .lbl { font-size: 12px; font-weight: 600; color: var(--muted); }
+.ap-embed textarea { width: 100%; font: 12px ui-monospace, "DejaVu Sans Mono", monospace; border: 1px solid var(--line); border-radius: 7px; padding: 5px 7px; }
+.ap-embed .hint { margin: 0; font-size: 12px; color: var(--muted); }
 .ap-train-box { min-width: 0; }
 .long-bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 2px 0 8px; }
 .long-zoom { font-size: 12px; color: var(--muted); font-variant-numeric: tabular-nums; }
@@ -81,6 +90,9 @@ export const STYLES = `
 .panel .shape { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; color: var(--accent); background: var(--accent-soft); padding: 1px 7px; border-radius: 999px; }
 .panel .formula { margin: 6px 0 2px; font-size: 15px; min-height: 22px; overflow-x: auto; }
 .panel .help { margin: 2px 0 8px; color: var(--muted); font-size: 12.5px; }
+.scale-note { margin: 0 0 10px; padding: 8px 10px; border-left: 3px solid var(--warm); background: #fff7f0; border-radius: 0 8px 8px 0; font-size: 12.5px; }
+.scale-note p { margin: 0 0 6px; }
+.controls .tok-auto { display: flex; flex-wrap: wrap; gap: 4px 8px; align-items: center; }
 /* Every panel the tour step is not about is dimmed alike (encoder, decoder, tokens too). Its pictures fade;
    its text only turns grey, so that it keeps a readable contrast (WCAG AA) while dimmed. */
 .touring .pipeline .panel:not(.tour-focus) { background: #eef0f3; color: var(--muted); }

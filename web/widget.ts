@@ -6,12 +6,13 @@
 //   <attention-playground text="我爱中国" tokenizer="char" lang="zh" mask="causal"></attention-playground>
 
 import { init } from 'attention-playground'
-import { STEP_NAMES, type Engine, type MemoryStats, type Trace } from 'attention-playground'
+import { type Engine, type MemoryStats, type Trace } from 'attention-playground'
 import { mountPlayground, RENDERED_EVENT, type PlaygroundHandle } from './playground'
 import {
   browserLang,
   defaultState,
   parseParams,
+  parseSteps,
   SENTENCE_FIELDS,
   SIZE_FIELDS,
   type Lang,
@@ -66,26 +67,6 @@ const ATTR_FIELDS: Array<keyof PlaygroundState> = [
   'guided',
   'src',
 ]
-
-/** Panel names `steps` accepts: the engine's step names and the page's other panels. */
-const PANEL_NAMES = new Set<string>([
-  ...STEP_NAMES,
-  'sourceEmbeddings',
-  'tokens',
-  'params',
-  'lines',
-  'arith',
-  'guided',
-  'decoderSelfAttention',
-  'why',
-  'origin',
-  'train',
-  'long',
-  'model',
-  'decode',
-  'scaling',
-  'quiz',
-])
 
 const WIDGET_CSS = `
 :host { display: block; container-type: inline-size; }
@@ -163,18 +144,7 @@ function readAttributes(el: HTMLElement): FromAttributes {
     else notices.push({ param: 'guided', value: guided })
   }
 
-  let steps: string[] | undefined
-  const stepsAttr = el.getAttribute('steps')
-  if (stepsAttr !== null && stepsAttr.trim() !== '') {
-    const names = stepsAttr
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)
-    const known = names.filter((n) => PANEL_NAMES.has(n))
-    const unknown = names.filter((n) => !PANEL_NAMES.has(n))
-    if (unknown.length) notices.push({ param: 'steps', value: unknown.join(',') })
-    steps = known.length ? known : undefined
-  }
+  const steps = parseSteps(el.getAttribute('steps'), notices)
   return { state, notices, steps }
 }
 
@@ -338,17 +308,7 @@ export class AttentionPlaygroundElement extends BaseElement {
   /** Runs inside the shadow root before the render event reaches the element's own listeners. */
   private afterRender(): void {
     this.renders++
-    this.collapseEmptyGroups()
     if (this.renders === 1) this.readyResolve?.()
-  }
-
-  /** With `steps`, a row of panels whose panels are all hidden would still take its gap: hide the row. */
-  private collapseEmptyGroups(): void {
-    if (!this.attrs?.steps) return
-    for (const g of this.shadow.querySelectorAll<HTMLElement>('.pipeline > .grid')) {
-      const kids = Array.from(g.children) as HTMLElement[]
-      g.hidden = kids.length > 0 && kids.every((k) => k.hidden)
-    }
   }
 
   private teardown(): void {

@@ -2,11 +2,52 @@
 
 import { completeHeatmaps } from '../heatmap'
 
+/** The panel's colour key as shown under its heatmap: the two ends, the bar's colours and the masked key. */
+function readLegend(panelEl: HTMLElement): { lo: string; hi: string; colors: string[]; masked: string } | null {
+  const lg = panelEl.querySelector<HTMLElement>('.hm-legend')
+  const bar = lg?.querySelector<HTMLElement>('.hm-bar')
+  if (!lg || !bar) return null
+  const [lo, , hi] = Array.from(lg.children) as HTMLElement[]
+  const colors = bar.style.background.match(/rgba?\([^)]*\)/g) ?? []
+  if (colors.length < 2) return null
+  const masked = lg.querySelector('.hm-masked-key')?.textContent?.trim() ?? ''
+  return { lo: lo?.textContent?.trim() ?? '', hi: hi?.textContent?.trim() ?? '', colors, masked }
+}
+
+/** Draws the colour key at (x, y): "lo [bar] hi  masked"; returns its height. */
+function drawLegend(
+  g: CanvasRenderingContext2D,
+  lg: NonNullable<ReturnType<typeof readLegend>>,
+  x: number,
+  y: number,
+  px: number,
+): void {
+  g.font = `${px}px ui-monospace, monospace`
+  g.fillStyle = '#5b6475'
+  g.fillText(lg.lo, x, y)
+  const barX = x + g.measureText(lg.lo).width + px / 2
+  const barW = px * 9
+  const grad = g.createLinearGradient(barX, 0, barX + barW, 0)
+  lg.colors.forEach((c, i) => grad.addColorStop(i / (lg.colors.length - 1), c))
+  g.fillStyle = grad
+  g.fillRect(barX, y + px * 0.2, barW, px * 0.7)
+  g.fillStyle = '#5b6475'
+  g.fillText(lg.hi, barX + barW + px / 2, y)
+  if (lg.masked) {
+    const mx = barX + barW + px + g.measureText(lg.hi).width
+    g.fillStyle = '#9a9a9a'
+    g.fillRect(mx, y + px * 0.1, px, px * 0.9)
+    g.fillStyle = '#5b6475'
+    g.fillText(lg.masked, mx + px * 1.4, y)
+  }
+}
+
 /**
- * Renders one panel (its title, shape line and heatmap) into a fresh canvas and encodes it as PNG.
- * The heatmap pixels are the panel's own canvas, so colours and layout are what the learner sees.
+ * Renders one panel (its title, shape line, heatmap with its row and column labels, colour key) and the
+ * caption lines (the settings that produced it) into a fresh canvas and encodes it as PNG. The heatmap
+ * pixels are the panel's own canvas, so colours and layout are what the learner sees.
  */
-export async function exportPanelPng(panelEl: HTMLElement): Promise<Blob> {
+export async function exportPanelPng(panelEl: HTMLElement, caption: readonly string[] = []): Promise<Blob> {
   completeHeatmaps(panelEl)
   const maps = Array.from(panelEl.querySelectorAll<HTMLCanvasElement>('canvas.hm-canvas, canvas')).filter(
     (c) => c.width > 0 && c.height > 0,
@@ -35,9 +76,14 @@ export async function exportPanelPng(panelEl: HTMLElement): Promise<Blob> {
   const titleW = measure.measureText(title).width
   measure.font = `${shapePx}px ui-monospace, monospace`
   const shapeW = measure.measureText(shape).width
+  const legend = readLegend(panelEl)
+  const capPx = Math.round(11 * ratio)
+  measure.font = `${capPx}px ${font}`
+  const capW = Math.max(0, ...caption.map((c) => measure.measureText(c).width))
   const headH = (title ? titlePx + pad / 2 : 0) + (shape ? shapePx + pad / 2 : 0)
-  out.width = Math.ceil(Math.max(map.width, titleW, shapeW) + 2 * pad)
-  out.height = Math.ceil(headH + map.height + 2 * pad)
+  const footH = (legend ? capPx * 1.6 : 0) + caption.length * capPx * 1.5
+  out.width = Math.ceil(Math.max(map.width, titleW, shapeW, capW, legend ? capPx * 24 : 0) + 2 * pad)
+  out.height = Math.ceil(headH + map.height + footH + 2 * pad + (footH ? pad / 2 : 0))
 
   const g = out.getContext('2d')!
   g.fillStyle = '#ffffff'
@@ -57,6 +103,17 @@ export async function exportPanelPng(panelEl: HTMLElement): Promise<Blob> {
     y += shapePx + pad / 2
   }
   g.drawImage(map, pad, Math.round(y))
+  y += map.height + pad / 2
+  if (legend) {
+    drawLegend(g, legend, pad, y, capPx)
+    y += capPx * 1.6
+  }
+  g.font = `${capPx}px ${font}`
+  g.fillStyle = '#1d2330'
+  for (const line of caption) {
+    g.fillText(line, pad, y)
+    y += capPx * 1.5
+  }
   return new Promise<Blob>((resolve, reject) => {
     out.toBlob(
       (b) => (b ? resolve(b) : reject(new Error('exportPanelPng: the canvas could not be encoded as PNG'))),

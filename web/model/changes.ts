@@ -86,3 +86,17 @@ export function needsCompute(prev: PlaygroundState | null, s: PlaygroundState): 
     JSON.stringify([prev.padKeys, prev.maskCells, prev.edits]) !== JSON.stringify([s.padKeys, s.maskCells, s.edits])
   )
 }
+
+/** Han, kana and CJK compatibility ideographs: scripts written without spaces between words. */
+const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/g
+
+/**
+ * Chinese or Japanese typed without spaces: the word tokenizers would make one token of it (我爱中国 → one
+ * 1×1 matrix). True when the text is one run of two or more such characters, or holds a run of three or more
+ * between spaces ("我 爱 中国", words spaced by hand, stays by words).
+ */
+export function isUnspacedCjk(text: string): boolean {
+  const pieces = text.trim().split(/\s+/)
+  const counts = pieces.map((p) => (p.match(CJK) ?? []).length)
+  return pieces.length === 1 ? counts[0] >= 2 : counts.some((c) => c >= 3)
+}

@@ -7,6 +7,7 @@ import type { MsgKey } from '../i18n'
 import { PRESETS, PRESET_IDS, matchingPreset, type PresetId } from '../presets'
 import { LIMITS, MASKS, RULES, TOKENIZERS, type PlaygroundState } from '../state'
 import { scaleIsOn } from '../model/options'
+import { isUnspacedCjk } from '../model/changes'
 import { RuleNotes } from './rule-notes'
 
 const TOK_KEYS: Record<string, MsgKey> = {
@@ -48,6 +49,14 @@ export class ControlsPanel implements Panel {
   private selfBox: HTMLElement
   private crossBox: HTMLElement
   private tokenizer = h('select', { name: 'tokenizer' })
+  /** Shown after unspaced Chinese / Japanese switched the tokenizer to characters; its button undoes it. */
+  private tokNote = h('p', { class: 'hint tok-auto', 'data-note': 'tokenizer', role: 'status', hidden: true })
+  private tokUndo = h('button', { type: 'button', class: 'btn-small', name: 'tokUndo' })
+  private tokNoteText = h('span')
+  /** The tokenizer before the automatic switch (null: no switch to undo). */
+  private autoFrom: PlaygroundState['tokenizer'] | null = null
+  /** The learner undid the switch: no new switch until the text stops being unspaced CJK. */
+  private declined = false
   private rule = h('select', { name: 'score' })
   private ruleNotes = new RuleNotes()
   private scale = h('input', { type: 'checkbox', name: 'scale' })
@@ -98,6 +107,7 @@ export class ControlsPanel implements Panel {
       this.selfBox,
       this.crossBox,
       lab('tokenizer', this.tokenizer),
+      this.tokNote,
       lab('rule', this.rule),
       this.ruleNotes.el,
       h('label', { class: 'check' }, this.scale, this.labelled('scaleToggle')),
@@ -118,6 +128,15 @@ export class ControlsPanel implements Panel {
     this.bind(ctx)
   }
 
+  /** The text just typed: unspaced Chinese / Japanese under a word tokenizer switches to characters (once). */
+  private autoTokenizer(state: PlaygroundState): Partial<PlaygroundState> {
+    const cjk = isUnspacedCjk(this.text.value)
+    if (!cjk) this.declined = false
+    if (!cjk || this.declined || (state.tokenizer !== 'word' && state.tokenizer !== 'word-sorted')) return {}
+    this.autoFrom = state.tokenizer
+    return { tokenizer: 'char' }
+  }
+
   private labelled(key: MsgKey): HTMLElement {
     const s = h('span')
     this.labels.push([s, key])
@@ -132,12 +151,20 @@ export class ControlsPanel implements Panel {
     })
     this.modeSelf.addEventListener('click', () => set({ mode: 'self' }))
     this.modeCross.addEventListener('click', () => set({ mode: 'cross' }))
-    this.text.addEventListener('input', () => set({ text: this.text.value }))
+    this.tokNote.append(this.tokNoteText, ' ', this.tokUndo)
+    this.text.addEventListener('input', () => set({ text: this.text.value, ...this.autoTokenizer(ctx.state) }))
+    this.tokUndo.addEventListener('click', () => {
+      const back = this.autoFrom
+      this.autoFrom = null
+      this.declined = true
+      if (back) set({ tokenizer: back })
+    })
     this.source.addEventListener('input', () => set({ source: this.source.value }))
     this.target.addEventListener('input', () => set({ target: this.target.value }))
-    this.tokenizer.addEventListener('change', () =>
-      set({ tokenizer: this.tokenizer.value as PlaygroundState['tokenizer'] }),
-    )
+    this.tokenizer.addEventListener('change', () => {
+      this.autoFrom = null
+      set({ tokenizer: this.tokenizer.value as PlaygroundState['tokenizer'] })
+    })
     this.rule.addEventListener('change', () =>
       set({ score: this.rule.value as PlaygroundState['score'], scale: 'auto' }),
     )
@@ -182,6 +209,10 @@ export class ControlsPanel implements Panel {
       TOKENIZERS.map((k) => [k, t(TOK_KEYS[k])]),
     )
     this.tokenizer.value = state.tokenizer
+    if (state.tokenizer !== 'char' || state.mode !== 'self') this.autoFrom = null
+    this.tokNote.hidden = this.autoFrom === null
+    setText(this.tokNoteText, t('tokAutoChar'))
+    setText(this.tokUndo, t('tokAutoUndo'))
     fillSelect(
       this.rule,
       RULES.map((k) => [k, t(RULE_KEYS[k])]),

@@ -36,6 +36,17 @@ export const GUIDED_STEPS: Array<{ title: MsgKey; body: MsgKey; steps: string[];
   { title: 'guided5Title', body: 'guided5Body', steps: ['V', 'output'] },
 ]
 
+/** The fields the tour's tries change: undone when the learner moves on, restored when the tour ends. */
+const TRY_FIELDS = ['scale', 'mask', 'temperature'] as const
+type TryField = (typeof TRY_FIELDS)[number]
+type TryValues = Partial<Pick<PlaygroundState, TryField>>
+
+function pick(s: PlaygroundState, keys: readonly string[]): TryValues {
+  const out: Record<string, unknown> = {}
+  for (const k of keys) if ((TRY_FIELDS as readonly string[]).includes(k)) out[k] = s[k as TryField]
+  return out as TryValues
+}
+
 export class GuidedPanel implements Panel {
   readonly el: HTMLElement
   private counter = h('span', { class: 'guided-count' })
@@ -47,12 +58,18 @@ export class GuidedPanel implements Panel {
   private tryBtn = h('button', { type: 'button', name: 'try' })
   private lastStep = 0
   private rendered = false
+  /** The tried fields as they were before the tour (restored on exit). */
+  private before: TryValues | null = null
+  /** The fields the current step's try changed, as they were before it (undone on the next move). */
+  private tried: TryValues | null = null
   /** The step's questions, right after its explanation. */
   private quiz = new QuizPanel(true)
 
   constructor(
     ctx: Ctx,
     private host: () => HTMLElement,
+    /** The page (not a widget in a course page): a `guided=` link scrolls to its step on load. */
+    private scrollOnLoad = false,
   ) {
     this.el = h(
       'section',
@@ -70,8 +87,35 @@ export class GuidedPanel implements Panel {
     this.exit.addEventListener('click', () => ctx.setState({ guided: 0 }))
     this.tryBtn.addEventListener('click', () => {
       const step = GUIDED_STEPS[ctx.state.guided - 1]
-      if (step?.tryIt) ctx.setState(step.tryIt(ctx.state))
+      if (!step?.tryIt) return
+      const patch = step.tryIt(ctx.state)
+      // The first try of a step remembers the values before it; a second (toggling back) keeps those.
+      this.tried = { ...pick(ctx.state, Object.keys(patch)), ...this.tried }
+      ctx.setState(patch)
     })
+  }
+
+  /**
+   * Called by the playground for every change before it is applied: moving to another step undoes the
+   * step's try, and leaving the tour brings back the tried fields as they were before it (unless the change
+   * sets them itself).
+   */
+  settle(prev: PlaygroundState, next: PlaygroundState, patch: Partial<PlaygroundState>): void {
+    if (prev.guided === next.guided) return
+    if (prev.guided === 0) {
+      this.before = pick(prev, TRY_FIELDS)
+      this.tried = null
+      return
+    }
+    const restore = (vals: TryValues) => {
+      for (const k of Object.keys(vals) as TryField[]) if (!(k in patch)) Object.assign(next, { [k]: vals[k] })
+    }
+    if (this.tried) restore(this.tried)
+    this.tried = null
+    if (next.guided === 0 && this.before) {
+      restore(this.before)
+      this.before = null
+    }
   }
 
   render(ctx: Ctx): void {
@@ -87,6 +131,8 @@ export class GuidedPanel implements Panel {
       this.lastStep = 0
       return
     }
+    // A tour opened by a link or an attribute: what it started from is the state of its first render.
+    this.before ??= pick(state, TRY_FIELDS)
     const step = GUIDED_STEPS[n - 1]
     this.counter.textContent = t('stepCounter')
       .replace('{n}', String(n))
@@ -108,7 +154,10 @@ export class GuidedPanel implements Panel {
     // Only when the learner moves through the tour: a widget that starts guided must not scroll the
     // course page it sits in on load. 'nearest' scrolls as little as possible (not at all when the
     // panel is already in view).
-    if (!first && n !== this.lastStep && target && typeof target.scrollIntoView === 'function') {
+    // The page's own `guided=` link does scroll to its step, once laid out.
+    if (first && this.scrollOnLoad && target) {
+      requestAnimationFrame(() => target.scrollIntoView({ behavior: 'auto', block: 'center' }))
+    } else if (!first && n !== this.lastStep && target && typeof target.scrollIntoView === 'function') {
       target.scrollIntoView({ behavior: prefersReducedMotion() ? 'auto' : 'smooth', block: 'nearest' })
     }
     this.lastStep = n

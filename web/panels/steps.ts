@@ -12,6 +12,7 @@ import { renderTex } from '../formula'
 import { productShape, shapeOf } from '../format'
 import type { MsgKey, Translate } from '../i18n'
 import type { EditableTensor, PlaygroundState } from '../state'
+import { ScaleNote } from './scale-note'
 
 type PanelName = StepName | 'sourceEmbeddings'
 
@@ -272,6 +273,8 @@ export class StepPanel implements Panel {
   private formulaEl: HTMLElement
   private helpEl: HTMLElement
   private map: Heatmap
+  /** Under ② only: why the rows stay one-hot with the course's weights. */
+  private note: ScaleNote | null
 
   constructor(
     private spec: StepSpec,
@@ -316,8 +319,10 @@ export class StepPanel implements Panel {
       h('header', { class: 'panel-head' }, this.titleEl, this.shapeEl),
       this.formulaEl,
       this.helpEl,
-      this.map.el,
     )
+    this.note = spec.name === 'scaledScores' ? new ScaleNote(ctx) : null
+    if (this.note) this.el.append(this.note.el)
+    this.el.append(this.map.el)
   }
 
   get name(): PanelName {
@@ -346,6 +351,7 @@ export class StepPanel implements Panel {
     this.map.setGroups(split ? trace.heads || 1 : 1, state.head)
     this.highlight(ctx)
     this.select(ctx)
+    this.note?.render(ctx)
   }
 
   highlight(ctx: Ctx): void {

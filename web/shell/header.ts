@@ -18,6 +18,8 @@ export interface HeaderDeps {
   /** Asks for a render (the "copied" mark comes and goes). */
   rerender(): void
   disposed(): boolean
+  /** The Embed button and its box (the page only). */
+  embed?: { button: HTMLElement; box: HTMLElement }
 }
 
 export interface Header {
@@ -46,9 +48,10 @@ function headerElements(d: HeaderDeps) {
     'header',
     { class: 'ap-header' },
     titleBox,
-    h('div', { class: 'ap-actions' }, e.pyBtn, e.pyDlBtn, e.copyBtn, e.langBtn),
+    h('div', { class: 'ap-actions' }, e.pyBtn, e.pyDlBtn, e.copyBtn, d.embed?.button ?? null, e.langBtn),
     e.status,
     e.codeBox,
+    d.embed?.box ?? null,
   )
   // A course page has its own title and language: compact keeps only the export bar.
   titleBox.hidden = d.compact

@@ -30,6 +30,8 @@ import type { Lang } from '../state'
 
 export interface PanelSet {
   controls: ControlsPanel
+  /** The guided tour (the playground lets it settle every change: its tries are undone on moving on). */
+  guided: GuidedPanel
   /** view=model: a model file's attention. */
   model: ModelView
   /** The step panels (the export buttons go in their headers). */
@@ -55,13 +57,14 @@ export function createPanels(
   trainInline: boolean,
   compact = false,
 ): PanelSet {
-  const panels = buildPanels(ctx, engine, app)
+  const panels = buildPanels(ctx, engine, app, compact)
   const els = buildLayout(panels, trainBox, trainInline, compact)
   const { controls, model, steps } = panels
   const { pipeline, main, layout, noticeBox, banner } = els
   const plan = renderPlan(panels)
   return {
     controls,
+    guided: panels.guided,
     model,
     steps: [...steps.panels.values()],
     all: plan.all,
@@ -117,10 +120,10 @@ interface RenderPlan {
   onlyIn: Map<Panel, View>
 }
 
-function buildPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement): Panels {
+function buildPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, compact: boolean): Panels {
   return {
     controls: new ControlsPanel(ctx),
-    guided: new GuidedPanel(ctx, app),
+    guided: new GuidedPanel(ctx, app, !compact),
     tokens: new TokensPanel(),
     steps: createStepPanels(ctx),
     params: new ParamsPanel(),
@@ -276,5 +279,10 @@ export function applyStepFilter(app: HTMLElement, steps: readonly string[] | und
     const name = p.dataset.step ?? p.dataset.panel ?? ''
     if (name === 'controls' || name === 'guided') continue
     if (!show.has(name)) p.hidden = true
+  }
+  // A row of panels whose panels are all hidden would still take its gap: hide the row.
+  for (const g of app.querySelectorAll<HTMLElement>('.pipeline > .grid')) {
+    const kids = Array.from(g.children) as HTMLElement[]
+    g.hidden = kids.length > 0 && kids.every((k) => k.hidden)
   }
 }

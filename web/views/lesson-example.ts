@@ -4,7 +4,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor } from 'attention-playground'
-import { h, Texts } from '../dom'
+import { h, setText, Texts } from '../dom'
 import { fmt } from '../format'
 
 export const LESSON_TOKENS = ['我', '爱', '中国']
@@ -19,6 +19,8 @@ export class LessonExample implements Panel {
   readonly el: HTMLElement
   private texts = new Texts()
   private body = h('div', { class: 'table-scroll' })
+  /** What the page's own panels do with the sentence (its tokens as split now). */
+  private ownRun = h('p', { class: 'hint', 'data-own-run': '' })
   private done = false
 
   constructor(private engine: Engine) {
@@ -30,6 +32,7 @@ export class LessonExample implements Panel {
       tx(h('p', { class: 'help' }), 'lessonExHelp'),
       this.body,
       tx(h('p', { class: 'hint' }), 'lessonExNote'),
+      this.ownRun,
     )
   }
 
@@ -38,6 +41,11 @@ export class LessonExample implements Panel {
     this.el.hidden = ctx.state.mode !== 'self' || ctx.state.text.replace(/\s+/g, '') !== '我爱中国'
     this.texts.apply(ctx.t)
     if (this.el.hidden || !this.engine.attention) return
+    const toks = ctx.trace?.tokens ?? []
+    setText(
+      this.ownRun,
+      ctx.t('lessonExOwnRun').replace('{n}', String(toks.length)).replace('{tokens}', toks.join(' / ')),
+    )
     if (this.done && this.body.dataset.lang === ctx.state.lang) return
     const x: Tensor = { data: new Float32Array(LESSON_VECTORS.flat()), shape: [3, 3] }
     const r = this.engine.attention({ query: x, key: x, value: x, score: 'dot', mask: 'none' })

@@ -1,0 +1,174 @@
+// A first visit, as issue 29's users tried it, on a 390 × 844 phone (touch) and on the desktop, in zh and en:
+// - the course example says why its rows stay one-hot with ÷√d_k on (the shown largest scaled score is the
+//   engine's), and one click gives d_model = 2, where switching the scale changes the weights (numbers read
+//   from the page's tables, against the engine run in Node);
+// - unspaced Chinese typed into the sentence switches to the character tokenizer, says so, and can be undone;
+//   the lesson card names the tokens the page really uses;
+// - each tour step's "try it" is undone when the learner moves on, and leaving the tour brings back the state
+//   from before it; a `guided=` link scrolls to its step.
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { readPanel, settled } from './harness.mjs'
+import { useEnv } from './env'
+import { CASES, openAs } from './devices'
+import { init } from '../../dist/index.js'
+import type { Engine } from 'attention-playground'
+import type { PlaygroundHandle } from '../../web/playground'
+import { MESSAGES } from '../../web/i18n'
+
+type PageWindow = Window & { __apPlayground: PlaygroundHandle }
+
+useEnv()
+
+let engine: Engine | null = null
+async function nodeEngine(): Promise<Engine> {
+  engine ??= await init()
+  return engine
+}
+
+const state = (page: Page) => page.evaluate(() => (window as unknown as PageWindow).__apPlayground.getState())
+const tokens = (page: Page) => page.evaluate(() => (window as unknown as PageWindow).__apPlayground.getTrace()!.tokens)
+
+/** Clicks (or taps, on a touch device) a control after scrolling it into view. */
+async function press(page: Page, selector: string): Promise<void> {
+  const el = page.locator(selector)
+  await el.scrollIntoViewIfNeeded()
+  if (await page.evaluate(() => matchMedia('(pointer: coarse)').matches)) await el.tap()
+  else await el.click()
+  await settled(page)
+}
+
+describe('the course example and ÷√d_k', () => {
+  for (const { device, lang } of CASES) {
+    it(`says why the rows stay one-hot and offers d_model = 2 (${device}, ${lang})`, async () => {
+      const { ctx, page, errors } = await openAs(device, `?lang=${lang}`)
+      const note = page.locator('[data-step="scaledScores"] [data-note="scale"]')
+      await expect(note.isVisible()).resolves.toBe(true)
+      const maxAbs = await page.evaluate(() => {
+        const t = (window as unknown as PageWindow).__apPlayground.getTrace()!
+        return Math.max(...Array.from(t.scaledScores.data, Math.abs))
+      })
+      const ref = (await nodeEngine()).run({ text: 'this is my cat' })
+      expect(maxAbs).toBeCloseTo(Math.max(...Array.from(ref.scaledScores.data, Math.abs)), 3)
+      const text = (await note.textContent()) ?? ''
+      expect(text).toContain(maxAbs.toFixed(1))
+      expect(text).toContain('torch.rand')
+      expect(text).toContain(MESSAGES[lang].scaleTrySmall)
+
+      await press(page, 'button[name="scaleCase"]')
+      expect((await state(page)).dModel).toBe(2)
+      await expect(note.textContent()).resolves.toContain(MESSAGES[lang].scaleSwitchOff)
+      const on = await readPanel(page, 'weights')
+      await press(page, 'button[name="scaleCompare"]')
+      expect((await state(page)).scale).toBe('off')
+      const off = await readPanel(page, 'weights')
+      for (const [panel, scale] of [
+        [on, undefined],
+        [off, false],
+      ] as const) {
+        const r = (await nodeEngine()).run({ text: 'this is my cat', dModel: 2, scale })
+        panel.values.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(r.weights.data[i * 4 + j], 3)))
+      }
+      // The scale visibly matters: some row's largest weight moves by more than 0.3.
+      const rowMax = (v: number[][]) => v.map((row) => Math.max(...row))
+      const moved = rowMax(on.values).map((m, i) => Math.abs(m - rowMax(off.values)[i]))
+      expect(Math.max(...moved)).toBeGreaterThan(0.3)
+      expect(errors).toEqual([])
+      await ctx.close()
+    })
+  }
+})
+
+describe('unspaced Chinese picks the character tokenizer', () => {
+  for (const { device, lang } of CASES) {
+    it(`switches, says so, can be undone, and the lesson card is true (${device}, ${lang})`, async () => {
+      const { ctx, page, errors } = await openAs(device, `?lang=${lang}`)
+      const text = page.locator('[data-panel="controls"] textarea[name="text"]')
+      const note = page.locator('[data-note="tokenizer"]')
+      await text.fill('我 爱 中国')
+      await settled(page)
+      expect((await state(page)).tokenizer).toBe('word-sorted')
+      await expect(note.isVisible()).resolves.toBe(false)
+
+      await text.fill('我爱中国')
+      await settled(page)
+      expect((await state(page)).tokenizer).toBe('char')
+      expect(await tokens(page)).toEqual(['我', '爱', '中', '国'])
+      await expect(note.textContent()).resolves.toContain(MESSAGES[lang].tokAutoChar)
+      const own = page.locator('[data-panel="lessonExample"] [data-own-run]')
+      await expect(own.textContent()).resolves.toContain('我 / 爱 / 中 / 国')
+      await expect(own.textContent()).resolves.toContain('4')
+
+      await press(page, 'button[name="tokUndo"]')
+      expect((await state(page)).tokenizer).toBe('word-sorted')
+      expect(await tokens(page)).toEqual(['我爱中国'])
+      await expect(note.isVisible()).resolves.toBe(false)
+      await expect(own.textContent()).resolves.toContain('1')
+      // Undone: typing on does not switch again until the text is something else.
+      await text.fill('我爱中国。')
+      await settled(page)
+      expect((await state(page)).tokenizer).toBe('word-sorted')
+      await text.fill('私は猫です')
+      await settled(page)
+      expect((await state(page)).tokenizer).toBe('word-sorted')
+      await text.fill('a cat')
+      await settled(page)
+      await text.fill('私は猫です')
+      await settled(page)
+      expect((await state(page)).tokenizer).toBe('char')
+      expect(await tokens(page)).toEqual(['私', 'は', '猫', 'で', 'す'])
+      expect(errors).toEqual([])
+      await ctx.close()
+    })
+  }
+})
+
+describe('the guided tour undoes its tries', () => {
+  for (const { device, lang } of CASES) {
+    it(`moving on undoes a try; leaving restores the state before the tour (${device}, ${lang})`, async () => {
+      const { ctx, page, errors } = await openAs(device, `?lang=${lang}&temperature=2`)
+      await press(page, 'button[name="guided"]')
+      const next = '[data-panel="guided"] button[name="next"]'
+      const tryIt = '[data-panel="guided"] button[name="try"]'
+      await press(page, next)
+      await press(page, tryIt)
+      expect((await state(page)).scale).toBe('off')
+      await press(page, next)
+      expect((await state(page)).scale).toBe('auto')
+      await press(page, tryIt)
+      expect((await state(page)).mask).toBe('causal')
+      await press(page, next)
+      let s = await state(page)
+      expect([s.guided, s.mask, s.scale]).toEqual([4, 'none', 'auto'])
+      // Step 4's try from T = 2 (the state before the tour): T = 1; the weights change, as the engine's do.
+      const before = await readPanel(page, 'weights')
+      await press(page, tryIt)
+      expect((await state(page)).temperature).toBe(1)
+      const after = await readPanel(page, 'weights')
+      const ref = (await nodeEngine()).run({ text: 'this is my cat', temperature: 1 })
+      after.values.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(ref.weights.data[i * 4 + j], 3)))
+      expect(after.values).not.toEqual(before.values)
+      await press(page, tryIt)
+      await press(page, tryIt)
+      await press(page, '[data-panel="guided"] button[name="exit"]')
+      s = await state(page)
+      expect([s.guided, s.scale, s.mask, s.temperature]).toEqual([0, 'auto', 'none', 2])
+      expect(errors).toEqual([])
+      await ctx.close()
+    })
+  }
+
+  for (const device of ['phone', 'desktop'] as const) {
+    it(`a guided= link scrolls to its step (${device})`, async () => {
+      const { ctx, page } = await openAs(device, '?lang=en&guided=4')
+      await settled(page)
+      const box = await page.evaluate(() => {
+        const r = document.querySelector('[data-step="weights"]')!.getBoundingClientRect()
+        return { top: r.top, bottom: r.bottom, h: innerHeight }
+      })
+      expect(box.top).toBeLessThan(box.h)
+      expect(box.bottom).toBeGreaterThan(0)
+      await ctx.close()
+    })
+  }
+})

@@ -1,0 +1,135 @@
+// A teacher preparing a class (issue 29), on a phone and the desktop, in zh and en:
+// - "Embed" gives an iframe and an <attention-playground> tag for the current state with the panels ticked;
+//   the iframe's link opens the page with only those panels (`steps=` on the page's URL, kept as the learner
+//   changes things), and the tag, put in a course page, shows the same panels and numbers;
+// - a panel's PNG carries its colour key and a caption of the settings under the heatmap (read back from the
+//   image's pixels: the key's ends are the panel's own colours, the caption rows hold text).
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { readPanel, settled } from './harness.mjs'
+import { env, useEnv } from './env'
+import { CASES, openAs } from './devices'
+import { MESSAGES } from '../../web/i18n'
+import type { PlaygroundHandle } from '../../web/playground'
+
+type PageWindow = Window & { __apPlayground: PlaygroundHandle }
+
+useEnv()
+
+/** The visible step panels (data-step) of the page. */
+const visibleSteps = (page: Page) =>
+  page
+    .locator('[data-step]')
+    .evaluateAll((els) =>
+      els.filter((e) => (e as HTMLElement).offsetParent !== null).map((e) => (e as HTMLElement).dataset.step),
+    )
+
+describe('Embed', () => {
+  for (const { device, lang } of CASES) {
+    it(`gives an iframe and a tag for the current state, with the panels ticked (${device}, ${lang})`, async () => {
+      const { ctx, page, errors } = await openAs(device, `?lang=${lang}&temperature=2&mask=causal`)
+      const btn = page.locator('header button[name="embed"]')
+      await expect(btn.textContent()).resolves.toBe(MESSAGES[lang].embed)
+      await btn.click()
+      await expect(btn.getAttribute('aria-expanded')).resolves.toBe('true')
+      await page.locator('[data-embed] input[value="weights"]').check()
+      await page.locator('[data-embed] input[value="scores"]').check()
+      const iframe = await page.locator('textarea[name="embedIframe"]').inputValue()
+      const widget = await page.locator('textarea[name="embedWidget"]').inputValue()
+      expect(iframe).toMatch(/^<iframe src="[^"]+" title="[^"]+" width="100%" height="\d+"/)
+      const src = new URL(iframe.match(/src="([^"]+)"/)![1].replace(/&amp;/g, '&'))
+      expect(Object.fromEntries(src.searchParams)).toEqual({
+        temperature: '2',
+        mask: 'causal',
+        lang,
+        steps: 'scores,weights',
+      })
+      expect(widget).toContain(`<attention-playground lang="${lang}"`)
+      expect(widget).toContain('mask="causal"')
+      expect(widget).toContain('temperature="2"')
+      expect(widget).toContain('steps="scores,weights"')
+
+      // The iframe's page: only the two panels, the same numbers as the page they came from.
+      const want = await readPanel(page, 'weights')
+      const framed = await openAs(device, src.search)
+      expect(await visibleSteps(framed.page)).toEqual(['scores', 'weights'])
+      expect((await readPanel(framed.page, 'weights')).values).toEqual(want.values)
+      // steps= stays in the URL as the learner changes things.
+      await framed.page.locator('select[name="mask"]').selectOption('none')
+      await settled(framed.page)
+      await expect.poll(() => new URL(framed.page.url()).searchParams.get('steps')).toBe('scores,weights')
+      await framed.ctx.close()
+
+      // The tag in a course page: the same panels and numbers.
+      const html = `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>t</title>${widget.replace(/src="[^"]+"/, 'src="/dist/widget/widget.js"')}</head><body><main></main></body></html>`
+      const course = await ctx.newPage()
+      await course.route(`${env.widgets.url}/embed-test.html`, (r) =>
+        r.fulfill({ body: html, contentType: 'text/html; charset=utf-8' }),
+      )
+      await course.goto(`${env.widgets.url}/embed-test.html`)
+      await course.locator('attention-playground').evaluate((el) => (el as unknown as { ready: Promise<void> }).ready)
+      await settled(course)
+      const tagged = course.locator('attention-playground')
+      const shown = await tagged
+        .locator('[data-step]')
+        .evaluateAll((els) =>
+          els.filter((e) => (e as HTMLElement).offsetParent !== null).map((e) => (e as HTMLElement).dataset.step),
+        )
+      expect(shown).toEqual(['scores', 'weights'])
+      await tagged.locator('[data-step="weights"] details.hm-alt summary').click()
+      const cells = await tagged.locator('[data-step="weights"] table tbody td').allTextContents()
+      expect(cells.map((c) => Number(c.trim()))).toEqual(want.values.flat())
+      expect(errors).toEqual([])
+      await ctx.close()
+    })
+  }
+})
+
+describe('PNG export', () => {
+  for (const { device, lang } of CASES) {
+    it(`carries the colour key and a caption of the settings (${device}, ${lang})`, async () => {
+      const { ctx, page, errors } = await openAs(device, `?lang=${lang}&seed=7&dModel=8&text=a+b+c`)
+      const info = await page.evaluate(async () => {
+        const blob = await (window as unknown as PageWindow).__apPlayground.png('weights')
+        const img = await createImageBitmap(blob)
+        const c = document.createElement('canvas')
+        c.width = img.width
+        c.height = img.height
+        const g = c.getContext('2d')!
+        g.drawImage(img, 0, 0)
+        const map = document.querySelector<HTMLCanvasElement>('[data-step="weights"] canvas.hm-canvas')!
+        // The bottom 40 rows: the caption, dark text only (no coloured pixel, as a heatmap's would be). The 30
+        // rows above them: the colour key, viridis' two ends (the weights' key: 0 → #440154, max → #fde725).
+        const near = (d: Uint8ClampedArray, i: number, rgb: number[]) =>
+          Math.abs(d[i] - rgb[0]) + Math.abs(d[i + 1] - rgb[1]) + Math.abs(d[i + 2] - rgb[2]) < 30
+        const caption = g.getImageData(0, c.height - 40, c.width, 40).data
+        let inkRows = 0
+        let coloured = 0
+        for (let y = 0; y < 40; y++) {
+          let ink = 0
+          for (let x = 0; x < c.width; x++) {
+            const i = 4 * (y * c.width + x)
+            if (caption[i] < 200) ink++
+            const rgb = [caption[i], caption[i + 1], caption[i + 2]]
+            if (Math.max(...rgb) - Math.min(...rgb) > 60) coloured++
+          }
+          if (ink > 3) inkRows++
+        }
+        const key = g.getImageData(0, c.height - 70, c.width, 30).data
+        let low = false
+        let high = false
+        for (let i = 0; i < key.length; i += 4) {
+          low ||= near(key, i, [0x44, 0x01, 0x54])
+          high ||= near(key, i, [0xfd, 0xe7, 0x25])
+        }
+        return { h: img.height, mapH: map.height, inkRows, coloured, low, high }
+      })
+      expect(info.h).toBeGreaterThan(info.mapH + 100)
+      expect(info.inkRows).toBeGreaterThan(10)
+      expect(info.coloured).toBe(0)
+      expect([info.low, info.high]).toEqual([true, true])
+      expect(errors).toEqual([])
+      await ctx.close()
+    })
+  }
+})
