@@ -85,6 +85,20 @@ describe('Embed', () => {
   }
 })
 
+describe('steps= on the page', () => {
+  for (const device of ['phone', 'desktop'] as const) {
+    it(`shows only the listed panels and names an unknown one in a notice (${device})`, async () => {
+      const { ctx, page, errors } = await openAs(device, '?lang=en&steps=weights,nope')
+      expect(await visibleSteps(page)).toEqual(['weights'])
+      await expect(page.locator('.banner.notice').textContent()).resolves.toContain('steps = “nope”')
+      // No Train tab (as in the widget with steps): the panels listed are the page.
+      await expect(page.locator('[role="tab"][data-view="train"]').isVisible()).resolves.toBe(false)
+      expect(errors).toEqual([])
+      await ctx.close()
+    })
+  }
+})
+
 describe('PNG export', () => {
   for (const { device, lang } of CASES) {
     it(`carries the colour key and a caption of the settings (${device}, ${lang})`, async () => {
