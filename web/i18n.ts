@@ -3,8 +3,10 @@
 // put them into the page with textContent, never as HTML.
 
 import type { Lang } from './state'
+import { LESSON_EN, LESSON_ZH } from './lesson-strings'
 
 const en = {
+  ...LESSON_EN,
   title: 'Attention Playground',
   subtitle: 'Watch every step of attention computed live — the same numbers as PyTorch.',
   langSwitch: '中文',
@@ -357,23 +359,23 @@ const en = {
   tabDecode: 'Decoding',
   decodeTitle: 'Decoding, step by step',
   decodeIntro:
-    'The seq2seq lesson’s loop: the decoder produces the target one token at a time. Its input is the target shifted right — the start token ▶ first — so at step t it has only what came before. Each step asks one query row: the lesson’s Q (1, 1, 64) against K (1, 32, 64); here Q (1, 1, {dq}) against K (1, {n}, {dk}).',
+    'The seq2seq lesson’s loop, as a Transformer decoder computes it during training, with teacher forcing: the decoder is fed the known target shifted right — the start token ▶ first — so at step t it has the true words before t, not its own guesses (it has no output layer here: it predicts nothing). Each step: ① masked self-attention over the inputs so far, ② add the input and LayerNorm, ③ that row asks the source (cross attention), ④ the context vector. Shapes here follow the lesson’s 3-D (batch, rows, features): Q (1, 1, 64) against K (1, 32, 64) in the lesson, Q (1, 1, {dq}) against K (1, {n}, {dk}) here; the other tabs drop the batch of 1 and show 2-D [rows, features].',
   decodeBack: '◀ Back',
   decodeNext: 'Step ▶',
-  decodeCounter: 'Step {n} of {total}: input {input} → next target word {next}',
+  decodeCounter: 'Step {n} of {total}: input {input} → the known next target word {next}',
   decodeInputs: 'Decoder input (shifted right)',
-  decodeOutputs: 'Target produced',
+  decodeOutputs: 'Target (known, fed in: teacher forcing)',
   decodeSelfTitle: '① The decoder’s own self-attention, causal mask',
   decodeSelfHelp:
-    'Attention weights of the decoder inputs so far. The mask grows one column per step: no input sees a later one (no peeking at the answer). The last row is this step’s.',
-  decodeCrossTitle: '② Cross attention: one query row against the whole source',
+    'Attention weights of the decoder inputs so far, with the self-attention’s own W_q, W_k, W_v. The mask grows one column per step: no input sees a later one (no peeking at the answer). The last row is this step’s.',
+  decodeCrossTitle: '③ Cross attention: one query row against the whole source',
   decodeCrossHelp:
-    'No mask here: the decoder may look at every source word. Scores are Q·Kᵀ, weights are softmax(Q·Kᵀ/√d_k).',
+    'The query is the LayerNorm row times the cross attention’s own W_q; K and V are the source times its own W_k, W_v. No mask here: the decoder may look at every source word. Scores are Q·Kᵀ, weights are softmax(Q·Kᵀ/√d_k).',
   decodeScoresRow: 'scores',
   decodeWeightsRow: 'weights',
-  decodeContextTitle: '③ Context vector C = weights · V (the lesson’s attention_q)',
+  decodeContextTitle: '④ Context vector C = weights · V (the lesson’s attention_q)',
   decodeQueryNote:
-    'Every number here comes from the engine’s attention() on these rows. The query is the input token’s embedding times W_q, and K, V are the source embeddings times W_k, W_v (no encoder layers run): a full Transformer would feed these from more layers.',
+    'Every attention here is the engine’s attention() on these rows; the weights are random draws from the seed (embeddings, then the self-attention’s W_q, W_k, W_v, then the cross attention’s), nothing is trained. Because step ③’s query comes through ① and ②, an earlier target word changes this step’s cross weights. K, V come straight from the source embeddings (no encoder layers run), and there are no position encodings, so the order of the earlier inputs does not matter here; a full Transformer has both, and a feed-forward layer after ④.',
   tabScaling: 'Why ÷√d_k',
   scalingTitle: 'Why divide by √d_k?',
   scalingIntro:
@@ -469,6 +471,7 @@ const en = {
 export type MsgKey = keyof typeof en
 
 const zh: Record<MsgKey, string> = {
+  ...LESSON_ZH,
   title: '注意力机制演练场',
   subtitle: '逐步观看注意力的每一步实时计算——数值与 PyTorch 完全一致。',
   langSwitch: 'English',
@@ -812,22 +815,23 @@ const zh: Record<MsgKey, string> = {
   tabDecode: '逐步解码',
   decodeTitle: '逐步解码',
   decodeIntro:
-    'Seq2Seq 课程中的解码循环：解码器一次生成一个目标词元。它的输入是右移一位的目标句——最前面是起始词元 ▶——所以第 t 步只能看到之前的内容。每一步只有一行查询：课程中是 Q (1, 1, 64) 对 K (1, 32, 64)；这里是 Q (1, 1, {dq}) 对 K (1, {n}, {dk})。',
+    'Seq2Seq 课程中的解码循环，按 Transformer 解码器在训练时的算法计算，采用教师强制（teacher forcing）：喂给解码器的是已知的目标句右移一位——最前面是起始词元 ▶——所以第 t 步拿到的是 t 之前的真实词，而不是它自己的猜测（这里没有输出层，它什么也不预测）。每一步：① 对目前为止的输入做带掩码的自注意力，② 加上输入并做 LayerNorm，③ 用这一行查询源句（交叉注意力），④ 得到上下文向量。这里的形状沿用课程的三维（批次, 行, 特征）：课程中是 Q (1, 1, 64) 对 K (1, 32, 64)，这里是 Q (1, 1, {dq}) 对 K (1, {n}, {dk})；其他页面省去大小为 1 的批次，显示二维 [行, 特征]。',
   decodeBack: '◀ 上一步',
   decodeNext: '下一步 ▶',
-  decodeCounter: '第 {n} 步，共 {total} 步：输入 {input} → 下一个目标词 {next}',
+  decodeCounter: '第 {n} 步，共 {total} 步：输入 {input} → 已知的下一个目标词 {next}',
   decodeInputs: '解码器输入（右移一位）',
-  decodeOutputs: '已生成的目标',
+  decodeOutputs: '目标句（已知，直接喂入：教师强制）',
   decodeSelfTitle: '① 解码器自身的自注意力（因果掩码）',
   decodeSelfHelp:
-    '到目前为止各个解码器输入的注意力权重。掩码每一步多一列：任何输入都看不到它后面的输入（防止偷看答案）。最后一行属于当前这一步。',
-  decodeCrossTitle: '② 交叉注意力：一行查询对整个源句',
-  decodeCrossHelp: '这里没有掩码：解码器可以看源句的每个词。注意力分数是 Q·Kᵀ，注意力权重是 softmax(Q·Kᵀ/√d_k)。',
+    '到目前为止各个解码器输入的注意力权重，用自注意力自己的 W_q、W_k、W_v。掩码每一步多一列：任何输入都看不到它后面的输入（防止偷看答案）。最后一行属于当前这一步。',
+  decodeCrossTitle: '③ 交叉注意力：一行查询对整个源句',
+  decodeCrossHelp:
+    '查询是 LayerNorm 之后的那一行乘以交叉注意力自己的 W_q；K、V 是源句乘以它自己的 W_k、W_v。这里没有掩码：解码器可以看源句的每个词。注意力分数是 Q·Kᵀ，注意力权重是 softmax(Q·Kᵀ/√d_k)。',
   decodeScoresRow: '注意力分数',
   decodeWeightsRow: '注意力权重',
-  decodeContextTitle: '③ 上下文向量 C = 注意力权重 · V（课程中的 attention_q，中间语义张量 C）',
+  decodeContextTitle: '④ 上下文向量 C = 注意力权重 · V（课程中的 attention_q，中间语义张量 C）',
   decodeQueryNote:
-    '这里的每个数都由引擎的注意力函数对这些行计算得到。查询是输入词元的词嵌入乘以 W_q，K、V 是源句词嵌入乘以 W_k、W_v（不运行编码器层）：完整的 Transformer 会先经过更多层。',
+    '这里的每次注意力计算都由引擎的注意力函数对这些行完成；权重都是由随机种子抽取的（先是词嵌入，再是自注意力的 W_q、W_k、W_v，然后是交叉注意力的），没有经过训练。因为第 ③ 步的查询经过了 ① 和 ②，前面的目标词一变，这一步的交叉注意力权重也会变。K、V 直接来自源句的词嵌入（不运行编码器层），也没有位置编码，所以这里前面输入的顺序不影响结果；完整的 Transformer 两者都有，并在 ④ 之后还有前馈层。',
   tabScaling: '为什么除以 √d_k',
   scalingTitle: '为什么要除以 √d_k？',
   scalingIntro:

@@ -16,10 +16,11 @@ import { matrixCsv, panelMatrix } from './export/csv'
 import { exportPanelPng } from './export/png'
 import { settingsCaption } from './export/caption'
 import { pytorchCode } from './export/pytorch'
-import { needsCompute, resetsEdits, resetsPositions } from './model/changes'
+import { needsCompute, resetsEdits, resetsPositions, settleWeights } from './model/changes'
 import { isPerHeadStep } from './model/heads'
 import { LONG_TOKENS, type LongData } from './model/long-rows'
 import { computeAny } from './model/run'
+import { withTrainedDims } from './model/trained'
 import { addExportButtons } from './shell/export-buttons'
 import { createHeader, type Header } from './shell/header'
 import { createEmbed, type Embed } from './shell/embed'
@@ -123,7 +124,7 @@ class Playground {
     initial: PlaygroundState,
     private readonly opts: PlaygroundOptions,
   ) {
-    this.state = withoutCrossCausal(cloneState(initial))
+    this.state = withoutCrossCausal(withTrainedDims(cloneState(initial)))
     this.t = translator(this.state.lang)
     this.notices = [...(opts.notices ?? [])]
     this.removeStyles = adoptStyles(root, STYLES + MODEL_STYLES + VIEW_STYLES)
@@ -199,7 +200,7 @@ class Playground {
     if (this.disposed) return
     const merged = { ...cloneState(this.state), ...patch }
     this.panels.guided.settle(this.state, merged, patch)
-    const next = withoutCrossCausal(merged)
+    const next = withoutCrossCausal(settleWeights(this.state, patch, merged))
     if (resetsPositions(this.state, next)) {
       if (!('padKeys' in patch)) next.padKeys = []
       if (!('maskCells' in patch)) next.maskCells = []
@@ -286,6 +287,8 @@ class Playground {
     // Only what acts on the open tab is shown: the attention controls and the PyTorch export follow the
     // pipeline alone (Why attention and Origin have their own controls or none, Train has its own).
     const controlsAct = VIEWS_USING_CONTROLS.includes(state.view)
+    // Trained or random weights, said on the root for scripts (the note above the pipeline says it to people).
+    this.app.dataset.weights = state.weights
     this.header.render(t, controlsAct)
     this.embed?.render(t, state)
     this.labelExports(t)

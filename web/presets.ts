@@ -1,9 +1,11 @@
 // The presets: the course's program, a Chinese sentence by characters, the lessons'
-// "it" sentence, and a translation pair for encoder–decoder attention.
+// "it" sentence (with random weights, and with the Train tab's trained model), and a translation pair for
+// encoder–decoder attention.
 
+import { TRAINED_DIMS, TRAINED_SENTENCE } from './model/trained'
 import { DEFAULT_STATE, type PlaygroundState } from './state'
 
-export type PresetId = 'cat' | 'zh' | 'it' | 'seq2seq'
+export type PresetId = 'cat' | 'zh' | 'it' | 'itTrained' | 'seq2seq'
 
 const COMMON: Partial<PlaygroundState> = {
   dModel: DEFAULT_STATE.dModel,
@@ -20,6 +22,7 @@ const COMMON: Partial<PlaygroundState> = {
   padKeys: [],
   maskCells: [],
   edits: [],
+  weights: 'random',
 }
 
 export const PRESETS: Record<PresetId, Partial<PlaygroundState>> = {
@@ -31,6 +34,7 @@ export const PRESETS: Record<PresetId, Partial<PlaygroundState>> = {
     text: "The animal didn't cross the street because it was too tired",
     tokenizer: 'word',
   },
+  itTrained: { ...COMMON, ...TRAINED_DIMS, text: TRAINED_SENTENCE, weights: 'trained' },
   seq2seq: { ...COMMON, mode: 'cross', source: '我 爱 中国', target: 'I love China', tokenizer: 'word' },
 }
 

@@ -4,6 +4,7 @@
 
 import { SCORE_RULES, STEP_NAMES, TOKENIZER_NAMES } from 'attention-playground'
 import { settleClashes } from './model/options'
+import { TRAINED_DIMS } from './model/trained'
 
 export const TOKENIZERS = TOKENIZER_NAMES
 export const RULES = SCORE_RULES
@@ -13,6 +14,8 @@ export const VIEWS = ['pipeline', 'why', 'origin', 'decode', 'scaling', 'train',
 export const SCALES = ['auto', 'on', 'off'] as const
 export const EDITABLE = ['embeddings', 'sourceEmbeddings', 'Wq', 'Wk', 'Wv'] as const
 export const LANGS = ['zh', 'en'] as const
+/** Where W_q, W_k, W_v come from: drawn from the seed, or the Train tab's coreference model (model/trained.ts). */
+export const WEIGHT_SOURCES = ['random', 'trained'] as const
 
 export type Tokenizer = (typeof TOKENIZERS)[number]
 export type Rule = (typeof RULES)[number]
@@ -22,6 +25,7 @@ export type View = (typeof VIEWS)[number]
 export type ScaleChoice = (typeof SCALES)[number]
 export type EditableTensor = (typeof EDITABLE)[number]
 export type Lang = (typeof LANGS)[number]
+export type WeightSource = (typeof WEIGHT_SOURCES)[number]
 
 /** The views the control column (and the PyTorch export of its configuration) acts on; the others hide it. */
 export const VIEWS_USING_CONTROLS: readonly View[] = ['pipeline']
@@ -58,6 +62,10 @@ export interface PlaygroundState {
   view: View
   /** The model file the model view opens (a URL, relative to the page), '' for none. */
   src: string
+  /** random: drawn from the seed; trained: the coreference model's last layer (model/trained.ts). */
+  weights: WeightSource
+  /** The decoding view's step, 1-based as its label counts. */
+  step: number
 }
 
 /** The fields that choose the sentences and how they are split into tokens. */
@@ -91,6 +99,8 @@ export const DEFAULT_STATE: Readonly<PlaygroundState> = Object.freeze({
   guided: 0,
   view: 'pipeline',
   src: '',
+  weights: 'random',
+  step: 1,
 } as PlaygroundState)
 
 export function defaultState(lang?: Lang): PlaygroundState {
@@ -147,7 +157,7 @@ export function withoutCrossCausal(s: PlaygroundState): PlaygroundState {
   return s.mode === 'cross' && s.mask === 'causal' ? { ...s, mask: 'none' } : s
 }
 
-const INT_PARAMS = ['dModel', 'dq', 'dk', 'dv', 'seed', 'heads', 'head', 'guided'] as const
+const INT_PARAMS = ['dModel', 'dq', 'dk', 'dv', 'seed', 'heads', 'head', 'guided', 'step'] as const
 
 function parseIntStrict(v: string): number | null {
   if (!/^-?\d{1,10}$/.test(v.trim())) return null
@@ -175,6 +185,8 @@ function intInRange(name: string, n: number | null): number | null {
       return n >= 0 && n <= 0xffffffff ? n : null
     case 'guided':
       return n >= 0 && n <= 5 ? n : null
+    case 'step':
+      return n >= 1 && n <= LIMITS.textChars ? n : null
   }
   return n
 }
@@ -237,6 +249,7 @@ function readEnumParams(params: URLSearchParams, s: PlaygroundState, bad: Report
     ['scale', SCALES, 'scale'],
     ['lang', LANGS, 'lang'],
     ['view', VIEWS, 'view'],
+    ['weights', WEIGHT_SOURCES, 'weights'],
   ]
   for (const [param, list, field] of enums) {
     const raw = params.get(param)
@@ -304,6 +317,8 @@ function settleParsedState(params: URLSearchParams, s: PlaygroundState, base: Pl
   if (params.has('source') || params.has('target')) {
     if (!params.has('mode')) s.mode = 'cross'
   }
+  // Trained weights come with the trained model's sizes and tokenizer.
+  if (s.weights === 'trained') Object.assign(s, TRAINED_DIMS)
   if (s.head >= s.heads) s.head = 0
   const notices: Notice[] = [...settleClashes(s)]
   if (s.mode === 'cross' && s.mask === 'causal') {
@@ -351,6 +366,8 @@ export function toParams(s: PlaygroundState, base: PlaygroundState = DEFAULT_STA
     'guided',
     'view',
     'src',
+    'weights',
+    'step',
   ]
   for (const k of simple) {
     if (k === 'source' || k === 'target') {
@@ -384,6 +401,7 @@ export const PANEL_NAMES = new Set<string>([
   'decode',
   'scaling',
   'quiz',
+  'weightsNote',
 ])
 
 /**

@@ -50,6 +50,8 @@ const STATE_ATTRS: ReadonlyArray<readonly [string, string]> = [
   ['mode', 'mode'],
   ['view', 'view'],
   ['src', 'src'],
+  ['weights', 'weights'],
+  ['step', 'step'],
 ]
 const OBSERVED = [...STATE_ATTRS.map(([a]) => a), 'steps', 'guided']
 
@@ -66,6 +68,8 @@ const ATTR_FIELDS: Array<keyof PlaygroundState> = [
   'view',
   'guided',
   'src',
+  'weights',
+  'step',
 ]
 
 const WIDGET_CSS = `
@@ -308,6 +312,9 @@ export class AttentionPlaygroundElement extends BaseElement {
   /** Runs inside the shadow root before the render event reaches the element's own listeners. */
   private afterRender(): void {
     this.renders++
+    // The element carries the root's data-weights too (the first render runs before mountPlayground returns).
+    const w = this.shadow.querySelector<HTMLElement>('.ap-root')?.dataset.weights
+    if (w) this.dataset.weights = w
     if (this.renders === 1) this.readyResolve?.()
   }
 

@@ -383,6 +383,7 @@ describe('decode view', () => {
     }
     expect(await next.isDisabled()).toBe(true)
     await panel.locator('button[name="decodeBack"]').click()
+    await settled(page)
     expect(await panel.locator('.decode-counter').innerText()).toContain('Step 2 of 3')
     await panel.locator('button[name="decodePlay"]').click()
     await expect.poll(() => panel.locator('.decode-counter').innerText(), { timeout: 5000 }).toContain('Step 3 of 3')

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { expectAllClose, getAp, tolFor, type Engine, type Tensor } from './helpers'
 import { requireTorch } from './tools'
 import { pytorchCode } from '../../web/export/pytorch'
+import { TRAINED_DIMS, TRAINED_SENTENCE, trainedLayerInputs } from '../../web/model/trained'
 import { defaultState, type PlaygroundState } from '../../web/state'
 import type { Trace } from 'attention-playground'
 
@@ -23,6 +24,8 @@ interface Case {
   state: Partial<PlaygroundState>
   /** The engine options, written out here by hand (not through state.ts), so the test checks the mapping too. */
   run: Record<string, unknown>
+  /** Trained weights: the coreference model's last layer (its X, W_q, W_k, W_v) passed as overrides. */
+  trained?: boolean
   /** Cell edits applied to the first run's tensors, then passed back as overrides. */
   edits?: Array<{ t: 'embeddings' | 'sourceEmbeddings' | 'Wq' | 'Wk' | 'Wv'; r: number; c: number; v: number }>
 }
@@ -123,6 +126,21 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: 'trained weights (the coreference model, last layer), causal mask, temperature 0.5',
+    state: { weights: 'trained', text: TRAINED_SENTENCE, ...TRAINED_DIMS, mask: 'causal', temperature: 0.5 },
+    run: {
+      text: TRAINED_SENTENCE,
+      tokenizer: 'word',
+      dModel: 32,
+      dq: 32,
+      dk: 32,
+      dv: 32,
+      mask: 'causal',
+      temperature: 0.5,
+    },
+    trained: true,
+  },
+  {
     name: 'hostile text stays a string literal',
     state: { text: HOSTILE, tokenizer: 'char', dq: 4, dk: 4, dv: 4, dModel: 8 },
     run: { text: HOSTILE, tokenizer: 'char', dq: 4, dk: 4, dv: 4, dModel: 8 },
@@ -134,7 +152,13 @@ let dir: string
 const made: Array<{ c: Case; state: PlaygroundState; trace: Trace; code: string }> = []
 let results: Array<{ printed: Record<string, unknown>; globals: Record<string, unknown> }> = []
 
+function trainedOverrides(text: string): Record<string, Tensor> {
+  const L = trainedLayerInputs(engine, text)
+  return { embeddings: L.X, Wq: L.Wq, Wk: L.Wk, Wv: L.Wv }
+}
+
 function traceFor(c: Case): Trace {
+  if (c.trained) return engine.run({ ...c.run, ...trainedOverrides(c.run.text as string) }) as Trace
   if (!c.edits?.length) return engine.run(c.run) as Trace
   const base = engine.run(c.run) as Trace
   const over: Record<string, Tensor> = {}

@@ -27,53 +27,55 @@ function expectClose(got: ArrayLike<number>, want: ArrayLike<number>, what: stri
 describe('decode view model', () => {
   const state = () => Object.assign(defaultState('en'), { mode: 'cross' as const, ...fixture.config })
 
-  it('equals PyTorch step by step for the fixture configuration', () => {
+  it('equals PyTorch step by step for the fixture configuration (self-attention, residual, LayerNorm, cross)', () => {
     const m = decodeModel(engine, state())
     expect(m.inputs).toEqual(fixture.inputs)
     expect(m.targets).toEqual(fixture.targets)
     expect(m.sourceTokens).toEqual(fixture.sourceTokens)
     m.steps.forEach((st, t) => {
       const ref = fixture.steps[t]
-      expectClose(st.selfWeights.data, ref.selfWeights, `step ${t} selfWeights`)
-      expectClose(st.selfOutput.data, ref.selfOutput, `step ${t} selfOutput`)
-      expectClose(st.crossScores.data, ref.crossScores, `step ${t} crossScores`)
-      expectClose(st.crossWeights.data, ref.crossWeights, `step ${t} crossWeights`)
-      expectClose(st.context.data, ref.context, `step ${t} context C`)
+      expectClose(st.selfWeights.data, ref.selfWeights, `step ${t} selfWeights`, 1e-5)
+      expectClose(st.selfOutput.data, ref.selfOutput, `step ${t} selfOutput`, 1e-5)
+      expectClose(st.residual.data, ref.residual, `step ${t} residual`, 1e-5)
+      expectClose(st.normed.data, ref.normed, `step ${t} LayerNorm`, 1e-5)
+      expectClose(st.query.data, ref.crossQuery, `step ${t} crossQuery`, 1e-5)
+      expectClose(st.crossScores.data, ref.crossScores, `step ${t} crossScores`, 1e-5)
+      expectClose(st.crossWeights.data, ref.crossWeights, `step ${t} crossWeights`, 1e-5)
+      expectClose(st.context.data, ref.context, `step ${t} context C`, 1e-5)
       expect(st.query.shape).toEqual([1, 24])
+      expect(st.normed.shape).toEqual([1, 16])
       expect(st.crossWeights.shape).toEqual([1, 3])
     })
   })
 
-  it("each step is exactly the matching row of the engine's full cross and causal runs, for any source and target", () => {
-    const cases: Array<[string, string, 'word' | 'char']> = [
-      ['the cat sat on the mat', 'le chat', 'word'],
-      ['我爱中国', '我爱你们', 'char'],
+  // An earlier word replaced by another of the same vocabulary (the source holds every word, so the draws stay the
+  // same) and the same input at the last step, whose query and cross weights still change (through the
+  // self-attention over the earlier inputs). Swapping two earlier words would change nothing: no positions here.
+  it("earlier target words change a later step's query and cross weights, its own input unchanged", () => {
+    const cases: Array<[string, string, string, 'word' | 'char']> = [
+      ['le chat dort bien', 'le chat dort bien', 'chat chat dort bien', 'word'],
+      ['我爱中国你们', '我爱你们', '爱爱你们', 'char'],
     ]
-    for (const [source, target, tokenizer] of cases) {
-      const s = Object.assign(defaultState('en'), {
-        mode: 'cross' as const,
-        source,
-        target,
-        tokenizer,
-        dq: 8,
-        dk: 8,
-        dv: 6,
-        seed: 5,
-      })
-      const m = decodeModel(engine, s)
-      const base = { tokenizer, dModel: s.dModel, dq: 8, dk: 8, dv: 6, seed: 5, score: 'scaled-dot' as const, heads: 1 }
-      const cross = engine.run({ ...base, source, target: `${START} ${target}`, mask: 'none' })
-      const n = cross.sourceTokens!.length
-      m.steps.forEach((st, t) => {
-        expect(Array.from(st.crossWeights.data)).toEqual(Array.from(cross.weights.data.subarray(t * n, (t + 1) * n)))
-        expect(Array.from(st.context.data)).toEqual(Array.from(cross.output.data.subarray(t * 6, (t + 1) * 6)))
-        // The causal mask grows: row t sees inputs 0..t only, and sums to 1.
-        const row = st.selfWeights.data.subarray(t * (t + 1), (t + 1) * (t + 1))
-        expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 5)
-        if (t > 0) expect(st.selfWeights.data[1]).toBe(0)
-      })
-      expect(m.steps.length).toBe(m.targets.length)
-      expect(m.inputs[0]).toMatch(START)
+    for (const [source, target, changed, tokenizer] of cases) {
+      const base = { mode: 'cross' as const, source, tokenizer, dq: 8, dk: 8, dv: 6, seed: 5 }
+      const a = decodeModel(engine, Object.assign(defaultState('en'), base, { target }))
+      const b = decodeModel(engine, Object.assign(defaultState('en'), base, { target: changed }))
+      expect(a.steps.length).toBe(b.steps.length)
+      const last = a.steps.length - 1
+      expect(a.inputs[last]).toBe(b.inputs[last])
+      expect(a.inputs.slice(1, last)).not.toEqual(b.inputs.slice(1, last))
+      const differs = (x: Float32Array, y: Float32Array) => x.some((v, i) => Math.abs(v - y[i]) > 1e-4)
+      expect(differs(a.steps[last].query.data, b.steps[last].query.data), `${target}: query`).toBe(true)
+      expect(differs(a.steps[last].crossWeights.data, b.steps[last].crossWeights.data), `${target}: cross`).toBe(true)
+      // LayerNorm: each row has mean 0 and variance 1 (up to eps).
+      for (const st of a.steps) {
+        const xs = Array.from(st.normed.data)
+        const mean = xs.reduce((p, v) => p + v, 0) / xs.length
+        const vr = xs.reduce((p, v) => p + (v - mean) ** 2, 0) / xs.length
+        expect(Math.abs(mean)).toBeLessThan(1e-5)
+        expect(Math.abs(vr - 1)).toBeLessThan(1e-3)
+      }
+      expect(a.inputs[0]).toMatch(START)
     }
   })
 

@@ -19,6 +19,8 @@ const EXACT: Record<string, string> = {
   'key padding: these key positions are masked for every query': '键填充：这些位置的键对所有查询都被遮盖',
   'cells masked by hand (1 = masked)': '手动遮盖的单元格（1 = 遮盖）',
   'no mask': '无掩码',
+  "trained weights: x is the last layer's input (token + position embeddings, then the layers below), not E(ids)":
+    '训练后的权重：x 是最后一层的输入（词嵌入 + 位置嵌入，再经过下面各层），不是 E(ids)',
   '÷√d_k (per head)': '÷√d_k（每个头）',
   'needs nq == nk': '要求 nq == nk',
   'a query whose keys are all masked gets zero weights':
@@ -29,8 +31,12 @@ const EXACT: Record<string, string> = {
 
 const PATTERNS: Array<[RegExp, string]> = [
   [
-    /^Tokenization \((.+)\) written out, so word, char and bpe all give the same ids\.$/,
-    '分词结果（$1）直接写出，所以三种分词方式得到的编号相同。',
+    /^Tokenization \((.+)\) done by the playground and written out here, so this program needs no tokenizer\.$/,
+    '分词（$1）由演练场完成，结果直接写在这里，所以本程序不需要分词器。',
+  ],
+  [
+    /^(\S+): trained, layer (\d+) of (\d+) of the Train tab's coreference model \(written out whole\):$/,
+    '$1：训练后的权重，取自“训练”页指代模型的第 $2 层（共 $3 层），整个写出：',
   ],
   [/^(\S+) as edited in the playground \(cells (.*)\):$/, '$1 按演练场中的修改（单元格 $2）：'],
 ]

@@ -5,6 +5,7 @@
 // `"\nimport os` cannot inject Python.
 
 import { commentsToZh } from './comments-zh'
+import { TRAINED } from '../model/trained'
 import type { ScoreRule, Tensor, Trace } from 'attention-playground'
 import type { PlaygroundState } from '../state'
 import { PER_HEAD_STEPS } from '../model/heads'
@@ -129,7 +130,7 @@ function headerSection(state: PlaygroundState, trace: Trace, sh: Shape): string[
     `score_rule = ${py(state.score)}`,
     `temperature = ${f32(Math.fround(state.temperature))}`,
     '',
-    `# Tokenization (${state.tokenizer}) written out, so word, char and bpe all give the same ids.`,
+    `# Tokenization (${state.tokenizer}) done by the playground and written out here, so this program needs no tokenizer.`,
   ]
   if (sh.cross) L.push(`source_text = ${py(state.source)}`, `target_text = ${py(state.target)}`)
   else L.push(`text = ${py(state.text)}`)
@@ -169,7 +170,25 @@ function inputsSection(state: PlaygroundState, trace: Trace, sh: Shape): string[
   } else {
     L.push('    x = E(torch.tensor(token_ids))')
   }
-  const edited = new Set(state.edits.map((e) => e.t))
+  const trained = state.weights === 'trained'
+  if (trained) {
+    // The trained model's last layer: its input and projections written out whole (the edits are in them).
+    L.push(
+      "    # trained weights: x is the last layer's input (token + position embeddings, then the layers below), not E(ids)",
+    )
+    for (const [pyName, t] of [
+      ['x', trace.embeddings],
+      ['W_q', trace.Wq],
+      ['W_k', trace.Wk],
+      ['W_v', trace.Wv],
+    ] as const) {
+      L.push(
+        `    # ${pyName}: trained, layer ${TRAINED.layers} of ${TRAINED.layers} of the Train tab's coreference model (written out whole):`,
+      )
+      L.push(`    ${pyName} = ${pyTensor(t, '        ', '    ')}`)
+    }
+  }
+  const edited = new Set(trained ? [] : state.edits.map((e) => e.t))
   const editTargets: Array<[PlaygroundState['edits'][number]['t'], string, Tensor | undefined]> = [
     ['embeddings', 'x', trace.embeddings],
     ['sourceEmbeddings', 'x_src', sh.cross ? trace.sourceEmbeddings : undefined],

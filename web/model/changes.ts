@@ -3,6 +3,7 @@
 
 import type { Tensor } from 'attention-playground'
 import { SENTENCE_FIELDS, SIZE_FIELDS, type CellEdit, type EditableTensor, type PlaygroundState } from '../state'
+import { withTrainedDims } from './trained'
 
 /**
  * Applies cell edits to copies of the traced tensors. Edits that fall outside the current shapes
@@ -64,7 +65,8 @@ export function resetsEdits(prev: PlaygroundState, next: PlaygroundState): boole
     prev.dq !== next.dq ||
     prev.dk !== next.dk ||
     prev.dv !== next.dv ||
-    prev.seed !== next.seed
+    prev.seed !== next.seed ||
+    prev.weights !== next.weights
   )
 }
 
@@ -77,6 +79,7 @@ const COMPUTED_FIELDS: Array<keyof PlaygroundState> = [
   'scale',
   'mask',
   'temperature',
+  'weights',
 ]
 
 export function needsCompute(prev: PlaygroundState | null, s: PlaygroundState): boolean {
@@ -99,4 +102,25 @@ export function isUnspacedCjk(text: string): boolean {
   const pieces = text.trim().split(/\s+/)
   const counts = pieces.map((p) => (p.match(CJK) ?? []).length)
   return pieces.length === 1 ? counts[0] >= 2 : counts.some((c) => c >= 3)
+}
+
+/** The fields that define the model's weights: changing one leaves the trained model (its weights no longer fit). */
+const MODEL_FIELDS = ['mode', 'tokenizer', ...SIZE_FIELDS, 'heads', 'score'] as const
+
+/**
+ * Trained weights fix the model's sizes: a patch that changes one of them (and does not ask for trained weights)
+ * goes back to random weights; a state asking for trained weights gets the trained model's sizes.
+ */
+export function settleWeights(
+  prev: PlaygroundState,
+  patch: Partial<PlaygroundState>,
+  next: PlaygroundState,
+): PlaygroundState {
+  if (
+    prev.weights === 'trained' &&
+    !('weights' in patch) &&
+    MODEL_FIELDS.some((k) => k in patch && patch[k] !== prev[k])
+  )
+    return { ...next, weights: 'random' }
+  return withTrainedDims(next)
 }

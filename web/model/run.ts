@@ -5,6 +5,7 @@ import type { Engine, RunOptions, Tensor, Trace } from 'attention-playground'
 import type { EditableTensor, PlaygroundState } from '../state'
 import { applyEdits } from './changes'
 import { baseRunOptions } from './options'
+import { trainedLayerInputs } from './trained'
 import { computeLong, longTokens, type LongData, type Tokenized } from './long-rows'
 
 export interface Computed {
@@ -20,6 +21,7 @@ export interface Computed {
  * trace otherwise. A long text the long view cannot take (cross, bpe, concat) gets the full run.
  */
 export function computeAny(engine: Engine, s: PlaygroundState): Computed {
+  if (s.weights === 'trained') return { ...compute(engine, s), long: null }
   let tok: Tokenized | null
   try {
     tok = longTokens(engine, s)
@@ -30,14 +32,22 @@ export function computeAny(engine: Engine, s: PlaygroundState): Computed {
   return { ...compute(engine, s), long: null }
 }
 
+/** The run options of a state; with trained weights, the trained model's last layer's X, W_q, W_k, W_v. */
+function runOptions(engine: Engine, s: PlaygroundState, nq: number, nk: number): RunOptions {
+  const o = baseRunOptions(s, nq, nk)
+  if (s.weights !== 'trained') return o
+  const L = trainedLayerInputs(engine, s.text)
+  return { ...o, embeddings: L.X, Wq: L.Wq, Wk: L.Wk, Wv: L.Wv }
+}
+
 export function compute(engine: Engine, s: PlaygroundState): { trace: Trace; droppedEdits: boolean } {
   const needsSizes = s.mask === 'padding' || s.mask === 'cells' || s.edits.length > 0
-  if (!needsSizes) return { trace: engine.run(baseRunOptions(s, 0, 0)), droppedEdits: false }
+  if (!needsSizes) return { trace: engine.run(runOptions(engine, s, 0, 0)), droppedEdits: false }
   // The mask and the edits need the token counts and the seed's tensors: run once without them.
-  const base = engine.run({ ...baseRunOptions(s, 0, 0), mask: 'none' })
+  const base = engine.run({ ...runOptions(engine, s, 0, 0), mask: 'none' })
   const nq = base.tokens.length
   const nk = base.sourceTokens?.length ?? nq
-  const opts: RunOptions = baseRunOptions(s, nq, nk)
+  const opts: RunOptions = runOptions(engine, s, nq, nk)
   let dropped = false
   if (s.edits.length) {
     const tensors: Record<EditableTensor, Tensor | undefined> = {

@@ -19,9 +19,8 @@ export interface Question {
   guided?: number
 }
 
-export function fill(text: string, vars: Record<string, string | number>): string {
-  return Object.entries(vars).reduce((s, [k, v]) => s.split(`{${k}}`).join(String(v)), text)
-}
+import { fill } from '../format'
+export { fill }
 
 /** The right answer first in `options`; placed by a hash of the id so re-renders keep the order. */
 function make(id: string, prompt: string, right: string, wrong: string[], explain: string, guided?: number): Question {

@@ -20,6 +20,7 @@ import { ParamsPanel } from '../panels/params'
 import { createStepPanels, type StepPanel, type StepPanels } from '../panels/steps'
 import { TokensPanel } from '../panels/tokens'
 import { WhyPanel } from '../panels/why'
+import { WeightsNote } from '../panels/weights-note'
 import { ModelView } from '../views/model'
 import type { TrainBox } from './train-box'
 import { engineError } from '../engine-errors'
@@ -95,6 +96,7 @@ interface Panels {
   extraViews: Array<{ view: View; panel: Panel }>
   quiz: QuizPanel
   lessonEx: LessonExample
+  weightsNote: WeightsNote
 }
 
 /** The page's elements around the panels: notes, banners and the containers they are laid out in. */
@@ -137,6 +139,7 @@ function buildPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, compact: 
     extraViews: lessonViews(engine, ctx),
     quiz: new QuizPanel(),
     lessonEx: new LessonExample(engine),
+    weightsNote: new WeightsNote(ctx),
   }
 }
 
@@ -151,6 +154,7 @@ function buildLayout(p: Panels, trainBox: TrainBox, trainInline: boolean, compac
   const pipeline = h(
     'div',
     { class: 'pipeline' },
+    p.weightsNote.el,
     p.guided.el,
     p.tokens.el,
     p.lessonEx.el,
@@ -185,6 +189,7 @@ function buildLayout(p: Panels, trainBox: TrainBox, trainInline: boolean, compac
 function renderPlan(p: Panels): RenderPlan {
   const all: Panel[] = [
     p.controls,
+    p.weightsNote,
     p.guided,
     p.tokens,
     ...p.steps.panels.values(),
@@ -277,7 +282,7 @@ export function applyStepFilter(app: HTMLElement, steps: readonly string[] | und
   if (show.has('weights') || show.has('scores')) show.add('long')
   for (const p of app.querySelectorAll<HTMLElement>('[data-step], [data-panel]')) {
     const name = p.dataset.step ?? p.dataset.panel ?? ''
-    if (name === 'controls' || name === 'guided') continue
+    if (name === 'controls' || name === 'guided' || name === 'weightsNote') continue
     if (!show.has(name)) p.hidden = true
   }
   // A row of panels whose panels are all hidden would still take its gap: hide the row.

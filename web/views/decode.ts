@@ -1,21 +1,35 @@
-// The "Decoding" view: the seq2seq loop step by step (model in decode-model.ts). Play / step / back;
-// the source and target are the page's own (cross mode's) sentences, editable here too.
+// The "Decoding" view: the seq2seq loop step by step as a decoder computes it (model in decode-model.ts).
+// Play / step / back; the step is the state's `step` (1-based, in the URL and the widget's attribute), so a step
+// can be linked. The source and target are the page's own (cross mode's) sentences, editable here too. The
+// tensors outside checks read carry data-tensor (selfWeights, crossQuery, crossWeights, context): their numbers
+// are in the element's text (4 decimals, ASCII minus) and, exact, in data-values.
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor } from 'attention-playground'
 import { h, prefersReducedMotion, setText, tokLabel, Texts } from '../dom'
-import { fmt, shapeOf } from '../format'
+import { fill, fmt, shapeOf } from '../format'
 import type { MsgKey } from '../i18n'
 import { engineError } from '../engine-errors'
 import { decodeModel, type DecodeModel, type DecodeStep } from './decode-model'
 
-function fill(text: string, vars: Record<string, string | number>): string {
-  return Object.entries(vars).reduce((s, [k, v]) => s.split(`{${k}}`).join(String(v)), text)
+/** A number as the decode tables show it: 4 decimals, ASCII minus (so the text parses as numbers). */
+function num(v: number): string {
+  return fmt(v, 4).replace('−', '-')
+}
+
+/** A row of numbers after its label; `tensor` marks it for outside checks (exact values in data-values). */
+function numberRow(label: string, data: ArrayLike<number>, attrs: Record<string, string> = {}): HTMLElement {
+  return h(
+    'tr',
+    { ...attrs, 'data-values': attrs['data-tensor'] ? Array.from(data).join(',') : undefined },
+    h('th', { scope: 'row', text: label }),
+    ...Array.from(data, (v) => h('td', { text: num(v) })),
+  )
 }
 
 /** A weight's cell, shaded light enough that dark text keeps its contrast (CSSOM, so CSP allows it). */
 function weightCell(w: number): HTMLElement {
-  const td = h('td', { text: fmt(w, 4) })
+  const td = h('td', { text: num(w) })
   td.style.background = `rgba(28, 100, 209, ${(0.45 * Math.max(0, Math.min(1, w))).toFixed(3)})`
   return td
 }
@@ -34,6 +48,8 @@ export class DecodeView implements Panel {
   // Focusable: a keyboard user can scroll a wide table.
   private selfBox = h('div', { class: 'table-scroll', tabindex: 0 })
   private selfShape = h('p', { class: 'shape' })
+  private normBox = h('div', { class: 'table-scroll', tabindex: 0 })
+  private normShape = h('p', { class: 'shape' })
   private crossBox = h('div', { class: 'table-scroll', tabindex: 0 })
   private crossShape = h('p', { class: 'shape' })
   private contextBox = h('div', { class: 'table-scroll', tabindex: 0 })
@@ -41,6 +57,7 @@ export class DecodeView implements Panel {
   private error = h('p', { class: 'banner decode-error', role: 'alert', hidden: true })
   private model: DecodeModel | null = null
   private key = ''
+  /** The step shown (0-based); the state's `step` is 1-based. */
   private t = 0
   private timer: ReturnType<typeof setInterval> | null = null
   private ctx: Ctx | null = null
@@ -68,6 +85,10 @@ export class DecodeView implements Panel {
       tx(h('p', { class: 'help' }), 'decodeSelfHelp'),
       this.selfShape,
       this.selfBox,
+      tx(h('h3'), 'decodeNormTitle'),
+      tx(h('p', { class: 'help' }), 'decodeNormHelp'),
+      this.normShape,
+      this.normBox,
       tx(h('h3'), 'decodeCrossTitle'),
       tx(h('p', { class: 'help' }), 'decodeCrossHelp'),
       this.crossShape,
@@ -87,6 +108,7 @@ export class DecodeView implements Panel {
       this.stop()
       this.go(this.t + 1)
     })
+    this.ctx = ctx
     this.play.addEventListener('click', () => this.toggle())
   }
 
@@ -110,20 +132,21 @@ export class DecodeView implements Panel {
       try {
         this.model = decodeModel(this.engine, state)
         this.error.hidden = true
-        this.t = Math.min(this.t, this.model.steps.length - 1)
       } catch (e) {
         const msg = engineError(state.lang, e instanceof Error ? e.message : String(e))
         this.error.hidden = false
         this.error.textContent = msg.detail ? `${msg.text} (${msg.detail})` : msg.text
       }
     }
+    if (this.model) this.t = Math.max(0, Math.min(this.model.steps.length - 1, state.step - 1))
     this.draw()
   }
 
+  /** Shows step t (0-based) through the state, so the URL (or the widget's step) follows. */
   private go(t: number): void {
-    if (!this.model) return
-    this.t = Math.max(0, Math.min(this.model.steps.length - 1, t))
-    this.draw()
+    if (!this.model || !this.ctx) return
+    const step = Math.max(0, Math.min(this.model.steps.length - 1, t)) + 1
+    if (step !== this.ctx.state.step) this.ctx.setState({ step })
   }
 
   private toggle(): void {
@@ -132,7 +155,7 @@ export class DecodeView implements Panel {
       this.draw()
       return
     }
-    if (this.model && this.t >= this.model.steps.length - 1) this.t = 0
+    if (this.model && this.t >= this.model.steps.length - 1) this.go(0)
     this.timer = setInterval(
       () => {
         if (!this.model || this.t >= this.model.steps.length - 1) {
@@ -166,6 +189,7 @@ export class DecodeView implements Panel {
     this.drawControls(m, t, tr)
     this.drawStrip(m, t, tr)
     this.drawSelf(m, st, t, tr)
+    this.drawNorm(m, st, t, tr)
     this.drawCross(m, st, tr)
     this.drawContext(m, st, t)
   }
@@ -188,7 +212,7 @@ export class DecodeView implements Panel {
         next: tokLabel(m.targets[t]),
       }),
     )
-    setText(this.intro, fill(tr('decodeIntro'), { dq: m.dq, dk: m.dk, n }))
+    setText(this.intro, fill(tr('decodeIntro'), { dq: m.dq, dk: m.dk, n, d: m.dModel }))
   }
 
   /** The shifted input and what has been produced so far. */
@@ -217,10 +241,41 @@ export class DecodeView implements Panel {
     )
   }
 
+  /** ② the residual and LayerNorm: the row that asks the source. */
+  private drawNorm(m: DecodeModel, st: DecodeStep, t: number, tr: Ctx['t']): void {
+    setText(
+      this.normShape,
+      `${shapeOf([1, m.dModel])} + ${shapeOf([1, m.dModel])} → LayerNorm → ${shapeOf([1, m.dModel])}`,
+    )
+    const x = tokLabel(m.inputs[t])
+    this.normBox.replaceChildren(
+      h(
+        'table',
+        { class: 'decode-table', 'data-decode': 'norm' },
+        h(
+          'tbody',
+          {},
+          numberRow(
+            `x ${x}`,
+            st.residual.data.map((v, i) => v - st.selfOutput.data[i]),
+          ),
+          numberRow(tr('decodeSelfRow'), st.selfOutput.data),
+          numberRow(tr('decodeResidualRow'), st.residual.data, { 'data-decode': 'residual' }),
+          numberRow('LayerNorm', st.normed.data, { 'data-decode': 'normed' }),
+        ),
+      ),
+    )
+  }
+
   /** ② one query row against every source key. */
   private drawCross(m: DecodeModel, st: DecodeStep, tr: Ctx['t']): void {
     const n = m.sourceTokens.length
     setText(this.crossShape, `Q ${shapeOf([1, 1, m.dq])} · Kᵀ ${shapeOf([1, m.dk, n])} → ${shapeOf([1, 1, n])}`)
+    const query = h(
+      'table',
+      { class: 'decode-table', 'data-decode': 'query' },
+      h('tbody', {}, numberRow('q = LayerNorm · W_q', st.query.data, { 'data-tensor': 'crossQuery' })),
+    )
     const cross = h(
       'table',
       { class: 'decode-table', 'data-decode': 'cross' },
@@ -228,21 +283,20 @@ export class DecodeView implements Panel {
       h(
         'tbody',
         {},
+        numberRow(tr('decodeScoresRow'), st.crossScores.data, { 'data-decode': 'crossScores' }),
         h(
           'tr',
-          { 'data-decode': 'crossScores' },
-          h('th', { scope: 'row', text: tr('decodeScoresRow') }),
-          ...Array.from(st.crossScores.data, (v) => h('td', { text: fmt(v, 4) })),
-        ),
-        h(
-          'tr',
-          { 'data-decode': 'crossWeights' },
+          {
+            'data-decode': 'crossWeights',
+            'data-tensor': 'crossWeights',
+            'data-values': Array.from(st.crossWeights.data).join(','),
+          },
           h('th', { scope: 'row', text: tr('decodeWeightsRow') }),
           ...Array.from(st.crossWeights.data, (v) => weightCell(v)),
         ),
       ),
     )
-    this.crossBox.replaceChildren(cross)
+    this.crossBox.replaceChildren(query, cross)
   }
 
   /** ③ the context vector C_t. */
@@ -252,16 +306,7 @@ export class DecodeView implements Panel {
       h(
         'table',
         { class: 'decode-table', 'data-decode': 'context' },
-        h(
-          'tbody',
-          {},
-          h(
-            'tr',
-            {},
-            h('th', { scope: 'row', text: `C${t + 1}` }),
-            ...Array.from(st.context.data, (v) => h('td', { text: fmt(v, 4) })),
-          ),
-        ),
+        h('tbody', {}, numberRow(`C${t + 1}`, st.context.data, { 'data-tensor': 'context' })),
       ),
     )
   }
@@ -270,7 +315,12 @@ export class DecodeView implements Panel {
     const nc = cols.length
     return h(
       'table',
-      { class: 'decode-table', 'data-decode': kind },
+      {
+        class: 'decode-table',
+        'data-decode': kind,
+        'data-tensor': kind === 'self' ? 'selfWeights' : undefined,
+        'data-values': kind === 'self' ? Array.from(w.data).join(',') : undefined,
+      },
       h('thead', {}, h('tr', {}, h('td'), ...cols.map((c) => h('th', { scope: 'col', text: tokLabel(c) })))),
       h(
         'tbody',

@@ -1,6 +1,9 @@
 // Styles of the lesson views (decode, scaling, quiz), added to the playground's stylesheet.
 
 export const VIEW_STYLES = `
+.banner.weights-note { background: #eef6ee; border: 1px solid #b9d8bb; color: #1c4620; margin: 0; }
+.banner.weights-note[data-weights="random"] { background: #f4f1fb; border-color: #d3c8ee; color: #33245e; }
+.banner.weights-note button { font-size: 12.5px; padding: 1px 8px; }
 .decode-inputs { display: flex; flex-wrap: wrap; gap: 8px 16px; }
 .decode-inputs .field { flex: 1 1 220px; }
 .decode-ctrl { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 10px 0; }
