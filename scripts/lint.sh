@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Every static check of the TypeScript and JavaScript: ESLint (in src/js and web/ no function over 80
 # lines), tsc --noEmit over each project (the package; the page with the widget and the worker; the tests
-# and build configurations; the benchmarks and scripts), then Prettier's format check. Any finding
-# fails. `npm run lint` runs it; scripts/test.sh runs it first.
+# and build configurations; the benchmarks and scripts), no import cycle in web/ (madge), then Prettier's
+# format check. Any finding fails. `npm run lint` runs it; scripts/test.sh runs it first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bin=node_modules/.bin
-for tool in eslint prettier tsc; do
+for tool in eslint prettier tsc madge; do
   [[ -x $bin/$tool ]] || { echo "lint: $bin/$tool is missing; install the devDependencies with: npm ci" >&2; exit 1; }
 done
 
@@ -19,6 +19,9 @@ for project in tsconfig.json web/tsconfig.json tests/tsconfig.json bench/tsconfi
   echo "   $project"
   "$bin/tsc" --noEmit -p "$project"
 done
+
+echo "== import cycles in web/ (madge, type-only imports included; .madgerc)"
+"$bin/madge" --circular --no-spinner web
 
 echo "== Prettier (check only; the style is .prettierrc)"
 "$bin/prettier" --check src/js web tests bench scripts ./*.config.ts eslint.config.js

@@ -2,7 +2,7 @@
 
 import type { StepName, Trace } from 'attention-playground'
 import type { Translate } from './i18n'
-import type { PlaygroundState } from './state'
+import type { PlaygroundState } from './params'
 import type { Texts } from './dom'
 
 export interface Highlight {

@@ -1,7 +1,7 @@
 // The engine's errors are English (they name arguments and shapes for developers). The Chinese page
 // shows a Chinese sentence chosen by the message's pattern, and the engine's own words beneath it.
 
-import type { Lang } from './state'
+import type { Lang } from './params'
 
 const ZH: Array<[RegExp, string]> = [
   [/pairs query row i with key row i/, '拼接规则把第 i 个查询与第 i 个键配对，所以查询数与键数必须相同。'],

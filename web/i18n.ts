@@ -2,7 +2,7 @@
 // the explanations are written in our own words after its lessons. Strings are plain text: callers
 // put them into the page with textContent, never as HTML.
 
-import type { Lang } from './state'
+import type { Lang } from './params'
 import { LESSON_EN, LESSON_ZH } from './lesson-strings'
 
 const en = {

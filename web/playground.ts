@@ -9,7 +9,7 @@ import { Texts, adoptStyles, h, setText } from './dom'
 import { flushHeatmaps } from './heatmap'
 import { errorMessage } from './format'
 import { translator, type Translate } from './i18n'
-import { VIEWS_USING_CONTROLS, cloneState, withoutCrossCausal, type Notice, type PlaygroundState } from './state'
+import { cloneState, withoutCrossCausal, type Notice, type PlaygroundState } from './state'
 import { STYLES } from './styles'
 import { VIEW_STYLES } from './views/styles'
 import { matrixCsv, panelMatrix } from './export/csv'
@@ -29,6 +29,7 @@ import { createScheduler, type Scheduler } from './shell/scheduler'
 import { createTabs, type Tabs } from './shell/tabs'
 import { createTrainBox, type TrainBox } from './shell/train-box'
 import { MODEL_STYLES, type Recomputed } from './views/model'
+import { viewEntry } from './views/registry'
 import type { AttentionFile } from './views/model-file'
 
 export interface PlaygroundOptions {
@@ -286,17 +287,18 @@ class Playground {
     const { t, state } = this
     // Only what acts on the open tab is shown: the attention controls and the PyTorch export follow the
     // pipeline alone (Why attention and Origin have their own controls or none, Train has its own).
-    const controlsAct = VIEWS_USING_CONTROLS.includes(state.view)
+    const controlsAct = viewEntry(state.view).controls
+    const trainOpen = viewEntry(state.view).panel === 'train'
     // Trained or random weights, said on the root for scripts (the note above the pipeline says it to people).
     this.app.dataset.weights = state.weights
     this.header.render(t, controlsAct)
     this.embed?.render(t, state)
     this.labelExports(t)
     this.tabs.render(t, state.view)
-    this.trainBox.el.hidden = !this.trainInline && state.view !== 'train'
+    this.trainBox.el.hidden = !this.trainInline && !trainOpen
     this.panels.controls.el.hidden = !controlsAct
     this.panels.layout.classList.toggle('full', !controlsAct)
-    if (this.trainInline || state.view === 'train') void this.trainBox.show(t, state.lang)
+    if (this.trainInline || trainOpen) void this.trainBox.show(t, state.lang)
     setText(this.footer, t('footer'))
     this.panels.renderError(t, this.error, !!this.trace, state.lang)
     this.renderNotices()

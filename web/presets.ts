@@ -3,7 +3,7 @@
 // encoder–decoder attention.
 
 import { TRAINED_DIMS, TRAINED_SENTENCE } from './model/trained'
-import { DEFAULT_STATE, type PlaygroundState } from './state'
+import { DEFAULT_STATE, type PlaygroundState } from './params'
 
 export type PresetId = 'cat' | 'zh' | 'it' | 'itTrained' | 'seq2seq'
 

@@ -2,106 +2,66 @@
 // names match the widget's attributes so one link format serves both; what the state means for the
 // engine is in model/.
 
-import { SCORE_RULES, STEP_NAMES, TOKENIZER_NAMES } from 'attention-playground'
-import { settleClashes } from './model/options'
+import { STEP_NAMES } from 'attention-playground'
 import { TRAINED_DIMS } from './model/trained'
+import { settleClashes } from './model/options'
+import { VIEW_NAMES, VIEW_PANEL_NAMES, VIEW_REGISTRY } from './views/registry'
+import {
+  DEFAULT_STATE,
+  EDITABLE,
+  LANGS,
+  LIMITS,
+  MASKS,
+  MODES,
+  RULES,
+  SCALES,
+  SENTENCE_FIELDS,
+  SIZE_FIELDS,
+  TOKENIZERS,
+  WEIGHT_SOURCES,
+  type CellEdit,
+  type EditableTensor,
+  type Lang,
+  type Notice,
+  type PlaygroundState,
+  type Rule,
+  type View,
+} from './params'
 
-export const TOKENIZERS = TOKENIZER_NAMES
-export const RULES = SCORE_RULES
-export const MASKS = ['none', 'causal', 'padding', 'cells'] as const
-export const MODES = ['self', 'cross'] as const
-export const VIEWS = ['pipeline', 'why', 'origin', 'decode', 'scaling', 'train', 'model'] as const
-export const SCALES = ['auto', 'on', 'off'] as const
-export const EDITABLE = ['embeddings', 'sourceEmbeddings', 'Wq', 'Wk', 'Wv'] as const
-export const LANGS = ['zh', 'en'] as const
-/** Where W_q, W_k, W_v come from: drawn from the seed, or the Train tab's coreference model (model/trained.ts). */
-export const WEIGHT_SOURCES = ['random', 'trained'] as const
+export {
+  DEFAULT_STATE,
+  EDITABLE,
+  LANGS,
+  LIMITS,
+  MASKS,
+  MODES,
+  RULES,
+  SCALES,
+  SENTENCE_FIELDS,
+  SIZE_FIELDS,
+  TOKENIZERS,
+  WEIGHT_SOURCES,
+}
+export type {
+  CellEdit,
+  EditableTensor,
+  Lang,
+  MaskKind,
+  Mode,
+  Notice,
+  PlaygroundState,
+  Rule,
+  ScaleChoice,
+  Tokenizer,
+  View,
+  WeightSource,
+} from './params'
 
-export type Tokenizer = (typeof TOKENIZERS)[number]
-export type Rule = (typeof RULES)[number]
-export type MaskKind = (typeof MASKS)[number]
-export type Mode = (typeof MODES)[number]
-export type View = (typeof VIEWS)[number]
-export type ScaleChoice = (typeof SCALES)[number]
-export type EditableTensor = (typeof EDITABLE)[number]
-export type Lang = (typeof LANGS)[number]
-export type WeightSource = (typeof WEIGHT_SOURCES)[number]
+/** The views, in tab order: their one table is views/registry.ts. */
+export const VIEWS = VIEW_NAMES
 
 /** The views the control column (and the PyTorch export of its configuration) acts on; the others hide it. */
-export const VIEWS_USING_CONTROLS: readonly View[] = ['pipeline']
-
-export interface CellEdit {
-  t: EditableTensor
-  r: number
-  c: number
-  v: number
-}
-
-export interface PlaygroundState {
-  mode: Mode
-  text: string
-  source: string
-  target: string
-  tokenizer: Tokenizer
-  dModel: number
-  dq: number
-  dk: number
-  dv: number
-  seed: number
-  heads: number
-  head: number
-  score: Rule
-  scale: ScaleChoice
-  mask: MaskKind
-  padKeys: number[]
-  maskCells: Array<[number, number]>
-  temperature: number
-  edits: CellEdit[]
-  lang: Lang
-  guided: number
-  view: View
-  /** The model file the model view opens (a URL, relative to the page), '' for none. */
-  src: string
-  /** random: drawn from the seed; trained: the coreference model's last layer (model/trained.ts). */
-  weights: WeightSource
-  /** The decoding view's step, 1-based as its label counts. */
-  step: number
-}
-
-/** The fields that choose the sentences and how they are split into tokens. */
-export const SENTENCE_FIELDS = ['mode', 'text', 'source', 'target', 'tokenizer'] as const satisfies Array<
-  keyof PlaygroundState
->
-/** The model's sizes and the seed its weights are drawn from. */
-export const SIZE_FIELDS = ['dModel', 'dq', 'dk', 'dv', 'seed'] as const satisfies Array<keyof PlaygroundState>
-
-export const DEFAULT_STATE: Readonly<PlaygroundState> = Object.freeze({
-  mode: 'self',
-  text: 'this is my cat',
-  source: '我 爱 中国',
-  target: 'I love China',
-  tokenizer: 'word-sorted',
-  dModel: 16,
-  dq: 24,
-  dk: 24,
-  dv: 28,
-  seed: 123,
-  heads: 1,
-  head: 0,
-  score: 'scaled-dot',
-  scale: 'auto',
-  mask: 'none',
-  padKeys: [],
-  maskCells: [],
-  temperature: 1,
-  edits: [],
-  lang: 'en',
-  guided: 0,
-  view: 'pipeline',
-  src: '',
-  weights: 'random',
-  step: 1,
-} as PlaygroundState)
+export const VIEWS_USING_CONTROLS: readonly View[] = VIEW_REGISTRY.filter((v) => v.controls).map((v) => v.name)
 
 export function defaultState(lang?: Lang): PlaygroundState {
   return cloneState({ ...DEFAULT_STATE, lang: lang ?? DEFAULT_STATE.lang })
@@ -124,23 +84,6 @@ export function browserLang(languages: readonly string[] | undefined): Lang {
     if (low.startsWith('en')) return 'en'
   }
   return 'en'
-}
-
-// Bounds the page accepts; the engine has its own limits and says so when they are exceeded.
-export const LIMITS = {
-  dim: [1, 512] as const,
-  heads: [1, 16] as const,
-  temperature: [0.05, 10] as const,
-  textChars: 4000,
-  srcChars: 2048,
-  edits: 256,
-}
-
-export interface Notice {
-  param: string
-  value: string
-  /** Why a valid value was not applied (the value alone would read as a typo). */
-  reason?: 'crossCausal'
 }
 
 /**
@@ -393,15 +336,9 @@ export const PANEL_NAMES = new Set<string>([
   'arith',
   'guided',
   'decoderSelfAttention',
-  'why',
-  'origin',
-  'train',
   'long',
-  'model',
-  'decode',
-  'scaling',
   'quiz',
-  'weightsNote',
+  ...VIEW_PANEL_NAMES,
 ])
 
 /**

@@ -2,7 +2,7 @@
 // (sentence, tokenizer, sizes, seed, rule, scale, mask, temperature, heads, edited cells).
 
 import type { Translate } from '../i18n'
-import type { PlaygroundState } from '../state'
+import type { PlaygroundState } from '../params'
 import { scaleIsOn } from '../model/options'
 
 const quote = (s: string) => `“${s.length > 60 ? s.slice(0, 60) + '…' : s}”`

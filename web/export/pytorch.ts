@@ -7,7 +7,7 @@
 import { commentsToZh } from './comments-zh'
 import { TRAINED } from '../model/trained'
 import type { ScoreRule, Tensor, Trace } from 'attention-playground'
-import type { PlaygroundState } from '../state'
+import type { PlaygroundState } from '../params'
 import { PER_HEAD_STEPS } from '../model/heads'
 import { maskMatrix, paddedKeys, range } from '../model/masks'
 import { f32 } from './csv'

@@ -2,7 +2,7 @@
 // and padded keys, and a new text or size drops the choices bound to the old positions.
 
 import type { Tensor } from 'attention-playground'
-import { SENTENCE_FIELDS, SIZE_FIELDS, type CellEdit, type EditableTensor, type PlaygroundState } from '../state'
+import { SENTENCE_FIELDS, SIZE_FIELDS, type CellEdit, type EditableTensor, type PlaygroundState } from '../params'
 import { withTrainedDims } from './trained'
 
 /**

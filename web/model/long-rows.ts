@@ -18,7 +18,7 @@ import type {
   Tensor,
   Trace,
 } from 'attention-playground'
-import type { EditableTensor, PlaygroundState } from '../state'
+import type { EditableTensor, PlaygroundState } from '../params'
 import { applyEdits } from './changes'
 import { headColumns, paramsForHead, setHeadColumns } from './heads'
 import { engineMask, fullyMaskedRows, range } from './masks'

@@ -3,7 +3,7 @@
 // program all read it from here, so a change to what a mask means is made once.
 
 import type { MaskSpec } from 'attention-playground'
-import type { MaskKind } from '../state'
+import type { MaskKind } from '../params'
 
 /** The part of the state that decides the mask. */
 export interface MaskChoice {

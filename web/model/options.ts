@@ -1,7 +1,7 @@
 // The state in the engine's terms: the run options and the scale it implies.
 
 import type { RunOptions } from 'attention-playground'
-import type { Notice, PlaygroundState } from '../state'
+import type { Notice, PlaygroundState } from '../params'
 import { engineMask } from './masks'
 
 /** The scale multiplier for the engine: undefined lets the engine apply the rule's default. */

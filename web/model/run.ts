@@ -2,7 +2,7 @@
 // the DOM.
 
 import type { Engine, RunOptions, Tensor, Trace } from 'attention-playground'
-import type { EditableTensor, PlaygroundState } from '../state'
+import type { EditableTensor, PlaygroundState } from '../params'
 import { applyEdits } from './changes'
 import { baseRunOptions } from './options'
 import { trainedLayerInputs } from './trained'

@@ -5,7 +5,7 @@
 // "it" is the model's answer (the loss it was trained with is −log of that row's weight on the noun).
 
 import type { Engine, Tensor, TrainerOptions } from 'attention-playground'
-import type { PlaygroundState } from '../state'
+import type { PlaygroundState } from '../params'
 import { TRAINED_COREFERENCE } from './trained-coreference'
 
 export const TRAINED = TRAINED_COREFERENCE

@@ -5,10 +5,11 @@ import type { Ctx, Panel } from '../context'
 import { h, setText } from '../dom'
 import type { MsgKey } from '../i18n'
 import { PRESETS, PRESET_IDS, matchingPreset, type PresetId } from '../presets'
-import { LIMITS, MASKS, RULES, TOKENIZERS, type PlaygroundState } from '../state'
+import { LIMITS, MASKS, RULES, TOKENIZERS, type PlaygroundState } from '../params'
 import { scaleIsOn } from '../model/options'
 import { isUnspacedCjk } from '../model/changes'
 import { RuleNotes } from './rule-notes'
+import type { View } from '../params'
 
 const TOK_KEYS: Record<string, MsgKey> = {
   'word-sorted': 'tokWordSorted',
@@ -73,7 +74,11 @@ export class ControlsPanel implements Panel {
   private guided = h('button', { type: 'button', class: 'btn-primary', name: 'guided' })
   private labels: Array<[HTMLElement, MsgKey]> = []
 
-  constructor(ctx: Ctx) {
+  /** `tourView`: the view the guided tour runs on (views/registry.ts), which its button opens. */
+  constructor(
+    ctx: Ctx,
+    private tourView: View,
+  ) {
     const lab = (key: MsgKey, control: HTMLElement, extra?: HTMLElement) => {
       const span = h('span', { class: 'lbl' })
       this.labels.push([span, key])
@@ -184,7 +189,7 @@ export class ControlsPanel implements Panel {
     this.heads.addEventListener('change', () => set({ heads: Number(this.heads.value), head: 0 }))
     this.head.addEventListener('change', () => set({ head: Number(this.head.value) }))
     this.resetEdits.addEventListener('click', () => set({ edits: [] }))
-    this.guided.addEventListener('click', () => set({ guided: ctx.state.guided ? 0 : 1, view: 'pipeline' }))
+    this.guided.addEventListener('click', () => set({ guided: ctx.state.guided ? 0 : 1, view: this.tourView }))
   }
 
   render(ctx: Ctx): void {

@@ -4,9 +4,10 @@
 import type { Ctx, Panel } from '../context'
 import { h, prefersReducedMotion } from '../dom'
 import type { MsgKey } from '../i18n'
-import type { PlaygroundState } from '../state'
+import type { PlaygroundState } from '../params'
 import { scaleIsOn } from '../model/options'
 import { QuizPanel } from '../quiz/quiz'
+import type { QuizViews } from '../quiz/questions'
 
 type Try = (s: PlaygroundState) => Partial<PlaygroundState>
 
@@ -63,14 +64,16 @@ export class GuidedPanel implements Panel {
   /** The fields the current step's try changed, as they were before it (undone on the next move). */
   private tried: TryValues | null = null
   /** The step's questions, right after its explanation. */
-  private quiz = new QuizPanel(true)
+  private quiz: QuizPanel
 
   constructor(
     ctx: Ctx,
     private host: () => HTMLElement,
+    private views: QuizViews,
     /** The page (not a widget in a course page): a `guided=` link scrolls to its step on load. */
     private scrollOnLoad = false,
   ) {
+    this.quiz = new QuizPanel(views, true)
     this.el = h(
       'section',
       { class: 'guided', 'data-panel': 'guided', 'aria-live': 'polite' },
@@ -123,7 +126,7 @@ export class GuidedPanel implements Panel {
     const n = state.guided
     const first = !this.rendered
     this.rendered = true
-    this.el.hidden = n === 0 || state.view !== 'pipeline'
+    this.el.hidden = n === 0 || state.view !== this.views.tour
     const root = this.host()
     root.classList.toggle('touring', n > 0)
     for (const p of root.querySelectorAll<HTMLElement>('[data-step]')) p.classList.remove('tour-focus')

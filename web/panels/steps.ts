@@ -11,7 +11,7 @@ import { toggleCell, withEdit } from '../model/changes'
 import { renderTex } from '../formula'
 import { productShape, shapeOf } from '../format'
 import type { MsgKey, Translate } from '../i18n'
-import type { EditableTensor, PlaygroundState } from '../state'
+import type { EditableTensor, PlaygroundState } from '../params'
 import { ScaleNote } from './scale-note'
 
 type PanelName = StepName | 'sourceEmbeddings'

@@ -4,7 +4,7 @@
 
 import type { Trace } from 'attention-playground'
 import type { Translate, MsgKey } from '../i18n'
-import type { PlaygroundState, View } from '../state'
+import type { PlaygroundState, View } from '../params'
 import { headMatrix } from '../model/heads'
 import { tokLabel } from '../dom'
 import { fmt } from '../format'
@@ -158,60 +158,65 @@ function seq2seqQuestions(t: Translate): Question[] {
   ]
 }
 
-export function questionsFor(view: View, s: PlaygroundState, tr: Trace | null, t: Translate): Question[] {
-  switch (view) {
-    case 'pipeline':
-      return tr ? pipelineQuestions(s, tr, t) : []
-    case 'why':
-      return [
-        fixed(
-          'why:direct',
-          t,
-          'quizWhyPrompt',
-          'quizWhyRight',
-          ['quizWhyWrong1', 'quizWhyWrong2', 'quizWhyWrong3'],
-          'quizWhyExplain',
-        ),
-      ]
-    case 'origin':
-      return seq2seqQuestions(t)
-    case 'decode': {
-      const vars = { dq: s.dq }
-      return [
-        ...seq2seqQuestions(t),
-        fixed(
-          `decode:q:${s.dq}`,
-          t,
-          'quizDecodePrompt',
-          'quizDecodeRight',
-          ['quizDecodeWrong1', 'quizDecodeWrong2', 'quizDecodeWrong3'],
-          'quizDecodeExplain',
-          vars,
-        ),
-      ]
-    }
-    case 'scaling':
-      return [
-        fixed(
-          'scaling:what',
-          t,
-          'quizScaleWhatPrompt',
-          'quizScaleWhatRight',
-          ['quizScaleWhatWrong1', 'quizScaleWhatWrong2', 'quizScaleWhatWrong3'],
-          'quizScaleWhatExplain',
-        ),
-      ]
-    case 'train':
-      return [
-        fixed(
-          'train:what',
-          t,
-          'quizTrainPrompt',
-          'quizTrainRight',
-          ['quizTrainWrong1', 'quizTrainWrong2', 'quizTrainWrong3'],
-          'quizTrainExplain',
-        ),
-      ]
-  }
-  return []
+/** A view's questions (views/registry.ts gives each view its own). */
+export type QuizFor = (s: PlaygroundState, tr: Trace | null, t: Translate) => Question[]
+
+/** What the quiz and the guided tour read of the views table (views/registry.ts hands it in). */
+export interface QuizViews {
+  /** The view's questions. */
+  quiz(view: View): QuizFor
+  /** The view the guided tour runs on. */
+  tour: View
 }
+
+export const pipelineQuiz: QuizFor = (s, tr, t) => (tr ? pipelineQuestions(s, tr, t) : [])
+
+export const whyQuiz: QuizFor = (_s, _tr, t) => [
+  fixed(
+    'why:direct',
+    t,
+    'quizWhyPrompt',
+    'quizWhyRight',
+    ['quizWhyWrong1', 'quizWhyWrong2', 'quizWhyWrong3'],
+    'quizWhyExplain',
+  ),
+]
+
+export const originQuiz: QuizFor = (_s, _tr, t) => seq2seqQuestions(t)
+
+export const decodeQuiz: QuizFor = (s, _tr, t) => [
+  ...seq2seqQuestions(t),
+  fixed(
+    `decode:q:${s.dq}`,
+    t,
+    'quizDecodePrompt',
+    'quizDecodeRight',
+    ['quizDecodeWrong1', 'quizDecodeWrong2', 'quizDecodeWrong3'],
+    'quizDecodeExplain',
+    { dq: s.dq },
+  ),
+]
+
+export const scalingQuiz: QuizFor = (_s, _tr, t) => [
+  fixed(
+    'scaling:what',
+    t,
+    'quizScaleWhatPrompt',
+    'quizScaleWhatRight',
+    ['quizScaleWhatWrong1', 'quizScaleWhatWrong2', 'quizScaleWhatWrong3'],
+    'quizScaleWhatExplain',
+  ),
+]
+
+export const trainQuiz: QuizFor = (_s, _tr, t) => [
+  fixed(
+    'train:what',
+    t,
+    'quizTrainPrompt',
+    'quizTrainRight',
+    ['quizTrainWrong1', 'quizTrainWrong2', 'quizTrainWrong3'],
+    'quizTrainExplain',
+  ),
+]
+
+export const noQuiz: QuizFor = () => []

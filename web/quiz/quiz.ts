@@ -5,7 +5,7 @@
 
 import type { Ctx, Panel } from '../context'
 import { h, setText } from '../dom'
-import { fill, questionsFor, type Question } from './questions'
+import { fill, type Question, type QuizViews } from './questions'
 
 const STORE = 'attention-playground.quiz.v1'
 
@@ -37,10 +37,14 @@ export class QuizPanel implements Panel {
   private key = ''
 
   /**
+   * `views`: each view's questions and the tour's view (views/registry.ts).
    * `tour`: the copy inside the guided tour, with the current step's questions only; the panel under
    * the views then leaves those out (one element per question id on the page).
    */
-  constructor(private tour = false) {
+  constructor(
+    private views: QuizViews,
+    private tour = false,
+  ) {
     // Under the guided step's own heading, one level down.
     this.title = h(tour ? 'h4' : 'h3')
     this.el = tour
@@ -50,8 +54,8 @@ export class QuizPanel implements Panel {
 
   private questions(ctx: Ctx): Question[] {
     const { t, state, trace } = ctx
-    const all = questionsFor(state.view, state, trace, t)
-    const touring = state.view === 'pipeline' && state.guided > 0
+    const all = this.views.quiz(state.view)(state, trace, t)
+    const touring = state.view === this.views.tour && state.guided > 0
     if (this.tour) return touring ? all.filter((q) => q.guided === state.guided) : []
     return touring ? all.filter((q) => q.guided !== state.guided) : all
   }

@@ -3,7 +3,7 @@
 
 import { h, setText } from '../dom'
 import type { MsgKey, Translate } from '../i18n'
-import type { PlaygroundState } from '../state'
+import type { PlaygroundState } from '../params'
 import { iframeSnippet, linkOnly, widgetSnippet, WIDGET_SCRIPT } from '../export/embed'
 
 /** The panels a teacher may pick, in page order, with their titles. */

@@ -1,6 +1,7 @@
 // Every panel of the playground, built once and laid out in page order: the controls beside the main
-// column (pipeline, why, origin, train). Which of them a render draws is decided here too: the long
-// view stands in for the n×n panels, and a `steps` list shows only the panels it names.
+// column (the pipeline, then each view of views/registry.ts in tab order). Which of them a render draws
+// is decided here too: the long view stands in for the n×n panels, and a `steps` list shows only the
+// panels it names.
 
 import type { Engine } from 'attention-playground'
 import type { Ctx, Panel } from '../context'
@@ -8,26 +9,24 @@ import { h, setText } from '../dom'
 import type { Translate } from '../i18n'
 import { PER_HEAD_STEPS } from '../model/heads'
 import type { LongData } from '../model/long-rows'
-import type { View } from '../state'
+import type { View } from '../params'
 import { ArithPanel } from '../panels/arith'
 import { ControlsPanel } from '../panels/controls'
 import { DecoderPanel } from '../panels/decoder'
 import { GuidedPanel } from '../panels/guided'
 import { LinesPanel } from '../panels/lines'
 import { LongPanel } from '../panels/long'
-import { OriginPanel } from '../panels/origin'
 import { ParamsPanel } from '../panels/params'
 import { createStepPanels, type StepPanel, type StepPanels } from '../panels/steps'
 import { TokensPanel } from '../panels/tokens'
-import { WhyPanel } from '../panels/why'
 import { WeightsNote } from '../panels/weights-note'
 import { ModelView } from '../views/model'
 import type { TrainBox } from './train-box'
 import { engineError } from '../engine-errors'
 import { QuizPanel } from '../quiz/quiz'
 import { LessonExample } from '../views/lesson-example'
-import { lessonViews } from '../views/views'
-import type { Lang } from '../state'
+import { QUIZ_VIEWS, VIEW_REGISTRY } from '../views/registry'
+import type { Lang } from '../params'
 
 export interface PanelSet {
   controls: ControlsPanel
@@ -60,7 +59,8 @@ export function createPanels(
 ): PanelSet {
   const panels = buildPanels(ctx, engine, app, compact)
   const els = buildLayout(panels, trainBox, trainInline, compact)
-  const { controls, model, steps } = panels
+  const { controls, steps } = panels
+  const model = panels.views.map((x) => x.panel).find((p) => p instanceof ModelView)!
   const { pipeline, main, layout, noticeBox, banner } = els
   const plan = renderPlan(panels)
   return {
@@ -89,11 +89,9 @@ interface Panels {
   lines: LinesPanel
   arith: ArithPanel
   decoder: DecoderPanel
-  why: WhyPanel
-  origin: OriginPanel
   longPanel: LongPanel
-  model: ModelView
-  extraViews: Array<{ view: View; panel: Panel }>
+  /** The panel of each view that has its own (views/registry.ts), in tab order. */
+  views: Array<{ view: View; panel: Panel }>
   quiz: QuizPanel
   lessonEx: LessonExample
   weightsNote: WeightsNote
@@ -124,20 +122,17 @@ interface RenderPlan {
 
 function buildPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, compact: boolean): Panels {
   return {
-    controls: new ControlsPanel(ctx),
-    guided: new GuidedPanel(ctx, app, !compact),
+    controls: new ControlsPanel(ctx, QUIZ_VIEWS.tour),
+    guided: new GuidedPanel(ctx, app, QUIZ_VIEWS, !compact),
     tokens: new TokensPanel(),
     steps: createStepPanels(ctx),
     params: new ParamsPanel(),
     lines: new LinesPanel(),
     arith: new ArithPanel(),
     decoder: new DecoderPanel(engine),
-    why: new WhyPanel(),
-    origin: new OriginPanel(ctx),
     longPanel: new LongPanel(ctx),
-    model: new ModelView(ctx, engine),
-    extraViews: lessonViews(engine, ctx),
-    quiz: new QuizPanel(),
+    views: viewPanels(engine, ctx),
+    quiz: new QuizPanel(QUIZ_VIEWS),
     lessonEx: new LessonExample(engine),
     weightsNote: new WeightsNote(ctx),
   }
@@ -173,12 +168,11 @@ function buildLayout(p: Panels, trainBox: TrainBox, trainInline: boolean, compac
     { class: 'ap-main' },
     banner,
     noticeBox,
-    pipeline,
-    p.why.el,
-    p.origin.el,
-    p.model.el,
-    ...p.extraViews.map((x) => x.panel.el),
-    trainInline ? null : trainBox.el,
+    ...VIEW_REGISTRY.map((v) => {
+      if (v.panel === 'pipeline') return pipeline
+      if (v.panel === 'train') return trainInline ? null : trainBox.el
+      return p.views.find((x) => x.view === v.name)!.panel.el
+    }),
     p.quiz.el,
   )
   const layout = h('div', { class: 'ap-layout' }, p.controls.el, main)
@@ -197,21 +191,13 @@ function renderPlan(p: Panels): RenderPlan {
     p.lines,
     p.arith,
     p.decoder,
-    p.why,
-    p.origin,
     p.longPanel,
-    p.model,
-    ...p.extraViews.map((x) => x.panel),
-    p.quiz,
     p.lessonEx,
+    ...p.views.map((x) => x.panel),
+    p.quiz,
   ]
   const notLong = new Set<Panel>([p.lines, p.arith, ...PER_HEAD_STEPS.map((n) => p.steps.panels.get(n)!)])
-  const onlyIn = new Map<Panel, View>([
-    [p.why, 'why'],
-    [p.origin, 'origin'],
-    [p.model, 'model'],
-    ...p.extraViews.map((x) => [x.panel, x.view] as [Panel, View]),
-  ])
+  const onlyIn = new Map<Panel, View>(p.views.map((x) => [x.panel, x.view]))
   return { all, notLong, onlyIn }
 }
 
@@ -229,13 +215,18 @@ function renderPanels(c: Ctx, long: LongData | null, p: Panels, els: Layout, pla
   }
 }
 
-/** Shows the pipeline or the one view panel the state names. */
+/** Builds the panel of each view that has its own (the pipeline and Train are the shell's). */
+function viewPanels(engine: Engine, ctx: Ctx): Array<{ view: View; panel: Panel }> {
+  const out: Array<{ view: View; panel: Panel }> = []
+  for (const v of VIEW_REGISTRY)
+    if (typeof v.panel === 'function') out.push({ view: v.name, panel: v.panel(engine, ctx) })
+  return out
+}
+
+/** Shows the pipeline or the one view panel the state names (the Train box is the component's). */
 function showView(view: View, p: Panels, els: Layout): void {
-  els.pipeline.hidden = view !== 'pipeline'
-  p.why.el.hidden = view !== 'why'
-  p.origin.el.hidden = view !== 'origin'
-  p.model.el.hidden = view !== 'model'
-  for (const x of p.extraViews) x.panel.el.hidden = view !== x.view
+  els.pipeline.hidden = VIEW_REGISTRY.find((v) => v.panel === 'pipeline')!.name !== view
+  for (const x of p.views) x.panel.el.hidden = view !== x.view
 }
 
 /** In the long view: hides the n×n panels and their groups, and shows the long view's note. */

@@ -1,18 +1,9 @@
-// The view tabs (pipeline, why, origin, train, model) as an ARIA tablist.
+// The view tabs (one per entry of views/registry.ts, in its order) as an ARIA tablist.
 
 import { h, setText } from '../dom'
-import type { MsgKey, Translate } from '../i18n'
+import type { Translate } from '../i18n'
 import { VIEWS, type View } from '../state'
-import { VIEW_TABS } from '../views/views'
-
-const TAB_LABELS: Record<View, MsgKey> = {
-  pipeline: 'tabPipeline',
-  why: 'tabWhy',
-  origin: 'tabOrigin',
-  train: 'tabTrain',
-  model: 'tabModel',
-  ...VIEW_TABS,
-}
+import { viewEntry } from '../views/registry'
 
 export interface Tabs {
   bar: HTMLElement
@@ -48,7 +39,7 @@ export function createTabs(select: (v: View) => void, compact = false): Tabs {
       list.setAttribute('aria-label', t('tabsLabel'))
       if (!compact) bar.setAttribute('aria-label', t('tabsLabel'))
       VIEWS.forEach((v, i) => {
-        setText(tabs[i], t(TAB_LABELS[v]))
+        setText(tabs[i], t(viewEntry(v).tab))
         tabs[i].setAttribute('aria-selected', String(current === v))
         tabs[i].tabIndex = current === v ? 0 : -1
       })

@@ -4,7 +4,7 @@
 import { h } from '../dom'
 import { errorMessage } from '../format'
 import type { Translate } from '../i18n'
-import type { Lang } from '../state'
+import type { Lang } from '../params'
 
 type TrainHandle = { el?: HTMLElement; setLang(l: Lang): void; dispose(): void }
 type TrainModule = { mountTrainPanel(root: HTMLElement, opts: { lang: Lang }): TrainHandle }

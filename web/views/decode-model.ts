@@ -19,7 +19,7 @@
 // draws them one by one).
 
 import type { Engine, Tensor } from 'attention-playground'
-import type { PlaygroundState } from '../state'
+import type { PlaygroundState } from '../params'
 
 /** One character, so every tokenizer keeps it as one token. */
 export const START = '▶'

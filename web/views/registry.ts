@@ -1,0 +1,115 @@
+// The views of the playground, one entry each, in tab order. Everything that lists views reads this
+// table: the tab bar (shell/tabs.ts), which panel a view shows (shell/panels.ts), the URL's and the
+// widget's `view` (state.ts VIEWS), the control column and the PyTorch export (`controls`), the guided
+// tour (`tour`), the quiz under the view (`quiz`), and a test checks the documented list of views against
+// it. Adding a view is one entry here plus its file (docs/design.md, "Adding a view").
+
+import type { Engine } from 'attention-playground'
+import type { Ctx, Panel } from '../context'
+import type { MsgKey } from '../i18n'
+import type { View } from '../params'
+import { OriginPanel } from '../panels/origin'
+import { WhyPanel } from '../panels/why'
+import {
+  decodeQuiz,
+  noQuiz,
+  originQuiz,
+  pipelineQuiz,
+  scalingQuiz,
+  trainQuiz,
+  whyQuiz,
+  type QuizFor,
+  type QuizViews,
+} from '../quiz/questions'
+import { DecodeView } from './decode'
+import { ModelView } from './model'
+import { ScalingView } from './scaling'
+
+/** Builds a view's panel once, when the playground is mounted; it is rendered only while its view is open. */
+export type PanelFactory = (engine: Engine, ctx: Ctx) => Panel
+
+export interface ViewEntry {
+  /** The URL's and the widget's `view` value, the tab's `data-view` (a new name: `View` takes it from here). */
+  readonly name: string
+  /** The tab's label (web/i18n.ts). */
+  readonly tab: MsgKey
+  /**
+   * The view's panel. Two views are the shell's own: 'pipeline' (the step panels' column) and 'train'
+   * (the Train panel, loaded when first shown).
+   */
+  readonly panel: PanelFactory | 'pipeline' | 'train'
+  /** The control column and the PyTorch export act on this view (they are hidden on the others). */
+  readonly controls: boolean
+  /** The guided tour runs on this view (one view has it). */
+  readonly tour: boolean
+  /** The questions of "Check your understanding" under this view. */
+  readonly quiz: QuizFor
+}
+
+function table<const T extends readonly ViewEntry[]>(entries: T): T {
+  return entries
+}
+
+export const VIEW_REGISTRY = table([
+  { name: 'pipeline', tab: 'tabPipeline', panel: 'pipeline', controls: true, tour: true, quiz: pipelineQuiz },
+  { name: 'why', tab: 'tabWhy', panel: () => new WhyPanel(), controls: false, tour: false, quiz: whyQuiz },
+  {
+    name: 'origin',
+    tab: 'tabOrigin',
+    panel: (_engine, ctx) => new OriginPanel(ctx),
+    controls: false,
+    tour: false,
+    quiz: originQuiz,
+  },
+  {
+    name: 'decode',
+    tab: 'tabDecode',
+    panel: (engine, ctx) => new DecodeView(engine, ctx),
+    controls: false,
+    tour: false,
+    quiz: decodeQuiz,
+  },
+  {
+    name: 'scaling',
+    tab: 'tabScaling',
+    panel: (engine) => new ScalingView(engine),
+    controls: false,
+    tour: false,
+    quiz: scalingQuiz,
+  },
+  { name: 'train', tab: 'tabTrain', panel: 'train', controls: false, tour: false, quiz: trainQuiz },
+  {
+    name: 'model',
+    tab: 'tabModel',
+    panel: (engine, ctx) => new ModelView(ctx, engine),
+    controls: false,
+    tour: false,
+    quiz: noQuiz,
+  },
+])
+
+type TableNames = Record<(typeof VIEW_REGISTRY)[number]['name'], true>
+
+declare module '../params' {
+  // The view names every layer reads (`View` in params.ts) are this table's names.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface ViewNames extends TableNames {}
+}
+
+/** The views' names in tab order (state.ts re-exports it as VIEWS). */
+export const VIEW_NAMES: readonly View[] = VIEW_REGISTRY.map((v) => v.name)
+
+const BY_NAME = new Map<string, ViewEntry>(VIEW_REGISTRY.map((v) => [v.name, v]))
+
+export function viewEntry(view: View): ViewEntry {
+  return BY_NAME.get(view)!
+}
+
+/** The views whose panel bears the view's name (`data-step` or `data-panel`), which the widget's `steps` may list. */
+export const VIEW_PANEL_NAMES: readonly View[] = VIEW_REGISTRY.filter((v) => v.panel !== 'pipeline').map((v) => v.name)
+
+/** The view the guided tour runs on. */
+export const TOUR_VIEW: View = VIEW_REGISTRY.find((v) => v.tour)!.name
+
+/** What the quiz panels and the guided tour read of this table. */
+export const QUIZ_VIEWS: QuizViews = { quiz: (view) => viewEntry(view).quiz, tour: TOUR_VIEW }
