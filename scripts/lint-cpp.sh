@@ -25,5 +25,8 @@ clang-format --dry-run --Werror "${formatted[@]}" || status=1
 mapfile -t tidied < <(ls src/core/*.cpp src/kernels/*.cpp)
 clang-tidy -p build/native --quiet --warnings-as-errors='*' "${tidied[@]}" || status=1
 
+# No function over 80 lines outside the two it allows (src/, tests/, bench/).
+node scripts/cpp-function-size.mjs || status=1
+
 if [ "$status" -ne 0 ]; then echo "lint-cpp: failed (see above)" >&2; fi
 exit "$status"

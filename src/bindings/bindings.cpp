@@ -67,7 +67,8 @@ ap::ScoreParams decode_params(const val& p, ap::ScoreRule rule) {
         out.combineB = vector_from_js(need("combineB"), "params.combineB");
       }
       break;
-    default: break;
+    case ap::ScoreRule::Dot:
+    case ap::ScoreRule::ScaledDot: break;  // no parameters
   }
   return out;
 }
@@ -85,7 +86,8 @@ val encode_params(const ap::ScoreParams& p, ap::ScoreRule rule) {
       o.set("W", tensor_to_js(p.concatW));
       o.set("b", tensor_to_js(p.concatB));
       break;
-    default: break;
+    case ap::ScoreRule::Dot:
+    case ap::ScoreRule::ScaledDot: break;  // no parameters
   }
   return o;
 }
@@ -134,41 +136,46 @@ ap::TokenizerOptions decode_tokenizer_options(const val& o) {
   return t;
 }
 
+// run()'s options from JS (each read checked and named); the engine checks their ranges.
+ap::RunOptions decode_run_options(const val& o) {
+  ap::RunOptions r;
+  if (has(o, "source") || has(o, "target")) {
+    if (!has(o, "source") || !has(o, "target"))
+      throw ap::Error("source/target: cross attention needs both source (keys, values) and target (queries)");
+    r.cross = true;
+    r.source = string_of(o["source"], "source");
+    r.target = string_of(o["target"], "target");
+  } else if (has(o, "text")) {
+    r.text = string_of(o["text"], "text");
+  }
+  if (has(o, "tokenizer")) r.tokenizer = string_of(o["tokenizer"], "tokenizer");
+  r.tokenizerOptions = decode_tokenizer_options(o);
+  if (has(o, "dModel")) r.dModel = int_of(o["dModel"], "dModel");
+  if (has(o, "dq")) r.dq = int_of(o["dq"], "dq");
+  if (has(o, "dk")) r.dk = int_of(o["dk"], "dk");
+  if (has(o, "dv")) r.dv = int_of(o["dv"], "dv");
+  if (has(o, "heads")) r.heads = int_of(o["heads"], "heads");
+  if (has(o, "seed")) {
+    const double s = number_of(o["seed"], "seed");
+    AP_REQUIRE(s >= 0 && s == std::floor(s) && s <= 9007199254740991.0,
+               "seed: expected an integer from 0 to 2^53 - 1, got " + ap::fmt(s));
+    r.seed = static_cast<uint64_t>(s);
+  }
+  if (has(o, "score")) r.score = ap::parse_score(string_of(o["score"], "score"));
+  decode_scale(o, &r.hasScale, &r.scale);
+  if (has(o, "temperature")) r.temperature = static_cast<float>(number_of(o["temperature"], "temperature"));
+  r.mask = decode_mask(o["mask"], "mask");
+  read_matrices<std::optional<ap::Mat>>(o, {{"embeddings", &r.embeddings},
+                                            {"sourceEmbeddings", &r.sourceEmbeddings},
+                                            {"Wq", &r.Wq},
+                                            {"Wk", &r.Wk},
+                                            {"Wv", &r.Wv}});
+  return r;
+}
+
 val run(val o) {
   return guarded([&] {
-    ap::RunOptions r;
-    if (has(o, "source") || has(o, "target")) {
-      if (!has(o, "source") || !has(o, "target"))
-        throw ap::Error("source/target: cross attention needs both source (keys, values) and target (queries)");
-      r.cross = true;
-      r.source = string_of(o["source"], "source");
-      r.target = string_of(o["target"], "target");
-    } else if (has(o, "text")) {
-      r.text = string_of(o["text"], "text");
-    }
-    if (has(o, "tokenizer")) r.tokenizer = string_of(o["tokenizer"], "tokenizer");
-    r.tokenizerOptions = decode_tokenizer_options(o);
-    if (has(o, "dModel")) r.dModel = int_of(o["dModel"], "dModel");
-    if (has(o, "dq")) r.dq = int_of(o["dq"], "dq");
-    if (has(o, "dk")) r.dk = int_of(o["dk"], "dk");
-    if (has(o, "dv")) r.dv = int_of(o["dv"], "dv");
-    if (has(o, "heads")) r.heads = int_of(o["heads"], "heads");
-    if (has(o, "seed")) {
-      const double s = number_of(o["seed"], "seed");
-      AP_REQUIRE(s >= 0 && s == std::floor(s) && s <= 9007199254740991.0,
-                 "seed: expected an integer from 0 to 2^53 - 1, got " + ap::fmt(s));
-      r.seed = static_cast<uint64_t>(s);
-    }
-    if (has(o, "score")) r.score = ap::parse_score(string_of(o["score"], "score"));
-    decode_scale(o, &r.hasScale, &r.scale);
-    if (has(o, "temperature")) r.temperature = static_cast<float>(number_of(o["temperature"], "temperature"));
-    r.mask = decode_mask(o["mask"], "mask");
-    read_matrices<std::optional<ap::Mat>>(o, {{"embeddings", &r.embeddings},
-                                              {"sourceEmbeddings", &r.sourceEmbeddings},
-                                              {"Wq", &r.Wq},
-                                              {"Wk", &r.Wk},
-                                              {"Wv", &r.Wv}});
-
+    const ap::RunOptions r = decode_run_options(o);
     const ap::Trace t = ap::run(r);
     val out = val::object();
     out.set("tokens", val::array(t.tokens.tokens));
@@ -279,42 +286,97 @@ val attention(val o) {
   });
 }
 
+// multiHeadAttention's weights and masks. A batch's keyPaddingMask is [B, nk], flat or nested.
+ap::MultiHeadParams decode_multihead_params(const val& o, bool batched) {
+  ap::MultiHeadParams p;
+  if (!has(o, "numHeads")) throw ap::Error("numHeads: missing");
+  p.numHeads = int_of(o["numHeads"], "numHeads");
+  read_matrices<ap::Mat>(o, {{"inProjWeight", &p.inProjWeight},
+                             {"qProjWeight", &p.qProjWeight},
+                             {"kProjWeight", &p.kProjWeight},
+                             {"vProjWeight", &p.vProjWeight}});
+  if (has(o, "inProjBias")) p.inProjBias = vector_from_js(o["inProjBias"], "inProjBias");
+  if (!has(o, "outProjWeight")) throw ap::Error("outProjWeight: missing (a Tensor [E, E])");
+  p.outProjWeight = matrix_from_js(o["outProjWeight"], "outProjWeight");
+  if (has(o, "outProjBias")) p.outProjBias = vector_from_js(o["outProjBias"], "outProjBias");
+  if (has(o, "causal")) p.causal = bool_of(o["causal"], "causal");
+  if (has(o, "keyPaddingMask")) {
+    const val m = o["keyPaddingMask"];
+    const val array = val::global("Array");
+    const val first = m["0"];
+    const bool nested = batched && array.call<bool>("isArray", m) && array.call<bool>("isArray", first);
+    p.keyPaddingMask = bytes_from_js(nested ? m.call<val>("flat") : m, "keyPaddingMask");
+  }
+  if (has(o, "attnMask")) {
+    // A Float32Array is PyTorch's float attn_mask (added to the scores); any other array is boolean.
+    const val m = o["attnMask"];
+    if (m.instanceof (val::global("Float32Array"))) {
+      const long long n = static_cast<long long>(m["length"].as<double>());
+      if (n > (1LL << 28)) throw ap::Error("attnMask: too long");
+      p.attnMaskAdditive.resize(static_cast<std::size_t>(n));
+      if (n > 0) copy_in(m, p.attnMaskAdditive.data(), 0, n);
+    } else {
+      p.attnMask = bytes_from_js(m, "attnMask");
+    }
+  }
+  return p;
+}
+
+// query, key and value of multiHeadAttention: each [n, ·], or each a batch (PyTorch's batch_first=True)
+// [B, n, ·] with the query's rank and B. Fills the items of each; returns whether they are a batch.
+bool read_qkv_items(const val& o, std::vector<ap::Mat> (&items)[3]) {
+  const auto q = shape_of(o["query"], "query");
+  const char* names[] = {"query", "key", "value"};
+  for (int i = 0; i < 3; ++i) {
+    const auto dims = i == 0 ? q : shape_of(o[names[i]], names[i]);
+    if (q.size() == 3 && (dims.size() != 3 || dims[0] != q[0]))
+      throw ap::Error(std::string(names[i]) + ": with a batched query " + ap::shape_str(q) + ", expected [" +
+                      std::to_string(q[0]) + ", n, ·], got " + ap::shape_str(dims));
+    if (q.size() != 3 && dims.size() != 2)
+      throw ap::Error(std::string(names[i]) + ": expected a 2-D Tensor [rows, cols], got " + ap::shape_str(dims));
+    int rank = 0;
+    items[i] = batch_from_js(o[names[i]], names[i], &rank);
+  }
+  return q.size() == 3;
+}
+
 val multiHeadAttention(val o) {
   return guarded([&] {
-    require_qkv(o, "a Tensor [n, E]");
-    const ap::Mat q = matrix_from_js(o["query"], "query");
-    const ap::Mat k = matrix_from_js(o["key"], "key");
-    const ap::Mat v = matrix_from_js(o["value"], "value");
-    ap::MultiHeadParams p;
-    if (!has(o, "numHeads")) throw ap::Error("numHeads: missing");
-    p.numHeads = int_of(o["numHeads"], "numHeads");
-    read_matrices<ap::Mat>(o, {{"inProjWeight", &p.inProjWeight},
-                               {"qProjWeight", &p.qProjWeight},
-                               {"kProjWeight", &p.kProjWeight},
-                               {"vProjWeight", &p.vProjWeight}});
-    if (has(o, "inProjBias")) p.inProjBias = vector_from_js(o["inProjBias"], "inProjBias");
-    if (!has(o, "outProjWeight")) throw ap::Error("outProjWeight: missing (a Tensor [E, E])");
-    p.outProjWeight = matrix_from_js(o["outProjWeight"], "outProjWeight");
-    if (has(o, "outProjBias")) p.outProjBias = vector_from_js(o["outProjBias"], "outProjBias");
-    if (has(o, "causal")) p.causal = bool_of(o["causal"], "causal");
-    if (has(o, "keyPaddingMask")) p.keyPaddingMask = bytes_from_js(o["keyPaddingMask"], "keyPaddingMask");
-    if (has(o, "attnMask")) {
-      // A Float32Array is PyTorch's float attn_mask (added to the scores); any other array is boolean.
-      const val m = o["attnMask"];
-      if (m.instanceof (val::global("Float32Array"))) {
-        const long long n = static_cast<long long>(m["length"].as<double>());
-        if (n > (1LL << 28)) throw ap::Error("attnMask: too long");
-        p.attnMaskAdditive.resize(static_cast<std::size_t>(n));
-        if (n > 0) copy_in(m, p.attnMaskAdditive.data(), 0, n);
-      } else {
-        p.attnMask = bytes_from_js(m, "attnMask");
+    require_qkv(o, "a Tensor [n, E] or [batch, n, E]");
+    std::vector<ap::Mat> qkv[3];
+    const bool batched = read_qkv_items(o, qkv);
+    const std::size_t B = qkv[0].size(), nk = static_cast<std::size_t>(qkv[1][0].rows());
+    ap::MultiHeadParams p = decode_multihead_params(o, batched);
+    const std::vector<uint8_t> padding = std::move(p.keyPaddingMask);
+    if (batched && has(o, "keyPaddingMask") && padding.size() != B * nk)
+      throw ap::Error("keyPaddingMask: expected [" + std::to_string(B) + ", " + std::to_string(nk) +
+                      "] (one entry per key of each item), got " + std::to_string(padding.size()) + " entries");
+    const std::size_t per = batched ? nk : padding.size();
+    // Every item is checked (pass 0) before any is computed (pass 1).
+    std::vector<ap::Mat> outputs, weights;
+    val rows = val::array();
+    for (int pass = 0; pass < 2; ++pass) {
+      for (std::size_t b = 0; b < B; ++b) {
+        p.keyPaddingMask.assign(padding.begin() + b * per, padding.begin() + (b + 1) * per);
+        if (pass == 0) {
+          ap::validate_multihead(qkv[0][b], qkv[1][b], qkv[2][b], p);
+          continue;
+        }
+        ap::MultiHeadResult r = ap::multi_head_attention(qkv[0][b], qkv[1][b], qkv[2][b], p);
+        outputs.push_back(std::move(r.output));
+        for (ap::Mat& w : r.weights) weights.push_back(std::move(w));
+        rows.call<void>("push", val::array(r.maskedRows));
       }
     }
-    const ap::MultiHeadResult r = ap::multi_head_attention(q, k, v, p);
     val out = val::object();
-    out.set("output", tensor_to_js(r.output));
-    out.set("weights", stack_to_js(r.weights));
-    out.set("maskedRows", val::array(r.maskedRows));
+    val w = stack_to_js(weights);
+    if (batched) {
+      w.set("shape", val::array(std::vector<int>{static_cast<int>(B), p.numHeads, static_cast<int>(weights[0].rows()),
+                                                 static_cast<int>(weights[0].cols())}));
+    }
+    out.set("output", batched ? stack_to_js(outputs) : tensor_to_js(outputs[0]));
+    out.set("weights", w);
+    out.set("maskedRows", batched ? rows : rows[0]);
     return out;
   });
 }

@@ -168,6 +168,42 @@ bool weights_from_scores(const Mat& scores, float scale, const Mask& mask, int b
   return finite && sumFinite;
 }
 
+namespace {
+
+// Rows whose every key is masked (their weights and context are 0).
+std::vector<int> masked_rows(const Mask& mask, int b, int nq, int nv) {
+  std::vector<int> rows;
+  for (int i = 0; i < nq; ++i) {
+    bool all = true;
+    for (int j = 0; j < nv && all; ++j) all = mask.masked(b, i, j, nq, nv);
+    if (all) rows.push_back(i);
+  }
+  return rows;
+}
+
+// The whole step in the kernels (dot scores, no mask or causal, nothing can overflow): the fused kernel, or
+// with weightsPath the one that also writes the weights. Fills r.context, r.output and (weightsPath) r.weights.
+void fused_attention(const Mat& Q, const Mat& K, const Mat& V, bool causal, bool weightsPath, float invTemp,
+                     AttentionResult& r) {
+  const int nq = static_cast<int>(Q.rows()), nv = static_cast<int>(V.rows());
+  const int d = static_cast<int>(Q.cols()), dv = static_cast<int>(V.cols());
+  r.context.resize(nq, dv);
+  // Uninitialized on purpose: the kernels write every workspace cell before reading it (their tests poison it).
+  std::unique_ptr<float[]> ws(new float[static_cast<std::size_t>(kernels::flash_workspace_floats(nq, nv, d, dv))]);
+  if (weightsPath) {
+    r.weights.resize(nq, nv);
+    kernels::attention_weights(Q.data(), K.data(), V.data(), r.weights.data(), r.context.data(), nq, nv, d, dv, r.scale,
+                               invTemp, causal, ws.get());
+  } else {
+    kernels::flash_attention(Q.data(), K.data(), V.data(), r.context.data(), nq, nv, d, dv, r.scale, invTemp, causal,
+                             ws.get());
+  }
+  check_no_overflow("query/key/value: the output overflows", r.context);
+  r.output = r.context;
+}
+
+}  // namespace
+
 AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts, int b) {
   AttentionResult r;
   const int nq = static_cast<int>(Q.rows());
@@ -176,11 +212,7 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
   r.scale = opts.hasScale ? opts.scale : default_scale(opts.score, static_cast<int>(K.cols()));
   const float invTemp = 1.f / opts.temperature;
 
-  for (int i = 0; i < nq; ++i) {
-    bool all = true;
-    for (int j = 0; j < nv && all; ++j) all = opts.mask.masked(b, i, j, nq, nv);
-    if (all) r.maskedRows.push_back(i);
-  }
+  r.maskedRows = masked_rows(opts.mask, b, nq, nv);
 
   const bool fusable = (opts.score == ScoreRule::Dot || opts.score == ScoreRule::ScaledDot) &&
                        (opts.mask.kind == Mask::Kind::None || opts.mask.kind == Mask::Kind::Causal) &&
@@ -194,21 +226,7 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
   // weights written once, straight into the buffer handed back, and summed over V while still in cache).
   const bool weightsPath = opts.needWeights && !opts.needScores && !opts.keepSteps;
   if (fusable && bound < 1e37 && (!opts.needWeights || weightsPath)) {
-    const int d = static_cast<int>(Q.cols());
-    const bool causal = opts.mask.kind == Mask::Kind::Causal;
-    r.context.resize(nq, dv);
-    // Uninitialized on purpose: the kernels write every workspace cell before reading it (their tests poison it).
-    std::unique_ptr<float[]> ws(new float[static_cast<std::size_t>(kernels::flash_workspace_floats(nq, nv, d, dv))]);
-    if (weightsPath) {
-      r.weights.resize(nq, nv);
-      kernels::attention_weights(Q.data(), K.data(), V.data(), r.weights.data(), r.context.data(), nq, nv, d, dv,
-                                 r.scale, invTemp, causal, ws.get());
-    } else {
-      kernels::flash_attention(Q.data(), K.data(), V.data(), r.context.data(), nq, nv, d, dv, r.scale, invTemp, causal,
-                               ws.get());
-    }
-    check_no_overflow("query/key/value: the output overflows", r.context);
-    r.output = r.context;
+    fused_attention(Q, K, V, opts.mask.kind == Mask::Kind::Causal, weightsPath, invTemp, r);
     return r;
   }
 

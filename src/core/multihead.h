@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/common.h"
@@ -27,6 +28,16 @@ struct MultiHeadResult {
   std::vector<Mat> weights;     // numHeads × [nq, nk]
   std::vector<int> maskedRows;  // rows with every key masked: their weights and context are 0 (PyTorch gives NaN)
 };
+
+// The names errors give the q, k and v projection weights: inProjWeight thrice, or the three separate ones.
+struct ProjectionNames {
+  std::string q, k, v;
+};
+ProjectionNames projection_names(const MultiHeadParams& p);
+// Projection which = 0, 1, 2 (q, k, v) as [E, in]: a third of the packed inProjWeight or the separate weight.
+Mat projection_weight(const MultiHeadParams& p, int which, long long E);
+// Every input check of multi_head_attention() (multihead_checks.cpp); throws ap::Error naming the argument.
+void validate_multihead(const Mat& query, const Mat& key, const Mat& value, const MultiHeadParams& p);
 
 // query [nq, E], key [nk, kdim], value [nk, vdim]. Throws ap::Error naming the argument.
 MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat& value, const MultiHeadParams& p);

@@ -38,7 +38,8 @@ ScoreParams draw_params(Generator& g, ScoreRule rule, int dqh, int dkh, int nk) 
       break;
     }
     case ScoreRule::Concat: g.linear(nk, dqh + dkh, p.concatW, &p.concatB); break;
-    default: break;
+    case ScoreRule::Dot:
+    case ScoreRule::ScaledDot: break;  // no parameters
   }
   return p;
 }
@@ -50,7 +51,10 @@ bool is_self_attention(const Mat& Q, const Mat& K, const Mat& V) {
          K == V;
 }
 
-Trace run(const RunOptions& o) {
+namespace {
+
+// The sizes and the heads, checked before anything is tokenized or drawn.
+void check_run_options(const RunOptions& o) {
   check_dim("dModel", o.dModel);
   check_dim("dq", o.dq);
   check_dim("dk", o.dk);
@@ -63,7 +67,12 @@ Trace run(const RunOptions& o) {
     AP_REQUIRE(o.dq == o.dk, std::string("dq/dk: score '") + score_name(o.score) + "' needs dq = dk, got dq = " +
                                  std::to_string(o.dq) + ", dk = " + std::to_string(o.dk));
   }
+}
 
+}  // namespace
+
+Trace run(const RunOptions& o) {
+  check_run_options(o);
   Trace t;
   t.heads = o.heads;
   t.selfAttention = !o.cross;

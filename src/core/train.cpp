@@ -215,7 +215,8 @@ Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
           idx.push_back(add(hp + "b", std::move(b), true));
           break;
         }
-        default: break;
+        case ScoreRule::Dot:
+        case ScoreRule::ScaledDot: break;  // no parameters
       }
       L.rule.push_back(idx);
     }
@@ -249,39 +250,64 @@ void Model::check_ids(const std::vector<int>& ids) const {
 
 namespace {
 
+// One layer's parameters (of Model::params_) and their gradients, by name, so the forward and backward
+// passes read names, not indices into the parameter list. head(h, k) is head h's k-th rule parameter, in
+// Model::LayerIdx's order.
+struct LayerParams {
+  const Mat &Wq, &Wk, &Wv, &Wo, &bo;
+  const std::vector<Param>& all;
+  const std::vector<std::vector<int>>& rule;
+  const Mat& head(Eigen::Index h, int k) const { return all[rule[h][k]].value; }
+};
+
+struct LayerGrads {
+  Mat &Wq, &Wk, &Wv, &Wo, &bo;
+  std::vector<Mat>& all;
+  const std::vector<std::vector<int>>& rule;
+  Mat& head(Eigen::Index h, int k) const { return all[rule[h][k]]; }
+};
+
+LayerParams layer_params(const Model::LayerIdx& L, const std::vector<Param>& ps) {
+  return {ps[L.Wq].value, ps[L.Wk].value, ps[L.Wv].value, ps[L.Wo].value, ps[L.bo].value, ps, L.rule};
+}
+
+LayerGrads layer_grads(const Model::LayerIdx& L, std::vector<Mat>& g) {
+  return {g[L.Wq], g[L.Wk], g[L.Wv], g[L.Wo], g[L.bo], g, L.rule};
+}
+
 // The rule's parameters of head h as ap::ScoreParams. Concat's are sized for maxLen value rows; a
 // sequence of n tokens uses the first n.
-ScoreParams head_params(ScoreRule rule, const std::vector<Param>& ps, const std::vector<int>& idx, int n) {
+ScoreParams head_params(ScoreRule rule, const LayerParams& P, Eigen::Index h, int n) {
   ScoreParams p;
   switch (rule) {
-    case ScoreRule::General: p.W = ps[idx[0]].value; break;
+    case ScoreRule::General: p.W = P.head(h, 0); break;
     case ScoreRule::Additive:
-      p.Wq = ps[idx[0]].value;
-      p.Wk = ps[idx[1]].value;
-      p.v = ps[idx[2]].value.row(0).transpose();
+      p.Wq = P.head(h, 0);
+      p.Wk = P.head(h, 1);
+      p.v = P.head(h, 2).row(0).transpose();
       break;
     case ScoreRule::Concat:
-      p.concatW = ps[idx[0]].value.topRows(n);
-      p.concatB = ps[idx[1]].value.row(0).leftCols(n).transpose();
+      p.concatW = P.head(h, 0).topRows(n);
+      p.concatB = P.head(h, 1).row(0).leftCols(n).transpose();
       break;
-    default: break;
+    case ScoreRule::Dot:
+    case ScoreRule::ScaledDot: break;  // no parameters
   }
   return p;
 }
 
 // Forward of one layer for one sequence, keeping what the backward pass needs (and, with keepSteps,
 // the scaled and masked scores a trace shows). Scoring, scaling, masking and softmax are ap's own steps.
-void layer_forward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq, int Wk, int Wv, int Wo, int bo,
-                   const std::vector<std::vector<int>>& rule, const Mat& X, LayerCache& c, bool keepSteps = false) {
+void layer_forward(const ModelConfig& cfg, const LayerParams& P, const Mat& X, LayerCache& c, bool keepSteps = false) {
   const int n = static_cast<int>(X.rows()), H = cfg.heads;
   const int dqh = cfg.dq / H, dkh = cfg.dk / H, dvh = cfg.dv / H;
   const float scale = cfg.head_scale();
   Mask mask;
   mask.kind = cfg.causal ? Mask::Kind::Causal : Mask::Kind::None;
   c.X = X;
-  c.Q = mul(cview(X), cview(ps[Wq].value));
-  c.K = mul(cview(X), cview(ps[Wk].value));
-  c.V = mul(cview(X), cview(ps[Wv].value));
+  c.Q = mul(cview(X), cview(P.Wq));
+  c.K = mul(cview(X), cview(P.Wk));
+  c.V = mul(cview(X), cview(P.Wv));
   c.O.setZero(n, cfg.dv);
   c.h.assign(H, HeadCache{});
   for (Eigen::Index h = 0; h < H; ++h) {
@@ -289,29 +315,28 @@ void layer_forward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
     hc.Qh = c.Q.middleCols(h * dqh, dqh);
     hc.Kh = c.K.middleCols(h * dkh, dkh);
     hc.Vh = c.V.middleCols(h * dvh, dvh);
-    hc.scores = compute_scores(hc.Qh, hc.Kh, cfg.score, head_params(cfg.score, ps, rule[h], n), &hc.rule);
+    hc.scores = compute_scores(hc.Qh, hc.Kh, cfg.score, head_params(cfg.score, P, h, n), &hc.rule);
     // An overflowed score is not an input error here: a diverging model shows it in its loss.
     static_cast<void>(weights_from_scores(hc.scores, scale, mask, 0, cfg.temperature, hc.weights,
                                           keepSteps ? &hc.scaledScores : nullptr,
                                           keepSteps ? &hc.maskedScores : nullptr));
     mm(mview(c.O.middleCols(h * dvh, dvh)), cview(hc.weights), cview(hc.Vh), false);
   }
-  c.Y = mul(cview(c.O), cview(ps[Wo].value));
-  c.Y.rowwise() += ps[bo].value.row(0);
+  c.Y = mul(cview(c.O), cview(P.Wo));
+  c.Y.rowwise() += P.bo.row(0);
 }
 
 // Backward of one layer: dOut is d(loss)/d(layer output) [n, dModel]; extraDP (optional, per head)
 // adds gradient arriving directly at the attention weights (the pointer loss). Returns d/dX.
-Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq, int Wk, int Wv, int Wo, int bo,
-                   const std::vector<std::vector<int>>& rule, const LayerCache& c, const Mat& dOut,
-                   const std::vector<Mat>* extraDP, std::vector<Mat>& g) {
+Mat layer_backward(const ModelConfig& cfg, const LayerParams& P, const LayerCache& c, const Mat& dOut,
+                   const std::vector<Mat>* extraDP, const LayerGrads& G) {
   const int n = static_cast<int>(c.X.rows()), H = cfg.heads;
   const int dqh = cfg.dq / H, dkh = cfg.dk / H, dvh = cfg.dv / H;
   const float scale = cfg.head_scale(), invT = 1.0f / cfg.temperature;
   Mat dX = dOut;  // residual path
-  mm_tn(mview(g[Wo]), cview(c.O), cview(dOut), true);
-  g[bo] += dOut.colwise().sum();
-  const Mat dO = mul_nt(cview(dOut), cview(ps[Wo].value));
+  mm_tn(mview(G.Wo), cview(c.O), cview(dOut), true);
+  G.bo += dOut.colwise().sum();
+  const Mat dO = mul_nt(cview(dOut), cview(P.Wo));
   Mat dQ = Mat::Zero(n, cfg.dq), dK = Mat::Zero(n, cfg.dk), dV = Mat::Zero(n, cfg.dv);
   for (Eigen::Index h = 0; h < H; ++h) {
     const HeadCache& hc = c.h[h];
@@ -334,19 +359,19 @@ Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
         mm_tn(mview(dKh), cview(dS), cview(hc.Qh), true);
         break;
       case ScoreRule::General: {
-        const Mat& W = ps[rule[h][0]].value;
+        const Mat& W = P.head(h, 0);
         const Mat KW = mul_nt(cview(hc.Kh), cview(W));  // rows: W k_j
         mm(mview(dQh), cview(dS), cview(KW), true);
         mm_tn(mview(dKh), cview(dS), cview(mul(cview(hc.Qh), cview(W))), true);
-        mm_tn(mview(g[rule[h][0]]), cview(hc.Qh), cview(mul(cview(dS), cview(hc.Kh))), true);
+        mm_tn(mview(G.head(h, 0)), cview(hc.Qh), cview(mul(cview(dS), cview(hc.Kh))), true);
         break;
       }
       case ScoreRule::Additive: {
-        const Mat& Wa = ps[rule[h][0]].value;
-        const Mat& Ua = ps[rule[h][1]].value;
-        const Mat& v = ps[rule[h][2]].value;
+        const Mat& Wa = P.head(h, 0);
+        const Mat& Ua = P.head(h, 1);
+        const Mat& v = P.head(h, 2);
         Mat dA = Mat::Zero(n, dkh), dB = Mat::Zero(n, dkh);
-        float* gv = g[rule[h][2]].data();
+        float* gv = G.head(h, 2).data();
         const float* vp = v.data();
         // Plain loops: n²·hidden scalar work with no temporaries (an Eigen row expression here
         // allocated per cell and made this rule 6x slower than the others).
@@ -364,16 +389,16 @@ Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
               db[k] += dt;
             }
           }
-        mm_tn(mview(g[rule[h][0]]), cview(dA), cview(hc.Qh), true);
-        mm_tn(mview(g[rule[h][1]]), cview(dB), cview(hc.Kh), true);
+        mm_tn(mview(G.head(h, 0)), cview(dA), cview(hc.Qh), true);
+        mm_tn(mview(G.head(h, 1)), cview(dB), cview(hc.Kh), true);
         mm(mview(dQh), cview(dA), cview(Wa), true);
         mm(mview(dKh), cview(dB), cview(Ua), true);
         break;
       }
       case ScoreRule::Concat: {
-        const Mat& W = ps[rule[h][0]].value;
-        mm_tn(mview(g[rule[h][0]].topRows(n)), cview(dS), cview(hc.rule.queryKey), true);
-        g[rule[h][1]].leftCols(n) += dS.colwise().sum();
+        const Mat& W = P.head(h, 0);
+        mm_tn(mview(G.head(h, 0).topRows(n)), cview(dS), cview(hc.rule.queryKey), true);
+        G.head(h, 1).leftCols(n) += dS.colwise().sum();
         const Mat dC = mul(cview(dS), cview(W.topRows(n)));
         dQh += dC.leftCols(dqh);
         dKh += dC.rightCols(dkh);
@@ -381,12 +406,12 @@ Mat layer_backward(const ModelConfig& cfg, const std::vector<Param>& ps, int Wq,
       }
     }
   }
-  mm_tn(mview(g[Wq]), cview(c.X), cview(dQ), true);
-  mm_tn(mview(g[Wk]), cview(c.X), cview(dK), true);
-  mm_tn(mview(g[Wv]), cview(c.X), cview(dV), true);
-  mm_nt(mview(dX), cview(dQ), cview(ps[Wq].value), true);
-  mm_nt(mview(dX), cview(dK), cview(ps[Wk].value), true);
-  mm_nt(mview(dX), cview(dV), cview(ps[Wv].value), true);
+  mm_tn(mview(G.Wq), cview(c.X), cview(dQ), true);
+  mm_tn(mview(G.Wk), cview(c.X), cview(dK), true);
+  mm_tn(mview(G.Wv), cview(c.X), cview(dV), true);
+  mm_nt(mview(dX), cview(dQ), cview(P.Wq), true);
+  mm_nt(mview(dX), cview(dK), cview(P.Wk), true);
+  mm_nt(mview(dX), cview(dV), cview(P.Wv), true);
   return dX;
 }
 
@@ -408,8 +433,7 @@ double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, in
   for (int i = 0; i < n; ++i) X.row(i) = params_[E_].value.row(ex.ids[i]) + params_[P_].value.row(i);
   std::vector<LayerCache> caches(layers_.size());
   for (size_t l = 0; l < layers_.size(); ++l) {
-    const LayerIdx& L = layers_[l];
-    layer_forward(cfg_, params_, L.Wq, L.Wk, L.Wv, L.Wo, L.bo, L.rule, X, caches[l]);
+    layer_forward(cfg_, layer_params(layers_[l], params_), X, caches[l]);
     X = caches[l].X + caches[l].Y;
   }
   const Mat& top = X;
@@ -457,11 +481,10 @@ double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, in
   if (grads) {
     Mat d = dTop;
     for (int l = static_cast<int>(layers_.size()) - 1; l >= 0; --l) {
-      const LayerIdx& L = layers_[l];
       const bool last = l == static_cast<int>(layers_.size()) - 1;
       if (last && !anyHead && !pointer) break;
-      d = layer_backward(cfg_, params_, L.Wq, L.Wk, L.Wv, L.Wo, L.bo, L.rule, caches[l], d,
-                         last && pointer ? &extra : nullptr, *grads);
+      d = layer_backward(cfg_, layer_params(layers_[l], params_), caches[l], d, last && pointer ? &extra : nullptr,
+                         layer_grads(layers_[l], *grads));
     }
     if (anyHead || pointer) {
       for (int i = 0; i < n; ++i) {
@@ -505,7 +528,7 @@ std::vector<LayerTrace> Model::trace(const std::vector<int>& ids) const {
   std::vector<LayerTrace> out;
   for (const LayerIdx& L : layers_) {
     LayerCache c;
-    layer_forward(cfg_, params_, L.Wq, L.Wk, L.Wv, L.Wo, L.bo, L.rule, X, c, true);
+    layer_forward(cfg_, layer_params(L, params_), X, c, true);
     LayerTrace t;
     t.input = X;
     t.Q = c.Q;

@@ -97,11 +97,14 @@ class Model {
   // Task-head logits of the last layer [n, classes] (empty without a head).
   Mat logits(const std::vector<int>& ids) const;
 
- private:
+  // Where one layer's parameters are in params(): the projections, the output layer and, per head, the
+  // rule's own parameters (general: W; additive: Wq, Wk, v; concat: W, b).
   struct LayerIdx {
     int Wq, Wk, Wv, Wo, bo;
-    std::vector<std::vector<int>> rule;  // per head, indices of the rule's parameters
+    std::vector<std::vector<int>> rule;
   };
+
+ private:
   ModelConfig cfg_;
   std::vector<Param> params_;
   int E_ = -1, P_ = -1, Wh_ = -1, bh_ = -1;

@@ -20,7 +20,6 @@ import type {
   Trace,
 } from './types.js'
 import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js'
-import type { Tensor } from './util.js'
 import { createTrainerFor } from './trainer.js'
 import type { Trainer, TrainerOptions } from './trainer.js'
 
@@ -199,69 +198,6 @@ function checkText(name: string, value: unknown): void {
   }
 }
 
-/** Item b of a [B, ...] tensor, as a view (the module copies it in). */
-function item(t: Tensor, b: number): Tensor {
-  const per = t.shape.slice(1).reduce((a, n) => a * n, 1)
-  return { data: t.data.subarray(b * per, (b + 1) * per), shape: t.shape.slice(1) }
-}
-
-/** Stacks B equal-shape tensors into one [B, ...] tensor. */
-function stack(ts: Tensor[]): Tensor {
-  const per = ts[0].data.length
-  const data = new Float32Array(per * ts.length)
-  ts.forEach((x, b) => data.set(x.data, b * per))
-  return { data, shape: [ts.length, ...ts[0].shape] }
-}
-
-// PyTorch's batch_first=True: query [B, nq, E], key/value [B, nk, ·], keyPaddingMask [B, nk] (flat or
-// nested), attnMask [nq, nk] shared by the batch (boolean, or a Float32Array added to the scores). Each
-// item goes through the module on its own, so the numbers are those of the unbatched call; maskedRows
-// lists the fully masked rows per item.
-function batchedMultiHead(module: RawModule, t: Record<string, unknown>): MultiHeadAttentionResult {
-  const q = t.query as Tensor
-  const B = q.shape[0]
-  for (const k of ['query', 'key', 'value'] as const) {
-    const x = t[k] as Tensor | undefined
-    if (!x || x.shape.length !== 3 || x.shape[0] !== B) {
-      throw new AttentionError(
-        `${k}: with a batched query [${q.shape.join(', ')}], expected [${B}, n, ·], got ${x ? `[${x.shape.join(', ')}]` : 'nothing'}`,
-      )
-    }
-    // checked here, before B calls into the module: a huge B with little data must not loop for long
-    const n = x.shape.reduce((a, d) => a * d, 1)
-    if (!x.shape.every((d) => Number.isInteger(d) && d >= 1) || x.data.length !== n) {
-      throw new AttentionError(`${k}: shape [${x.shape.join(', ')}] does not match its ${x.data.length} values`)
-    }
-  }
-  const nk = (t.key as Tensor).shape[1]
-  let kpm: ArrayLike<unknown> | undefined
-  if (t.keyPaddingMask !== undefined) {
-    const m = t.keyPaddingMask as ArrayLike<unknown>
-    kpm = Array.isArray(m) && Array.isArray(m[0]) ? (m as unknown[][]).flat() : m
-    if (kpm.length !== B * nk)
-      throw new AttentionError(
-        `keyPaddingMask: expected [${B}, ${nk}] (one entry per key of each item), got ${kpm.length} entries`,
-      )
-  }
-  const outs: Tensor[] = []
-  const weights: Tensor[] = []
-  const maskedRows: number[][] = []
-  for (let b = 0; b < B; b++) {
-    const one: Record<string, unknown> = {
-      ...t,
-      query: item(q, b),
-      key: item(t.key as Tensor, b),
-      value: item(t.value as Tensor, b),
-    }
-    if (kpm) one.keyPaddingMask = Array.prototype.slice.call(kpm, b * nk, (b + 1) * nk)
-    const r = unwrap<{ output: Tensor; weights: Tensor; maskedRows: number[] }>(module.multiHeadAttention(one))
-    outs.push(r.output)
-    weights.push(r.weights)
-    maskedRows.push(r.maskedRows)
-  }
-  return { output: stack(outs), weights: stack(weights), maskedRows } as unknown as MultiHeadAttentionResult
-}
-
 function makeEngine(module: RawModule): Engine {
   const maxThreads = module.threads()
   return {
@@ -287,10 +223,8 @@ function makeEngine(module: RawModule): Engine {
     multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult {
       const o = checkOptions('multiHeadAttention', options)
       checkKeys('multiHeadAttention', o, MHA_KEYS)
-      const t = tensors(o)
-      const q = t.query as Tensor | undefined
-      if (q && q.shape.length === 3) return batchedMultiHead(module, t)
-      return unwrap<MultiHeadAttentionResult>(module.multiHeadAttention(t))
+      // A batch (query [B, nq, E], PyTorch's batch_first=True) is split and stacked by the module.
+      return unwrap<MultiHeadAttentionResult>(module.multiHeadAttention(tensors(o)))
     },
     tokenize(
       text: string,

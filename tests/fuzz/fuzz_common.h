@@ -462,7 +462,8 @@ inline AttentionInput decode_attention(const uint8_t* data, std::size_t size) {
         p.combineB = vector(r, size_near(r, out));
       }
       break;
-    default: break;
+    case ap::ScoreRule::Dot:
+    case ap::ScoreRule::ScaledDot: break;  // no parameters
   }
   const int nqUsed = in.opts.score == ap::ScoreRule::Concat && r.flag() ? nk : nq;
   for (int b = 0; b < batch; ++b) {
