@@ -64,6 +64,8 @@ try {
   window.__apPlayground = mountPlayground(root, engine, state, {
     notices,
     steps,
+    // public/samples/: a small induction model (tests/fixtures/gen_induction_sample.py), for a first visit
+    sampleModel: 'samples/induction.safetensors',
     shareUrl: () => `${location.origin}${location.pathname}?${linkParams(window.__apPlayground?.getState() ?? state)}`,
     onStateChange: (s) => {
       const lang = s.lang === 'zh' ? 'zh-CN' : 'en'

@@ -48,6 +48,11 @@ export interface PlaygroundOptions {
    * and "download .py" in the header (which stays visible, as a button bar, when `compact`).
    */
   exports?: boolean
+  /**
+   * A model file (URL) the "Your model" view opens when it is shown with no file and no `src` (the page's
+   * sample; the widget has none).
+   */
+  sampleModel?: string
 }
 
 export interface PlaygroundHandle {
@@ -151,6 +156,7 @@ class Playground {
     this.trainInline = !!opts.steps?.includes('train')
     this.trainBox = createTrainBox()
     this.panels = createPanels(this.ctx, engine, () => this.app, this.trainBox, this.trainInline, !!opts.compact)
+    this.panels.model.sample = opts.sampleModel ?? ''
     this.app.append(...this.header.els, this.tabs.bar, this.panels.layout, this.footer)
     // Inline, or filtered out by `steps`: no Train tab.
     if (opts.steps) this.tabs.hide('train')

@@ -4,6 +4,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -20,7 +21,14 @@ val score_to_js(const tr::Score& s) {
   val o = val::object();
   o.set("loss", s.loss);
   o.set("accuracy", s.accuracy);
+  if (!std::isnan(s.restAccuracy)) o.set("restAccuracy", s.restAccuracy);
   return o;
+}
+
+val rows_to_js(const std::vector<std::vector<double>>& rows) {
+  val a = val::array();
+  for (const auto& r : rows) a.call<void>("push", val::array(r));
+  return a;
 }
 
 val param_to_js(const tr::Param& p) {
@@ -111,6 +119,7 @@ val example_to_js(const tr::Example& e) {
   o.set("ids", val::array(e.ids));
   if (!e.targets.empty()) o.set("targets", val::array(e.targets));
   if (e.pointerFrom >= 0) o.set("pointer", val::array(std::vector<int>{e.pointerFrom, e.pointerTo}));
+  if (e.segLen > 0) o.set("segment", val::array(std::vector<int>{e.segStart, e.segLen}));
   return o;
 }
 
@@ -137,7 +146,7 @@ class TrainerHandle {
       str("mask", o.mask);
       str("schedule", o.schedule);
       str("text", o.text);
-      integer("heads", o.heads);
+      optional_integer("heads", o.heads);
       integer("dModel", o.dModel);
       optional_integer("dq", o.dq);
       optional_integer("dk", o.dk);
@@ -211,6 +220,19 @@ class TrainerHandle {
       ready();
       const int n = limit.isUndefined() || limit.isNull() ? 0 : int_of(limit, "limit");
       return score_to_js(t_->evaluate(n));
+    });
+  }
+
+  val headScores(val limit) {
+    return guarded([&] {
+      ready();
+      const int n = limit.isUndefined() || limit.isNull() ? 0 : int_of(limit, "limit");
+      const tr::HeadScores h = t_->head_scores(n);
+      val r = val::object();
+      r.set("previousToken", rows_to_js(h.previousToken));
+      r.set("induction", rows_to_js(h.induction));
+      r.set("duplicateToken", rows_to_js(h.duplicateToken));
+      return r;
     });
   }
 
@@ -363,6 +385,7 @@ EMSCRIPTEN_BINDINGS(train) {
       .function("step", &TrainerHandle::step)
       .function("trainOn", &TrainerHandle::trainOn)
       .function("evaluate", &TrainerHandle::evaluate)
+      .function("headScores", &TrainerHandle::headScores)
       .function("setLr", &TrainerHandle::setLr)
       .function("parameters", &TrainerHandle::parameters)
       .function("setParameters", &TrainerHandle::setParameters)

@@ -619,8 +619,10 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
     task_ = make_reverse();
   else if (o.task == "next-char")
     task_ = make_next_char(o.text, o.context);
+  else if (o.task == "induction")
+    task_ = make_induction();
   else
-    throw Error("task: expected 'coreference', 'reverse' or 'next-char', got '" + o.task + "'");
+    throw Error("task: expected 'coreference', 'reverse', 'next-char' or 'induction', got '" + o.task + "'");
   AP_REQUIRE(o.batchSize >= 1 && o.batchSize <= 4096,
              "batchSize: expected an integer in [1, 4096], got " + std::to_string(o.batchSize));
   ModelConfig cfg;
@@ -631,7 +633,7 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
   cfg.dq = o.dq.value_or(o.dModel);
   cfg.dk = o.dk.value_or(o.dModel);
   cfg.dv = o.dv.value_or(o.dModel);
-  cfg.heads = o.heads;
+  cfg.heads = o.heads.value_or(task_.defaultHeads);
   cfg.layers = o.layers.value_or(task_.defaultLayers);
   cfg.score = parse_score(o.score);
   cfg.scale = o.scale;
@@ -655,7 +657,7 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
   // step 400 keep it learned (a decay over 1,000 steps still let wasm seed 2 fall to 80 % at step 280);
   // bench/train_bench.mjs checks seeds 0–9 to step 1,000.
   if (o.schedule == "auto")
-    schedule_ = std::isnan(lr) ? "warmup-cosine" : "constant";
+    schedule_ = std::isnan(lr) && !task_.constantLr ? "warmup-cosine" : "constant";
   else if (o.schedule == "constant" || o.schedule == "warmup-cosine")
     schedule_ = o.schedule;
   else
@@ -721,9 +723,21 @@ Score Trainer::train_on(const std::vector<Example>& batch) {
 
 Score Trainer::evaluate(int limit) const {
   AP_REQUIRE(limit >= 0, "limit: expected an integer >= 0 (0 = all), got " + std::to_string(limit));
-  if (limit == 0 || limit >= static_cast<int>(task_.test.size())) return model_->loss(task_.test, nullptr);
+  const bool split = task_.name == "induction";
+  if (limit == 0 || limit >= static_cast<int>(task_.test.size()))
+    return split ? copy_score(*model_, task_.test) : model_->loss(task_.test, nullptr);
   const std::vector<Example> part(task_.test.begin(), task_.test.begin() + limit);
-  return model_->loss(part, nullptr);
+  return split ? copy_score(*model_, part) : model_->loss(part, nullptr);
+}
+
+HeadScores Trainer::head_scores(int limit) const {
+  AP_REQUIRE(limit >= 0, "limit: expected an integer >= 0 (0 = all), got " + std::to_string(limit));
+  AP_REQUIRE(task_.name == "induction",
+             "headScores: only task 'induction' has previous-token and induction scores, this trainer's task is '" +
+                 task_.name + "'");
+  const size_t n = limit == 0 ? task_.test.size() : std::min(task_.test.size(), static_cast<size_t>(limit));
+  const std::vector<Example> part(task_.test.begin(), task_.test.begin() + static_cast<long>(n));
+  return train::head_scores(*model_, part);
 }
 Score Trainer::evaluate_train() const { return model_->loss(task_.train, nullptr); }
 

@@ -62,12 +62,17 @@ struct Example {
   std::vector<int> targets;
   int pointerFrom = -1;
   int pointerTo = -1;
+  // induction: the first copy of the repeated segment starts at segStart and has segLen tokens; the
+  // second copy follows it (segLen = 0: no segment)
+  int segStart = -1;
+  int segLen = 0;
 };
 
 struct Score {
   double loss = 0;      // mean over the terms of the batch
-  double accuracy = 0;  // fraction of terms whose argmax is right
+  double accuracy = 0;  // fraction of terms whose argmax is right (induction: of the copyable tokens)
   int terms = 0;
+  double restAccuracy = std::numeric_limits<double>::quiet_NaN();  // induction: the other tokens'
 };
 
 // Every intermediate of one attention layer for one sequence, as the course names them.
@@ -132,6 +137,8 @@ struct TaskData {
   int maxLen = 0;
   bool causal = false;
   int defaultLayers = 1;
+  int defaultHeads = 1;
+  bool constantLr = false;  // the default lr is constant (no warm-up and decay)
   std::vector<Example> train, test;
   std::string sample;  // a sentence to trace by default
 };
@@ -140,13 +147,36 @@ TaskData make_coreference();
 TaskData make_reverse();
 TaskData make_next_char(const std::string& text, int context);
 
+// The induction task's sizes: sequences of kInductionSeq tokens, a segment of kInductionMinSegment to
+// kInductionMaxSegment tokens; kInductionTrain training and kInductionTest held-out sequences.
+constexpr int kInductionSeq = 24;
+constexpr int kInductionMinSegment = 4;
+constexpr int kInductionMaxSegment = 8;
+constexpr int kInductionTrain = 16384;
+constexpr int kInductionTest = 512;
+TaskData make_induction();
+// Whether position i of an induction example predicts a copyable token (the second copy after its first).
+bool copyable(const Example& ex, int i);
+
+// Per layer and head: the previous-token score (mean attention from position i to i − 1, i ≥ 1) and the
+// induction score (mean attention from each token of the second copy to the token just after its
+// earlier occurrence), both in [0, 1], averaged over the examples that have a segment; and the
+// duplicate-token score (mean attention from each token of the second copy to its earlier occurrence).
+struct HeadScores {
+  std::vector<std::vector<double>> previousToken, induction, duplicateToken;  // [layers][heads]
+};
+HeadScores head_scores(const Model& model, const std::vector<Example>& examples);
+// Loss and accuracy split as the induction task reports them: accuracy on the copyable tokens,
+// restAccuracy on the others.
+Score copy_score(const Model& model, const std::vector<Example>& examples);
+
 // Splits text as the task does and maps it to ids; throws naming `text` and the unknown token.
 std::vector<int> encode_text(const TaskData& task, const std::string& text, std::vector<std::string>* tokens);
 
 struct TrainerOptions {
   std::string task = "coreference";
   uint64_t seed = 0;
-  int heads = 1;
+  std::optional<int> heads;  // none: the task's default
   int dModel = 32;
   std::optional<int> dq, dk, dv;  // none: dModel
   std::optional<int> layers;      // none: the task's default
@@ -185,6 +215,8 @@ class Trainer {
   Score train_on(const std::vector<Example>& batch);  // one optimizer step on the caller's batch
   Score evaluate(int limit = 0) const;                // on the held-out set, or its first `limit` examples
   Score evaluate_train() const;
+  // induction: each head's scores on the held-out set, or its first `limit` sequences
+  HeadScores head_scores(int limit = 0) const;
   const TaskData& task() const { return task_; }
   Model& model() { return *model_; }
   const Model& model() const { return *model_; }

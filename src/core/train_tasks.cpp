@@ -208,6 +208,59 @@ TaskData make_reverse() {
   return t;
 }
 
+// Induction: random tokens holding a segment that appears twice, the second copy right after the first,
+// after a prefix of random length. The offset between the copies varies with the segment's length and
+// the segment's place with the prefix, so the second copy can only be continued by finding the earlier
+// occurrence of the current token and reading the token after it (an induction head) — no fixed offset
+// or position answers it. The segment's tokens are distinct and the prefix avoids them, so each copyable
+// token has exactly one earlier occurrence; the rest of the sequence is uniform.
+TaskData make_induction() {
+  TaskData t;
+  t.name = "induction";
+  t.tokenizer = "word";
+  t.defaultLayers = 2;
+  t.defaultHeads = 2;
+  t.causal = true;
+  t.constantLr = true;
+  t.maxLen = kInductionSeq;
+  t.vocab = {"apple", "bell", "bird", "box",  "cat",  "door", "egg",  "fish", "game", "hat",   "ice",
+             "jam",   "kite", "lamp", "leaf", "milk", "moon", "nest", "owl",  "pen",  "queen", "rain",
+             "rock",  "ship", "star", "sun",  "tree", "urn",  "van",  "wolf", "yak",  "zoo"};
+  t.classes = t.vocab;
+  t.sample = "rain bird moon kite lamp sun owl tree kite lamp sun owl tree queen jam";
+  const int V = static_cast<int>(t.vocab.size()), n = kInductionSeq;
+  Generator g(20261201);  // the data set is fixed; the trainer's seed drives init and batches
+  auto below = [&](int k) { return static_cast<int>(g.random() % static_cast<uint32_t>(k)); };
+  std::set<std::vector<int>> seen;
+  auto make = [&](std::vector<Example>& into, int count) {
+    while (static_cast<int>(into.size()) < count) {
+      Example ex;
+      const int L = kInductionMinSegment + below(kInductionMaxSegment - kInductionMinSegment + 1);
+      const int p = 1 + below(n - 2 * L);  // prefix length in [1, n - 2L]
+      std::vector<int> pool(V);
+      for (int k = 0; k < V; ++k) pool[k] = k;
+      for (int k = 0; k < L; ++k) std::swap(pool[k], pool[k + below(V - k)]);  // the segment: L distinct tokens
+      for (int i = 0; i < p; ++i) ex.ids.push_back(pool[L + below(V - L)]);
+      for (int c = 0; c < 2; ++c) ex.ids.insert(ex.ids.end(), pool.begin(), pool.begin() + L);
+      while (static_cast<int>(ex.ids.size()) < n) ex.ids.push_back(below(V));
+      if (!seen.insert(ex.ids).second) continue;  // held-out sequences never appear in training
+      ex.targets.assign(ex.ids.begin() + 1, ex.ids.end());
+      ex.targets.push_back(-1);  // the last token has no next one
+      ex.segStart = p;
+      ex.segLen = L;
+      into.push_back(std::move(ex));
+    }
+  };
+  make(t.test, kInductionTest);
+  make(t.train, kInductionTrain);
+  return t;
+}
+
+bool copyable(const Example& ex, int i) {
+  // position i predicts token i + 1: copyable from the second copy's first token to its second-last
+  return ex.segLen > 0 && i >= ex.segStart + ex.segLen && i <= ex.segStart + 2 * ex.segLen - 2;
+}
+
 const char* const kDefaultNextCharText =
     "Attention lets every word look at every other word and decide how much each one matters. "
     "The query asks, the keys answer, and the values carry what is passed on. "

@@ -19,12 +19,17 @@
  * - `reverse` (1 layer): 6 digits, each output position predicts the mirrored input digit (a linear head).
  * - `next-char` (1 layer, causal mask): predicts each next character of `text` (default: a built-in
  *   paragraph) in windows of `context` characters; the last tenth of the text is held out.
+ * - `induction` (2 layers, causal mask, constant lr): 24 words from a vocabulary of 32 holding a segment
+ *   of 4–8 distinct words that appears twice in a row after a prefix of random length; each next word is
+ *   predicted. `evaluate()` gives the copyable words' accuracy (the second copy after its first word) as
+ *   `accuracy` and the others' as `restAccuracy` (chance); `headScores()` each head's previous-token and
+ *   induction scores.
  */
 import type { ScoreRule, Trace } from './types.js'
 import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js'
 import type { Tensor, TensorLike } from './util.js'
 
-export type TrainTask = 'coreference' | 'reverse' | 'next-char'
+export type TrainTask = 'coreference' | 'reverse' | 'next-char' | 'induction'
 
 // `Symbol.dispose` is declared by TypeScript's lib only from `esnext.disposable` (or `esnext`) on, yet the
 // Trainer's `[Symbol.dispose]` member is part of the shipped types, and projects on `"lib": ["es2020", "dom"]`
@@ -41,7 +46,7 @@ export interface TrainerOptions {
   task?: TrainTask
   /** Seeds parameter init (PyTorch's generator) and minibatch sampling: same seed, same run. Default 0. */
   seed?: number
-  /** Attention heads per layer; must divide dq, dk and dv. Default 1. */
+  /** Attention heads per layer; must divide dq, dk and dv. Default: the task's (induction 2, the others 1). */
   heads?: number
   /** Width of embeddings and of the residual stream. Default 32. */
   dModel?: number
@@ -49,7 +54,7 @@ export interface TrainerOptions {
   dq?: number
   dk?: number
   dv?: number
-  /** Attention layers. Default: the task's (coreference 2, reverse 1, next-char 1). */
+  /** Attention layers. Default: the task's (coreference 2, reverse 1, next-char 1, induction 2). */
   layers?: number
   /** A scoring rule (definitions as in ap.run). Default 'scaled-dot'. */
   score?: ScoreRule
@@ -61,7 +66,8 @@ export interface TrainerOptions {
    * 'warmup-cosine': lr·(s+1)/50 for the first 50 steps, then a cosine decay to 0.05·lr at step 400, then
    * 0.05·lr (torch.optim.lr_scheduler: SequentialLR of LinearLR(start_factor=0.02, total_iters=49) and
    * CosineAnnealingLR(T_max=350, eta_min=0.05·lr), milestones [50]). 'constant': lr at every step, so each
-   * update is torch.optim's own. Default 'auto': warmup-cosine when lr is not given, constant when it is.
+   * update is torch.optim's own. Default 'auto': warmup-cosine when lr is not given, constant when it is
+   * (induction: always constant).
    */
   schedule?: 'auto' | 'constant' | 'warmup-cosine'
   /** Softmax temperature. Default 1. */
@@ -80,8 +86,26 @@ export interface TrainerOptions {
 
 export interface TrainScore {
   loss: number
-  /** Fraction right: the argmax of the head (reverse, next-char) or of the attention row (coreference). */
+  /**
+   * Fraction right: the argmax of the head (reverse, next-char) or of the attention row (coreference).
+   * induction: from evaluate(), of the copyable words only; from step(), of every word.
+   */
   accuracy: number
+  /** induction, from evaluate(): the accuracy on the words that are not copyable (chance is 1/32). */
+  restAccuracy?: number
+}
+
+/**
+ * Per head, [layer][head], each in [0, 1], on held-out sequences: `previousToken` is the mean attention
+ * from position i to i − 1; `induction` the mean attention from each word of the second copy to the word
+ * just after its earlier occurrence; `duplicateToken` the mean attention from each word of the second copy
+ * to its earlier occurrence (the other way a layer-1 head can serve an induction head: it passes on where
+ * the current word was seen before, and layer 2 attends to the position after it).
+ */
+export interface HeadScores {
+  previousToken: number[][]
+  induction: number[][]
+  duplicateToken: number[][]
 }
 
 export interface TrainerInfo {
@@ -121,6 +145,8 @@ export interface TrainExample {
   ids: number[]
   targets?: number[]
   pointer?: [number, number]
+  /** induction (from examples()): [start, length] of the segment's first copy; the second follows it. */
+  segment?: [number, number]
 }
 
 /** ap.run's trace for one layer of the trained model, plus what only a trained model has. */
@@ -150,6 +176,11 @@ export interface Trainer {
   trainOn(batch: TrainExample[]): TrainScore
   /** Loss and accuracy on the held-out data (nothing is updated); `limit`: only its first n examples (a fair sample). */
   evaluate(options?: { limit?: number }): TrainScore
+  /**
+   * induction: each head's previous-token and induction scores on the held-out sequences (`limit`: only
+   * the first n). Other tasks throw.
+   */
+  headScores(options?: { limit?: number }): HeadScores
   /** The same trace as ap.run, computed with the trained weights. Default text: info.sample. */
   trace(text?: string, options?: { layer?: number }): TrainTrace
   /** Every parameter by name (copies): embedding, position, layers.L.Wq … head.W, head.b. */
@@ -170,6 +201,7 @@ interface RawTrainer {
   step(n: number): unknown
   trainOn(b: unknown): unknown
   evaluate(limit?: unknown): unknown
+  headScores(limit?: unknown): unknown
   setLr(lr: number): unknown
   parameters(): unknown
   setParameters(p: object): unknown
@@ -334,6 +366,12 @@ class LiveTrainer implements Trainer {
     const eo = checkOptions('evaluate', options)
     checkKeys('evaluate', eo, ['limit'])
     return unwrap<TrainScore>(this.live().evaluate(eo.limit))
+  }
+
+  headScores(options?: { limit?: number }): HeadScores {
+    const o = checkOptions('headScores', options)
+    checkKeys('headScores', o, ['limit'])
+    return unwrap<HeadScores>(this.live().headScores(o.limit))
   }
 
   trace(text?: string, opts?: { layer?: number }): TrainTrace {

@@ -135,14 +135,15 @@ async function checkAll(page: Page, key: 'encoder' | 'seq2seq', tol: number, wid
   return worst
 }
 
-async function waitModel(page: Page, widget = false): Promise<void> {
+/** Waits for a model file to be shown (`name`: that one; the page's ?view=model opens its sample first). */
+async function waitModel(page: Page, widget = false, name?: string): Promise<void> {
   await page.waitForFunction(
-    (w) => {
+    ([w, n]) => {
       if (w) return !!(document.querySelector('attention-playground') as Widget | null)?.model
-      const h = window.__apPlayground!
-      return !!h && !!h.model()
+      const m = window.__apPlayground?.model()
+      return !!m && (!n || m.name === n)
     },
-    widget,
+    [widget, name] as const,
     { timeout: 30_000 },
   )
 }
@@ -154,7 +155,7 @@ describe('the model view in Chromium', () => {
     const panel = page.locator('[data-step="model"]')
     await expect.poll(() => panel.isVisible()).toBe(true)
     await panel.locator('input[name="modelFile"]').setInputFiles(join(MODELS, 'encoder.safetensors'))
-    await waitModel(page)
+    await waitModel(page, false, 'encoder.safetensors')
     expect(await page.locator('.model-thumb').count()).toBe(8)
     expect(await panel.locator('.model-info').textContent()).toContain(
       'encoder.safetensors · 2 layers · 4 heads · 11 tokens',
@@ -239,7 +240,7 @@ describe('the model view in Chromium', () => {
     const input = page.locator('input[name="modelFile"]')
     const err = page.locator('[data-step="model"] .model-error')
     await input.setInputFiles(join(MODELS, 'encoder.safetensors'))
-    await waitModel(page)
+    await waitModel(page, false, 'encoder.safetensors')
     const good = readFileSync(join(MODELS, 'encoder.safetensors'))
     const cases: Array<[string, Buffer, RegExp]> = [
       [
@@ -311,7 +312,7 @@ describe('the model view in Chromium', () => {
     await page
       .locator('input[name="modelFile"]')
       .setInputFiles({ name: 'long.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) })
-    await waitModel(page)
+    await waitModel(page, false, 'long.safetensors')
     const panel = page.locator('[data-step="model"]')
     await expect.poll(() => panel.locator('.model-long').isVisible()).toBe(true)
     expect(await panel.locator('.model-big').isHidden()).toBe(true)

@@ -485,7 +485,7 @@ const rows: Record<string, [string, () => void]> = {
     () => {
       expectError(
         () => createTrainer({ task: 'fly' }),
-        "task: expected 'coreference', 'reverse' or 'next-char', got 'fly'",
+        "task: expected 'coreference', 'reverse', 'next-char' or 'induction', got 'fly'",
       )
       expectError(
         () => createTrainer({ task: 'next-char', heads: 3, dModel: 8 }),
@@ -494,6 +494,21 @@ const rows: Record<string, [string, () => void]> = {
       const tr = createTrainer({ task: 'next-char', dModel: 8 })
       tr.dispose()
       expectError(() => tr.step(1), 'trainer: already disposed')
+    },
+  ],
+  K7: [
+    'trainer: head scores of a task without them, a bad limit',
+    () => {
+      const tr = createTrainer({ task: 'reverse', dModel: 8 })
+      expectError(
+        () => tr.headScores(),
+        "headScores: only task 'induction' has previous-token and induction scores, this trainer's task is 'reverse'",
+      )
+      tr.dispose()
+      const ind = createTrainer({ task: 'induction', dModel: 8 })
+      expectError(() => ind.headScores({ limit: -1 }), 'limit: expected an integer >= 0 (0 = all), got -1')
+      expect(ind.headScores({ limit: 2 }).induction.length).toBe(2)
+      ind.dispose()
     },
   ],
   M1: [

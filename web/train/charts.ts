@@ -24,7 +24,18 @@ function viridisCss(t: number): string {
   return `rgb(${r},${g},${b})`
 }
 
-export function drawCurves(curves: HTMLCanvasElement, history: readonly HistoryPoint[], t: TrainTranslate): void {
+/** A step marked on the loss curve (induction: where the induction score rose). */
+export interface CurveMark {
+  step: number
+  label: TrainKey
+}
+
+export function drawCurves(
+  curves: HTMLCanvasElement,
+  history: readonly HistoryPoint[],
+  t: TrainTranslate,
+  mark?: CurveMark,
+): void {
   const g = curves.getContext('2d')!
   const { W, H, L, R, T, B } = chartFrame(440, 190, [10, 36, 34, 36])
   g.clearRect(0, 0, W, H)
@@ -67,10 +78,23 @@ export function drawCurves(curves: HTMLCanvasElement, history: readonly HistoryP
   g.textAlign = 'center'
   g.fillText(String(maxStep), W - R, H - B + 12)
   drawLegend(g, t, L, H)
+  if (mark) {
+    g.strokeStyle = '#d62728'
+    g.setLineDash([3, 3])
+    g.beginPath()
+    g.moveTo(x(mark.step), T)
+    g.lineTo(x(mark.step), H - B)
+    g.stroke()
+    g.setLineDash([])
+    g.fillStyle = '#d62728'
+    g.textAlign = x(mark.step) > W / 2 ? 'right' : 'left'
+    g.fillText(`${t(mark.label)} (${mark.step})`, x(mark.step) + (x(mark.step) > W / 2 ? -3 : 3), T + 10)
+  }
   const last = history[history.length - 1]
   curves.setAttribute(
     'aria-label',
-    `${t('curves')}: ${t('trainLoss')} ${num(last.loss)}, ${t('testAcc')} ${pct(last.testAcc)}`,
+    `${t('curves')}: ${t('trainLoss')} ${num(last.loss)}, ${t('testAcc')} ${pct(last.testAcc)}` +
+      (mark ? `, ${t(mark.label)} ${mark.step}` : ''),
   )
 }
 

@@ -16,6 +16,7 @@ import { trainText, type TrainKey, type TrainLang } from './strings'
 import { adoptStyles } from '../dom'
 import { drawAttention, drawCurves, drawPca, num, pct, type HistoryPoint, type TrainTranslate } from './charts'
 import { SCORE_RULES } from 'attention-playground'
+import { InductionView } from './induction'
 
 /** The rules by name in the panel's language (the engine's ids stay the option values). */
 const RULE_LABELS: Record<(typeof SCORE_RULES)[number], TrainKey> = {
@@ -68,6 +69,7 @@ const CSS = `
 .ap-train{grid-template-columns:minmax(0,1fr)}
 .ap-train figure{max-width:100%}
 .ap-train canvas{max-width:100%;height:auto}
+.ap-train .tr-roles{margin:0;padding-left:1.2rem}
 `
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...kids: Node[]) {
@@ -119,6 +121,7 @@ function buildSettings(settings: TrainSettings, bind: Bind) {
         ['coreference', 'taskCoreference'],
         ['reverse', 'taskReverse'],
         ['next-char', 'taskNextChar'],
+        ['induction', 'taskInduction'],
       ],
       settings.task,
     ),
@@ -168,6 +171,7 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     attn: canvas(340, 340, 'img'),
     pca: canvas(340, 340, 'img'),
     section: el('section', { class: 'ap-train', 'data-step': 'train', 'data-panel': 'train' }),
+    induction: new InductionView((w, h) => canvas(w, h, 'img')),
   }
   const fig = (c: HTMLCanvasElement, key: TrainKey) =>
     el('figure', { 'data-train-view': key }, bind(el('figcaption'), key), c)
@@ -197,6 +201,7 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     ui.note,
     ui.error,
     el('div', { class: 'tr-charts' }, fig(ui.curves, 'curves'), fig(ui.attn, 'attention'), fig(ui.pca, 'pca')),
+    ui.induction.el,
   )
   return ui
 }
@@ -280,6 +285,10 @@ class TrainPanel {
     ui.playBtn.addEventListener('click', () => this.send({ type: this.snap?.playing ? 'pause' : 'play' }))
     ui.stepBtn.addEventListener('click', () => this.send({ type: 'step', n: 10 }))
     ui.resetBtn.addEventListener('click', reset)
+    // induction's default is 2 heads a layer (the roles need room); the other tasks start at 1
+    ui.task.input.addEventListener('change', () => {
+      ui.heads.input.value = ui.task.input.value === 'induction' ? '2' : String(DEFAULT_TRAIN_SETTINGS.heads)
+    })
     for (const s of [ui.task.input, ui.score.input, ui.heads.input, ui.optim.input, ui.seedInput])
       s.addEventListener('change', reset)
     ui.textArea.addEventListener('change', () => {
@@ -321,13 +330,15 @@ class TrainPanel {
       ui.status.textContent = t('starting')
       return
     }
-    ui.status.textContent = t('status', {
+    const vars = {
       steps: snap.steps,
       loss: num(snap.train.loss),
       train: pct(snap.train.accuracy),
       test: pct(snap.test?.accuracy),
       lr: snap.lrInUse.toPrecision(3),
-    })
+      rest: pct(snap.restAccuracy),
+    }
+    ui.status.textContent = t(this.settings.task === 'induction' ? 'inductionStatus' : 'status', vars)
     ui.note.textContent =
       this.info && this.settings.task === 'coreference' ? t('heldOutNote', { test: this.info.testSize }) : ''
     ui.playBtn.textContent = snap.playing ? t('pause') : t('play')
@@ -336,7 +347,10 @@ class TrainPanel {
 
   private drawAll(): void {
     this.showStatus()
-    drawCurves(this.ui.curves, this.history, this.t)
+    const induction = this.settings.task === 'induction'
+    const phase = induction ? this.ui.induction.phase() : null
+    drawCurves(this.ui.curves, this.history, this.t, phase === null ? undefined : { step: phase, label: 'phase' })
+    if (induction) this.ui.induction.draw(this.t)
     drawAttention(this.ui.attn, this.snap?.attention, this.t)
     drawPca(this.ui.pca, this.snap, this.info, this.t)
   }
@@ -367,6 +381,7 @@ class TrainPanel {
       }
     }
     const snap = (this.snap = m.snapshot)
+    ui.induction.record(snap.induction)
     ui.error.textContent = snap.attentionError ?? (m.type === 'ready' ? '' : ui.error.textContent)
     this.record(snap)
     for (const w of this.waiters.splice(0)) w(snap)
@@ -391,6 +406,8 @@ class TrainPanel {
     const { ui } = this
     Object.assign(this.settings, readSettings(ui, this.settings.dModel))
     ui.textLabel.hidden = this.settings.task !== 'next-char'
+    ui.induction.el.hidden = this.settings.task !== 'induction'
+    ui.induction.clear()
     ui.sentenceInput.dataset.auto = '1'
     ui.sentenceInput.value = ''
     this.snap = null

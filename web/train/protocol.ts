@@ -1,7 +1,7 @@
 // Messages between the Train panel (main thread) and its Web Worker, which owns the trainer so that
 // training never blocks the page.
 
-import type { ScoreRule, TrainTask } from 'attention-playground'
+import type { HeadScores, ScoreRule, TrainTask } from 'attention-playground'
 
 export interface TrainSettings {
   task: TrainTask
@@ -48,6 +48,19 @@ export interface Snapshot {
   /** 2-D PCA of the token embeddings: x0, y0, x1, y1, … one pair per vocabulary entry. */
   pca: Float32Array
   playing: boolean
+  /** induction only: the held-out accuracy on the other (not copyable) words. */
+  restAccuracy?: number
+  /** induction only: every layer's and head's attention on the watched sequence, and the heads' scores. */
+  induction?: InductionSnapshot
+}
+
+export interface InductionSnapshot {
+  tokens: string[]
+  /** [layer][head] n × n attention weights (rows: queries). */
+  maps: Float32Array[][]
+  /** The heads' scores on held-out sequences, recomputed with every evaluation, and the step they were taken at. */
+  scores: HeadScores | null
+  scoresAt: number
 }
 
 export interface ReadyInfo {

@@ -41,6 +41,30 @@ const en = {
     'step {steps} · loss {loss} · training accuracy {train} · held-out accuracy {test} · learning rate in use {lr}',
   heldOutNote: '{test} held-out sentences use word combinations never seen in training.',
   workerFailed: 'Training stopped:',
+  taskInduction: 'induction (copy a repeated segment)',
+  inductionExplain:
+    'Each sequence holds a segment of 4–8 words that appears twice in a row, at a random place; the rest is random. ' +
+    'Only the second copy can be predicted (after its first word), and only by finding where the current word ' +
+    'occurred before and reading the word after it: an induction head. Look for a stripe in layer 2 one column to ' +
+    'the right of the first copy (each word of the second copy attends to the word after its earlier occurrence). ' +
+    'Layer 2 can only find that column if layer 1 has written something into the positions: in the textbook circuit ' +
+    '(Olsson et al. 2022) a previous-token head (the diagonal just below the main one) copies each word into the next ' +
+    'position, so the word after A carries "A came before me". This small model, with learned positions, often takes ' +
+    'a second route instead: a duplicate-token head in layer 1 (each word of the second copy attends to its earlier ' +
+    'copy) passes on where the word was seen, and layer 2 attends to the position after it. Either way, the copy ' +
+    'accuracy jumps when the induction score rises (marked on the loss curve): a phase change. The lessons do not ' +
+    'cover multi-layer circuits; this goes beyond them.',
+  rolePrevious: 'previous-token head',
+  roleInduction: 'induction head',
+  roleDuplicate: 'duplicate-token head',
+  roleNone: 'no clear role yet',
+  headLine: 'layer {layer} head {head}: {role} (previous-token {prev} · induction {ind} · duplicate-token {dup})',
+  scores: 'Head scores over training',
+  scoresLegend: 'per head: induction ——  previous-token – –  duplicate-token ···',
+  phase: 'induction score rises',
+  layerMap: 'Layer {layer}, head {head}',
+  inductionStatus:
+    'step {steps} · loss {loss} · held-out accuracy on copyable words {test} · on the others {rest} (chance 3.1 %)',
 }
 
 type Key = keyof typeof en
@@ -82,6 +106,26 @@ const zh: Record<Key, string> = {
   status: '第 {steps} 步 · 损失 {loss} · 训练准确率 {train} · 留出集准确率 {test} · 当前学习率 {lr}',
   heldOutNote: '{test} 个留出句子使用训练中从未出现过的词语组合。',
   workerFailed: '训练已停止：',
+  taskInduction: '归纳（复制重复出现的片段）',
+  inductionExplain:
+    '每个序列里有一段 4–8 个词的片段，在随机位置连续出现两次；其余的词都是随机的。' +
+    '只有第二份副本（从它的第二个词起）可以预测，而且只能这样做：找到当前词之前出现的位置，读出它后面的那个词——这就是归纳头。' +
+    '请看第 2 层的一条斜纹：它在第一份副本右边一列（第二份副本的每个词都注意到它上一次出现之后的那个词）。' +
+    '第 2 层之所以能找到那一列，是因为第 1 层先往各个位置写入了信息：在经典电路中（Olsson 等，2022），' +
+    '一个“前一词头”（主对角线正下方的那条对角线）把每个词复制到下一个位置，于是 A 后面的那个词带着“我前面是 A”。' +
+    '这个使用可学习位置编码的小模型常常走另一条路：第 1 层的“重复词头”（第二份副本的每个词注意到它的上一次出现）' +
+    '把这个词上次出现的位置传下去，第 2 层再注意那个位置的下一个位置。无论哪条路，归纳分数上升时（在损失曲线上标出）' +
+    '复制准确率都会突然跳升：这是一次相变。课程讲义没有讲多层电路，这部分超出了讲义的范围。',
+  rolePrevious: '前一词头',
+  roleInduction: '归纳头',
+  roleDuplicate: '重复词头',
+  roleNone: '角色尚不明确',
+  headLine: '第 {layer} 层第 {head} 个头：{role}（前一词 {prev} · 归纳 {ind} · 重复词 {dup}）',
+  scores: '训练过程中各个头的分数',
+  scoresLegend: '每个头：归纳 ——  前一词 – –  重复词 ···',
+  phase: '归纳分数上升',
+  layerMap: '第 {layer} 层第 {head} 个头',
+  inductionStatus: '第 {steps} 步 · 损失 {loss} · 留出集上可复制词的准确率 {test} · 其余词 {rest}（随机猜测 3.1 %）',
 }
 
 export type TrainKey = Key

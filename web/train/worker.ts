@@ -4,7 +4,8 @@
 import { init, type Engine, type Trainer, type TrainerOptions } from 'attention-playground'
 import { Pca2 } from './pca'
 import { errorMessage } from '../format'
-import type { FromWorker, Snapshot, ToWorker, TrainSettings } from './protocol'
+import type { FromWorker, InductionSnapshot, Snapshot, ToWorker, TrainSettings } from './protocol'
+import type { HeadScores } from 'attention-playground'
 
 const scope = self as unknown as {
   postMessage(m: FromWorker, transfer?: Transferable[]): void
@@ -17,6 +18,9 @@ let playing = false
 let sentence = ''
 let pca = new Pca2()
 let lastTest: Snapshot['test'] = null
+let lastRest: number | undefined
+let lastScores: HeadScores | null = null
+let scoresAt = 0
 let lastTrain = { loss: NaN, accuracy: NaN }
 let chunksSinceEval = 0
 let timer: ReturnType<typeof setTimeout> | null = null
@@ -44,8 +48,9 @@ function create(engine: Engine, settings: TrainSettings): Trainer {
     optimizer: settings.optimizer,
     lr: settings.lr,
     seed: settings.seed,
-    // the lr field is the peak: left playing, a constant lr makes some seeds unlearn what they had learned
-    schedule: 'warmup-cosine',
+    // the lr field is the peak: left playing, a constant lr makes some seeds unlearn what they had learned;
+    // induction is the exception (its phase change comes after the decay would have ended)
+    schedule: settings.task === 'induction' ? 'constant' : 'warmup-cosine',
   }
   if (settings.task === 'next-char' && settings.text) opts.text = settings.text
   return engine.createTrainer(opts)
@@ -67,6 +72,8 @@ function snapshot(tr: Trainer): Snapshot {
   }
   const emb = tr.parameters().embedding
   return {
+    restAccuracy: lastRest,
+    induction: tr.info.task === 'induction' ? inductionMaps(tr) : undefined,
     steps: tr.steps,
     lrInUse: tr.lrInUse,
     train: lastTrain,
@@ -78,10 +85,45 @@ function snapshot(tr: Trainer): Snapshot {
   }
 }
 
+/** Every layer's and head's attention on the watched sequence (null when it does not tokenize). */
+function inductionMaps(tr: Trainer): InductionSnapshot {
+  const maps: Float32Array[][] = []
+  let tokens: string[] = []
+  try {
+    for (let l = 0; l < tr.info.config.layers; l++) {
+      const t = tr.trace(sentence, { layer: l })
+      tokens = t.tokens
+      const n = t.tokens.length
+      const heads = t.weights.shape.length === 3 ? t.weights.shape[0] : 1
+      maps.push(Array.from({ length: heads }, (_, h) => t.weights.data.slice(h * n * n, (h + 1) * n * n)))
+    }
+  } catch {
+    return { tokens: [], maps: [], scores: lastScores, scoresAt } // the error is shown with the last layer's map
+  }
+  return { tokens, maps, scores: lastScores, scoresAt }
+}
+
+// The heads' scores are measured on this many held-out sequences (about the cost of two steps).
+const SCORE_SAMPLE = 64
+const INDUCTION_EVAL = 256
+
+function evaluate(tr: Trainer, limit?: number) {
+  // induction's evaluation runs the model twice per sequence (loss, then the split accuracy)
+  const n = tr.info.task === 'induction' ? Math.min(limit ?? INDUCTION_EVAL, INDUCTION_EVAL) : limit
+  const r = tr.evaluate(n === undefined ? undefined : { limit: n })
+  lastTest = { loss: r.loss, accuracy: r.accuracy }
+  lastRest = r.restAccuracy
+  if (tr.info.task === 'induction') {
+    lastScores = tr.headScores({ limit: SCORE_SAMPLE })
+    scoresAt = tr.steps
+  }
+}
+
 function send(tr: Trainer) {
   const s = snapshot(tr)
   const transfer: Transferable[] = [s.pca.buffer]
   if (s.attention) transfer.push(s.attention.weights.buffer)
+  for (const row of s.induction?.maps ?? []) for (const m of row) transfer.push(m.buffer)
   post({ type: 'snapshot', snapshot: s }, transfer)
 }
 
@@ -92,7 +134,7 @@ const EVAL_SAMPLE = 512
 function train(tr: Trainer, n: number) {
   lastTrain = tr.step(n)
   if (++chunksSinceEval >= EVAL_EVERY || lastTest === null) {
-    lastTest = tr.evaluate({ limit: EVAL_SAMPLE })
+    evaluate(tr, EVAL_SAMPLE)
     chunksSinceEval = 0
   }
 }
@@ -121,7 +163,8 @@ async function handle(m: ToWorker) {
     const fresh = create(ap, m.settings)
     tr = fresh
     pca = new Pca2()
-    lastTest = fresh.evaluate({ limit: EVAL_SAMPLE })
+    lastScores = null
+    evaluate(fresh, EVAL_SAMPLE)
     lastTrain = { loss: NaN, accuracy: NaN }
     chunksSinceEval = 0
     sentence = m.sentence && m.sentence.trim() ? m.sentence : fresh.info.sample
@@ -150,13 +193,13 @@ async function handle(m: ToWorker) {
       break
     case 'pause':
       playing = false
-      lastTest = tr.evaluate()
+      evaluate(tr)
       send(tr)
       break
     case 'step':
       playing = false
       train(tr, Math.max(1, Math.min(10_000, Math.floor(m.n))))
-      lastTest = tr.evaluate({ limit: EVAL_SAMPLE })
+      evaluate(tr, EVAL_SAMPLE)
       send(tr)
       break
     case 'lr':

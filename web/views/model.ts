@@ -123,6 +123,7 @@ export class ModelView implements Panel {
   private fileLabelText = h('span')
   private dropText = h('span', { class: 'model-drop-text' })
   private status = h('p', { class: 'model-status', role: 'status' })
+  private sampleNote = h('p', { class: 'model-sample-note help', hidden: true })
   private error = h('p', { class: 'model-error', role: 'alert', hidden: true })
   private info = h('p', { class: 'model-info' })
   private gridTitle = h('h3')
@@ -149,6 +150,10 @@ export class ModelView implements Panel {
   private rec: Recomputed | null = null
   private thumbs: HTMLButtonElement[] = []
   private lastCtx: Ctx
+  /** A model file to open when the view is shown with no file and no src (the page's first visit). */
+  sample = ''
+  private sampleTried = false
+  private showingSample = false
 
   constructor(
     private ctx: Ctx,
@@ -197,6 +202,7 @@ export class ModelView implements Panel {
       h('header', { class: 'panel-head' }, this.title),
       this.help,
       h('div', { class: 'model-load' }, fileLabel, this.dropText),
+      this.sampleNote,
       this.status,
       this.error,
       this.info,
@@ -261,6 +267,15 @@ export class ModelView implements Panel {
     void this.load(url, (gen) => readModelUrl(url, () => gen !== this.loadGen))
   }
 
+  /** Opens the sample once, when the view is shown with nothing else to open. */
+  private loadSample(ctx: Ctx): void {
+    if (!this.sample || this.sampleTried || this.file || ctx.state.src || ctx.state.view !== 'model') return
+    this.sampleTried = true
+    const url = this.sample
+    const name = url.slice(url.lastIndexOf('/') + 1)
+    void this.load(name, (gen) => readModelUrl(url, () => gen !== this.loadGen), true)
+  }
+
   openFile(f: File): Promise<void> {
     return this.load(f.name, () => readModelFile(f))
   }
@@ -270,7 +285,11 @@ export class ModelView implements Panel {
     return this.load(name, async () => readModelBytes(bytes))
   }
 
-  private async load(name: string, read: (gen: number) => Promise<AttentionFile | null>): Promise<void> {
+  private async load(
+    name: string,
+    read: (gen: number) => Promise<AttentionFile | null>,
+    sample = false,
+  ): Promise<void> {
     const gen = ++this.loadGen
     setText(this.status, `${this.t('modelLoading')} ${name}…`)
     this.error.hidden = true
@@ -279,6 +298,7 @@ export class ModelView implements Panel {
       if (gen !== this.loadGen || !file) return
       this.file = file
       this.fileName = name
+      this.showingSample = sample
       this.layer = 0
       this.head = 0
       setText(this.status, '')
@@ -422,6 +442,9 @@ export class ModelView implements Panel {
     this.big.setLang(t)
     for (const { map } of this.maps.values()) map.setLang(t)
     this.loadSrc(ctx.state.src)
+    this.loadSample(ctx)
+    this.sampleNote.hidden = !this.showingSample
+    setText(this.sampleNote, t('modelSampleNote'))
     const f = this.file
     const body = this.el.querySelector<HTMLElement>('.model-body')!
     body.hidden = !f
@@ -531,6 +554,7 @@ export const MODEL_STYLES = `
 .model-thumb[aria-pressed="true"] { border-color: var(--warm); }
 .model-thumb canvas { width: 52px; height: 52px; image-rendering: pixelated; }
 .model-diff { font-weight: 600; }
+.model-sample-note { border-left: 3px solid var(--accent); padding: 4px 10px; }
 /* The page's error banner look, under its own class: the pipeline's .banner.error stays unique. */
 .model-error { border-radius: var(--radius); padding: 10px 14px; background: #fdecea; border: 1px solid #f5c2bd; color: #7a1a12; }
 .model-view h2 { margin: 0 0 4px; font-size: 18px; }
