@@ -14,7 +14,16 @@ twice, the second copy right after the first, after a prefix of random length in
 prefix avoids the segment's tokens (so the copy is unambiguous), the rest is uniform.
 
 Run by hand (about a minute per seed on one core):
-  /usr/bin/python3 bench/induction_torch.py [--seeds 0,1,2,3,4] [--heads 2] [--steps 3000]
+  /usr/bin/python3 bench/induction_torch.py [--seeds 0,1,2,3,4] [--heads 2] [--steps 3000] [--pos-scale 0.1]
+
+Measured with torch 1.13 (copy accuracy >= 90 % at step; largest layer-2 induction score there):
+  --heads 2 (the trainer's default): seed 0 at 1,800, 0.68.
+  --heads 1: seed 0 at 900, 0.81; seed 1 at 2,050, 0.70.   --heads 4: seed 0 at 2,350, 0.77.
+  --pos-scale 1: heads 2, seed 0 at 800, 0.78; seed 1 at 1,500, 0.83; heads 1, seed 0 at 450, 0.80.
+In none of these runs is a layer-1 head a previous-token head (its score stays at or below 0.11): the model
+takes the other route to an induction head. With one head a layer (or --pos-scale 1) layer 1 is a
+duplicate-token head (each word of the second copy attends to its earlier copy: 0.77 for heads 1, seed 0)
+and layer 2 attends to the position after it. The C++ trainer (bench/train_bench.mjs) learns the same way.
 """
 import argparse
 import math

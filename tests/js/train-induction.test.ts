@@ -35,11 +35,13 @@ describe('createTrainer({ task: "induction" })', () => {
 
   it('seed 0 learns to copy (≥ 90 % held-out within 3,000 steps) with an induction head in layer 2', () => {
     using tr = ap.createTrainer({ task: 'induction', seed: 0 })
-    const before = tr.evaluate()
+    const before = tr.evaluate({ limit: 128 })
     let e = before
     while (tr.steps < 3000 && e.accuracy < 0.9) {
       tr.step(100)
-      e = tr.evaluate()
+      // a sample of the held-out set while far from the goal, all of it near the goal
+      e = tr.evaluate({ limit: 128 })
+      if (e.accuracy >= 0.85) e = tr.evaluate()
     }
     expect(e.accuracy).toBeGreaterThanOrEqual(0.9)
     expect(before.accuracy).toBeLessThan(0.1)
@@ -52,7 +54,7 @@ describe('createTrainer({ task: "induction" })', () => {
     // the layer-1 head that serves it looks back at the previous word or at the earlier copy
     expect(Math.max(...s.previousToken[0], ...s.duplicateToken[0])).toBeGreaterThan(ROLE_THRESHOLD)
     expect(Math.max(...s.induction[0])).toBeLessThan(0.3)
-  }, 300_000)
+  }, 900_000)
 })
 
 describe("the Train tab's head roles and phase step", () => {
