@@ -5,7 +5,7 @@ import type { Lang } from './params'
 
 const ZH: Array<[RegExp, string]> = [
   [/pairs query row i with key row i/, '拼接规则把第 i 个查询与第 i 个键配对，所以查询数与键数必须相同。'],
-  [/needs dq = dk/, '这个打分规则要求 d_q = d_k。'],
+  [/needs dq = dk/, '这个计算规则要求 d_q = d_k。'],
   [/heads: must divide/, '头数必须能整除 d_q、d_k 和 d_v。'],
   [/heads: must be an integer/, '头数必须是允许范围内的整数。'],
   [

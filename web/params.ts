@@ -118,4 +118,6 @@ export interface Notice {
   value: string
   /** Why a valid value was not applied (the value alone would read as a typo). */
   reason?: 'crossCausal'
+  /** A value that clashed with others: the translated explanation's key and numbers (value stays the English). */
+  clash?: { key: 'noticeDkClash' | 'noticeHeadsClash'; vars: Record<string, string | number> }
 }

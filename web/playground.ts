@@ -7,7 +7,7 @@ import type { Engine, Trace } from 'attention-playground'
 import type { Ctx, Highlight, Panel, Selection } from './context'
 import { Texts, adoptStyles, h, setText } from './dom'
 import { flushHeatmaps } from './heatmap'
-import { errorMessage } from './format'
+import { errorMessage, fill } from './format'
 import { translator, type Translate } from './i18n'
 import { cloneState, withoutCrossCausal, type Notice, type PlaygroundState } from './state'
 import { STYLES } from './styles'
@@ -277,11 +277,11 @@ class Playground {
 
   private renderNotices(): void {
     const { t } = this
-    const msgs = this.notices.map((n) =>
-      n.reason === 'crossCausal'
-        ? t('noticeCrossCausal')
-        : `${t('noticeInvalid')} ${n.param} = “${n.value.length > 80 ? n.value.slice(0, 80) + '…' : n.value}”`,
-    )
+    const msgs = this.notices.map((n) => {
+      if (n.reason === 'crossCausal') return t('noticeCrossCausal')
+      const v = n.clash ? fill(t(n.clash.key), n.clash.vars) : n.value
+      return `${t('noticeInvalid')} ${n.param} = “${v.length > 80 ? v.slice(0, 80) + '…' : v}”`
+    })
     if (this.droppedEdits) msgs.push(t('noticeEditsDropped'))
     const box = this.panels.noticeBox
     box.hidden = msgs.length === 0

@@ -210,3 +210,57 @@ describe('decoding as a decoder computes it', () => {
     await page.close()
   })
 })
+
+describe('the quiz: one right answer; no seed file numbers', () => {
+  it('temperature 2 with d_k = 4, a repeated word and a fully masked row: the right option is the one the trace says', async () => {
+    const text = 'the cat sat on the mat'
+    const cells = [0, 1, 2, 3, 4, 5].map((j) => `5.${j}`).join(',')
+    const { page, errors } = await openPage(
+      `?text=${encodeURIComponent(text)}&tokenizer=word&temperature=2&dq=4&dk=4&mask=cells&cells=${cells}`,
+    )
+    const options = (sel: string) => page.locator(`${sel} .quiz-opts button`).allInnerTexts()
+    // Step ② divides by √4 = 2; the temperature then divides by 2 again: 4 must not be offered as well.
+    const scale = '[data-quiz^="scale:"]'
+    const opts = (await options(scale)).map((o) => Number(o.replace('−', '-')))
+    expect(opts.filter((v) => Math.abs(v - 2) < 1e-9)).toHaveLength(1)
+    expect(opts.filter((v) => Math.abs(v - 4) < 1e-9)).toHaveLength(0)
+    expect(await page.locator(`${scale} .quiz-q`).innerText()).toMatch(/step ② \(scale\) alone/)
+    await page.locator(`${scale} .quiz-opts button`, { hasText: /^2\.0000$/ }).click()
+    expect(await page.locator(scale).getAttribute('data-quiz-result')).toBe('right')
+    // "Which key weighs most": not the fully masked row 5, and its largest weight is the option marked right.
+    const top = page.locator('[data-quiz^="top:"]')
+    const id = (await top.getAttribute('data-quiz'))!
+    const row = Number(id.split(':')[2])
+    expect(row).not.toBe(5)
+    const tr = await trace(page)
+    const n = tr.tokens.length
+    const w = tr.weights.data.slice(row * n, (row + 1) * n)
+    const best = w.indexOf(Math.max(...w))
+    expect(w.filter((v) => Math.abs(v - w[best]) < 5e-5)).toHaveLength(1)
+    const label =
+      tr.tokens.indexOf(tr.tokens[best]) !== tr.tokens.lastIndexOf(tr.tokens[best])
+        ? `${tr.tokens[best]} #${best}`
+        : tr.tokens[best]
+    await top.locator('.quiz-opts button', { hasText: new RegExp(`^${label}$`) }).click()
+    expect(await top.getAttribute('data-quiz-result')).toBe('right')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('no lesson is named by its seed file number, in any view, zh or en', async () => {
+    const { page, errors } = await openPage('?lang=zh')
+    for (const lang of ['zh', 'en'] as const) {
+      for (const view of ['pipeline', 'why', 'origin', 'decode', 'scaling', 'train']) {
+        await page.evaluate(
+          ([v, l]) => (window as unknown as Win).__apPlayground.setState({ view: v as 'pipeline', lang: l as 'zh' }),
+          [view, lang],
+        )
+        await settled(page)
+        const text = await page.locator('.ap-root').evaluate((el) => el.textContent ?? '')
+        expect(text, `${lang} ${view}`).not.toMatch(/第 ?0\d\d ?课|[Ll]esson 0\d\d|00[02]_[0-9a-f]/)
+      }
+    }
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})

@@ -48,11 +48,19 @@ export function baseRunOptions(s: PlaygroundState, nq: number, nk: number): RunO
 export function settleClashes(s: PlaygroundState): Notice[] {
   const notices: Notice[] = []
   if ((s.score === 'dot' || s.score === 'scaled-dot') && s.dq !== s.dk) {
-    notices.push({ param: 'dk', value: `${s.dk} (${s.score} needs dk = dq = ${s.dq})` })
+    notices.push({
+      param: 'dk',
+      value: `${s.dk} (${s.score} needs dk = dq = ${s.dq})`,
+      clash: { key: 'noticeDkClash', vars: { v: s.dk, score: s.score, dq: s.dq } },
+    })
     s.dk = s.dq
   }
   if (s.dq % s.heads || s.dk % s.heads || s.dv % s.heads) {
-    notices.push({ param: 'heads', value: `${s.heads} (must divide dq = ${s.dq}, dk = ${s.dk}, dv = ${s.dv})` })
+    notices.push({
+      param: 'heads',
+      value: `${s.heads} (must divide dq = ${s.dq}, dk = ${s.dk}, dv = ${s.dv})`,
+      clash: { key: 'noticeHeadsClash', vars: { v: s.heads, dq: s.dq, dk: s.dk, dv: s.dv } },
+    })
     s.heads = 1
     s.head = 0
   }

@@ -70,6 +70,7 @@ export class ControlsPanel implements Panel {
   private nums: Record<'dModel' | 'dq' | 'dk' | 'dv' | 'seed', HTMLInputElement>
   private heads = h('select', { name: 'heads' })
   private head = h('select', { name: 'head' })
+  private headsHint = h('p', { class: 'hint', 'data-note': 'heads' })
   private resetEdits = h('button', { type: 'button', class: 'btn-small', name: 'resetEdits' })
   private guided = h('button', { type: 'button', class: 'btn-primary', name: 'guided' })
   private labels: Array<[HTMLElement, MsgKey]> = []
@@ -129,6 +130,7 @@ export class ControlsPanel implements Panel {
         lab('dv', this.nums.dv),
       ),
       h('div', { class: 'sizes' }, lab('heads', this.heads), lab('head', this.head), lab('seed', this.nums.seed)),
+      this.headsHint,
       this.resetEdits,
     )
     this.bind(ctx)
@@ -259,6 +261,8 @@ export class ControlsPanel implements Panel {
     )
     this.head.value = String(state.head)
     this.head.disabled = state.heads === 1
+    this.headsHint.hidden = state.heads === 1
+    setText(this.headsHint, state.heads > 1 ? t('headsNote') : '')
     this.resetEdits.hidden = state.edits.length === 0
     setText(this.resetEdits, `${t('resetEdits')} (${state.edits.length} ${t('editsCount')})`)
     setText(this.guided, state.guided ? t('guidedExit') : t('guidedStart'))

@@ -44,7 +44,9 @@ export class ParamsPanel implements Panel {
       const tensor = p[n] as Tensor
       const entry = this.maps.get(n)!
       const [rows, cols] = tensor.shape.length === 2 ? tensor.shape : [1, tensor.data.length]
-      entry.label.textContent = `${n} ${shapeOf(tensor.shape)}${Array.isArray(all) ? ` · ${t('headN')} ${state.head}` : ''}`
+      // The additive rule's own matrices are Wa_q, Wa_k (as in the .py export): W_q, W_k name the projections.
+      const shown = state.score === 'additive' && (n === 'Wq' || n === 'Wk') ? `Wa_${n[1]}` : n
+      entry.label.textContent = `${shown} ${shapeOf(tensor.shape)}${Array.isArray(all) ? ` · ${t('headN')} ${state.head}` : ''}`
       entry.map.setLang(t)
       entry.map.setData(
         tensor.data,

@@ -22,6 +22,7 @@ export class RuleNotes {
   readonly el: HTMLElement
   private note = h('p', { class: 'hint', 'data-rule-note': '' })
   private summary = h('summary')
+  private kindNote = h('p', { class: 'hint', 'data-lesson-note': 'kinds' })
   private texts = new Texts()
 
   constructor() {
@@ -29,11 +30,12 @@ export class RuleNotes {
       attrs: { 'data-lesson-table': 'kinds' },
     })
     this.texts.bind(this.summary, 'kindTitle')
+    this.texts.bind(this.kindNote, 'kindNote')
     this.el = h(
       'div',
       { class: 'rule-notes' },
       this.note,
-      h('details', { class: 'lesson-kinds' }, this.summary, h('div', { class: 'table-scroll' }, table)),
+      h('details', { class: 'lesson-kinds' }, this.summary, h('div', { class: 'table-scroll' }, table), this.kindNote),
     )
   }
 

@@ -335,7 +335,8 @@ export class StepPanel implements Panel {
     const cross = state.mode === 'cross'
     this.el.hidden = name === 'sourceEmbeddings' && !(cross && trace?.sourceEmbeddings)
     this.map.setLang(t)
-    let title = t(this.spec.title)
+    let title = t(name === 'scores' ? (SCORE_TITLES[state.score] ?? this.spec.title) : this.spec.title)
+    if (name === 'embeddings' && state.weights === 'trained') title += ` · ${t('trainedLayerInput')}`
     if (name === 'embeddings' && cross) title += ` · ${t('decoderTokens')}`
     if (name === 'sourceEmbeddings') title += ` · ${t('encoderTokens')}`
     setText(this.titleEl, title)
@@ -395,12 +396,19 @@ function scoreShape(rule: string, nq: number, nk: number, dqh: number, dkh: numb
   }
 }
 
+/** Step ①'s title names what the rule computes (Q·Kᵀ only for the dot products). */
+const SCORE_TITLES: Record<string, MsgKey> = {
+  general: 'stepScoresGeneral',
+  additive: 'stepScoresAdditive',
+  concat: 'stepScoresConcat',
+}
+
 export function scoreTex(rule: string): string {
   switch (rule) {
     case 'general':
       return 'S_{ij} = q_i^{\\top} W\\, k_j'
     case 'additive':
-      return 'S_{ij} = v^{\\top} \\tanh(W_q q_i + W_k k_j)'
+      return 'S_{ij} = v^{\\top} \\tanh(W^{a}_{q}\\, q_i + W^{a}_{k}\\, k_j)'
     case 'concat':
       return 'S_{ij} = \\big(W [q_i ; k_i] + b\\big)_j'
     default:

@@ -178,7 +178,7 @@ function tokenChip(ctx: Ctx, line: TokenLine, i: number, tok: string, chips: HTM
     // The name is the visible text plus hidden position and "id" words (an aria-label would hide the visible text).
     h('span', { class: 'sr-only', text: `${i}: ` }),
     h('span', { class: 'tok-text', text: tokLabel(tok) }),
-    h('span', { class: 'sr-only', text: ' (id ' }),
+    h('span', { class: 'sr-only', text: ` (${t('tokIdWord')} ` }),
     h('span', { class: 'tok-id', text: String(line.ids[i] ?? '') }),
     h('span', { class: 'sr-only', text: ')' }),
   )

@@ -40,6 +40,56 @@ function labels(toks: string[]): string[] {
   return l.map((x, i) => (l.indexOf(x) !== l.lastIndexOf(x) ? `${x} #${i}` : x))
 }
 
+/** Numbers that are equal as shown (4 decimals). */
+const same = (a: number, b: number) => Math.abs(a - b) < 5e-5
+
+/**
+ * "By what number does step ② divide the scores?": √d_k (or the scale in use). The temperature divides later,
+ * inside the softmax, so the prompt names the step, and no wrong option equals √d_k, nor √d_k·T (the two
+ * divisions together), so exactly one option is right for any temperature and any d_k (d_k = 1 included).
+ */
+function scaleQuestion(s: PlaygroundState, tr: Trace, t: Translate, dkh: number): Question {
+  const root = 1 / tr.scale
+  const T = s.temperature
+  const taken = [root, root * T]
+  const wrong = [dkh, dkh * dkh, 1, 2 * root, root / 2, T].filter((v) => !taken.some((x) => same(v, x)))
+  const unique = wrong.filter((v, i) => wrong.findIndex((w) => same(v, w)) === i).slice(0, 3)
+  const prompt = T === 1 ? 'quizScalePrompt' : 'quizScalePromptTemp'
+  return make(
+    `scale:${dkh}:${fmt(root, 4)}:${T}`,
+    fill(t(prompt), { dk: dkh, T: fmt(T, 2) }),
+    fmt(root, 4),
+    unique.map((v) => fmt(v, 4)),
+    fill(t('quizScaleExplain'), { dk: dkh, root: fmt(root, 4) }),
+    2,
+  )
+}
+
+/**
+ * "Which key does the query … weigh most?" (shown head), asked of the last row whose largest weight is clear:
+ * not a fully masked row (all weights 0), not a tie (a repeated word gives equal scores) as shown to 4 decimals.
+ * No such row: no question.
+ */
+function topQuestion(s: PlaygroundState, tr: Trace, t: Translate, q: string[], k: string[]): Question | null {
+  const A = headMatrix(tr.weights, s.head)
+  for (let row = q.length - 1; row >= 0; row--) {
+    if (tr.maskedRows?.includes(row)) continue
+    const w = Array.from(A.data.subarray(row * A.cols, (row + 1) * A.cols))
+    const best = w.indexOf(Math.max(...w))
+    if (!(w[best] > 0) || w.some((v, j) => j !== best && same(v, w[best]))) continue
+    const wb = fmt(w[best], 4)
+    return make(
+      `top:${s.head}:${row}:${k.join('|')}:${best}:${wb}`,
+      fill(t('quizTopPrompt'), { tok: q[row] }),
+      k[best],
+      k.filter((_, j) => j !== best).slice(0, 3),
+      fill(t('quizTopExplain'), { tok: q[row], key: k[best], w: wb }),
+      4,
+    )
+  }
+  return null
+}
+
 function pipelineQuestions(s: PlaygroundState, tr: Trace, t: Translate): Question[] {
   const out: Question[] = []
   const q = labels(tr.tokens)
@@ -49,29 +99,19 @@ function pipelineQuestions(s: PlaygroundState, tr: Trace, t: Translate): Questio
   const heads = tr.heads || 1
   const dkh = tr.K.shape[1] / heads,
     dvh = tr.V.shape[1] / heads
+  // With several heads every shape is one head's (d_k per head); the output puts the heads side by side.
+  const perHead = heads > 1 ? { heads } : null
   out.push(
     make(
-      `shape:${nq}:${nk}:${dkh}`,
-      fill(t('quizShapePrompt'), { nq, nk, dk: dkh }),
+      `shape:${nq}:${nk}:${dkh}:${heads}`,
+      fill(t(perHead ? 'quizShapePromptHeads' : 'quizShapePrompt'), { nq, nk, dk: dkh, heads }),
       shape(nq, nk),
       [shape(nq, dkh), shape(dkh, dkh), nk !== nq ? shape(nk, nq) : shape(nk, dkh + 1), shape(nq, nk, dkh)],
       fill(t('quizShapeExplain'), { nq, nk, dk: dkh }),
       1,
     ),
   )
-  if (tr.scale !== 1) {
-    const root = 1 / tr.scale
-    out.push(
-      make(
-        `scale:${dkh}:${fmt(root, 4)}`,
-        fill(t('quizScalePrompt'), { dk: dkh }),
-        fmt(root, 4),
-        [fmt(dkh, 4), fmt(dkh * dkh, 4), '1'],
-        fill(t('quizScaleExplain'), { dk: dkh, root: fmt(root, 4) }),
-        2,
-      ),
-    )
-  }
+  if (tr.scale !== 1) out.push(scaleQuestion(s, tr, t, dkh))
   // The long view never builds the n×n matrices: the questions below need them.
   if (!tr.maskedScores?.data?.length || !tr.weights?.data?.length) return out
   // Which keys the mask hides for one row, read from the masked scores of the shown head.
@@ -90,26 +130,12 @@ function pipelineQuestions(s: PlaygroundState, tr: Trace, t: Translate): Questio
       3,
     ),
   )
-  // The key a row weighs most (shown head).
-  const A = headMatrix(tr.weights, s.head)
-  const row = nq - 1
-  let best = 0
-  for (let j = 1; j < A.cols; j++) if (A.data[row * A.cols + j] > A.data[row * A.cols + best]) best = j
-  const others = k.filter((_, j) => j !== best)
+  const top = topQuestion(s, tr, t, q, k)
+  if (top) out.push(top)
   out.push(
     make(
-      `top:${s.head}:${row}:${k.join('|')}:${best}:${fmt(A.data[row * A.cols + best], 4)}`,
-      fill(t('quizTopPrompt'), { tok: q[row] }),
-      k[best],
-      others.slice(0, 3),
-      fill(t('quizTopExplain'), { tok: q[row], key: k[best], w: fmt(A.data[row * A.cols + best], 4) }),
-      4,
-    ),
-  )
-  out.push(
-    make(
-      `out:${nq}:${dvh * heads}`,
-      fill(t('quizOutPrompt'), { nq, nk, dv: dvh * heads }),
+      `out:${nq}:${dvh * heads}:${heads}`,
+      fill(t(perHead ? 'quizOutPromptHeads' : 'quizOutPrompt'), { nq, nk, dv: dvh * heads, dvh, heads }),
       shape(nq, dvh * heads),
       [shape(nk, dvh * heads), shape(nq, nk), shape(dvh * heads, nq)],
       fill(t('quizOutExplain'), { nq, dv: dvh * heads }),

@@ -7,7 +7,8 @@ const en = {
   title: 'Train attention',
   intro:
     'With random weights attention points anywhere. Here W_q, W_k, W_v and the embeddings learn by backpropagation, ' +
-    'in your browser: watch "it" learn to look at "animal" when the animal was tired, and at "street" when the street was wide.',
+    'in your browser: watch "it" learn to look at "animal" when the animal was tired, and at "street" when the street was wide. ' +
+    'In the coreference task the loss is on the attention row of "it" itself (−log of its weight on the right noun): the row is trained to be the answer.',
   task: 'Task',
   taskCoreference: 'coreference ("it" → its noun)',
   taskReverse: 'reverse 6 digits',
@@ -72,13 +73,14 @@ type Key = keyof typeof en
 const zh: Record<Key, string> = {
   title: '训练注意力',
   intro:
-    '权重随机时，注意力指向哪里都有可能。这里 W_q、W_k、W_v 和词向量在浏览器里通过反向传播学习：' +
-    '看 “it” 如何学会在动物累了时看向 “animal”，在街道太宽时看向 “street”。',
+    '权重随机时，注意力指向哪里都有可能。这里 W_q、W_k、W_v 和词嵌入在浏览器里通过反向传播学习：' +
+    '看 “it” 如何学会在动物累了时看向 “animal”，在街道太宽时看向 “street”。' +
+    '指代任务的损失直接定义在 “it” 这一行注意力权重上（落在正确名词上的权重的 −log）：训练让这一行本身成为答案。',
   task: '任务',
   taskCoreference: '指代（“it” → 它指的名词）',
   taskReverse: '倒序 6 个数字',
   taskNextChar: '预测文本的下一个字符',
-  score: '打分规则',
+  score: '计算规则',
   ruleScaledDot: '缩放点积',
   ruleDot: '点积',
   ruleBilinear: '双线性',
@@ -101,7 +103,7 @@ const zh: Record<Key, string> = {
   trainAcc: '训练准确率',
   testAcc: '留出集准确率',
   attention: '最后一层的注意力（行：查询，列：键）',
-  pca: '词向量的二维 PCA',
+  pca: '词嵌入的二维 PCA',
   starting: '正在加载引擎…',
   status: '第 {steps} 步 · 损失 {loss} · 训练准确率 {train} · 留出集准确率 {test} · 当前学习率 {lr}',
   heldOutNote: '{test} 个留出句子使用训练中从未出现过的词语组合。',
@@ -138,3 +140,6 @@ export function trainText(lang: TrainLang): (key: Key, vars?: Record<string, str
     return s
   }
 }
+
+/** The Chinese table, for the glossary check (tests/js/web-glossary.test.ts). */
+export const TRAIN_ZH: Readonly<Record<Key, string>> = zh

@@ -1,0 +1,51 @@
+// docs/glossary.md: one zh term per concept. Every zh string of the page (web/i18n.ts, which holds
+// web/lesson-strings.ts, and the Train panel's web/train/strings.ts) uses the glossary's term and none of the
+// words it lists under "not"; every glossary term is one the page really uses.
+import { describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
+import { MESSAGES } from '../../web/i18n'
+import { TRAIN_ZH } from '../../web/train/strings'
+
+const md = readFileSync(new URL('../../docs/glossary.md', import.meta.url), 'utf8')
+const rows = md
+  .split('\n')
+  .filter((l) => l.startsWith('| ') && !l.startsWith('| concept') && !l.startsWith('| ---'))
+  .map((l) => l.split('|').map((c) => c.trim()))
+  .map(([, concept, zh, en, not]) => ({
+    concept,
+    zh,
+    en,
+    not: not
+      .split(',')
+      .map((w) => w.trim())
+      .filter(Boolean),
+  }))
+
+const zhStrings = [...Object.entries(MESSAGES.zh), ...Object.entries(TRAIN_ZH)]
+
+describe('docs/glossary.md against the zh strings', () => {
+  it('has one row per concept, each with a zh and an en term', () => {
+    expect(rows.length).toBeGreaterThanOrEqual(20)
+    expect(new Set(rows.map((r) => r.zh)).size).toBe(rows.length)
+    for (const r of rows) expect(r.zh && r.en, r.concept).toBeTruthy()
+  })
+
+  it('no zh string uses a word the glossary rules out', () => {
+    const found: string[] = []
+    for (const r of rows)
+      for (const w of r.not)
+        for (const [key, text] of zhStrings) if (text.includes(w)) found.push(`${key}: “${w}” (use ${r.zh})`)
+    expect(found).toEqual([])
+  })
+
+  it('every glossary term is used by the page', () => {
+    const all = zhStrings.map(([, v]) => v).join('\n')
+    expect(rows.filter((r) => !all.includes(r.zh)).map((r) => r.zh)).toEqual([])
+  })
+
+  it('no zh string names a lesson by its seed file number', () => {
+    const found = zhStrings.filter(([, v]) => /第 ?0\d\d ?课|Lesson 0\d\d/.test(v)).map(([k]) => k)
+    const en = Object.entries(MESSAGES.en).filter(([, v]) => /Lesson 0\d\d|lesson 0\d\d/.test(v))
+    expect([...found, ...en.map(([k]) => k)]).toEqual([])
+  })
+})
