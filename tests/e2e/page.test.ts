@@ -398,7 +398,7 @@ describe('the page in Chromium', () => {
     await page.goto(server.url)
     await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
     expect(await page.locator('h1').textContent()).toBe('注意力机制演练场')
-    expect(await page.locator('[data-step="weights"] h3').textContent()).toBe('④ Softmax → 注意力权重')
+    expect(await page.locator('[data-step="weights"] h3').textContent()).toBe('④ softmax → 注意力权重')
     await page.close()
   })
 
