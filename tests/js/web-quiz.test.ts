@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { init } from '../../dist/index.js'
 import type { Engine, Trace } from 'attention-playground'
 import { compute } from '../../web/model/run'
-import { questionsFor, type Question } from '../../web/quiz/questions'
+import { decodeQuiz, pipelineQuiz, trainQuiz, type Question } from '../../web/quiz/questions'
 import { translator } from '../../web/i18n'
 import { defaultState, type PlaygroundState } from '../../web/state'
 
@@ -49,7 +49,7 @@ function rightOptions(q: Question, s: PlaygroundState, tr: Trace): number[] {
 function check(patch: Partial<PlaygroundState>): Question[] {
   const s = { ...defaultState('en'), ...patch } as PlaygroundState
   const { trace } = compute(engine, s)
-  const qs = questionsFor('pipeline', s, trace, translator('en'))
+  const qs = pipelineQuiz(s, trace, translator('en'))
   for (const q of qs) {
     expect(new Set(q.options).size, `${q.id}: options distinct`).toBe(q.options.length)
     expect(rightOptions(q, s, trace), `${q.id}: ${q.options.join(' | ')}`).toEqual([q.right])
@@ -95,13 +95,13 @@ describe('quiz: exactly one right answer', () => {
       const t = translator(lang)
       for (const dq of [1, 24]) {
         const s = { ...defaultState(lang), dq, dk: dq }
-        const q = questionsFor('decode', s, null, t).find((x) => x.id.startsWith('decode:q'))!
+        const q = decodeQuiz(s, null, t).find((x) => x.id.startsWith('decode:q'))!
         expect(q.prompt).toMatch(lang === 'en' ? /cross attention’s query/ : /交叉注意力的查询/)
         const right = q.options[q.right]
         expect(q.options.filter((o) => o.split(/[:：]/)[0] === right.split(/[:：]/)[0])).toHaveLength(1)
       }
     }
-    const [train] = questionsFor('train', defaultState('en'), null, translator('en'))
+    const [train] = trainQuiz(defaultState('en'), null, translator('en'))
     expect(train.id).toBe('train:what')
     expect(train.options[train.right]).toMatch(/the parameters: .*attention weights are computed/)
   })
