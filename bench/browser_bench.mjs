@@ -186,6 +186,8 @@ export async function runBrowserBench() {
   const server = await serve(root, 0)
   const base = `http://127.0.0.1:${server.address().port}`
   const { browser } = await launchChromium(process.env.CHROMIUM ?? '/usr/bin/chromium')
+  // what docs/benchmarks.md (scripts/bench-doc.mjs) says the numbers were measured on
+  const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, runtime: `Chromium ${browser.version()}` }
   const results = []
   const pages = {}
   try {
@@ -240,7 +242,7 @@ export async function runBrowserBench() {
   writeFileSync(
     jsonOut,
     JSON.stringify(
-      { date: new Date().toISOString(), browser: 'chromium', quick, loadavg: os.loadavg(), results, goals },
+      { date: new Date().toISOString(), browser: 'chromium', machine, quick, loadavg: os.loadavg(), results, goals },
       null,
       1,
     ),

@@ -546,6 +546,8 @@ async function main() {
     JSON.stringify(
       {
         date: new Date().toISOString(),
+        // what docs/benchmarks.md (scripts/bench-doc.mjs) says the numbers were measured on
+        machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, runtime: `Node ${process.version}` },
         quick,
         loadavg: os.loadavg(),
         results,

@@ -1,6 +1,6 @@
 // A course author's project with a bundler: the packed package installed with npm, src/main.js importing the
-// engine and the widget exactly as the README says, built for production by Vite, webpack 5, Rollup and
-// esbuild with the README's recipe for each, served, and opened in Chromium. The widget must survive
+// engine and the widget exactly as docs/embedding.md says, built for production by Vite, webpack 5, Rollup and
+// esbuild with docs/embedding.md's recipe for each, served, and opened in Chromium. The widget must survive
 // tree-shaking (package.json "sideEffects") and find its wasm; ap.run() must give the course's numbers.
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { readPanel, serveStatic } from './harness.mjs'
-import { courseWeights, readmeBlock, ROOT } from '../js/packed'
+import { courseWeights, docBlock, ROOT } from '../js/packed'
 import { browser, usePackedProject, work } from './scratch'
 
 /** The bundlers come from the repository's devDependencies, as a course project would have its own. */
@@ -23,8 +23,8 @@ const TOOLS = {
 const INSTALL =
   'npm install -D -E vite@8.3.8 webpack@5.113.0 webpack-cli@7.3.1 rollup@4.68.8 @rollup/plugin-node-resolve@16.0.3 esbuild@0.28.2'
 
-// What the README tells a course author to write (README.md, "With a bundler").
-const MAIN_JS = readmeBlock("The course project's `src/main.js`")
+// What docs/embedding.md tells a course author to write (docs/embedding.md, "With a bundler").
+const MAIN_JS = docBlock("The course project's `src/main.js`")
 const page = (script: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>A course page</title><link rel="icon" href="data:,"></head>
 <body>
@@ -35,9 +35,9 @@ ${script}
 </body></html>
 `
 
-// The README's Rollup config: node-resolve, plus the wasm copied beside the bundle (for init()) and one folder
+// docs/embedding.md's Rollup config: node-resolve, plus the wasm copied beside the bundle (for init()) and one folder
 // above it (for the widget), and the widget's training worker beside the bundle.
-const ROLLUP_CONFIG = readmeBlock('For Rollup, `rollup.config.mjs`:')
+const ROLLUP_CONFIG = docBlock('For Rollup, `rollup.config.mjs`:')
 
 function run(cmd: string, args: string[], cwd: string) {
   try {

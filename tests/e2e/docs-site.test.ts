@@ -1,4 +1,4 @@
-// The docs-site recipe of the README, as a course author follows it: a VitePress site (markdown) with the
+// The docs-site recipe of docs/embedding.md, as a course author follows it: a VitePress site (markdown) with the
 // widget in a page, built with `vitepress build` against the packed package, served and opened in Chromium;
 // and the plain-HTML recipe, the page in an <iframe> of a markdown page, from another origin.
 import { execFileSync } from 'node:child_process'
@@ -7,16 +7,16 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { readPanel, serveStatic, SITE } from './harness.mjs'
-import { courseWeights, readmeBlock, ROOT } from '../js/packed'
+import { courseWeights, docBlock, ROOT } from '../js/packed'
 import { browser, usePackedProject, work } from './scratch'
 
 const VITEPRESS = join(ROOT, 'node_modules/vitepress/bin/vitepress.js')
 
-// The README's VitePress recipe, file by file.
+// docs/embedding.md's VitePress recipe, file by file.
 const FILES: Record<string, string> = {
-  '.vitepress/config.mjs': readmeBlock('// docs/.vitepress/config.mjs'),
-  '.vitepress/theme/index.js': readmeBlock('// docs/.vitepress/theme/index.js'),
-  'index.md': readmeBlock('<!-- any page, e.g. docs/index.md -->'),
+  '.vitepress/config.mjs': docBlock('// docs/.vitepress/config.mjs'),
+  '.vitepress/theme/index.js': docBlock('// docs/.vitepress/theme/index.js'),
+  'index.md': docBlock('<!-- any page, e.g. docs/index.md -->'),
 }
 
 usePackedProject('ap-docs-', {

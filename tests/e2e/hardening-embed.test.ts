@@ -6,7 +6,7 @@
 //   and shows its numbers; the test records which of its styles the browser blocked;
 // - shadow DOM both ways: hostile host CSS aimed at the widget's own class names does not reach it,
 //   and the widget's CSS does not reach host elements that happen to use the same class names;
-// - the widget-side rows of README "Bad input": bad attributes and bad page URL parameters show a
+// - the widget-side rows of docs/bad-input.md: bad attributes and bad page URL parameters show a
 //   visible message as text, run nothing, and the element keeps working afterwards.
 import { createServer, type Server } from 'node:http'
 import { existsSync, readFileSync, statSync } from 'node:fs'
@@ -276,7 +276,7 @@ describe('shadow DOM isolation', () => {
   })
 })
 
-// The widget-side rows of README "Bad input": [row id, attribute, value, what the user sees].
+// The widget-side rows of docs/bad-input.md: [row id, attribute, value, what the user sees].
 // 'notice': the attribute is ignored (its default used) and a notice names it, as text.
 // 'refused': the engine refused the input; an alert shows the engine's message and the last good
 // result stays on screen.
@@ -307,7 +307,7 @@ const ATTRIBUTE_ROWS: [string, string, string, 'notice' | 'refused', RegExp][] =
   ],
 ]
 
-describe('bad attributes on the widget (README "Bad input", widget side)', () => {
+describe('bad attributes on the widget (docs/bad-input.md, widget side)', () => {
   let page: Page
   let errors: string[]
   beforeAll(async () => {
@@ -360,7 +360,7 @@ describe('bad attributes on the widget (README "Bad input", widget side)', () =>
   }
 })
 
-describe('bad URL parameters on the page (README "Bad input", page side)', () => {
+describe('bad URL parameters on the page (docs/bad-input.md, page side)', () => {
   const URL_ROWS: [string, string, RegExp][] = [
     ['H2', 'heads=0', /heads = “0”/],
     ['D1', 'dk=0', /dk = “0”/],

@@ -388,7 +388,7 @@ inline void check_weights(const ap::Mat& W, const ap::Mat* masked, const std::ve
 }
 
 // Finite inputs near FLT_MAX whose products overflow must give an ap::Error, never ±inf or NaN in a result
-// (README "Bad input", G2 and G4; fixed after fuzzing found it). APFUZZ_KNOWN_OVERFLOW=1 lets an exploratory
+// (docs/bad-input.md, G2 and G4; fixed after fuzzing found it). APFUZZ_KNOWN_OVERFLOW=1 lets an exploratory
 // run look past this check; the replay test and the CI job never set it.
 inline bool skip_overflow(bool hugeInput) {
   static const bool skip = std::getenv("APFUZZ_KNOWN_OVERFLOW") != nullptr;

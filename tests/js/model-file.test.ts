@@ -1,5 +1,5 @@
 // The package's safetensors reader and the attention-file schema (src/js/safetensors.ts, attentionFile.ts),
-// beyond the bad-input rows F1–F6 of README (hardening-bad-input.test.ts): dtype decoding, files from other
+// beyond the bad-input rows F1–F6 of docs/bad-input.md (hardening-bad-input.test.ts): dtype decoding, files from other
 // tools, the cross-attention sides, and the model view's recomputation from Q, K, V (web/views/model.ts)
 // against torch's weights, here in Node.
 import { readFileSync } from 'node:fs'

@@ -38,15 +38,15 @@ export function courseWeights(): number[] {
 }
 
 /**
- * The fenced code block of README.md that holds `marker`, or else the first one after it: tests build exactly
- * what the README shows.
+ * The fenced code block of docs/embedding.md (the course author's recipes) that holds `marker`, or else the
+ * first one after it: tests build exactly what the documentation shows.
  */
-export function readmeBlock(marker: string): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  const at = readme.indexOf(marker)
-  if (at < 0) throw new Error(`README.md no longer contains ${JSON.stringify(marker)}`)
-  const fencesBefore = readme.slice(0, at).match(/^```/gm)?.length ?? 0
-  const open = fencesBefore % 2 ? readme.lastIndexOf('\n```', at) + 1 : readme.indexOf('```', at)
-  const start = readme.indexOf('\n', open) + 1
-  return readme.slice(start, readme.indexOf('\n```', start) + 1)
+export function docBlock(marker: string, file = 'docs/embedding.md'): string {
+  const doc = readFileSync(join(ROOT, file), 'utf8')
+  const at = doc.indexOf(marker)
+  if (at < 0) throw new Error(`${file} no longer contains ${JSON.stringify(marker)}`)
+  const fencesBefore = doc.slice(0, at).match(/^```/gm)?.length ?? 0
+  const open = fencesBefore % 2 ? doc.lastIndexOf('\n```', at) + 1 : doc.indexOf('```', at)
+  const start = doc.indexOf('\n', open) + 1
+  return doc.slice(start, doc.indexOf('\n```', start) + 1)
 }

@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// Writes docs/benchmarks.md from bench/results/*.json (what `npm run bench` last measured): the method, the
+// machine, the tables and which goals are met. Nothing in docs/benchmarks.md is written by hand; findings that
+// explain the numbers live in docs/design.md ("Performance notes"). `npm run bench` runs this at its end;
+// tests/js/bench-doc.test.ts checks that the committed page is this script's output from the committed JSON.
+//   node scripts/bench-doc.mjs           write docs/benchmarks.md
+//   node scripts/bench-doc.mjs --stdout  print it instead
+import { readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+/** Three significant digits, as the tables have always been read ("3.41", "63.2", "638"); "–" when absent. */
+export function num(v) {
+  if (v === undefined || v === null || !Number.isFinite(v)) return '–'
+  const a = Math.abs(v)
+  return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toPrecision(3)
+}
+
+const table = (head, rows) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join(
+    '\n',
+  )
+const onOff = (b) => (b ? 'on' : 'off')
+const impls = (cases) => [...new Set(cases.flatMap((c) => c.rows.map((r) => r.impl)))]
+const ms = (c, impl) => {
+  const r = c.rows.find((x) => x.impl === impl)
+  return r && !r.failed ? num(r.ms) : r?.failed ? 'FAILED' : '–'
+}
+
+function machine(j) {
+  const m = j.machine
+  const load = j.loadavg ? `load average at the end ${j.loadavg.map((x) => x.toFixed(2)).join(', ')}` : ''
+  const what = m ? `${m.cpu}, ${m.cores} logical cores, ${m.runtime}` : 'machine not recorded in this JSON'
+  return `${j.date.slice(0, 10)} (${j.date}), ${what}; ${load}${j.quick ? '; a --quick run' : ''}`
+}
+
+function chromiumSection(j) {
+  const one = j.results.filter((c) => c.threads === 1)
+  const cols = impls(one)
+  const out = [
+    '## Chromium, one thread',
+    '',
+    `\`bench/browser_bench.mjs\` → \`bench/results/chromium.json\`: ${machine(j)}. Milliseconds, medians; a`,
+    'causal row computes only the unmasked half where an implementation can.',
+    '',
+    table(
+      ['n', 'd', 'causal', ...cols],
+      one.map((c) => [c.n, c.d, onOff(c.causal), ...cols.map((i) => ms(c, i))]),
+    ),
+  ]
+  const two = j.results.filter((c) => c.threads === 2 && !c.causal)
+  if (two.length) {
+    const beside = two.filter((c) => !c.alone)
+    const alone = two.filter((c) => c.alone)
+    const bc = impls(beside)
+    const ac = impls(alone)
+    out.push(
+      '',
+      '## Chromium, two threads (non-causal)',
+      '',
+      '"alone": a page that runs only our threaded engine; the other columns: the page where it takes turns with',
+      'the peers on their threaded builds.',
+      '',
+      table(
+        ['n', 'd', ...ac.map((i) => `${i}, alone`), ...bc],
+        beside.map((c) => {
+          const a = alone.find((x) => x.n === c.n && x.d === c.d)
+          return [c.n, c.d, ...ac.map((i) => (a ? ms(a, i) : '–')), ...bc.map((i) => ms(c, i))]
+        }),
+      ),
+    )
+  }
+  return out.join('\n')
+}
+
+// Each goal: its label, the field of chromium.json's goals, the field holding its target (or a fixed one).
+const GOALS = [
+  ['relaxed-SIMD, 1 thread ÷ best peer', 'relaxedVsBestPeer', 'relaxedGoal'],
+  ['SIMD128, 1 thread ÷ best peer', 'simd128VsBestPeer', 'simd128Goal'],
+  ['relaxed-SIMD needWeights ÷ best peer', 'needWeightsVsBestPeer', 'needWeightsGoal'],
+  ['2 threads ÷ 1 thread, alone', 'twoThreadsAlone', 'twoThreadsGoal'],
+  ['2 threads ÷ 1 thread, beside the peers', 'twoThreadsVsOne', 'twoThreadsGoal'],
+  ['2 threads ÷ best peer on 2 threads', 'twoThreadsVsBestPeer2', null],
+]
+
+function goalsSection(j, node) {
+  const g = j.goals ?? []
+  const met = (v, t) => (t === undefined || t === null || !Number.isFinite(v) ? '' : v >= t ? ' met' : ' not met')
+  const rows = GOALS.map(([label, field, target]) => {
+    const t = target && g.map((x) => x[target]).find((x) => x !== undefined)
+    return [t ? `${label} ≥ ${t}` : label, ...g.map((x) => `${num(x[field])}${met(x[field], target && x[target])}`)]
+  })
+  const out = [
+    '## Goals',
+    '',
+    'Chromium, non-causal, medians (`goals` of chromium.json). The best peer is the fastest of onnxruntime-web and',
+    'tfjs-backend-wasm (Kᵀ first) in that row; a goal applies where it names a target.',
+    '',
+    table(['ratio', ...g.map((x) => `n = ${x.n}, d = ${x.d}`)], rows),
+  ]
+  const w = node?.extra?.wasm
+  if (w) {
+    out.push(
+      '',
+      `SIMD128 \`.wasm\` gzipped (Node's zlib, level 9): ${w.gzipBytes.toLocaleString('en-US')} bytes ` +
+        `(${w.bytes.toLocaleString('en-US')} raw); budget ≤ 150,000 bytes: ${w.gzipBytes <= 150_000 ? 'met' : 'not met'}.`,
+    )
+  }
+  const c = node?.extra?.chromium
+  if (c) {
+    out.push(
+      `Load + \`init()\` in Chromium: ${num(c.sinceNavigationMs)} ms from navigation start on a cold cache ` +
+        `(import + \`init()\` ${num(c.importInitMs)} ms; ${c.reps} fresh contexts); goal ≤ 100 ms: ` +
+        `${c.sinceNavigationMs <= 100 ? 'met' : 'not met'}.`,
+    )
+  }
+  const L = node?.extra?.long
+  if (L) {
+    out.push(
+      `n = ${L.n} (d = ${L.d}): ${num(L.ms)} ms, ${(L.memoryBytes / 2 ** 20).toFixed(1)} MiB of wasm memory after ` +
+        `the call; goal ≤ 64 MiB: ${L.memoryBytes <= 64 * 2 ** 20 ? 'met' : 'not met'}.`,
+    )
+  }
+  return out.join('\n')
+}
+
+function nodeSection(j) {
+  const cols = impls(j.results)
+  const out = [
+    '## Node',
+    '',
+    `\`bench/run.mjs\` → \`bench/results/node.json\`: ${machine(j)}. Milliseconds, medians.`,
+    '',
+    table(
+      ['n', 'd', 'causal', ...cols],
+      j.results.map((c) => [c.n, c.d, onOff(c.causal), ...cols.map((i) => ms(c, i))]),
+    ),
+  ]
+  if (j.extra?.nodeLoadInitMs !== undefined)
+    out.push('', `Load + \`init()\` in Node: ${num(j.extra.nodeLoadInitMs)} ms.`)
+  return out.join('\n')
+}
+
+const METHOD = `## Method
+
+\`npm run bench\` builds what is stale, then runs four benchmarks (about 15 minutes; Chromium for the browser
+parts) and ends by writing this page:
+
+- \`bench/run.mjs\` (Node): attention with d ∈ {64, 128}, n ∈ {128, 512, 2048, 8192}, causal off and on —
+  this package (fused kernel, and with the weights materialized; SIMD128 and relaxed SIMD), a plain-JS
+  Float32Array implementation, the native build of the same core (its scalar twin), tfjs-backend-wasm (K
+  transposed first, and \`matMul(q, k, false, true)\` as users call it) and onnxruntime-web (wasm, one
+  thread). The implementations take turns round by round in one process; each call's output is compared
+  with the plain-JS reference. Also n = 16384, the gzipped size of the SIMD128 \`.wasm\` and load + \`init()\`
+  time in Node and Chromium. \`--quick\` for a shorter run.
+- \`bench/browser_bench.mjs\` (headless Chromium, a cross-origin isolated page): our relaxed-SIMD and SIMD128
+  engines (fused and with \`needWeights: true\`) against tfjs-backend-wasm and onnxruntime-web from their UMD
+  builds on one thread; then our threaded engine against both peers on two threads, and alone on a page of
+  its own (two threads against one). A row more than 1e-4 off the plain-JS reference is marked FAILED.
+- \`bench/train_bench.mjs\`: time to the coreference target and training steps per second (printed).
+- \`bench/page_bench.mjs\`: the page in Chromium — load, first render, input → updated panels (printed).
+
+Medians over the runs of each cell. Absolute speeds on a shared virtual machine move between runs; the
+ratios, measured side by side, are the comparable part (docs/design.md, "Performance notes").`
+
+export function benchDoc(dir = join(root, 'bench/results')) {
+  const read = (f) => JSON.parse(readFileSync(join(dir, f), 'utf8'))
+  const chromium = read('chromium.json')
+  const node = read('node.json')
+  return [
+    '# Benchmarks',
+    '',
+    '<!-- Generated by scripts/bench-doc.mjs from bench/results/*.json; `npm run bench` rewrites it. Do not edit. -->',
+    '',
+    METHOD,
+    '',
+    chromiumSection(chromium),
+    '',
+    goalsSection(chromium, node),
+    '',
+    nodeSection(node),
+    '',
+  ].join('\n')
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const text = benchDoc()
+  if (process.argv.includes('--stdout')) process.stdout.write(text)
+  else writeFileSync(join(root, 'docs/benchmarks.md'), text)
+}
