@@ -103,14 +103,124 @@ export const DEFAULT_STATE: Readonly<PlaygroundState> = Object.freeze({
   step: 1,
 } as PlaygroundState)
 
-// Bounds the page accepts; the engine has its own limits and says so when they are exceeded.
+/**
+ * How a parameter's text is read: `text` (at most `max` characters), `enum` (one of `values`;
+ * `aliases` are read as the value they name), `view` (a name of the views table, views/registry.ts),
+ * `int` and `number` (in [min, max]), `list` (pad, cells, edits: the parser in state.ts per name).
+ */
+export type ParamKind =
+  | { kind: 'text'; max: number }
+  | { kind: 'enum'; values: readonly string[]; aliases?: Readonly<Record<string, string>> }
+  | { kind: 'view' }
+  | { kind: 'int'; min: number; max: number }
+  | { kind: 'number'; min: number; max: number }
+  | { kind: 'list'; max?: number }
+
+/** One parameter of the state: a URL parameter, mostly also a widget attribute. */
+export type ParamSpec = ParamKind & {
+  /** The URL parameter. */
+  name: string
+  /** The state field it sets (its default is DEFAULT_STATE's). */
+  field: keyof PlaygroundState
+  /** The widget's attribute (HTML lower-cases names), null when only a link carries it. */
+  attr: string | null
+  /** The views that read it ('all': every view). */
+  views: readonly View[] | 'all'
+}
+
+const DIM = { kind: 'int', min: 1, max: 512 } as const
+/** The longest sentence a link or attribute may carry (characters). */
+const TEXT_CHARS = 4000
+/** The decoding view reads the sentences, the tokenizer and the sizes too. */
+const SENTENCE_VIEWS: readonly View[] = ['pipeline', 'decode']
+
+/**
+ * Every parameter of the state, in the order a link writes them: `parseParams` and `toParams`
+ * (state.ts), the widget's `observedAttributes`, `LIMITS` and the controls' bounds read this table;
+ * tests/js/web-params.test.ts checks the documented attribute table against it.
+ */
+export const PARAMS: readonly ParamSpec[] = [
+  { name: 'mode', field: 'mode', attr: 'mode', kind: 'enum', values: MODES, views: ['pipeline'] },
+  { name: 'text', field: 'text', attr: 'text', kind: 'text', max: TEXT_CHARS, views: ['pipeline'] },
+  { name: 'source', field: 'source', attr: 'source', kind: 'text', max: TEXT_CHARS, views: SENTENCE_VIEWS },
+  { name: 'target', field: 'target', attr: 'target', kind: 'text', max: TEXT_CHARS, views: SENTENCE_VIEWS },
+  { name: 'tokenizer', field: 'tokenizer', attr: 'tokenizer', kind: 'enum', values: TOKENIZERS, views: SENTENCE_VIEWS },
+  {
+    name: 'score',
+    field: 'score',
+    attr: 'score',
+    kind: 'enum',
+    values: RULES,
+    // Old links and the engine say `general`; the page calls the rule bilinear (Luong's name "general"
+    // clashes with the lesson's 一般注意力, a category, not a scoring rule). Both are read.
+    aliases: { bilinear: 'general' },
+    views: ['pipeline'],
+  },
+  { name: 'scale', field: 'scale', attr: 'scale', kind: 'enum', values: SCALES, views: ['pipeline'] },
+  { name: 'mask', field: 'mask', attr: 'mask', kind: 'enum', values: MASKS, views: ['pipeline'] },
+  { name: 'dModel', field: 'dModel', attr: 'dmodel', ...DIM, views: SENTENCE_VIEWS },
+  { name: 'dq', field: 'dq', attr: 'dq', ...DIM, views: SENTENCE_VIEWS },
+  { name: 'dk', field: 'dk', attr: 'dk', ...DIM, views: ['pipeline'] },
+  { name: 'dv', field: 'dv', attr: 'dv', ...DIM, views: SENTENCE_VIEWS },
+  {
+    name: 'seed',
+    field: 'seed',
+    attr: 'seed',
+    kind: 'int',
+    min: 0,
+    max: 0xffffffff,
+    views: [...SENTENCE_VIEWS, 'scaling'],
+  },
+  { name: 'heads', field: 'heads', attr: 'heads', kind: 'int', min: 1, max: 16, views: ['pipeline'] },
+  { name: 'head', field: 'head', attr: null, kind: 'int', min: 0, max: 15, views: ['pipeline'] },
+  {
+    name: 'temperature',
+    field: 'temperature',
+    attr: 'temperature',
+    kind: 'number',
+    min: 0.05,
+    max: 10,
+    views: ['pipeline'],
+  },
+  { name: 'lang', field: 'lang', attr: 'lang', kind: 'enum', values: LANGS, views: 'all' },
+  // The attribute also reads present / true / false (the widget's own step before this table).
+  { name: 'guided', field: 'guided', attr: 'guided', kind: 'int', min: 0, max: 5, views: ['pipeline'] },
+  { name: 'view', field: 'view', attr: 'view', kind: 'view', views: 'all' },
+  { name: 'src', field: 'src', attr: 'src', kind: 'text', max: 2048, views: ['model'] },
+  { name: 'weights', field: 'weights', attr: 'weights', kind: 'enum', values: WEIGHT_SOURCES, views: ['pipeline'] },
+  { name: 'step', field: 'step', attr: 'step', kind: 'int', min: 1, max: TEXT_CHARS, views: ['decode'] },
+  { name: 'pad', field: 'padKeys', attr: null, kind: 'list', views: ['pipeline'] },
+  { name: 'cells', field: 'maskCells', attr: null, kind: 'list', views: ['pipeline'] },
+  { name: 'edits', field: 'edits', attr: null, kind: 'list', max: 256, views: ['pipeline'] },
+]
+
+/** The parameter named `name` (a URL parameter). */
+export function param(name: string): ParamSpec {
+  const p = PARAMS.find((x) => x.name === name)
+  if (!p) throw new Error(`param: no parameter named "${name}"`)
+  return p
+}
+
+function range(name: string): readonly [number, number] {
+  const p = param(name)
+  if (p.kind !== 'int' && p.kind !== 'number') throw new Error(`range: ${name} is a ${p.kind}`)
+  return [p.min, p.max] as const
+}
+
+function maxOf(name: string): number {
+  const p = param(name)
+  if (p.kind !== 'text' && p.kind !== 'list') throw new Error(`maxOf: ${name} is a ${p.kind}`)
+  return p.max ?? Infinity
+}
+
+// Bounds the page accepts (from PARAMS); the engine has its own limits and says so when they are exceeded.
 export const LIMITS = {
-  dim: [1, 512] as const,
-  heads: [1, 16] as const,
-  temperature: [0.05, 10] as const,
-  textChars: 4000,
-  srcChars: 2048,
-  edits: 256,
+  dim: range('dModel'),
+  heads: range('heads'),
+  temperature: range('temperature'),
+  textChars: maxOf('text'),
+  srcChars: maxOf('src'),
+  edits: maxOf('edits'),
 }
 
 export interface Notice {

@@ -9,14 +9,14 @@ import { Texts, adoptStyles, h, setText } from './dom'
 import { flushHeatmaps } from './heatmap'
 import { errorMessage, fill } from './format'
 import { translator, type Translate } from './i18n'
-import { cloneState, withoutCrossCausal, type Notice, type PlaygroundState } from './state'
+import { cloneState, normalize, withoutCrossCausal, type Notice, type PlaygroundState } from './state'
 import { STYLES } from './styles'
 import { VIEW_STYLES } from './views/styles'
 import { matrixCsv, panelMatrix } from './export/csv'
 import { exportPanelPng } from './export/png'
 import { settingsCaption } from './export/caption'
 import { pytorchCode } from './export/pytorch'
-import { needsCompute, resetsEdits, resetsPositions, settleWeights } from './model/changes'
+import { needsCompute, resetsPositions } from './model/changes'
 import { isPerHeadStep } from './model/heads'
 import { LONG_TOKENS, type LongData } from './model/long-rows'
 import { computeAny } from './model/run'
@@ -207,15 +207,12 @@ class Playground {
     if (this.disposed) return
     const merged = { ...cloneState(this.state), ...patch }
     this.panels.guided.settle(this.state, merged, patch)
-    const next = withoutCrossCausal(settleWeights(this.state, patch, merged))
+    const next = merged
+    normalize(next, { prev: this.state, given: new Set(Object.keys(patch)), fromLink: false })
     if (resetsPositions(this.state, next)) {
-      if (!('padKeys' in patch)) next.padKeys = []
-      if (!('maskCells' in patch)) next.maskCells = []
       this.sel = null
       this.hl = { q: null, k: null }
     }
-    if (resetsEdits(this.state, next) && !('edits' in patch)) next.edits = []
-    if (next.head >= next.heads) next.head = 0
     this.state = next
     if (patch.lang) {
       this.t = translator(next.lang)

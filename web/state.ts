@@ -3,8 +3,7 @@
 // engine is in model/.
 
 import { STEP_NAMES } from 'attention-playground'
-import { TRAINED_DIMS } from './model/trained'
-import { settleClashes } from './model/options'
+import { resetsEdits, resetsPositions, settleWeights } from './model/changes'
 import { VIEW_NAMES, VIEW_PANEL_NAMES, VIEW_REGISTRY } from './views/registry'
 import {
   DEFAULT_STATE,
@@ -18,8 +17,10 @@ import {
   SENTENCE_FIELDS,
   SIZE_FIELDS,
   TOKENIZERS,
+  PARAMS,
   WEIGHT_SOURCES,
   type CellEdit,
+  type ParamSpec,
   type EditableTensor,
   type Lang,
   type Notice,
@@ -35,6 +36,7 @@ export {
   LIMITS,
   MASKS,
   MODES,
+  PARAMS,
   RULES,
   SCALES,
   SENTENCE_FIELDS,
@@ -86,52 +88,84 @@ export function browserLang(languages: readonly string[] | undefined): Lang {
   return 'en'
 }
 
-/**
- * Old links and the engine say `general`; the page calls the rule bilinear (Luong's name "general"
- * clashes with the lesson's 一般注意力, a category, not a scoring rule). Both are read.
- */
+/** Old links and the engine say `general`; the page calls the rule bilinear (PARAMS' score row). Both are read. */
 export const RULE_ALIASES: Readonly<Record<string, Rule>> = { bilinear: 'general' }
 
-/**
- * The causal mask belongs to the decoder's own self-attention: in cross attention every target
- * position may see the whole source, so cross mode never carries it.
- */
-export function withoutCrossCausal(s: PlaygroundState): PlaygroundState {
-  return s.mode === 'cross' && s.mask === 'causal' ? { ...s, mask: 'none' } : s
+/** How a state came to change, for `normalize`. */
+export interface Change {
+  /** The state before (a link or the attributes: the base they apply to); null: none (a first state). */
+  prev: PlaygroundState | null
+  /** The fields the change set itself: a reset rule leaves them as given. */
+  given: ReadonlySet<string>
+  /**
+   * true: read from a link or attributes, where values that clash fall back (with a notice) the same on
+   * the page and in the widget; false: the learner's own change, which keeps them and lets the engine
+   * say why it cannot run.
+   */
+  fromLink: boolean
 }
 
-const INT_PARAMS = ['dModel', 'dq', 'dk', 'dv', 'seed', 'heads', 'head', 'guided', 'step'] as const
+/**
+ * Every rule that settles one field by the others, in one place; changes `s` in place and returns the
+ * notices for what a link asked for and did not get:
+ * - trained weights fix the model's sizes: they bring them, and a learner's change of one of them goes back
+ *   to random weights (`settleWeights`, model/changes.ts);
+ * - a new sentence, tokenizer or mode drops the padded keys and masked cells (bound to positions), and
+ *   with a new size or seed the cell edits too, unless the change set them;
+ * - the causal mask belongs to the decoder's own self-attention: cross attention never carries it
+ *   (a link falls back to its base's mask, and says so);
+ * - from a link: `dot` / `scaled-dot` need dk = dq (dk falls back to dq), heads must divide dq, dk and dv
+ *   (heads falls back to 1);
+ * - the shown head is one of the heads.
+ */
+export function normalize(s: PlaygroundState, change: Change): Notice[] {
+  const { prev, given, fromLink } = change
+  const notices: Notice[] = []
+  if (prev) {
+    const patch = Object.fromEntries([...given].map((k) => [k, s[k as keyof PlaygroundState]]))
+    Object.assign(s, settleWeights(prev, patch, s))
+  }
+  if (prev && resetsPositions(prev, s)) {
+    if (!given.has('padKeys')) s.padKeys = []
+    if (!given.has('maskCells')) s.maskCells = []
+  }
+  if (prev && resetsEdits(prev, s) && !given.has('edits')) s.edits = []
+  if (s.head >= s.heads) s.head = 0
+  if (fromLink && (s.score === 'dot' || s.score === 'scaled-dot') && s.dq !== s.dk) {
+    notices.push({
+      param: 'dk',
+      value: `${s.dk} (${s.score} needs dk = dq = ${s.dq})`,
+      clash: { key: 'noticeDkClash', vars: { v: s.dk, score: s.score, dq: s.dq } },
+    })
+    s.dk = s.dq
+  }
+  if (fromLink && (s.dq % s.heads || s.dk % s.heads || s.dv % s.heads)) {
+    notices.push({
+      param: 'heads',
+      value: `${s.heads} (must divide dq = ${s.dq}, dk = ${s.dk}, dv = ${s.dv})`,
+      clash: { key: 'noticeHeadsClash', vars: { v: s.heads, dq: s.dq, dk: s.dk, dv: s.dv } },
+    })
+    s.heads = 1
+    s.head = 0
+  }
+  if (s.mode === 'cross' && s.mask === 'causal') {
+    if (fromLink) notices.push({ param: 'mask', value: 'causal', reason: 'crossCausal' })
+    s.mask = fromLink && prev && prev.mask !== 'causal' ? prev.mask : 'none'
+  }
+  return notices
+}
+
+/** A state the learner's change leads to (normalize's rules applied; a copy). */
+export function withoutCrossCausal(s: PlaygroundState): PlaygroundState {
+  const out = cloneState(s)
+  normalize(out, { prev: null, given: new Set(), fromLink: false })
+  return out
+}
 
 function parseIntStrict(v: string): number | null {
   if (!/^-?\d{1,10}$/.test(v.trim())) return null
   const n = Number(v)
   return Number.isSafeInteger(n) ? n : null
-}
-
-function oneOf<T extends string>(list: readonly T[], v: string): T | null {
-  return (list as readonly string[]).includes(v) ? (v as T) : null
-}
-
-function intInRange(name: string, n: number | null): number | null {
-  if (n === null) return null
-  switch (name) {
-    case 'dModel':
-    case 'dq':
-    case 'dk':
-    case 'dv':
-      return n >= LIMITS.dim[0] && n <= LIMITS.dim[1] ? n : null
-    case 'heads':
-      return n >= LIMITS.heads[0] && n <= LIMITS.heads[1] ? n : null
-    case 'head':
-      return n >= 0 && n < LIMITS.heads[1] ? n : null
-    case 'seed':
-      return n >= 0 && n <= 0xffffffff ? n : null
-    case 'guided':
-      return n >= 0 && n <= 5 ? n : null
-    case 'step':
-      return n >= 1 && n <= LIMITS.textChars ? n : null
-  }
-  return n
 }
 
 function parseIndexList(v: string): number[] | null {
@@ -171,109 +205,50 @@ function parseEdits(v: string): CellEdit[] | null {
   return out.length > LIMITS.edits ? null : out
 }
 
-/** Records a known parameter whose value was rejected (the state keeps its default). */
-type ReportBad = (param: string, value: string) => void
+const LISTS: Record<string, (v: string) => unknown> = { pad: parseIndexList, cells: parseCells, edits: parseEdits }
 
-function readTextParams(params: URLSearchParams, s: PlaygroundState, bad: ReportBad): void {
-  for (const key of ['text', 'source', 'target'] as const) {
-    const v = params.get(key)
-    if (v === null) continue
-    if (v.length > LIMITS.textChars) bad(key, v.slice(0, 40) + '…')
-    else s[key] = v
-  }
-}
-
-function readEnumParams(params: URLSearchParams, s: PlaygroundState, bad: ReportBad): void {
-  const enums: Array<[string, readonly string[], keyof PlaygroundState]> = [
-    ['mode', MODES, 'mode'],
-    ['tokenizer', TOKENIZERS, 'tokenizer'],
-    ['score', RULES, 'score'],
-    ['mask', MASKS, 'mask'],
-    ['scale', SCALES, 'scale'],
-    ['lang', LANGS, 'lang'],
-    ['view', VIEWS, 'view'],
-    ['weights', WEIGHT_SOURCES, 'weights'],
-  ]
-  for (const [param, list, field] of enums) {
-    const raw = params.get(param)
-    if (raw === null) continue
-    const v = param === 'score' ? (RULE_ALIASES[raw] ?? raw) : raw
-    const ok = oneOf(list, v)
-    if (ok === null) bad(param, v)
-    else (s as unknown as Record<string, unknown>)[field] = ok
-  }
-}
-
-function readNumberParams(params: URLSearchParams, s: PlaygroundState, bad: ReportBad): void {
-  for (const key of INT_PARAMS) {
-    const v = params.get(key)
-    if (v === null) continue
-    const n = intInRange(key, parseIntStrict(v))
-    if (n === null) bad(key, v)
-    else s[key] = n
-  }
-  const temp = params.get('temperature')
-  if (temp !== null) {
-    const t = Number(temp)
-    if (temp.trim() === '' || !Number.isFinite(t) || t < LIMITS.temperature[0] || t > LIMITS.temperature[1])
-      bad('temperature', temp)
-    else s.temperature = t
-  }
-}
-
-/** pad, cells and edits: the lists that a link carries. */
-function readListParams(params: URLSearchParams, s: PlaygroundState, bad: ReportBad): void {
-  const pad = params.get('pad')
-  if (pad !== null) {
-    const p = parseIndexList(pad)
-    if (p === null) bad('pad', pad)
-    else s.padKeys = p
-  }
-  const cells = params.get('cells')
-  if (cells !== null) {
-    const c = parseCells(cells)
-    if (c === null) bad('cells', cells)
-    else s.maskCells = c
-  }
-  const edits = params.get('edits')
-  if (edits !== null) {
-    const e = parseEdits(edits)
-    if (e === null) bad('edits', edits.length > 60 ? edits.slice(0, 60) + '…' : edits)
-    else s.edits = e
-  }
-}
-
-function readSrcParam(params: URLSearchParams, s: PlaygroundState, bad: ReportBad): void {
-  const src = params.get('src')
-  if (src !== null) {
-    if (src.length > LIMITS.srcChars) bad('src', src.slice(0, 40) + '…')
-    else {
-      s.src = src
-      // A link to a model file opens its view unless the link names another.
-      if (!params.has('view')) s.view = 'model'
+/** One parameter's value as its field holds it, or null when the table's kind refuses it. */
+function readValue(p: ParamSpec, v: string): unknown {
+  switch (p.kind) {
+    case 'text':
+      return v.length > p.max ? null : v
+    case 'enum': {
+      const x = p.aliases?.[v] ?? v
+      return p.values.includes(x) ? x : null
     }
+    case 'view':
+      return (VIEWS as readonly string[]).includes(v) ? v : null
+    case 'int': {
+      const n = parseIntStrict(v)
+      return n !== null && n >= p.min && n <= p.max ? n : null
+    }
+    case 'number': {
+      const n = Number(v)
+      return v.trim() !== '' && Number.isFinite(n) && n >= p.min && n <= p.max ? n : null
+    }
+    case 'list':
+      return LISTS[p.name](v)
   }
 }
 
-/** Defaults implied by other parameters, then the clashes settled; returns the notices for what changed. */
-function settleParsedState(params: URLSearchParams, s: PlaygroundState, base: PlaygroundState): Notice[] {
-  if (params.has('source') || params.has('target')) {
-    if (!params.has('mode')) s.mode = 'cross'
-  }
-  // Trained weights come with the trained model's sizes and tokenizer.
-  if (s.weights === 'trained') Object.assign(s, TRAINED_DIMS)
-  if (s.head >= s.heads) s.head = 0
-  const notices: Notice[] = [...settleClashes(s)]
-  if (s.mode === 'cross' && s.mask === 'causal') {
-    notices.push({ param: 'mask', value: 'causal', reason: 'crossCausal' })
-    s.mask = base.mask === 'causal' ? 'none' : base.mask
-  }
-  return notices
+/** What a notice quotes of a refused value (long texts and lists cut short). */
+function quoted(p: ParamSpec, v: string): string {
+  if (p.kind === 'text' && v.length > p.max) return v.slice(0, 40) + '…'
+  if (p.name === 'edits' && v.length > 60) return v.slice(0, 60) + '…'
+  if (p.kind === 'enum') return p.aliases?.[v] ?? v
+  return v
+}
+
+/** What a link implies by the parameters it names: a source or target means cross attention; a model file opens its view. */
+function implied(params: URLSearchParams, s: PlaygroundState, given: ReadonlySet<string>): void {
+  if ((params.has('source') || params.has('target')) && !params.has('mode')) s.mode = 'cross'
+  if (given.has('src') && !params.has('view')) s.view = 'model'
 }
 
 /**
- * Reads a state from URL parameters (or widget attributes). Unknown parameters are ignored; a known
- * parameter with an invalid value keeps its default and is reported, so the page can say so.
+ * Reads a state from URL parameters (or widget attributes), one PARAMS row at a time. Unknown parameters
+ * are ignored; a known parameter with an invalid value keeps its default and is reported, so the page can
+ * say so; then what the link implies, then `normalize`.
  */
 export function parseParams(
   params: URLSearchParams,
@@ -281,49 +256,50 @@ export function parseParams(
 ): { state: PlaygroundState; notices: Notice[] } {
   const s = cloneState(base)
   const notices: Notice[] = []
-  const bad: ReportBad = (param, value) => {
-    notices.push({ param, value })
+  const given = new Set<string>()
+  for (const p of PARAMS) {
+    const v = params.get(p.name)
+    if (v === null) continue
+    const value = readValue(p, v)
+    if (value === null) notices.push({ param: p.name, value: quoted(p, v) })
+    else {
+      ;(s as unknown as Record<string, unknown>)[p.field] = value
+      given.add(p.field)
+    }
   }
-  readTextParams(params, s, bad)
-  readEnumParams(params, s, bad)
-  readNumberParams(params, s, bad)
-  readListParams(params, s, bad)
-  readSrcParam(params, s, bad)
-  notices.push(...settleParsedState(params, s, base))
+  implied(params, s, given)
+  notices.push(...normalize(s, { prev: base, given, fromLink: true }))
   return { state: s, notices }
+}
+
+/** A field's value in a link. */
+function written(p: ParamSpec, s: PlaygroundState): string {
+  switch (p.name) {
+    case 'pad':
+      return s.padKeys.join(',')
+    case 'cells':
+      return s.maskCells.map(([i, j]) => `${i}.${j}`).join(',')
+    case 'edits':
+      return s.edits.map((e) => `${e.t}.${e.r}.${e.c}=${e.v}`).join(';')
+  }
+  return String(s[p.field])
+}
+
+/** Whether a link carries the field: what differs from the base, and what a view needs said. */
+function carries(p: ParamSpec, s: PlaygroundState, base: PlaygroundState): boolean {
+  if (p.kind === 'list') return (s[p.field] as unknown[]).length > 0
+  // The decode view reads the source and target in either mode.
+  if ((p.name === 'source' || p.name === 'target') && s.mode !== 'cross' && s.view !== 'decode') return false
+  if (p.name === 'text' && s.mode === 'cross') return false
+  if (p.name === 'mode' && (s.mode === 'cross' || s.view === 'decode')) return true
+  return s[p.field] !== base[p.field]
 }
 
 /** Only what differs from the defaults goes into the URL, so links stay short and readable. */
 export function toParams(s: PlaygroundState, base: PlaygroundState = DEFAULT_STATE): URLSearchParams {
-  const p = new URLSearchParams()
-  const simple: Array<keyof PlaygroundState> = [
-    ...SENTENCE_FIELDS,
-    'score',
-    'scale',
-    'mask',
-    ...SIZE_FIELDS,
-    'heads',
-    'head',
-    'temperature',
-    'lang',
-    'guided',
-    'view',
-    'src',
-    'weights',
-    'step',
-  ]
-  for (const k of simple) {
-    if (k === 'source' || k === 'target') {
-      // The decode view reads the source and target in either mode.
-      if (s.mode !== 'cross' && s.view !== 'decode') continue
-    }
-    if (k === 'text' && s.mode === 'cross') continue
-    if (s[k] !== base[k] || (k === 'mode' && (s.mode === 'cross' || s.view === 'decode'))) p.set(k, String(s[k]))
-  }
-  if (s.padKeys.length) p.set('pad', s.padKeys.join(','))
-  if (s.maskCells.length) p.set('cells', s.maskCells.map(([i, j]) => `${i}.${j}`).join(','))
-  if (s.edits.length) p.set('edits', s.edits.map((e) => `${e.t}.${e.r}.${e.c}=${e.v}`).join(';'))
-  return p
+  const out = new URLSearchParams()
+  for (const p of PARAMS) if (carries(p, s, base)) out.set(p.name, written(p, s))
+  return out
 }
 
 /** Panel names `steps` accepts: the engine's step names and the page's other panels. */

@@ -13,13 +13,12 @@ import {
   defaultState,
   parseParams,
   parseSteps,
-  SENTENCE_FIELDS,
-  SIZE_FIELDS,
   type Lang,
   type Notice,
   type PlaygroundState,
 } from './state'
 import { translator } from './i18n'
+import { PARAMS } from './params'
 import { adoptStyles } from './dom'
 import { errorMessage } from './format'
 
@@ -27,50 +26,12 @@ export { exportPanelPng } from './export/png'
 export { matrixCsv } from './export/csv'
 export { pytorchCode } from './export/pytorch'
 
-/**
- * Attributes that map one to one onto URL parameters (parsed and validated by state.ts), as
- * [attribute, parameter]: HTML lower-cases attribute names, the URL keeps dModel.
- */
-const STATE_ATTRS: ReadonlyArray<readonly [string, string]> = [
-  ['text', 'text'],
-  ['source', 'source'],
-  ['target', 'target'],
-  ['tokenizer', 'tokenizer'],
-  ['score', 'score'],
-  ['mask', 'mask'],
-  ['heads', 'heads'],
-  ['dmodel', 'dModel'],
-  ['dq', 'dq'],
-  ['dk', 'dk'],
-  ['dv', 'dv'],
-  ['seed', 'seed'],
-  ['lang', 'lang'],
-  ['temperature', 'temperature'],
-  ['scale', 'scale'],
-  ['mode', 'mode'],
-  ['view', 'view'],
-  ['src', 'src'],
-  ['weights', 'weights'],
-  ['step', 'step'],
-]
-const OBSERVED = [...STATE_ATTRS.map(([a]) => a), 'steps', 'guided']
+/** The attributes that set the state: PARAMS rows with an attribute (HTML lower-cases names, the URL keeps dModel). */
+const STATE_PARAMS = PARAMS.filter((p) => p.attr !== null)
+const OBSERVED = [...STATE_PARAMS.map((p) => p.attr!), 'steps']
 
 /** The state fields attributes decide; a changed attribute patches only these (the learner's other choices stay). */
-const ATTR_FIELDS: Array<keyof PlaygroundState> = [
-  ...SENTENCE_FIELDS,
-  'score',
-  'mask',
-  'heads',
-  ...SIZE_FIELDS,
-  'lang',
-  'temperature',
-  'scale',
-  'view',
-  'guided',
-  'src',
-  'weights',
-  'step',
-]
+const ATTR_FIELDS: Array<keyof PlaygroundState> = STATE_PARAMS.map((p) => p.field)
 
 const WIDGET_CSS = `
 :host { display: block; container-type: inline-size; }
@@ -131,23 +92,20 @@ function hostLang(el: HTMLElement): Lang {
   return browserLang(typeof navigator === 'undefined' ? [] : navigator.languages)
 }
 
+/** `guided` as an attribute: present (or `true`) starts the tour, `false` does not, `0`–`5` as in a link. */
+function guidedValue(v: string): string {
+  const g = v.trim().toLowerCase()
+  if (g === '' || g === 'true' || g === 'guided') return '1'
+  return g === 'false' ? '0' : v
+}
+
 function readAttributes(el: HTMLElement): FromAttributes {
   const params = new URLSearchParams()
-  for (const [attr, param] of STATE_ATTRS) {
-    const v = el.getAttribute(attr)
-    if (v !== null) params.set(param, v)
+  for (const p of STATE_PARAMS) {
+    const v = el.getAttribute(p.attr!)
+    if (v !== null) params.set(p.name, p.name === 'guided' ? guidedValue(v) : v)
   }
   const { state, notices } = parseParams(params, defaultState(hostLang(el)))
-
-  const guided = el.getAttribute('guided')
-  if (guided !== null) {
-    const g = guided.trim().toLowerCase()
-    if (g === '' || g === 'true' || g === 'guided') state.guided = 1
-    else if (g === 'false') state.guided = 0
-    else if (/^[0-5]$/.test(g)) state.guided = Number(g)
-    else notices.push({ param: 'guided', value: guided })
-  }
-
   const steps = parseSteps(el.getAttribute('steps'), notices)
   return { state, notices, steps }
 }

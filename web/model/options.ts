@@ -1,7 +1,7 @@
 // The state in the engine's terms: the run options and the scale it implies.
 
 import type { RunOptions } from 'attention-playground'
-import type { Notice, PlaygroundState } from '../params'
+import type { PlaygroundState } from '../params'
 import { engineMask } from './masks'
 
 /** The scale multiplier for the engine: undefined lets the engine apply the rule's default. */
@@ -39,30 +39,4 @@ export function baseRunOptions(s: PlaygroundState, nq: number, nk: number): RunO
     o.text = s.text
   }
   return o
-}
-
-/**
- * Values valid one by one can still clash, and the engine would refuse them. A link or a tag falls back
- * (dk to dq for the dot products, heads to 1) and says so, the same on the page and in the widget.
- */
-export function settleClashes(s: PlaygroundState): Notice[] {
-  const notices: Notice[] = []
-  if ((s.score === 'dot' || s.score === 'scaled-dot') && s.dq !== s.dk) {
-    notices.push({
-      param: 'dk',
-      value: `${s.dk} (${s.score} needs dk = dq = ${s.dq})`,
-      clash: { key: 'noticeDkClash', vars: { v: s.dk, score: s.score, dq: s.dq } },
-    })
-    s.dk = s.dq
-  }
-  if (s.dq % s.heads || s.dk % s.heads || s.dv % s.heads) {
-    notices.push({
-      param: 'heads',
-      value: `${s.heads} (must divide dq = ${s.dq}, dk = ${s.dk}, dv = ${s.dv})`,
-      clash: { key: 'noticeHeadsClash', vars: { v: s.heads, dq: s.dq, dk: s.dk, dv: s.dv } },
-    })
-    s.heads = 1
-    s.head = 0
-  }
-  return notices
 }
