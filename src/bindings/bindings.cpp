@@ -32,15 +32,22 @@ ap::Mask decode_mask(const val& m, const std::string& name) {
     }
     throw ap::Error(name + ": unknown mask '" + s + "'; expected 'none', 'causal', { keyPadding } or { matrix }");
   }
+  // (Also { window, sinks? }: the messages above are the table's K3, kept as they were.)
   if (type_of(m) != "object") throw ap::Error(name + ": expected 'none', 'causal', { keyPadding } or { matrix }");
-  if (has(m, "keyPadding")) {
+  if (has(m, "window")) {
+    mask.kind = ap::Mask::Kind::Window;
+    mask.window = int_of(m["window"], name + ".window");  // the core checks the range
+    if (has(m, "sinks")) mask.sinks = int_of(m["sinks"], name + ".sinks");
+  } else if (has(m, "keyPadding")) {
     mask.kind = ap::Mask::Kind::KeyPadding;
     mask.keyPadding = bytes_from_js(m["keyPadding"], name + ".keyPadding");
   } else if (has(m, "matrix")) {
     mask.kind = ap::Mask::Kind::Matrix;
     mask.matrix = bytes_from_js(m["matrix"], name + ".matrix");
   } else {
-    throw ap::Error(name + ": an object mask needs keyPadding (one boolean per key) or matrix (nq·nk, 1 = masked)");
+    throw ap::Error(name +
+                    ": an object mask needs keyPadding (one boolean per key), matrix (nq·nk, 1 = masked) or window "
+                    "(keys per row of a causal sliding window)");
   }
   return mask;
 }
@@ -118,6 +125,15 @@ void read_matrices(const val& o, std::initializer_list<std::pair<const char*, Fi
 void require_qkv(const val& o, const std::string& expected) {
   for (const char* k : {"query", "key", "value"})
     if (!has(o, k)) throw ap::Error(std::string(k) + ": missing (" + expected + ")");
+}
+
+// query, key and value as one matrix each (the unbatched calls).
+struct Qkv {
+  ap::Mat q, k, v;
+};
+Qkv qkv_from_js(const val& o, const std::string& expected) {
+  require_qkv(o, expected);
+  return {matrix_from_js(o["query"], "query"), matrix_from_js(o["key"], "key"), matrix_from_js(o["value"], "value")};
 }
 
 val tokenized_to_js(const ap::Tokenized& t) {
@@ -246,6 +262,10 @@ val attention(val o) {
     a.mask = decode_mask(o["mask"], "mask");
     a.params = decode_params(has(o, "params") ? o["params"] : val::object(), a.score);
     if (has(o, "needWeights")) a.needWeights = bool_of(o["needWeights"], "needWeights");
+    if (has(o, "sinkLogit")) {
+      a.hasSinkLogit = true;
+      a.sinkLogit = static_cast<float>(number_of(o["sinkLogit"], "sinkLogit"));
+    }
     // Scores (raw and masked) only on request: at n = 2048 each is 16 MB more to compute and copy.
     a.needScores = has(o, "needScores") && bool_of(o["needScores"], "needScores");
     if (a.needScores && !a.needWeights)
@@ -279,6 +299,15 @@ val attention(val o) {
       out.set("maskedRows", rows);
     }
     out.set("scale", rs[0].scale);
+    if (a.hasSinkLogit) {
+      if (rq == 2) {
+        out.set("sinkShare", floats_to_js(rs[0].sinkShare));
+      } else {
+        val shares = val::array();
+        for (auto& r : rs) shares.call<void>("push", floats_to_js(r.sinkShare));
+        out.set("sinkShare", shares);
+      }
+    }
     bool self = true;
     for (int b = 0; b < batch && self; ++b) self = ap::is_self_attention(Q[b], K[b], V[b]);
     out.set("selfAttention", self);
@@ -291,6 +320,18 @@ ap::MultiHeadParams decode_multihead_params(const val& o, bool batched) {
   ap::MultiHeadParams p;
   if (!has(o, "numHeads")) throw ap::Error("numHeads: missing");
   p.numHeads = int_of(o["numHeads"], "numHeads");
+  if (has(o, "numKVHeads")) p.numKVHeads = int_of(o["numKVHeads"], "numKVHeads");  // the core checks 0 too
+  if (has(o, "window")) {
+    p.hasWindow = true;
+    p.window = int_of(o["window"], "window");
+    if (has(o, "sinks")) p.sinks = int_of(o["sinks"], "sinks");
+  } else if (has(o, "sinks")) {
+    throw ap::Error("sinks: needs a window (the first keys kept besides a sliding window)");
+  }
+  if (has(o, "sinkLogits")) {
+    const ap::Vec s = vector_from_js(o["sinkLogits"], "sinkLogits");
+    p.sinkLogits.assign(s.data(), s.data() + s.size());
+  }
   read_matrices<ap::Mat>(o, {{"inProjWeight", &p.inProjWeight},
                              {"qProjWeight", &p.qProjWeight},
                              {"kProjWeight", &p.kProjWeight},
@@ -354,6 +395,7 @@ val multiHeadAttention(val o) {
     const std::size_t per = batched ? nk : padding.size();
     // Every item is checked (pass 0) before any is computed (pass 1).
     std::vector<ap::Mat> outputs, weights;
+    std::vector<float> shares;  // with sinkLogits: [B,] numHeads × nq
     val rows = val::array();
     for (int pass = 0; pass < 2; ++pass) {
       for (std::size_t b = 0; b < B; ++b) {
@@ -365,6 +407,7 @@ val multiHeadAttention(val o) {
         ap::MultiHeadResult r = ap::multi_head_attention(qkv[0][b], qkv[1][b], qkv[2][b], p);
         outputs.push_back(std::move(r.output));
         for (ap::Mat& w : r.weights) weights.push_back(std::move(w));
+        for (auto& sh : r.sinkShare) shares.insert(shares.end(), sh.begin(), sh.end());
         rows.call<void>("push", val::array(r.maskedRows));
       }
     }
@@ -377,6 +420,46 @@ val multiHeadAttention(val o) {
     out.set("output", batched ? stack_to_js(outputs) : tensor_to_js(outputs[0]));
     out.set("weights", w);
     out.set("maskedRows", batched ? rows : rows[0]);
+    if (!shares.empty()) {
+      const int nq = static_cast<int>(qkv[0][0].rows());
+      val t = val::object();
+      t.set("data", floats_to_js(shares));
+      t.set("shape", batched ? val::array(std::vector<int>{static_cast<int>(B), p.numHeads, nq})
+                             : val::array(std::vector<int>{p.numHeads, nq}));
+      out.set("sinkShare", t);
+    }
+    return out;
+  });
+}
+
+val flashTrace(val o) {
+  return guarded([&] {
+    const auto [q, k, v] = qkv_from_js(o, "a Tensor [n, d]");
+    for (const char* key : {"blockRows", "blockCols"})
+      if (!has(o, key)) throw ap::Error(std::string(key) + ": missing (an integer, e.g. 2)");
+    const int br = int_of(o["blockRows"], "blockRows");
+    const int bc = int_of(o["blockCols"], "blockCols");
+    const bool causal = has(o, "causal") && bool_of(o["causal"], "causal");
+    bool hasScale = false;
+    float scale = 1.f;
+    decode_scale(o, &hasScale, &scale);
+    const ap::FlashTraceResult t = ap::flash_trace(q, k, v, br, bc, causal, hasScale, scale);
+    val steps = val::array();
+    for (const auto& s : t.steps) {
+      val step = val::object();
+      step.set("rowBlock", s.rowBlock);
+      step.set("colBlock", s.colBlock);
+      step.set("m", floats_to_js(s.m));
+      step.set("l", floats_to_js(s.l));
+      step.set("O", tensor_to_js(s.O));
+      steps.call<void>("push", step);
+    }
+    val out = val::object();
+    out.set("steps", steps);
+    out.set("output", tensor_to_js(t.output));
+    out.set("scale", t.scale);
+    out.set("kernelBlockRows", ap::kernels::flash_block_rows());
+    out.set("kernelBlockCols", ap::kernels::flash_block_cols());
     return out;
   });
 }
@@ -412,6 +495,7 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   emscripten::function("run", &run);
   emscripten::function("attention", &attention);
   emscripten::function("multiHeadAttention", &multiHeadAttention);
+  emscripten::function("flashTrace", &flashTrace);
   emscripten::function("tokenize", &tokenize);
   emscripten::function("memoryStats", &memoryStats);
   emscripten::function("backend", &backend);

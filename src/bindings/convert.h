@@ -150,6 +150,11 @@ inline val tensor_to_js(const ap::Mat& m) {
   return tensor_to_js(m.data(), {static_cast<int>(m.rows()), static_cast<int>(m.cols())});
 }
 
+// A Float32Array copy of v.
+inline val floats_to_js(const std::vector<float>& v) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
 inline val tensor_to_js(const ap::Vec& v) { return tensor_to_js(v.data(), {static_cast<int>(v.size())}); }
 
 // Stacks equally shaped matrices into one [count, rows, cols] Tensor.

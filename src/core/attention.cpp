@@ -1,5 +1,6 @@
 #include "core/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -17,6 +18,24 @@ Mat times_transposed(const Mat& A, const Mat& B) {
   kernels::qkt(A.data(), B.data(), S.data(), static_cast<int>(A.rows()), static_cast<int>(B.rows()),
                static_cast<int>(A.cols()), 1.f);
   return S;
+}
+
+// The sink's share of each row of masked scores S (softmax over the row and one more logit `sink`, all divided by
+// the temperature), into *share; returns what the row keeps, Σ / (Σ + e^sink), computed without cancellation.
+std::vector<double> sink_shares(const Mat& S, float sink, double invTemp, std::vector<float>* share) {
+  std::vector<double> keep(static_cast<std::size_t>(S.rows()));
+  if (share) share->resize(keep.size());
+  for (Eigen::Index i = 0; i < S.rows(); ++i) {
+    double m = sink;
+    for (Eigen::Index j = 0; j < S.cols(); ++j) m = std::max(m, static_cast<double>(S(i, j)));
+    double z = 0;
+    for (Eigen::Index j = 0; j < S.cols(); ++j)
+      if (S(i, j) != kNegInf) z += std::exp((S(i, j) - m) * invTemp);
+    const double zs = std::exp((sink - m) * invTemp);
+    keep[static_cast<std::size_t>(i)] = z / (z + zs);
+    if (share) (*share)[static_cast<std::size_t>(i)] = static_cast<float>(zs / (z + zs));
+  }
+  return keep;
 }
 
 }  // namespace
@@ -46,6 +65,7 @@ bool Mask::masked(int b, int i, int j, int nq, int nk) const {
   switch (kind) {
     case Kind::None: return false;
     case Kind::Causal: return j > i;
+    case Kind::Window: return j > i || (j <= i - window && j >= sinks);
     case Kind::KeyPadding: {
       const std::size_t off = keyPadding.size() == static_cast<std::size_t>(nk) ? 0 : static_cast<std::size_t>(b) * nk;
       return keyPadding[off + j] != 0;
@@ -59,7 +79,8 @@ bool Mask::masked(int b, int i, int j, int nq, int nk) const {
   return false;
 }
 
-void Mask::validate(int batch, int nq, int nk) const {
+void Mask::validate(int batch, int nq, int nk, const std::string& prefix) const {
+  if (kind == Kind::Window) validate_window(window, sinks, nk, prefix);
   if (kind == Kind::KeyPadding) {
     const std::size_t n = keyPadding.size();
     AP_REQUIRE(n == static_cast<std::size_t>(nk) || n == static_cast<std::size_t>(batch) * nk,
@@ -84,6 +105,13 @@ void Mask::validate(int batch, int nq, int nk) const {
                  "mask.additive: every value must be finite or -inf, got " + fmt(additive[c]) + " at [" +
                      std::to_string(c / nk) + ", " + std::to_string(c % nk) + "]");
   }
+}
+
+void validate_window(int window, int sinks, int nk, const std::string& prefix) {
+  AP_REQUIRE(window >= 1,
+             prefix + "window: a sliding window needs at least 1 key (the query's own), got " + std::to_string(window));
+  AP_REQUIRE(sinks >= 0 && sinks <= nk, prefix + "sinks: the kept first keys must be from 0 to the " +
+                                            std::to_string(nk) + " keys, got " + std::to_string(sinks));
 }
 
 float default_scale(ScoreRule rule, int dk) {
@@ -139,7 +167,7 @@ Mat compute_scores(const Mat& Q, const Mat& K, ScoreRule rule, const ScoreParams
 }
 
 bool weights_from_scores(const Mat& scores, float scale, const Mask& mask, int b, float temperature, Mat& weights,
-                         Mat* scaledScores, Mat* maskedScores) {
+                         Mat* scaledScores, Mat* maskedScores, const float* sinkLogit, std::vector<float>* sinkShare) {
   const int nq = static_cast<int>(scores.rows());
   const int nk = static_cast<int>(scores.cols());
   // One buffer becomes the scaled, then the masked scores, then the weights, in place; the middle steps
@@ -164,7 +192,11 @@ bool weights_from_scores(const Mat& scores, float scale, const Mask& mask, int b
         if (mask.masked(b, i, j, nq, nk)) weights(i, j) = kNegInf;
   }
   if (maskedScores) *maskedScores = weights;
+  std::vector<double> keep;
+  if (sinkLogit) keep = sink_shares(weights, *sinkLogit, 1.0 / temperature, sinkShare);
   kernels::softmax_rows(weights.data(), nq, nk, 1.f / temperature);
+  for (std::size_t i = 0; i < keep.size(); ++i)
+    weights.row(static_cast<Eigen::Index>(i)) *= static_cast<float>(keep[i]);
   return finite && sumFinite;
 }
 
@@ -181,10 +213,13 @@ std::vector<int> masked_rows(const Mask& mask, int b, int nq, int nv) {
   return rows;
 }
 
-// The whole step in the kernels (dot scores, no mask or causal, nothing can overflow): the fused kernel, or
-// with weightsPath the one that also writes the weights. Fills r.context, r.output and (weightsPath) r.weights.
-void fused_attention(const Mat& Q, const Mat& K, const Mat& V, bool causal, bool weightsPath, float invTemp,
+// The whole step in the kernels (dot scores, no mask, causal or a sliding window, nothing can overflow): the fused
+// kernel, or with weightsPath the one that also writes the weights. Fills r.context, r.output and (weightsPath)
+// r.weights.
+void fused_attention(const Mat& Q, const Mat& K, const Mat& V, const Mask& mask, bool weightsPath, float invTemp,
                      AttentionResult& r) {
+  const bool causal = mask.kind == Mask::Kind::Causal;
+  const bool window = mask.kind == Mask::Kind::Window;  // the fused kernel only (not weightsPath)
   const int nq = static_cast<int>(Q.rows()), nv = static_cast<int>(V.rows());
   const int d = static_cast<int>(Q.cols()), dv = static_cast<int>(V.cols());
   r.context.resize(nq, dv);
@@ -196,7 +231,7 @@ void fused_attention(const Mat& Q, const Mat& K, const Mat& V, bool causal, bool
                                invTemp, causal, ws.get());
   } else {
     kernels::flash_attention(Q.data(), K.data(), V.data(), r.context.data(), nq, nv, d, dv, r.scale, invTemp, causal,
-                             ws.get());
+                             ws.get(), window ? mask.window : 0, window ? mask.sinks : 0);
   }
   check_no_overflow("query/key/value: the output overflows", r.context);
   r.output = r.context;
@@ -214,9 +249,12 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
 
   r.maskedRows = masked_rows(opts.mask, b, nq, nv);
 
-  const bool fusable = (opts.score == ScoreRule::Dot || opts.score == ScoreRule::ScaledDot) &&
-                       (opts.mask.kind == Mask::Kind::None || opts.mask.kind == Mask::Kind::Causal) &&
-                       opts.mask.additive.empty();
+  const bool window = opts.mask.kind == Mask::Kind::Window;
+  // The sliding window runs in the fused kernel only (the weights path falls back to the general one).
+  const bool fusable =
+      (opts.score == ScoreRule::Dot || opts.score == ScoreRule::ScaledDot) &&
+      (opts.mask.kind == Mask::Kind::None || opts.mask.kind == Mask::Kind::Causal || (window && !opts.needWeights)) &&
+      opts.mask.additive.empty() && !opts.hasSinkLogit;
   // The kernels below cannot report an overflow in the scores; when one is possible, take the checked path.
   const double scaledBound =
       static_cast<double>(Q.cols()) * Q.cwiseAbs().maxCoeff() * K.cwiseAbs().maxCoeff() * std::fabs(r.scale);
@@ -226,25 +264,26 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
   // weights written once, straight into the buffer handed back, and summed over V while still in cache).
   const bool weightsPath = opts.needWeights && !opts.needScores && !opts.keepSteps;
   if (fusable && bound < 1e37 && (!opts.needWeights || weightsPath)) {
-    fused_attention(Q, K, V, opts.mask.kind == Mask::Kind::Causal, weightsPath, invTemp, r);
+    fused_attention(Q, K, V, opts.mask, weightsPath, invTemp, r);
     return r;
   }
 
   const bool dot = opts.score == ScoreRule::Dot || opts.score == ScoreRule::ScaledDot;
+  const float* sink = opts.hasSinkLogit ? &opts.sinkLogit : nullptr;
   bool finite;
   if (!opts.needScores && dot && scaledBound < 1e37) {
     // Nothing can overflow and the raw scores are not wanted: the kernel writes the scaled scores straight
     // into the weights' buffer, which then becomes the weights in place.
     r.weights.resize(nq, nv);
     kernels::qkt(Q.data(), K.data(), r.weights.data(), nq, nv, static_cast<int>(Q.cols()), r.scale);
-    finite =
-        weights_from_scores(r.weights, 1.f, opts.mask, b, opts.temperature, r.weights,
-                            opts.keepSteps ? &r.scaledScores : nullptr, opts.keepSteps ? &r.maskedScores : nullptr);
+    finite = weights_from_scores(r.weights, 1.f, opts.mask, b, opts.temperature, r.weights,
+                                 opts.keepSteps ? &r.scaledScores : nullptr, opts.keepSteps ? &r.maskedScores : nullptr,
+                                 sink, &r.sinkShare);
   } else {
     r.scores = compute_scores(Q, K, opts.score, opts.params);
-    finite =
-        weights_from_scores(r.scores, r.scale, opts.mask, b, opts.temperature, r.weights,
-                            opts.keepSteps ? &r.scaledScores : nullptr, opts.keepSteps ? &r.maskedScores : nullptr);
+    finite = weights_from_scores(r.scores, r.scale, opts.mask, b, opts.temperature, r.weights,
+                                 opts.keepSteps ? &r.scaledScores : nullptr, opts.keepSteps ? &r.maskedScores : nullptr,
+                                 sink, &r.sinkShare);
     if (!opts.needScores) r.scores.resize(0, 0);
   }
   if (!finite) {
@@ -271,6 +310,59 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
     r.maskedScores.resize(0, 0);
     r.weights.resize(0, 0);
   }
+  return r;
+}
+
+namespace {
+
+struct TraceSink {
+  FlashTraceResult* out;
+  int br, bc, dv;
+  static void record(void* ctx, int i0, int rows, int j0, int, const float* m, const float* l, const float* O) {
+    auto* t = static_cast<TraceSink*>(ctx);
+    FlashStep s;
+    s.rowBlock = i0 / t->br;
+    s.colBlock = j0 / t->bc;
+    s.m.assign(m, m + rows);
+    s.l.assign(l, l + rows);
+    s.O = Eigen::Map<const Mat>(O, rows, t->dv);
+    t->out->steps.push_back(std::move(s));
+  }
+};
+
+}  // namespace
+
+FlashTraceResult flash_trace(const Mat& Q, const Mat& K, const Mat& V, int blockRows, int blockCols, bool causal,
+                             bool hasScale, float scale) {
+  const int maxRows = kernels::flash_block_rows(), maxCols = kernels::flash_block_cols();
+  AP_REQUIRE(blockRows >= 1 && blockRows <= maxRows, "blockRows: must be an integer from 1 to " +
+                                                         std::to_string(maxRows) + " (the kernel's own), got " +
+                                                         std::to_string(blockRows));
+  AP_REQUIRE(blockCols >= 1 && blockCols <= maxCols, "blockCols: must be an integer from 1 to " +
+                                                         std::to_string(maxCols) + " (the kernel's own), got " +
+                                                         std::to_string(blockCols));
+  AttentionOptions o;
+  o.hasScale = hasScale;
+  o.scale = scale;
+  if (causal) o.mask.kind = Mask::Kind::Causal;
+  validate_attention(Q, K, V, o);
+  const int nq = static_cast<int>(Q.rows()), nk = static_cast<int>(K.rows());
+  const int d = static_cast<int>(Q.cols()), dv = static_cast<int>(V.cols());
+  const long long tiles = static_cast<long long>((nq + blockRows - 1) / blockRows) * ((nk + blockCols - 1) / blockCols);
+  AP_REQUIRE(tiles * blockRows * (dv + 2) <= kMaxFlashTraceFloats,
+             "query/key: a trace of " + std::to_string(tiles) + " tiles of " + std::to_string(blockRows) + " rows × " +
+                 std::to_string(dv) + " values is over the limit of " + std::to_string(kMaxFlashTraceFloats) +
+                 " floats; use fewer rows or larger blocks");
+  FlashTraceResult r;
+  r.scale = hasScale ? scale : default_scale(ScoreRule::ScaledDot, d);
+  const double bound = static_cast<double>(d) * Q.cwiseAbs().maxCoeff() * K.cwiseAbs().maxCoeff() * std::fabs(r.scale);
+  if (!(bound < 1e37)) throw overflow_error("query/key: the scores overflow");
+  r.output.resize(nq, dv);
+  std::vector<float> ws(static_cast<std::size_t>(kernels::flash_trace_workspace_floats(nk, d, dv, blockCols)));
+  TraceSink sink{&r, blockRows, blockCols, dv};
+  kernels::flash_trace(Q.data(), K.data(), V.data(), r.output.data(), nq, nk, d, dv, r.scale, causal, blockRows,
+                       blockCols, ws.data(), &TraceSink::record, &sink);
+  check_no_overflow("query/key/value: the output overflows", r.output);
   return r;
 }
 

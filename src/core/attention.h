@@ -18,8 +18,12 @@ ScoreRule parse_score(const std::string& name);  // throws naming the argument `
 const char* score_name(ScoreRule rule);
 
 struct Mask {
-  enum class Kind { None, Causal, KeyPadding, Matrix };
+  // Window: causal with a sliding window (Mistral, Gemma): query i sees keys i - window < j <= i, plus the first
+  // `sinks` keys (StreamingLLM's kept tokens).
+  enum class Kind { None, Causal, KeyPadding, Matrix, Window };
   Kind kind = Kind::None;
+  int window = 0;                   // Window: keys per row, >= 1
+  int sinks = 0;                    // Window: the first keys every row keeps, 0..nk
   std::vector<uint8_t> keyPadding;  // nk, or batch·nk; 1 = this key is padding
   std::vector<uint8_t> matrix;      // nq·nk, or batch·nq·nk; 1 = masked
   // Optional, with any kind: PyTorch's float attn_mask, nq·nk shared by the batch, added to the scaled
@@ -30,9 +34,12 @@ struct Mask {
   bool active() const { return kind != Kind::None || !additive.empty(); }
   // Is query row i barred from key j (for batch item b)? Counts an additive -inf.
   bool masked(int b, int i, int j, int nq, int nk) const;
-  // Check sizes against the shapes; throws naming `mask`.
-  void validate(int batch, int nq, int nk) const;
+  // Check sizes against the shapes; throws naming `mask` (prefix: how the caller calls the window's options).
+  void validate(int batch, int nq, int nk, const std::string& prefix = "mask.") const;
 };
+
+// A sliding window's options: window >= 1, sinks in [0, nk]; throws naming prefix + "window" / "sinks".
+void validate_window(int window, int sinks, int nk, const std::string& prefix);
 
 // Parameters of the rules that have them (shapes in PyTorch's Linear layout: [out, in]).
 struct ScoreParams {
@@ -56,6 +63,10 @@ struct AttentionOptions {
   bool needWeights = true;  // false: the fused kernel, no nq×nk matrix (dot / scaled-dot, none / causal)
   bool keepSteps = true;    // false: scaledScores and maskedScores are not kept (less memory traffic)
   bool needScores = true;   // false: the raw scores are not kept; the scaled scores go straight into weights
+  // A learned sink (gpt-oss; "softmax off by one" at 0): one more logit in every row's softmax, whose share is
+  // dropped, so a row's weights sum to 1 - sinkShare[i]. Divided by the temperature like the scores.
+  bool hasSinkLogit = false;
+  float sinkLogit = 0.f;
 };
 
 // One batch item, every step kept. With needWeights = false only output (and context) are filled; with
@@ -68,6 +79,7 @@ struct AttentionResult {
   Mat context;       // weights · V
   Mat output;        // context, or the combine layer's output (concat with combine params)
   std::vector<int> maskedRows;
+  std::vector<float> sinkShare;  // with a sink logit: each row's weight on the sink (1 for a fully masked row)
   float scale = 1.f;
 };
 
@@ -96,10 +108,30 @@ Mat compute_scores(const Mat& Q, const Mat& K, ScoreRule rule, const ScoreParams
 //   maskedScores = scaledScores + mask.additive (if any), with -inf where `mask` bars the key (batch item
 //                  batchIndex)
 //   weights      = softmax(maskedScores / temperature) row by row; a fully masked row is all 0
+//                  (with sinkLogit: softmax over the row and the sink, the sink's share into *sinkShare)
 // The two middle steps are copied out only when asked for. Returns false when a scaled score overflowed
 // float32: the caller knows which of its arguments to name.
 [[nodiscard]] bool weights_from_scores(const Mat& scores, float scale, const Mask& mask, int batchIndex,
                                        float temperature, Mat& weights, Mat* scaledScores = nullptr,
-                                       Mat* maskedScores = nullptr);
+                                       Mat* maskedScores = nullptr, const float* sinkLogit = nullptr,
+                                       std::vector<float>* sinkShare = nullptr);
+
+// FlashAttention's tiles, as the fused kernel computes them (scaled-dot product scores, temperature 1, no mask or
+// causal): after each tile of blockRows query rows × blockCols keys, each row's running max m of the scaled
+// scores, running sum l = Σ exp(s - m) and unnormalised output O.
+struct FlashStep {
+  int rowBlock = 0, colBlock = 0;
+  std::vector<float> m, l;  // the block's rows
+  Mat O;                    // [rows, dv], not yet divided by l
+};
+struct FlashTraceResult {
+  std::vector<FlashStep> steps;
+  Mat output;
+  float scale = 1.f;
+};
+// Throws ap::Error naming blockRows / blockCols (1..36, 1..128), the inputs as validate_attention does, and
+// limits the steps recorded (kMaxFlashSteps).
+FlashTraceResult flash_trace(const Mat& Q, const Mat& K, const Mat& V, int blockRows, int blockCols, bool causal,
+                             bool hasScale, float scale);
 
 }  // namespace ap

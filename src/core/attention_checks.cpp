@@ -33,6 +33,8 @@ void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const Attentio
   AP_REQUIRE(std::isfinite(opts.temperature) && opts.temperature >= 1e-6f && opts.temperature <= 1e6f,
              "temperature: must be a number from 1e-6 to 1e6, got " + fmt(opts.temperature));
   AP_REQUIRE(std::isfinite(opts.scale), "scale: must be finite, got " + fmt(opts.scale));
+  AP_REQUIRE(!opts.hasSinkLogit || std::isfinite(opts.sinkLogit),
+             "sinkLogit: must be a finite number (a logit; 0 is softmax off by one), got " + fmt(opts.sinkLogit));
   check_finite("query", Q);
   check_finite("key", K);
   check_finite("value", V);

@@ -24,12 +24,13 @@ struct Error : std::invalid_argument {
 };
 
 // Documented limits (README "Limits"): past them a clear Error, never an out-of-memory abort.
-constexpr int kMaxTokens = 4096;                   // tokens in one text for run()
-constexpr int kMaxDim = 4096;                      // dModel, dq, dk, dv, hidden sizes
-constexpr long long kMaxMatrix = 1LL << 26;        // elements of one materialized score matrix (256 MiB)
-constexpr int kMaxSeq = 65536;                     // rows of Q/K/V for attention() without weights
-constexpr std::size_t kMaxTextBytes = 1 << 20;     // 1 MiB of UTF-8
-constexpr long long kMaxAdditiveWork = 1LL << 27;  // nq·nk·h tanh evaluations of one additive call (~1 s)
+constexpr int kMaxTokens = 4096;                       // tokens in one text for run()
+constexpr int kMaxDim = 4096;                          // dModel, dq, dk, dv, hidden sizes
+constexpr long long kMaxMatrix = 1LL << 26;            // elements of one materialized score matrix (256 MiB)
+constexpr int kMaxSeq = 65536;                         // rows of Q/K/V for attention() without weights
+constexpr std::size_t kMaxTextBytes = 1 << 20;         // 1 MiB of UTF-8
+constexpr long long kMaxAdditiveWork = 1LL << 27;      // nq·nk·h tanh evaluations of one additive call (~1 s)
+constexpr long long kMaxFlashTraceFloats = 1LL << 24;  // m, l and O recorded by one flash_trace (64 MiB)
 
 // The formatting helpers of every error message: numbers and shapes.
 

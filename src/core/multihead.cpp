@@ -12,12 +12,21 @@ namespace {
 Mask combined_mask(const MultiHeadParams& p, long long nq, long long nk) {
   Mask m;
   m.additive = p.attnMaskAdditive;
-  if (!p.causal && p.keyPaddingMask.empty() && p.attnMask.empty()) return m;
+  Mask window;
+  window.kind = Mask::Kind::Window;
+  window.window = p.window;
+  window.sinks = p.sinks;
+  if (p.hasWindow && !p.causal && p.keyPaddingMask.empty() && p.attnMask.empty()) {
+    window.additive = std::move(m.additive);
+    return window;
+  }
+  if (!p.causal && !p.hasWindow && p.keyPaddingMask.empty() && p.attnMask.empty()) return m;
   m.kind = Mask::Kind::Matrix;
   m.matrix.resize(static_cast<std::size_t>(nq * nk));
   for (long long i = 0; i < nq; ++i)
     for (long long j = 0; j < nk; ++j)
-      m.matrix[i * nk + j] = (p.causal && j > i) || (!p.keyPaddingMask.empty() && p.keyPaddingMask[j]) ||
+      m.matrix[i * nk + j] = (p.causal && j > i) || (p.hasWindow && (j > i || (j <= i - p.window && j >= p.sinks))) ||
+                             (!p.keyPaddingMask.empty() && p.keyPaddingMask[j]) ||
                              (!p.attnMask.empty() && p.attnMask[i * nk + j]);
   return m;
 }
@@ -35,8 +44,9 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
   Mat v = value * projection_weight(p, 2, E).transpose();
   if (p.inProjBias.size() > 0) {
     q.rowwise() += p.inProjBias.segment(0, E).transpose();
-    k.rowwise() += p.inProjBias.segment(E, E).transpose();
-    v.rowwise() += p.inProjBias.segment(2 * E, E).transpose();
+    const long long kv = kv_rows(p, E);
+    k.rowwise() += p.inProjBias.segment(E, kv).transpose();
+    v.rowwise() += p.inProjBias.segment(E + kv, kv).transpose();
   }
 
   check_no_overflow(qName + ": the projections overflow", q);
@@ -51,10 +61,14 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
   head.needScores = false;
   MultiHeadResult r;
   Mat context(nq, E);
+  const int KV = p.numKVHeads == 0 ? H : p.numKVHeads;
   for (Eigen::Index h = 0; h < H; ++h) {
+    const Eigen::Index g = h * KV / H;  // the K/V head this query head reads (Hugging Face's repeat_kv)
     const Mat qh = q.middleCols(h * hd, hd);
-    const Mat kh = k.middleCols(h * hd, hd);
-    const Mat vh = v.middleCols(h * hd, hd);
+    const Mat kh = k.middleCols(g * hd, hd);
+    const Mat vh = v.middleCols(g * hd, hd);
+    head.hasSinkLogit = !p.sinkLogits.empty();
+    if (head.hasSinkLogit) head.sinkLogit = p.sinkLogits[static_cast<std::size_t>(h)];
     AttentionResult a;
     try {
       a = attention(qh, kh, vh, head);
@@ -66,6 +80,7 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
     context.middleCols(h * hd, hd) = a.output;
     if (h == 0) r.maskedRows = std::move(a.maskedRows);
     r.weights.push_back(std::move(a.weights));
+    if (head.hasSinkLogit) r.sinkShare.push_back(std::move(a.sinkShare));
   }
   r.output = context * p.outProjWeight.transpose();
   if (p.outProjBias.size() > 0) r.output.rowwise() += p.outProjBias.transpose();

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <utility>
 
+#include "core/attention.h"
 #include "core/multihead.h"
 
 namespace ap {
@@ -25,6 +26,17 @@ void check_inputs(const Mat& query, const Mat& key, const Mat& value, const Mult
   AP_REQUIRE(
       p.numHeads >= 1 && p.numHeads <= E && E % p.numHeads == 0,
       "numHeads: must divide the embedding size E = " + std::to_string(E) + ", got " + std::to_string(p.numHeads));
+  const int KV = p.numKVHeads == 0 ? p.numHeads : p.numKVHeads;
+  AP_REQUIRE(KV >= 1 && KV <= p.numHeads && p.numHeads % KV == 0,
+             "numKVHeads: must divide numHeads = " + std::to_string(p.numHeads) +
+                 " (each K/V head serves numHeads / numKVHeads query heads), got " + std::to_string(p.numKVHeads));
+  if (p.hasWindow) validate_window(p.window, p.sinks, static_cast<int>(nk), "");
+  AP_REQUIRE(p.sinkLogits.empty() || static_cast<int>(p.sinkLogits.size()) == p.numHeads,
+             "sinkLogits: expected " + std::to_string(p.numHeads) + " values (one per head), got " +
+                 std::to_string(p.sinkLogits.size()));
+  for (std::size_t h = 0; h < p.sinkLogits.size(); ++h)
+    AP_REQUIRE(std::isfinite(p.sinkLogits[h]),
+               "sinkLogits[" + std::to_string(h) + "]: must be a finite number, got " + fmt(p.sinkLogits[h]));
   check_finite("query", query);
   check_finite("key", key);
   check_finite("value", value);
@@ -33,10 +45,11 @@ void check_inputs(const Mat& query, const Mat& key, const Mat& value, const Mult
 // The q/k/v projections: either the packed inProjWeight or all three separate ones, shaped for the inputs.
 void check_projections(const Mat& key, const Mat& value, long long E, const MultiHeadParams& p) {
   const ProjectionNames n = projection_names(p);
+  const long long kv = kv_rows(p, E);
   if (p.inProjWeight.size() > 0) {
     AP_REQUIRE(p.qProjWeight.size() == 0 && p.kProjWeight.size() == 0 && p.vProjWeight.size() == 0,
                "inProjWeight: give either inProjWeight or qProjWeight + kProjWeight + vProjWeight, not both");
-    check_shape("inProjWeight", p.inProjWeight, 3 * E, E);
+    check_shape("inProjWeight", p.inProjWeight, E + 2 * kv, E);
     AP_REQUIRE(key.cols() == E && value.cols() == E,
                "key/value: with a packed inProjWeight key and value need E = " + std::to_string(E) +
                    " columns, got key " + shape_str(key) + " and value " + shape_str(value) +
@@ -52,15 +65,16 @@ void check_projections(const Mat& key, const Mat& value, long long E, const Mult
                                    "vProjWeight (or inProjWeight [3E, E] alone)");
     }
     check_shape(n.q, p.qProjWeight, E, E);
-    check_shape(n.k, p.kProjWeight, E, key.cols());
-    check_shape(n.v, p.vProjWeight, E, value.cols());
+    check_shape(n.k, p.kProjWeight, kv, key.cols());
+    check_shape(n.v, p.vProjWeight, kv, value.cols());
   }
   for (int i = 0; i < 3; ++i) {
     const Mat w = projection_weight(p, i, E);
     check_finite(i == 0 ? n.q : i == 1 ? n.k : n.v, w);
   }
-  AP_REQUIRE(p.inProjBias.size() == 0 || p.inProjBias.size() == 3 * E,
-             "inProjBias: expected [" + std::to_string(3 * E) + "], got [" + std::to_string(p.inProjBias.size()) + "]");
+  AP_REQUIRE(
+      p.inProjBias.size() == 0 || p.inProjBias.size() == E + 2 * kv,
+      "inProjBias: expected [" + std::to_string(E + 2 * kv) + "], got [" + std::to_string(p.inProjBias.size()) + "]");
   check_shape("outProjWeight", p.outProjWeight, E, E);
   check_finite("outProjWeight", p.outProjWeight);
   AP_REQUIRE(p.outProjBias.size() == 0 || p.outProjBias.size() == E,
@@ -100,8 +114,14 @@ ProjectionNames projection_names(const MultiHeadParams& p) {
   return {"qProjWeight", "kProjWeight", "vProjWeight"};
 }
 
+long long kv_rows(const MultiHeadParams& p, long long E) {
+  return (p.numKVHeads == 0 ? p.numHeads : p.numKVHeads) * (E / p.numHeads);
+}
+
 Mat projection_weight(const MultiHeadParams& p, int which, long long E) {
-  if (p.inProjWeight.size() > 0) return p.inProjWeight.middleRows(which * E, E);
+  const long long kv = kv_rows(p, E);
+  if (p.inProjWeight.size() > 0)
+    return which == 0 ? p.inProjWeight.topRows(E) : p.inProjWeight.middleRows(E + (which - 1) * kv, kv);
   return which == 0 ? p.qProjWeight : which == 1 ? p.kProjWeight : p.vProjWeight;
 }
 

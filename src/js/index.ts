@@ -11,6 +11,8 @@ import createAttentionModule from './attention.js'
 import type {
   AttentionOptions,
   AttentionResult,
+  FlashTraceOptions,
+  FlashTraceResult,
   MemoryStats,
   MultiHeadAttentionOptions,
   MultiHeadAttentionResult,
@@ -60,6 +62,7 @@ export interface RawModule {
   run(o: object): unknown
   attention(o: object): unknown
   multiHeadAttention(o: object): unknown
+  flashTrace(o: object): unknown
   tokenize(text: unknown, kind: unknown, o: object): unknown
   memoryStats(): MemoryStats
   backend(): string
@@ -76,6 +79,11 @@ export interface Engine {
   attention(options: AttentionOptions): AttentionResult
   /** torch.nn.MultiheadAttention's computation (weights in PyTorch layout). */
   multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult
+  /**
+   * FlashAttention's tiles as the fused kernel computes them: after each tile, each row's running max m, running
+   * sum l and unnormalised output O (the kernel's own driver, recording).
+   */
+  flashTrace(options: FlashTraceOptions): FlashTraceResult
   tokenize(text: string, tokenizer?: TokenizerName, options?: { bpeCorpus?: string; bpeMerges?: number }): Tokenization
   /** A small attention model to train in place (see trainer.ts); call `dispose()` when done. */
   createTrainer(options?: TrainerOptions): Trainer
@@ -130,7 +138,9 @@ const ATTENTION_KEYS = [
   'params',
   'needWeights',
   'needScores',
+  'sinkLogit',
 ] as const
+const FLASH_KEYS = ['query', 'key', 'value', 'blockRows', 'blockCols', 'causal', 'scale'] as const
 const PARAM_KEYS = ['W', 'Wq', 'Wk', 'v', 'b', 'combineW', 'combineB'] as const
 // The weights of multiHeadAttention, all tensors.
 const MHA_WEIGHT_KEYS = [
@@ -147,10 +157,14 @@ const MHA_KEYS = [
   'key',
   'value',
   'numHeads',
+  'numKVHeads',
   ...MHA_WEIGHT_KEYS,
   'causal',
   'keyPaddingMask',
   'attnMask',
+  'window',
+  'sinks',
+  'sinkLogits',
 ] as const
 const TENSOR_KEYS = new Set<string>([
   'embeddings',
@@ -223,8 +237,17 @@ function makeEngine(module: RawModule): Engine {
     multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult {
       const o = checkOptions('multiHeadAttention', options)
       checkKeys('multiHeadAttention', o, MHA_KEYS)
+      // sinkLogits: one number per head, as a 1-D Tensor for the module
+      if (ArrayBuffer.isView(o.sinkLogits)) o.sinkLogits = Array.from(o.sinkLogits as unknown as ArrayLike<number>)
+      const t = tensors(o)
+      if (o.sinkLogits !== undefined) t.sinkLogits = toTensor('sinkLogits', o.sinkLogits)
       // A batch (query [B, nq, E], PyTorch's batch_first=True) is split and stacked by the module.
-      return unwrap<MultiHeadAttentionResult>(module.multiHeadAttention(tensors(o)))
+      return unwrap<MultiHeadAttentionResult>(module.multiHeadAttention(t))
+    },
+    flashTrace(options: FlashTraceOptions): FlashTraceResult {
+      const o = checkOptions('flashTrace', options)
+      checkKeys('flashTrace', o, FLASH_KEYS)
+      return unwrap<FlashTraceResult>(module.flashTrace(tensors(o)))
     },
     tokenize(
       text: string,

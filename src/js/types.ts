@@ -6,9 +6,17 @@ export type TokenizerName = (typeof TOKENIZER_NAMES)[number]
 /** The scoring rules (their definitions: docs/design.md); every other list of them derives from this one. */
 export const SCORE_RULES = ['dot', 'scaled-dot', 'general', 'additive', 'concat'] as const
 export type ScoreRule = (typeof SCORE_RULES)[number]
-/** 'causal': query i sees keys j ≤ i. keyPadding: one boolean per key (true = padding). matrix: nq·nk, 1 = masked. */
+/**
+ * 'causal': query i sees keys j ≤ i. keyPadding: one boolean per key (true = padding). matrix: nq·nk, 1 = masked.
+ * window: a causal sliding window (Mistral, Gemma): query i sees keys i − window < j ≤ i, plus the first `sinks`
+ * keys (StreamingLLM's kept tokens; default 0).
+ */
 export type MaskSpec =
-  'none' | 'causal' | { keyPadding: ArrayLike<boolean | number> } | { matrix: Uint8Array | ArrayLike<number> }
+  | 'none'
+  | 'causal'
+  | { keyPadding: ArrayLike<boolean | number> }
+  | { matrix: Uint8Array | ArrayLike<number> }
+  | { window: number; sinks?: number }
 
 /** The fixed step names, in pipeline order (the same in C++, the page's `data-step` and the tests). */
 export const STEP_NAMES = [
@@ -135,6 +143,11 @@ export interface AttentionOptions {
   needWeights?: boolean
   /** true: also return `scores` and `maskedScores` (each one more nq×nk matrix). Needs needWeights. Default false. */
   needScores?: boolean
+  /**
+   * A learned attention sink (gpt-oss; 0 is "softmax off by one"): one more logit in each row's softmax whose share
+   * is dropped, so each row's weights sum to 1 − sinkShare[i]. Divided by the temperature like the scores.
+   */
+  sinkLogit?: number
 }
 
 export interface AttentionResult {
@@ -151,6 +164,47 @@ export interface AttentionResult {
   scale: number
   /** query, key and value are equal: self-attention (the course's check). */
   selfAttention: boolean
+  /** With sinkLogit: each row's weight on the sink (per batch item for batched input). */
+  sinkShare?: Float32Array | Float32Array[]
+}
+
+export interface FlashTraceOptions {
+  /** [nq, d]. */
+  query: TensorLike
+  /** [nk, d]. */
+  key: TensorLike
+  /** [nk, dv]. */
+  value: TensorLike
+  /** Query rows per block, 1 … 36 (the kernel's own is 36). */
+  blockRows: number
+  /** Keys per block, 1 … 128 (the kernel's own is 128, 64 when d > 64). */
+  blockCols: number
+  /** Query i sees keys j ≤ i; tiles wholly above the diagonal are skipped. Default false. */
+  causal?: boolean
+  /** The multiplier of the scores; default 1/√d. */
+  scale?: number | boolean
+}
+
+/** The state after one tile of the fused kernel: row block rowBlock against key block colBlock. */
+export interface FlashStep {
+  rowBlock: number
+  colBlock: number
+  /** Each row of the block: the running maximum of its scaled scores so far. */
+  m: Float32Array
+  /** Each row: the running Σ exp(s − m) over the keys so far. */
+  l: Float32Array
+  /** [rows, dv]: the block's output so far, not yet divided by l. */
+  O: Tensor
+}
+
+export interface FlashTraceResult {
+  steps: FlashStep[]
+  /** Equal to attention()'s output (within 1e-6). */
+  output: Tensor
+  scale: number
+  /** The block sizes the real kernel runs (36 × 128). */
+  kernelBlockRows: number
+  kernelBlockCols: number
 }
 
 export interface MultiHeadAttentionOptions {
@@ -159,6 +213,12 @@ export interface MultiHeadAttentionOptions {
   key: TensorLike
   value: TensorLike
   numHeads: number
+  /**
+   * Grouped-query heads: K/V heads, each shared by numHeads / numKVHeads query heads (query head h reads K/V head
+   * ⌊h · numKVHeads / numHeads⌋, as Hugging Face's repeat_kv). Default numHeads; 1 is multi-query. kProjWeight and
+   * vProjWeight then have kv = numKVHeads · E / numHeads rows; inProjWeight [E + 2kv, E], inProjBias [E + 2kv].
+   */
+  numKVHeads?: number
   inProjWeight?: TensorLike
   qProjWeight?: TensorLike
   kProjWeight?: TensorLike
@@ -175,6 +235,11 @@ export interface MultiHeadAttentionOptions {
    * array is boolean: true / nonzero = masked.
    */
   attnMask?: Float32Array | ArrayLike<boolean | number>
+  /** A causal sliding window: query i sees keys i − window < j ≤ i, plus the first `sinks` keys. */
+  window?: number
+  sinks?: number
+  /** One learned sink logit per head (gpt-oss): each row's weights then sum to 1 − sinkShare. */
+  sinkLogits?: ArrayLike<number>
 }
 
 export interface MultiHeadAttentionResult {
@@ -184,6 +249,8 @@ export interface MultiHeadAttentionResult {
   weights: Tensor
   /** Rows with every key masked (their weights and output rows are 0; PyTorch gives NaN); per item for a batch. */
   maskedRows: number[] | number[][]
+  /** With sinkLogits: [numHeads, nq] (or [B, numHeads, nq]), each row's weight on the sink. */
+  sinkShare?: Tensor
 }
 
 export interface Tokenization {

@@ -230,11 +230,25 @@ void split_with_workspace(const float* K, int nq, int nk, int d, int dv, bool ca
 }  // namespace
 
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
-                     float alpha, float invTemp, bool causal, float* workspace) noexcept {
-  split_with_workspace(K, nq, nk, d, dv, causal, workspace, [&](int r0, int r1, float* ws, const float* packedK) {
+                     float alpha, float invTemp, bool causal, float* workspace, int window, int sinks) noexcept {
+  const bool triangle = causal || window > 0;
+  split_with_workspace(K, nq, nk, d, dv, triangle, workspace, [&](int r0, int r1, float* ws, const float* packedK) {
     impl::flash_attention(Q + static_cast<long long>(r0) * d, K, V, O + static_cast<long long>(r0) * dv, r1 - r0, nk, d,
-                          dv, alpha, invTemp, causal, ws, r0, packedK);
+                          dv, alpha, invTemp, triangle, ws, r0, packedK, window, sinks);
   });
+}
+
+int flash_block_rows() noexcept { return detail::kBR; }
+int flash_block_cols() noexcept { return detail::kBC; }
+
+long long flash_trace_workspace_floats(int nk, int d, int dv, int bc) noexcept {
+  return detail::flash_trace_workspace_floats(nk, d, dv, bc);
+}
+
+void flash_trace(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv, float alpha,
+                 bool causal, int br, int bc, float* workspace, FlashRecord record, void* ctx) noexcept {
+  const FlashTraceSpec spec{br, bc, record, ctx};
+  impl::flash_attention(Q, K, V, O, nq, nk, d, dv, alpha, 1.f, causal, workspace, 0, nullptr, 0, 0, &spec);
 }
 
 void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,

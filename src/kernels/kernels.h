@@ -17,10 +17,30 @@ void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;
 void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;
 
 // O[nq, dv] = softmax(alpha·Q·Kᵀ / T (causal: j > i masked)) · V, without building the nq×nk matrix.
+// window > 0 (implies causal): a sliding window, row i sees keys i - window < j <= i plus keys j < sinks; blocks of
+// keys wholly outside every row's window are skipped, like those past the diagonal.
 // workspace: at least flash_workspace_floats(nq, nk, d, dv) floats. Fully masked rows give 0.
 long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept;
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
-                     float alpha, float invTemp, bool causal, float* workspace) noexcept;
+                     float alpha, float invTemp, bool causal, float* workspace, int window = 0, int sinks = 0) noexcept;
+
+// The fused kernel's own loops (the same driver, one thread) with blocks of br query rows × bc keys (1 <= br <= 36,
+// 1 <= bc <= 128; the kernel itself runs 36 × 128), temperature 1, calling record after each tile with the block's
+// first row i0, its rows, the tile's first key j0 and keys, each row's running max m and running sum
+// l = Σ exp(s - m) (rows floats each), and the block's rows of the output so far, not yet divided by l.
+// workspace: flash_trace_workspace_floats(nk, d, dv, bc) floats.
+using FlashRecord = void (*)(void* ctx, int i0, int rows, int j0, int cols, const float* m, const float* l,
+                             const float* O);
+struct FlashTraceSpec {
+  int br, bc;
+  FlashRecord record;
+  void* ctx;
+};
+int flash_block_rows() noexcept;  // the kernel's br (36)
+int flash_block_cols() noexcept;  // the kernel's bc for d <= 64 (128; 64 above)
+long long flash_trace_workspace_floats(int nk, int d, int dv, int bc) noexcept;
+void flash_trace(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv, float alpha,
+                 bool causal, int br, int bc, float* workspace, FlashRecord record, void* ctx) noexcept;
 
 // The weights path: W[nq, nk] = softmax(alpha·Q·Kᵀ / T (causal: j > i masked)) and O[nq, dv] = W·V, a block of
 // rows at a time (W written once, then summed over V while in cache). Same workspace as flash_attention.
@@ -57,7 +77,8 @@ const char* backend() noexcept;
   void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;                        \
   void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,     \
                        float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,                       \
-                       const float* packedK = nullptr) noexcept;                                                    \
+                       const float* packedK = nullptr, int window = 0, int sinks = 0,                               \
+                       const FlashTraceSpec* trace = nullptr) noexcept;                                             \
   void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d, \
                          int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,             \
                          const float* packedK = nullptr) noexcept;
@@ -74,10 +95,11 @@ AP_KERNEL_DECLARATIONS
 #endif
 
 // Test hook for wasm builds (bind it to JS to let Vitest check SIMD128 against the scalar twin in
-// the shipped module): runs `kernel` ("qkt", "softmax", "weights_v", "flash", "flash_causal", "weights",
-// "weights_causal") on deterministic pseudo-random inputs of the given sizes through both implementations and
-// returns the largest |simd - scalar| / max(|scalar|, 1e-6). Returns -1 in a build without SIMD128 and
-// for an unknown kernel name or sizes outside 1..4096. Unreferenced, it costs the module nothing.
+// the shipped module): runs `kernel` ("qkt", "softmax", "weights_v", "flash", "flash_causal", "flash_window"
+// (window nk / 3 + 1 with 2 sinks), "weights", "weights_causal") on deterministic pseudo-random inputs of the given
+// sizes through both implementations and returns the largest |simd - scalar| / max(|scalar|, 1e-6). Returns -1 in a
+// build without SIMD128 and for an unknown kernel name or sizes outside 1..4096. Unreferenced, it costs the module
+// nothing.
 double twin_max_rel_diff(const char* kernel, int nq, int nk, int d, int dv, unsigned seed) noexcept;
 
 }  // namespace ap::kernels

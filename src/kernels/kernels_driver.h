@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernels.h"
 #include "kernels_internal.h"
 
 namespace ap::kernels::detail {
@@ -263,14 +264,57 @@ void weights_driver(const float* Q, const float* K, const float* V, float* W, fl
   }
 }
 
+// The fused kernel's blocking: br query rows share one pass over each block of bc keys. The kernel runs kBR × kBC
+// (kBC / 2 above d = 64); flash_trace runs the same loops with the small blocks a learner can follow.
+// window > 0: a sliding window, row i (of the whole query) sees keys i - window < j <= i, plus keys j < sinks.
+struct FlashShape {
+  int br = kBR, bc = kBC;
+  int window = 0, sinks = 0;
+};
+
+// K packed for blocks of bc keys: each block as ceil(bc / kNR) panels, zero past its end. For bc a multiple of kNR
+// this is pack_keys' layout, panel p of the whole K at p · kNR · d.
+inline long long blocked_panel(int j0, int bc, int p) {
+  return static_cast<long long>(j0 / bc) * ((bc + kNR - 1) / kNR) + p;
+}
+
+AP_COLD inline void pack_keys_blocked(const float* K, int nk, int d, int bc, float* kt) {
+  const int per = (bc + kNR - 1) / kNR;
+  for (int j0 = 0; j0 < nk; j0 += bc)
+    for (int p = 0; p < per; ++p)
+      pack_panel(K, std::min(nk, j0 + bc), d, j0 + p * kNR, 0, d, kt + blocked_panel(j0, bc, p) * kNR * d);
+}
+
+// One row's online-softmax update for one tile: folds the tile's scores s[0, bc) (cells [lim, bc) are past the
+// causal limit, [sk, lo) outside the window and not sinks) into the running max m and sum l; cf gets the factor by
+// which the row's partial output must shrink (exp(m_old - m_new)), and s the tile's unnormalised weights.
 template <class Ops>
-void flash_driver(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv, float alpha,
-                  float invTemp, bool causal, float* ws, int q0, const float* packedK) {
+AP_INLINE void online_row(float* s, int lim, int lo, int sk, int bc, float alpha, float ls, float& m, float& l,
+                          float& cf) {
+  float mb = lim > lo ? Ops::scale_max(s + lo, lim - lo, alpha) : kNegInf;
+  if (sk > 0) mb = std::max(mb, Ops::scale_max(s, sk, alpha));
+  const float mn = std::max(m, mb);
+  if (lim <= 0 || (lim <= lo && sk <= 0) || mn == kNegInf) {  // nothing to add (yet) in this tile
+    cf = 1.f;
+    std::fill(s, s + bc, 0.f);
+    return;
+  }
+  std::fill(s + sk, s + lo, kNegInf);  // exp_sum turns -inf into 0
+  const float corr = exp2_neg((m - mn) * ls);
+  const float sum = Ops::exp_sum(s, lim, mn, ls);
+  std::fill(s + lim, s + bc, 0.f);
+  l = l * corr + sum;
+  cf = corr;
+  m = mn;
+}
+
+// record (flash_trace; null for the kernel, one test per tile) sees the state after each tile.
+template <class Ops>
+AP_INLINE void flash_blocks(const float* Q, const float* kt, const float* V, float* O, int nq, int nk, int d, int dv,
+                            float alpha, float invTemp, bool causal, float* ws, int q0, const FlashShape& fs,
+                            FlashRecord record, void* ctx) {
   // q0: the index of Q's first row in the whole query (a thread's share of the rows): the causal
   // mask is j > q0 + i. Rows never depend on each other, so a split gives the same bits.
-  if (nq <= 0 || dv <= 0) return;
-  std::fill(O, O + static_cast<long long>(nq) * dv, 0.f);
-  if (nk <= 0) return;
   const FlashLayout L = flash_layout(nk, d, dv);
   float* S = ws + L.s;
   float* m = ws + L.m;
@@ -279,14 +323,14 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
   float* orow = ws + L.orow;
   float* qp = ws + L.qp;
   const int dd = d > 0 ? d : 0;
-  // K is packed once per call (or once for all threads); every query block then streams the packed panels.
-  const float* kt = packed_keys(K, nk, dd, dv, ws, packedK);
   const float ls = invTemp * kLog2e;
-  const int block = dd <= 64 ? kBC : kBC / 2;  // keys per block; S rows keep the stride kBC
+  const int block = fs.bc;  // keys per block; S rows keep the stride kBC
+  const int window = fs.window, sinks = fs.window > 0 ? fs.sinks : 0;
 
-  for (int i0 = 0; i0 < nq; i0 += kBR) {
-    const int rows = std::min(kBR, nq - i0);
+  for (int i0 = 0; i0 < nq; i0 += fs.br) {
+    const int rows = std::min(fs.br, nq - i0);
     const int groups = (rows + kMR - 1) / kMR;
+    const int g0 = q0 + i0;  // the block's first row in the whole query
     for (int r = 0; r < kBR; ++r) {
       m[r] = kNegInf;
       l[r] = 0.f;
@@ -294,51 +338,40 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
     }
     for (int g = 0; g < groups; ++g)
       pack_q(Q, dd, i0 + g * kMR, rows - g * kMR, 0, dd, qp + static_cast<long long>(g) * kMR * dd);
-    // Causal: keys past the block's last row are masked for every row of it; skip those tiles.
-    const int kEnd = causal ? std::min(nk, q0 + i0 + rows) : nk;
+    // Causal: keys past the block's last row are masked for every row of it; skip those tiles. Window: so are
+    // keys at or before g0 - window (the first row's window starts after them), except the sinks.
+    const int kEnd = causal ? std::min(nk, g0 + rows) : nk;
+    const int kStart = window > 0 ? std::max(0, g0 - window + 1) : 0;
     for (int j0 = 0; j0 < kEnd; j0 += block) {
       const int bc = std::min(block, kEnd - j0);
+      if (j0 + bc <= kStart && j0 >= sinks) continue;
       const int panels = (bc + kNR - 1) / kNR;
       for (int g = 0; g < groups; ++g) {
         const int r0 = g * kMR;
         for (int p = 0; p < panels; ++p)
-          Ops::qk_tile(qp + static_cast<long long>(r0) * dd, kt + static_cast<long long>(j0 / kNR + p) * kNR * dd, dd,
+          Ops::qk_tile(qp + static_cast<long long>(r0) * dd, kt + blocked_panel(j0, block, p) * kNR * dd, dd,
                        S + r0 * kBC + p * kNR, kBC);
       }
       // Online softmax: fold this block into each row's running max and sum, remembering the
       // factor by which the row's partial output must shrink when the max grew.
       for (int r = 0; r < groups * kMR; ++r) {
-        float* s = S + r * kBC;
-        const int lim = r >= rows ? 0 : causal ? std::min(bc, q0 + i0 + r - j0 + 1) : bc;
-        if (lim <= 0) {
-          cf[r] = 1.f;
-          std::fill(s, s + bc, 0.f);
-          continue;
-        }
-        const float mb = Ops::scale_max(s, lim, alpha);
-        const float mn = std::max(m[r], mb);
-        if (mn == kNegInf) {  // every score so far overflowed to -inf: nothing to add yet
-          cf[r] = 1.f;
-          std::fill(s, s + bc, 0.f);
-          continue;
-        }
-        const float corr = exp2_neg((m[r] - mn) * ls);
-        const float sum = Ops::exp_sum(s, lim, mn, ls);
-        std::fill(s + lim, s + bc, 0.f);
-        l[r] = l[r] * corr + sum;
-        cf[r] = corr;
-        m[r] = mn;
+        const int gi = g0 + r;
+        const int lim = r >= rows ? 0 : causal ? std::min(bc, gi - j0 + 1) : bc;
+        const int lo = window > 0 ? std::min(std::max(gi - window + 1 - j0, 0), std::max(lim, 0)) : 0;
+        const int sk = std::min(std::max(sinks - j0, 0), lo);
+        online_row<Ops>(S + r * kBC, lim, lo, sk, bc, alpha, ls, m[r], l[r], cf[r]);
       }
       for (int g = 0; g < groups; ++g) {
         const int r0 = g * kMR;
         const int rowsHere = std::min(kMR, rows - r0);
         // Causal: in a diagonal tile the group's last row sees the most keys.
-        const int nj = causal ? std::min(bc, q0 + i0 + r0 + rowsHere - 1 - j0 + 1) : bc;
+        const int nj = causal ? std::min(bc, g0 + r0 + rowsHere - 1 - j0 + 1) : bc;
         float* o[kMR];
         for (int r = 0; r < kMR; ++r) o[r] = r < rowsHere ? O + static_cast<long long>(i0 + r0 + r) * dv : orow;
         if (nj <= 0) continue;  // all factors are 1 and all weights 0
         pv_rows<Ops>(S + r0 * kBC, nj, V + static_cast<long long>(j0) * dv, dv, o, cf + r0, dv);
       }
+      if (record) record(ctx, i0, rows, j0, bc, m, l, O + static_cast<long long>(i0) * dv);
     }
     for (int r = 0; r < rows; ++r) {
       float* o = O + static_cast<long long>(i0 + r) * dv;
@@ -346,6 +379,43 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
       Ops::scale(o, dv, l[r] > 0.f ? 1.0f / l[r] : 0.f);
     }
   }
+}
+
+// The fused kernel; with `trace` (flash_trace), the same code with the trace's blocks, recording after each tile
+// (one copy of the loops in the module, and the trace is the kernel's own code).
+template <class Ops>
+void flash_driver(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv, float alpha,
+                  float invTemp, bool causal, float* ws, int q0, const float* packedK, int window, int sinks,
+                  const FlashTraceSpec* trace) {
+  if (nq <= 0 || dv <= 0) return;
+  if (trace && (trace->br < 1 || trace->br > kBR || trace->bc < 1 || trace->bc > kBC)) return;
+  std::fill(O, O + static_cast<long long>(nq) * dv, 0.f);
+  if (nk <= 0) return;
+  const int dd = d > 0 ? d : 0;
+  FlashShape fs;
+  fs.bc = dd <= 64 ? kBC : kBC / 2;
+  fs.window = window;
+  fs.sinks = sinks;
+  const float* kt;
+  if (trace) {
+    fs.br = trace->br;
+    fs.bc = trace->bc;
+    float* packed = ws + flash_layout(nk, d, dv).kt;
+    pack_keys_blocked(K, nk, dd, fs.bc, packed);
+    kt = packed;
+  } else {
+    // K is packed once per call (or once for all threads); every query block then streams the packed panels.
+    kt = packed_keys(K, nk, dd, dv, ws, packedK);
+  }
+  flash_blocks<Ops>(Q, kt, V, O, nq, nk, d, dv, alpha, invTemp, causal || window > 0, ws, q0, fs,
+                    trace ? trace->record : nullptr, trace ? trace->ctx : nullptr);
+}
+
+// The workspace of a trace with blocks of bc keys: K packed per block (ceil(bc / kNR) panels each).
+inline long long flash_trace_workspace_floats(int nk, int d, int dv, int bc) {
+  const FlashLayout L = flash_layout(nk, d, dv);
+  const long long blocks = bc > 0 ? (static_cast<long long>(nk) + bc - 1) / bc : 0;
+  return L.kt + blocks * ((bc + kNR - 1) / kNR) * kNR * (d > 0 ? d : 0);
 }
 
 }  // namespace ap::kernels::detail
@@ -360,9 +430,10 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
     weights_v_driver<Ops>(W, V, O, nq, nk, dv);                                                                     \
   }                                                                                                                 \
   void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,     \
-                       float alpha, float invTemp, bool causal, float* workspace, int q0,                           \
-                       const float* packedK) noexcept {                                                             \
-    flash_driver<Ops>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);                   \
+                       float alpha, float invTemp, bool causal, float* workspace, int q0, const float* packedK,     \
+                       int window, int sinks, const FlashTraceSpec* trace) noexcept {                               \
+    flash_driver<Ops>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK, window, sinks,     \
+                      trace);                                                                                       \
   }                                                                                                                 \
   void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d, \
                          int dv, float alpha, float invTemp, bool causal, float* workspace, int q0,                 \

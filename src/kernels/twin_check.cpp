@@ -68,11 +68,15 @@ double twin_max_rel_diff(const char* kernel, int nq, int nk, int d, int dv, unsi
       return worst(a, b);
     }
     const bool causal = !std::strcmp(kernel, "flash_causal");
-    if (causal || !std::strcmp(kernel, "flash")) {
+    const bool window = !std::strcmp(kernel, "flash_window");  // window nk / 3 + 1, two sinks
+    if (causal || window || !std::strcmp(kernel, "flash")) {
       std::vector<float> ws(static_cast<std::size_t>(flash_workspace_floats(nq, nk, d, dv)));
       std::vector<float> a(std::size_t(nq) * dv), b(a.size());
-      simd::flash_attention(Q.data(), K.data(), V.data(), a.data(), nq, nk, d, dv, alpha, 0.8f, causal, ws.data());
-      scalar::flash_attention(Q.data(), K.data(), V.data(), b.data(), nq, nk, d, dv, alpha, 0.8f, causal, ws.data());
+      const int w = window ? nk / 3 + 1 : 0, sinks = window ? std::min(2, nk) : 0;
+      simd::flash_attention(Q.data(), K.data(), V.data(), a.data(), nq, nk, d, dv, alpha, 0.8f, causal, ws.data(), 0,
+                            nullptr, w, sinks);
+      scalar::flash_attention(Q.data(), K.data(), V.data(), b.data(), nq, nk, d, dv, alpha, 0.8f, causal, ws.data(), 0,
+                              nullptr, w, sinks);
       return worst(a, b);
     }
     const bool weightsCausal = !std::strcmp(kernel, "weights_causal");

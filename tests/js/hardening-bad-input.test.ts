@@ -445,6 +445,111 @@ const rows: Record<string, [string, () => void]> = {
       )
     },
   ],
+  H4: [
+    'numKVHeads not dividing numHeads',
+    () => {
+      const E = 8
+      expectError(
+        () =>
+          ap.multiHeadAttention({
+            query: T(2, E),
+            key: T(2, E),
+            value: T(2, E),
+            numHeads: 4,
+            numKVHeads: 3,
+            inProjWeight: T(3 * E, E),
+            outProjWeight: T(E, E),
+          }),
+        'numKVHeads: must divide numHeads = 4 (each K/V head serves numHeads / numKVHeads query heads), got 3',
+      )
+    },
+  ],
+  W1: [
+    'a sliding window under 1 key',
+    () => {
+      const X = T(4, 3)
+      expectError(
+        () => ap.attention({ query: X, key: X, value: X, mask: { window: 0 } }),
+        "mask.window: a sliding window needs at least 1 key (the query's own), got 0",
+      )
+      const E = 4
+      expectError(
+        () =>
+          ap.multiHeadAttention({
+            query: T(2, E),
+            key: T(2, E),
+            value: T(2, E),
+            numHeads: 2,
+            inProjWeight: T(3 * E, E),
+            outProjWeight: T(E, E),
+            window: -2,
+          }),
+        "window: a sliding window needs at least 1 key (the query's own), got -2",
+      )
+    },
+  ],
+  W2: [
+    'sinks out of range or without a window',
+    () => {
+      const X = T(4, 3)
+      expectError(
+        () => ap.attention({ query: X, key: X, value: X, mask: { window: 2, sinks: 5 } }),
+        'mask.sinks: the kept first keys must be from 0 to the 4 keys, got 5',
+      )
+      const E = 4
+      expectError(
+        () =>
+          ap.multiHeadAttention({
+            query: T(2, E),
+            key: T(2, E),
+            value: T(2, E),
+            numHeads: 2,
+            inProjWeight: T(3 * E, E),
+            outProjWeight: T(E, E),
+            sinks: 1,
+          }),
+        'sinks: needs a window (the first keys kept besides a sliding window)',
+      )
+    },
+  ],
+  W3: [
+    'a sink logit not finite, or missing for a head',
+    () => {
+      const X = T(4, 3)
+      expectError(
+        () => ap.attention({ query: X, key: X, value: X, sinkLogit: NaN }),
+        'sinkLogit: must be finite, got nan',
+      )
+      const E = 8
+      expectError(
+        () =>
+          ap.multiHeadAttention({
+            query: T(2, E),
+            key: T(2, E),
+            value: T(2, E),
+            numHeads: 4,
+            inProjWeight: T(3 * E, E),
+            outProjWeight: T(E, E),
+            sinkLogits: [0, 1],
+          }),
+        'sinkLogits: expected 4 values (one per head), got 2',
+      )
+    },
+  ],
+  T1: [
+    'flashTrace block sizes out of range',
+    () => {
+      const X = T(4, 3)
+      expectError(
+        () => ap.flashTrace({ query: X, key: X, value: X, blockRows: 0, blockCols: 2 }),
+        "blockRows: must be an integer from 1 to 36 (the kernel's own), got 0",
+      )
+      expectError(
+        () => ap.flashTrace({ query: X, key: X, value: X, blockRows: 2, blockCols: 200 }),
+        "blockCols: must be an integer from 1 to 128 (the kernel's own), got 200",
+      )
+    },
+  ],
   K3: [
     'unknown mask',
     () => {
