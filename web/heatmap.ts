@@ -27,6 +27,10 @@ export interface HeatmapOptions {
 }
 
 const LABEL_FONT = '11px system-ui, "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", sans-serif'
+/** Token labels are all drawn up to this many tokens a side (beyond it, every n-th, and the table has them all). */
+const FULL_LABELS = 64
+/** The smallest cell that still holds a label of LABEL_FONT (11 px) beside or above it. */
+const LABEL_CELL = 12
 const TABLE_MAX = 200
 const CELL_FONT = '10px ui-monospace, "DejaVu Sans Mono", monospace'
 const GREY: [number, number, number] = [215, 215, 215]
@@ -295,12 +299,16 @@ export class Heatmap {
     // Thousands of labels: a sample of ~400 sets the width (longer ones are cut with an ellipsis anyway).
     const every = Math.max(1, Math.floor(this.rowLabels.length / 400))
     for (let i = 0; i < this.rowLabels.length; i += every) lw = Math.max(lw, labelWidth(ctx, this.rowLabels[i]))
-    this.labelW = Math.ceil(Math.min(lw, 96)) + 8
+    // Measured in the regular weight; a highlighted label is bold, about 12 % wider, and must still fit.
+    this.labelW = Math.ceil(Math.min(lw * 1.12, 96)) + 8
     const maxCell = this.opts.maxCell ?? 46
     // Long texts: cells shrink (down to 1 px) so a canvas never grows past ~1600 px a side.
     const minCell = Math.max(1, Math.min(5, Math.floor(1600 / Math.max(this.rows, this.cols, 1))))
-    this.cw = Math.max(minCell, Math.min(maxCell, Math.floor((avail - this.labelW) / Math.max(this.cols, 1))))
-    this.ch = Math.max(this.cw, this.rows > 48 ? Math.min(6, minCell) : 16)
+    // Up to FULL_LABELS tokens a side every token's label shows (cells at least LABEL_CELL px, the heatmap
+    // scrolling inside its panel when that is wider than the screen).
+    const tokenCols = this.colsAreTokens() && this.cols <= FULL_LABELS ? LABEL_CELL : minCell
+    this.cw = Math.max(tokenCols, Math.min(maxCell, Math.floor((avail - this.labelW) / Math.max(this.cols, 1))))
+    this.ch = Math.max(this.cw, this.rows > FULL_LABELS ? Math.min(6, minCell) : this.rows > 48 ? LABEL_CELL : 16)
     if (this.ch > 34 && this.cols > 8) this.ch = 34
     // Hundreds or thousands of rows (a long text): squeezed into ~640 px, several rows to a pixel,
     // instead of a canvas tens of thousands of pixels tall that the browser must allocate and paint.
@@ -600,8 +608,20 @@ export class Heatmap {
   private showTip(i: number, j: number): void {
     this.putDescription(this.tip, i, j)
     this.tip.hidden = false
-    const x = this.labelW + (j + 1) * this.cw + 6
+    let x = this.labelW + (j + 1) * this.cw + 6
     const y = this.labelH + i * this.ch - 4
+    // Kept inside the visible part of the heatmap's box (and so of the screen): left of the cell when it
+    // would run past the right edge, wrapped when it is wider than the box.
+    const box = this.tip.parentElement
+    const view = box ? { left: box.scrollLeft, width: Math.min(box.clientWidth, innerWidth) } : null
+    if (view && view.width > 0) {
+      this.tip.style.maxWidth = `${Math.max(120, view.width - 8)}px`
+      this.tip.style.whiteSpace = ''
+      if (this.tip.scrollWidth > view.width - 8) this.tip.style.whiteSpace = 'normal'
+      const w = this.tip.offsetWidth
+      if (x + w > view.left + view.width) x = this.labelW + j * this.cw - w - 6
+      x = Math.max(view.left + 2, Math.min(x, view.left + view.width - w - 2))
+    }
     this.tip.style.left = `${x}px`
     this.tip.style.top = `${y}px`
   }

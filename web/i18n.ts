@@ -38,6 +38,7 @@ const en = {
   modelTokens: 'tokens',
   modelSourceTokens: 'source tokens',
   modelGrid: 'Every layer × head (rows: layers; click one to show it below)',
+  modelGridTouch: 'Every layer × head (rows: layers; tap one to show it below)',
   modelLayer: 'layer',
   modelSelf: 'self-attention',
   modelCross: 'cross attention',
@@ -92,8 +93,15 @@ const en = {
   maskCells: 'click cells to mask',
   maskCausalHint:
     'Position i sees only keys j ≤ i — no peeking at the answer. The lesson covers “the 3rd word and after” when generating the 3rd word: the same mask once the input is shifted right (a start token first, as in the Decoding tab), so that position i predicts word i + 1. Cross attention takes no causal mask.',
-  maskPaddingHint: 'Click a token chip to mark it as padding: no query attends to it.',
+  maskCellsTouch: 'tap cells to mask',
+  maskPaddingHint:
+    'Click a token chip (or a key under the masked scores) to mark it as padding: no query attends to it.',
+  padKeysLabel: 'Padded keys (click to toggle):',
+  padKeysLabelTouch: 'Padded keys (tap to toggle):',
+  maskPaddingHintTouch:
+    'Tap a token chip (or a key below the masked scores) to mark it as padding: no query attends to it.',
   maskCellsHint: 'Click cells of the masked-scores panel to mask or unmask them.',
+  maskCellsHintTouch: 'Tap cells of the masked-scores panel to mask or unmask them.',
   temperature: 'Softmax temperature',
   temperatureHint:
     'Low: sharp, almost one-hot. High: flat, spread out. Temperature T and ÷√d_k both divide the scores, but ÷√d_k is fixed by d_k (it keeps their spread the same for any d_k), while T is a free knob: softmax(S / T). The lessons have no temperature (T = 1).',
@@ -129,6 +137,8 @@ const en = {
   exportFailed: 'Export failed:',
   copied: 'Link copied',
   guidedStart: 'Guided tour (5 steps)',
+  jumpWeights: 'Jump to the attention weights ↓',
+  wFold: 'W_q, W_k, W_v: the projection matrices',
   guidedExit: 'Leave the tour',
   prev: 'Prev',
   next: 'Next',
@@ -160,11 +170,14 @@ const en = {
   stepWeights: '④ Softmax → attention weights',
   stepOutput: '⑤ Weights·V → output',
   helpEmbeddings: 'Each token id picks one row of a learned table (nn.Embedding). Click a cell to edit it.',
+  helpEmbeddingsTouch: 'Each token id picks one row of a learned table (nn.Embedding). Tap a cell to edit it.',
   helpW: 'A learned projection matrix (here torch.rand). Click a cell to edit it.',
+  helpWTouch: 'A learned projection matrix (here torch.rand). Tap a cell to edit it.',
   helpQ: 'What each token is looking for.',
   helpK: 'What each token has: the label a query is matched against.',
   helpV: 'What each token’s content is: the information the weights mix.',
   helpScores: 'How well query i matches key j (the attention score). Click a cell to see its arithmetic.',
+  helpScoresTouch: 'How well query i matches key j (the attention score). Tap a cell to see its arithmetic.',
   helpScaled: 'Dividing by √d_k keeps the scores from growing with the dimension d_k, so softmax saturates less.',
   helpScaledOff: 'Scaling is off: the scores pass through unchanged.',
   scaleSaturated:
@@ -193,9 +206,13 @@ const en = {
   linesPanel: 'Who attends to whom',
   linesHelp:
     'Each line joins a token (left, query) to a token it attends to (right, key); thicker = more weight. Hover a token.',
+  linesHelpTouch:
+    'Each line joins a token (left, query) to a token it attends to (right, key); thicker = more weight. Tap a token.',
   linesTop: 'attends most to',
   arithPanel: 'The arithmetic of one cell',
   arithEmpty: 'Click a cell in the scores, scaled, masked or weights panel to see how it is computed.',
+  arithBack: '↑ Back to the cell',
+  arithEmptyTouch: 'Tap a cell in the scores, scaled, masked or weights panel to see how it is computed.',
   arithScore: 'Score',
   arithDot: 'dot product, term by term',
   arithScale: 'Scaling',
@@ -226,6 +243,8 @@ const en = {
   tokensMore: '… and {n} more tokens',
   longHelp:
     'With this many tokens the n×n matrices are never built: Q, K, V and the output come from the engine without them, and only the rows you see are computed. Wheel or +/− to zoom, drag to pan, hover a cell for its exact value.',
+  longHelpTouch:
+    'With this many tokens the n×n matrices are never built: Q, K, V and the output come from the engine without them, and only the rows you see are computed. Pinch or +/− to zoom, drag to pan, tap a cell for its exact value.',
   longFit: 'Whole matrix',
   longZoomIn: 'Zoom in',
   longZoomOut: 'Zoom out',
@@ -275,6 +294,7 @@ const en = {
   whyIllustrative:
     'Illustrative weights, as a trained model would show; this page’s own weights are random until trained.',
   whyQuery: 'Query word (click a word)',
+  whyQueryTouch: 'Query word (tap a word)',
   whyCompareTitle: 'CNN, fully connected, attention',
   whyColAspect: 'aspect',
   whyColCnn: 'CNN',
@@ -358,6 +378,8 @@ const en = {
   kindSelfRules: 'rule 3 (scaled dot)',
   helpScoresConcat:
     'Column j is output unit j of the Linear over [q_i; k_i], one unit per value row: the column carries the token of value row j; it is not a match of query i with key j. Click a cell to see the Linear’s arithmetic.',
+  helpScoresConcatTouch:
+    'Column j is output unit j of the Linear over [q_i; k_i], one unit per value row: the column carries the token of value row j; it is not a match of query i with key j. Tap a cell to see the Linear’s arithmetic.',
   arithLinear: 'Linear over [q_i; k_i], output unit j: W[j]·[q_i; k_i] + b[j], term by term',
   idsLabel: 'ids',
   longKindWeights: 'weights',
@@ -517,6 +539,7 @@ const zh: Record<MsgKey, string> = {
   modelTokens: '个词元',
   modelSourceTokens: '个源序列词元',
   modelGrid: '所有层 × 头（每行一层；点击一个，在下方放大显示）',
+  modelGridTouch: '所有层 × 头（每行一层；点一下一个，在下方放大显示）',
   modelLayer: '层',
   modelSelf: '自注意力',
   modelCross: '交叉注意力',
@@ -570,8 +593,13 @@ const zh: Record<MsgKey, string> = {
   maskCells: '点击单元格手动遮盖',
   maskCausalHint:
     '位置 i 只能看到 j ≤ i 的键——防止偷看答案。课程说“生成第 3 个词时，把第 3 个词及后面的词盖住”：输入右移一位之后（最前面加起始词元，见“逐步解码”页），位置 i 预测第 i + 1 个词，就是同一个掩码。交叉注意力不加因果掩码。',
-  maskPaddingHint: '点击词块把它标为填充：任何查询都不再关注它。',
+  maskCellsTouch: '点一下单元格手动遮盖',
+  maskPaddingHint: '点击词块（或掩码分数下方的键）把它标为填充：任何查询都不再关注它。',
+  padKeysLabel: '填充的键（点击切换）：',
+  padKeysLabelTouch: '填充的键（点一下切换）：',
+  maskPaddingHintTouch: '点一下词元卡片（或掩码分数下方的键）把它标为填充：没有查询会关注它。',
   maskCellsHint: '在“掩码”面板中点击单元格即可遮盖或取消遮盖。',
+  maskCellsHintTouch: '点一下掩码分数面板中的格子来遮住或取消遮住。',
   temperature: 'softmax 温度',
   temperatureHint:
     '温度低：分布尖锐，接近独热；温度高：分布平坦。温度 T 和除以 √d_k 都是把分数除以一个数，但 √d_k 由 d_k 决定（让分数的分散程度不随 d_k 变化），T 则是可以随意调的旋钮：softmax(S / T)。课程里没有温度（T = 1）。',
@@ -606,6 +634,8 @@ const zh: Record<MsgKey, string> = {
   exportFailed: '导出失败：',
   copied: '链接已复制',
   guidedStart: '引导模式（5 步）',
+  jumpWeights: '跳到注意力权重 ↓',
+  wFold: 'W_q、W_k、W_v：投影矩阵',
   guidedExit: '退出引导',
   prev: '上一步',
   next: '下一步',
@@ -637,11 +667,14 @@ const zh: Record<MsgKey, string> = {
   stepWeights: '④ softmax → 注意力权重',
   stepOutput: '⑤ 权重·V → 输出',
   helpEmbeddings: '每个编号取出嵌入表（nn.Embedding）中的一行。点击单元格可修改数值。',
+  helpEmbeddingsTouch: '每个词元编号取出一张可学习表格（nn.Embedding）中的一行。点一下格子即可修改。',
   helpW: '可学习的投影矩阵（这里由 torch.rand 生成）。点击单元格可修改数值。',
+  helpWTouch: '可学习的投影矩阵（这里用 torch.rand 生成）。点一下格子即可修改。',
   helpQ: '每个词元“想找什么”。',
   helpK: '每个词元“我有什么”：供查询匹配的标签。',
   helpV: '每个词元“我的内容是什么”：由注意力权重加权求和的信息。',
   helpScores: '查询 i 与键 j 的匹配程度（注意力分数）。点击单元格查看它的计算过程。',
+  helpScoresTouch: '查询 i 与键 j 的匹配程度（注意力分数）。点一下格子查看它的计算过程。',
   helpScaled: '除以 √d_k 让分数不随维度 d_k 变大，softmax 就不那么容易饱和。',
   helpScaledOff: '缩放已关闭：分数原样通过。',
   scaleSaturated:
@@ -669,9 +702,12 @@ const zh: Record<MsgKey, string> = {
   keyboardHelp: '方向键在单元格间移动；回车选中或编辑。',
   linesPanel: '谁在关注谁',
   linesHelp: '每条线把左侧的词元（查询）连到它关注的右侧词元（键）；线越粗，权重越大。把鼠标移到词元上试试。',
+  linesHelpTouch: '每条线把左侧的词元（查询）连到它关注的右侧词元（键）；线越粗，权重越大。点一下词元试试。',
   linesTop: '最关注',
   arithPanel: '单个单元格的计算过程',
   arithEmpty: '在注意力分数、缩放、掩码或注意力权重面板中点击一个单元格，查看它是怎么算出来的。',
+  arithBack: '↑ 回到那个格子',
+  arithEmptyTouch: '点一下分数、缩放、掩码或权重面板中的格子，查看它是怎么算出来的。',
   arithScore: '注意力分数',
   arithDot: '逐项展开的点积',
   arithScale: '缩放',
@@ -703,6 +739,8 @@ const zh: Record<MsgKey, string> = {
   tokensMore: '……还有 {n} 个词元',
   longHelp:
     '词元这么多时，页面从不构建 n×n 矩阵：Q、K、V 和输出由引擎直接算出，只计算你看到的那些行。滚轮或 +/− 缩放，拖动平移，鼠标停在格子上显示精确数值。',
+  longHelpTouch:
+    '词元这么多时，页面从不构建 n×n 矩阵：Q、K、V 和输出由引擎直接算出，只计算你看到的那些行。双指或 +/− 缩放，拖动平移，点一下格子显示精确数值。',
   longFit: '显示整个矩阵',
   longZoomIn: '放大',
   longZoomOut: '缩小',
@@ -747,6 +785,7 @@ const zh: Record<MsgKey, string> = {
   whyLeft: '的 “animal” 信息在 RNN 读到 “it” 时还剩下',
   whyIllustrative: '示意权重，模拟训练好的模型；本页主面板的权重在训练前是随机的。',
   whyQuery: '查询词（点击一个词）',
+  whyQueryTouch: '查询词（点一下一个词）',
   whyCompareTitle: 'CNN、全连接、注意力的区别',
   whyColAspect: '特征',
   whyColCnn: 'CNN',
@@ -829,6 +868,8 @@ const zh: Record<MsgKey, string> = {
   kindSelfRules: '规则 3（缩放点积）',
   helpScoresConcat:
     '第 j 列是 [q_i; k_i] 经过 Linear 后的第 j 个输出单元，每个值行一个：列上标的是第 j 行 V 的词元，并不表示查询 i 与键 j 的匹配。点击单元格查看 Linear 的计算过程。',
+  helpScoresConcatTouch:
+    '第 j 列是 [q_i; k_i] 经过 Linear 后的第 j 个输出单元，每个值行一个：列上标的是第 j 行 V 的词元，并不表示查询 i 与键 j 的匹配。点一下单元格查看 Linear 的计算过程。',
   arithLinear: 'Linear 作用于 [q_i; k_i]，第 j 个输出单元：W[j]·[q_i; k_i] + b[j]，逐项展开',
   idsLabel: '编号',
   longKindWeights: '注意力权重',
@@ -952,7 +993,16 @@ export const MESSAGES: Record<Lang, Record<MsgKey, string>> = { en, zh }
 
 export type Translate = (key: MsgKey) => string
 
-export function translator(lang: Lang): Translate {
+/**
+ * `touch`: a touch screen without hover, where the strings that say "click" or "hover" have a `…Touch` twin
+ * saying "tap" (the twin is used when there is one).
+ */
+export function translator(lang: Lang, touch = false): Translate {
   const table = MESSAGES[lang] ?? MESSAGES.en
-  return (key) => table[key] ?? MESSAGES.en[key] ?? key
+  return (key) => (touch ? table[`${key}Touch` as MsgKey] : undefined) ?? table[key] ?? MESSAGES.en[key] ?? key
+}
+
+/** A touch screen without hover (a phone or tablet): its strings say "tap". */
+export function isTouchScreen(): boolean {
+  return typeof matchMedia === 'function' && matchMedia('(hover: none) and (pointer: coarse)').matches
 }

@@ -8,7 +8,7 @@ import type { Ctx, Highlight, Panel, Selection } from './context'
 import { Texts, adoptStyles, h, setText } from './dom'
 import { flushHeatmaps } from './heatmap'
 import { errorMessage, fill } from './format'
-import { translator, type Translate } from './i18n'
+import { isTouchScreen, translator, type Translate } from './i18n'
 import { cloneState, normalize, withoutCrossCausal, type Notice, type PlaygroundState } from './state'
 import { STYLES } from './styles'
 import { VIEW_STYLES } from './views/styles'
@@ -131,7 +131,7 @@ class Playground {
     private readonly opts: PlaygroundOptions,
   ) {
     this.state = withoutCrossCausal(withTrainedDims(cloneState(initial)))
-    this.t = translator(this.state.lang)
+    this.t = translator(this.state.lang, isTouchScreen())
     this.notices = [...(opts.notices ?? [])]
     this.removeStyles = adoptStyles(root, STYLES + MODEL_STYLES + VIEW_STYLES)
     this.app = h('div', { class: 'ap-root', lang: this.state.lang })
@@ -215,7 +215,7 @@ class Playground {
     }
     this.state = next
     if (patch.lang) {
-      this.t = translator(next.lang)
+      this.t = translator(next.lang, isTouchScreen())
       this.app.lang = next.lang
       this.trainBox.setLang(next.lang)
     }

@@ -24,7 +24,18 @@ export const STYLES = `
 .ap-root :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 .ap-root .btn-primary { background: var(--accent); color: #fff; border-color: var(--accent); font-weight: 600; }
 .ap-root .btn-primary:hover:not(:disabled) { background: #1552ad; }
-.ap-root .btn-small { font-size: 12.5px; padding: 3px 9px; }
+.ap-root .btn-small { font-size: 12.5px; padding: 3px 9px; min-height: 24px; min-width: 24px; }
+/* WCAG 2.2 target size: every control at least 24 × 24 CSS px; on touch screens the primary ones 44 px tall. */
+.ap-root input[type=checkbox], .ap-root input[type=radio] { width: 24px; height: 24px; margin: 0; flex-shrink: 0; accent-color: var(--accent); }
+.ap-root input[type=range] { min-height: 24px; accent-color: var(--accent); }
+.ap-root summary { min-height: 24px; padding: 2px 0; }
+@media (pointer: coarse) {
+  .ap-root .btn-primary, .ap-root [role=tab], .ap-root .segmented .seg, .ap-root .guided-nav button,
+  .ap-root .ap-actions button, .ap-root .controls select, .ap-root .controls input[type=number],
+  .ap-root .controls input[type=range], .ap-root .scale-note button, .ap-root .controls .tok-auto button { min-height: 44px; }
+  .ap-root .ap-export button { min-height: 32px; min-width: 44px; }
+  .ap-root summary { min-height: 32px; padding: 6px 0; }
+}
 .ap-root .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .ap-root .mono, .ap-root code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; font-size: 12px; }
 
@@ -39,7 +50,7 @@ export const STYLES = `
 .ap-status:empty { display: none; }
 .ap-code { display: block; flex-basis: 100%; width: 100%; margin: 6px 0; min-height: 12em; font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
 .ap-export { display: inline-flex; gap: 4px; margin-left: auto; align-self: center; }
-.ap-root .ap-export button { font-size: 11.5px; padding: 1px 7px; border-radius: 6px; color: var(--muted); }
+.ap-root .ap-export button { font-size: 11.5px; padding: 1px 7px; border-radius: 6px; color: var(--muted); min-height: 24px; min-width: 32px; }
 .ap-embed { flex-basis: 100%; display: flex; flex-direction: column; gap: 8px; margin: 6px 0; padding: 10px 14px; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
 .ap-embed .embed-title { font-size: 15px; margin: 0; }
 .ap-embed .embed-steps { display: flex; flex-wrap: wrap; gap: 2px 14px; border: none; padding: 0; margin: 0; }
@@ -92,6 +103,15 @@ export const STYLES = `
 .panel .help { margin: 2px 0 8px; color: var(--muted); font-size: 12.5px; }
 .scale-note { margin: 0 0 10px; padding: 8px 10px; border-left: 3px solid var(--warm); background: #fff7f0; border-radius: 0 8px 8px 0; font-size: 12.5px; }
 .scale-note p { margin: 0 0 6px; }
+.w-fold > summary { cursor: pointer; color: var(--accent); font-weight: 600; margin-bottom: 8px; }
+.w-fold:not([open]) { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 8px 14px; }
+.w-fold:not([open]) > summary { margin: 0; }
+.ap-root .controls .jump { align-self: flex-start; color: var(--accent); }
+[data-panel="arith"].arith-cue { box-shadow: 0 0 0 3px var(--accent); }
+.pad-keys { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; margin: 0 0 8px; }
+.pad-keys .lbl { font-size: 12px; font-weight: 600; color: var(--muted); }
+.pad-row { display: flex; flex-wrap: wrap; gap: 4px; }
+.ap-root .pad-key[aria-pressed="true"] { background: repeating-linear-gradient(135deg, #eceff3 0 6px, #dde1e7 6px 8px); border-color: #6b7280; text-decoration: line-through; }
 .controls .tok-auto { display: flex; flex-wrap: wrap; gap: 4px 8px; align-items: center; }
 /* Every panel the tour step is not about is dimmed alike (encoder, decoder, tokens too). Its pictures fade;
    its text only turns grey, so that it keeps a readable contrast (WCAG AA) while dimmed. */
@@ -139,6 +159,8 @@ export const STYLES = `
 .lines-canvas { position: absolute; left: 0; top: 0; }
 .lines { position: relative; display: block; }
 .lines-tok { font-size: 13px; fill: var(--ink); cursor: default; }
+.lines-hit:focus { outline: none; }
+.lines-hit:focus-visible rect { stroke: var(--accent); stroke-width: 2; }
 .lines-tok.hl { font-weight: 700; fill: var(--warm); }
 .lines-summary { font-weight: 600; margin: 0 0 6px; }
 
@@ -215,6 +237,14 @@ export const STYLES = `
   /* Phones: the buttons go under the title and wrap, so none runs off the screen. */
   .ap-header { flex-direction: column; align-items: stretch; gap: 8px; }
   .ap-actions { flex-shrink: 1; justify-content: flex-start; }
+}
+/* Phones: a compact tour card (at most 30 % of the screen, scrolling inside) that leaves its subject in sight. */
+@media (max-width: 600px) {
+  .guided { top: 0; padding: 6px 10px 8px; max-height: 30vh; overflow-y: auto; border-radius: 0 0 var(--radius) var(--radius); box-shadow: 0 4px 12px rgba(0,0,0,.12); }
+  .guided h3 { font-size: 14px; margin: 2px 0; }
+  .guided p { font-size: 13px; line-height: 1.4; margin: 0 0 6px; }
+  .guided-nav { flex-wrap: wrap; gap: 6px; }
+  .touring .panel { scroll-margin-top: calc(30vh + 8px); }
 }
 /* Printed or saved as PDF: no controls, every panel whole on its page, the numbers as text. */
 @media print {

@@ -146,11 +146,11 @@ export async function viewsOf(root) {
   return views
 }
 
-const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']
 
 /**
  * axe-core (node_modules/axe-core, injected into the page) over the whole document, shadow roots included,
- * with the WCAG 2.0/2.1 A and AA rules and the best practices. Returns the violations, one line per node.
+ * with the WCAG 2.0/2.1 A and AA rules, WCAG 2.2 AA (target-size) and the best practices. Returns the violations, one line per node.
  * @param {import('playwright-core').Page} page
  * @returns {Promise<string[]>}
  */

@@ -3,7 +3,7 @@
 
 import type { Trace } from 'attention-playground'
 import type { Ctx, Panel, Selection } from '../context'
-import { h, tokLabel } from '../dom'
+import { h, prefersReducedMotion, tokLabel } from '../dom'
 import { close, scoreBreakdown, softmaxRow, type ScoreBreakdown, type SoftmaxRow } from '../model/terms'
 import { headMatrix, type Matrix } from '../model/heads'
 import { fmt } from '../format'
@@ -15,12 +15,17 @@ export class ArithPanel implements Panel {
   readonly el: HTMLElement
   private title = h('h3')
   private body = h('div', { class: 'arith-body' })
+  /** After a cell was clicked far above: back to it. */
+  private back = h('button', { type: 'button', class: 'btn-small', name: 'arithBack', hidden: true })
+  /** The selection last shown: a new one is brought into view. */
+  private lastKey = ''
+  private cueTimer = 0
 
   constructor() {
     this.el = h(
       'section',
       { class: 'panel', 'data-panel': 'arith', 'aria-live': 'polite' },
-      h('header', { class: 'panel-head' }, this.title),
+      h('header', { class: 'panel-head' }, this.title, this.back),
       this.body,
     )
   }
@@ -32,6 +37,12 @@ export class ArithPanel implements Panel {
   select(ctx: Ctx): void {
     const { t, trace, sel } = ctx
     this.title.textContent = t('arithPanel')
+    this.back.textContent = t('arithBack')
+    const key = sel ? `${sel.step}:${sel.i}:${sel.j}` : ''
+    const fresh = !!sel && key !== this.lastKey
+    this.lastKey = key
+    if (!sel) this.back.hidden = true
+    if (fresh) requestAnimationFrame(() => this.reveal(sel.step))
     this.body.replaceChildren()
     if (!trace || !sel) {
       this.body.append(h('p', { class: 'help', text: t('arithEmpty') }))
@@ -44,6 +55,32 @@ export class ArithPanel implements Panel {
     this.appendScaling(cell)
     this.appendMask(cell)
     this.appendSoftmax(cell)
+  }
+
+  /**
+   * A cell just selected: when this panel is out of sight (it sits below the matrices, a screen or more away),
+   * it is scrolled into view and flashes, and "back to the cell" returns to the matrix the learner clicked.
+   */
+  private reveal(step: string): void {
+    const r = this.el.getBoundingClientRect()
+    if (r.height === 0) return
+    if (r.top >= 0 && r.bottom <= innerHeight) return
+    this.el.scrollIntoView({ block: 'start', behavior: prefersReducedMotion() ? 'auto' : 'smooth' })
+    this.el.classList.add('arith-cue')
+    clearTimeout(this.cueTimer)
+    this.cueTimer = window.setTimeout(() => this.el.classList.remove('arith-cue'), 1600)
+    this.back.hidden = false
+    this.back.onclick = () => {
+      const root = this.el.getRootNode() as Document | ShadowRoot
+      const panel = root.querySelector<HTMLElement>(`[data-step="${step}"]`)
+      this.back.hidden = true
+      panel?.scrollIntoView({ block: 'center' })
+      panel?.querySelector<HTMLElement>('canvas.hm-canvas')?.focus({ preventScroll: true })
+    }
+  }
+
+  dispose(): void {
+    clearTimeout(this.cueTimer)
   }
 
   /** The cell's position and its query → key tokens. */

@@ -73,6 +73,8 @@ export class ControlsPanel implements Panel {
   private headsHint = h('p', { class: 'hint', 'data-note': 'heads' })
   private resetEdits = h('button', { type: 'button', class: 'btn-small', name: 'resetEdits' })
   private guided = h('button', { type: 'button', class: 'btn-primary', name: 'guided' })
+  /** Straight to the attention weights (on a phone they are several screens below the controls). */
+  private jump = h('button', { type: 'button', class: 'btn-small jump', name: 'jumpWeights' })
   private labels: Array<[HTMLElement, MsgKey]> = []
 
   /** `tourView`: the view the guided tour runs on (views/registry.ts), which its button opens. */
@@ -103,6 +105,7 @@ export class ControlsPanel implements Panel {
       'aside',
       { class: 'controls', 'data-panel': 'controls' },
       this.guided,
+      this.jump,
       lab('preset', this.preset),
       h(
         'div',
@@ -192,6 +195,7 @@ export class ControlsPanel implements Panel {
     this.head.addEventListener('change', () => set({ head: Number(this.head.value) }))
     this.resetEdits.addEventListener('click', () => set({ edits: [] }))
     this.guided.addEventListener('click', () => set({ guided: ctx.state.guided ? 0 : 1, view: this.tourView }))
+    this.jump.addEventListener('click', () => jumpToWeights(this.el))
   }
 
   render(ctx: Ctx): void {
@@ -266,7 +270,20 @@ export class ControlsPanel implements Panel {
     this.resetEdits.hidden = state.edits.length === 0
     setText(this.resetEdits, `${t('resetEdits')} (${state.edits.length} ${t('editsCount')})`)
     setText(this.guided, state.guided ? t('guidedExit') : t('guidedStart'))
+    setText(this.jump, t('jumpWeights'))
   }
+}
+
+/** Scrolls the weights panel (the long view for a long text) to the top of the screen and focuses it. */
+function jumpToWeights(from: HTMLElement): void {
+  const root = from.getRootNode() as Document | ShadowRoot
+  const target =
+    root.querySelector<HTMLElement>('[data-step="weights"]:not([hidden])') ??
+    root.querySelector<HTMLElement>('[data-panel="long"]:not([hidden])')
+  if (!target) return
+  target.tabIndex = -1
+  target.scrollIntoView({ block: 'start' })
+  target.focus({ preventScroll: true })
 }
 
 function fillSelect(sel: HTMLSelectElement, options: Array<[string, string]>): void {

@@ -119,12 +119,25 @@ export class LinesPanel implements Panel {
     this.canvas.style.height = `${this.height}px`
     this.svgEl.replaceChildren()
     const mk = (x: number, y: number, s: string, anchor: string, onEnter: () => void) => {
-      const e = svg('text', { x, y: y + 4, 'text-anchor': anchor, class: 'lines-tok', tabindex: 0, text: s })
-      e.addEventListener('mouseenter', onEnter)
-      e.addEventListener('focus', onEnter)
-      e.addEventListener('mouseleave', () => ctx.setHighlight(null, null))
-      e.addEventListener('blur', () => ctx.setHighlight(null, null))
-      this.svgEl.append(e)
+      const e = svg('text', { x, y: y + 4, 'text-anchor': anchor, class: 'lines-tok', text: s })
+      // The target is the token's whole row beside the lines (ROW_H = 24 px tall: WCAG 2.2's target size).
+      const left = anchor === 'end'
+      const hit = svg('g', { class: 'lines-hit', tabindex: 0 })
+      hit.append(
+        svg('rect', {
+          x: left ? 2 : x - 6,
+          y: y - ROW_H / 2,
+          width: left ? x + 4 : WIDTH - x + 4,
+          height: ROW_H,
+          fill: 'transparent',
+        }),
+        e,
+      )
+      hit.addEventListener('mouseenter', onEnter)
+      hit.addEventListener('focus', onEnter)
+      hit.addEventListener('mouseleave', () => ctx.setHighlight(null, null))
+      hit.addEventListener('blur', () => ctx.setHighlight(null, null))
+      this.svgEl.append(hit)
       return e
     }
     this.leftTexts = this.qToks.map((s, i) => mk(XL, this.yq(i), s, 'end', () => ctx.setHighlight(i, null)))

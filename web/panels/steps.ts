@@ -13,6 +13,7 @@ import { productShape, shapeOf } from '../format'
 import type { MsgKey, Translate } from '../i18n'
 import type { EditableTensor, PlaygroundState } from '../params'
 import { ScaleNote } from './scale-note'
+import { PadKeys } from './pad-keys'
 
 type PanelName = StepName | 'sourceEmbeddings'
 
@@ -275,6 +276,8 @@ export class StepPanel implements Panel {
   private map: Heatmap
   /** Under ② only: why the rows stay one-hot with the course's weights. */
   private note: ScaleNote | null
+  /** Under ③ only: the padding mask's keys, toggled here. */
+  private pad: PadKeys | null
 
   constructor(
     private spec: StepSpec,
@@ -322,6 +325,8 @@ export class StepPanel implements Panel {
     )
     this.note = spec.name === 'scaledScores' ? new ScaleNote(ctx) : null
     if (this.note) this.el.append(this.note.el)
+    this.pad = spec.name === 'maskedScores' ? new PadKeys(ctx) : null
+    if (this.pad) this.el.append(this.pad.el)
     this.el.append(this.map.el)
   }
 
@@ -353,6 +358,7 @@ export class StepPanel implements Panel {
     this.highlight(ctx)
     this.select(ctx)
     this.note?.render(ctx)
+    this.pad?.render(ctx)
   }
 
   highlight(ctx: Ctx): void {

@@ -71,7 +71,12 @@ export class WhyPanel implements Panel {
           { class: 'why-col' },
           tx(h('h3'), 'whyRnnTitle'),
           tx(h('p', { class: 'help' }), 'whyRnnBody'),
-          h('div', { class: 'why-rnn-wrap' }, this.rnnSvg),
+          // Scrolls sideways on a phone: focusable, so that a keyboard can scroll it too.
+          h(
+            'div',
+            { class: 'why-rnn-wrap', tabindex: 0, role: 'region', 'data-scroll-label': 'whyRnnTitle' },
+            this.rnnSvg,
+          ),
           h(
             'div',
             { class: 'why-ctrl' },
@@ -110,7 +115,11 @@ export class WhyPanel implements Panel {
       ['whyRowUse', 'whyCnnUse', 'whyFcUse', 'whyAttnUse'],
     ]
     const cols: MsgKey[] = ['whyColAspect', 'whyColCnn', 'whyColFc', 'whyColAttn']
-    return h('div', { class: 'table-scroll' }, compareTable(this.texts, cols, rows, { lastClass: 'attn' }))
+    return h(
+      'div',
+      { class: 'table-scroll', tabindex: 0, role: 'region', 'data-scroll-label': 'whyCompareTitle' },
+      compareTable(this.texts, cols, rows, { lastClass: 'attn' }),
+    )
   }
 
   private diagrams(tx: <E extends HTMLElement>(e: E, key: MsgKey) => E): HTMLElement {
@@ -191,6 +200,8 @@ export class WhyPanel implements Panel {
     this.t = ctx.t
     this.texts.apply(ctx.t)
     this.rnnSvg.setAttribute('aria-label', ctx.t('whyRnnTitle'))
+    for (const r of this.el.querySelectorAll<HTMLElement>('[data-scroll-label]'))
+      r.setAttribute('aria-label', ctx.t(r.dataset.scrollLabel as MsgKey))
     this.attnSvg.setAttribute('aria-label', ctx.t('whyAttnTitle'))
     for (const [s, key] of this.minis) s.setAttribute('aria-label', ctx.t(key))
     if (!this.started) {
@@ -333,23 +344,30 @@ export class WhyPanel implements Panel {
         x: this.xs[j],
         y: yWords,
         'text-anchor': 'middle',
-        tabindex: 0,
-        role: 'button',
         class: 'why-word pick' + (j === this.query ? ' query' : ''),
         text: w,
       })
+      // The target: the word and a transparent box around it, as wide as the gap to its neighbours and
+      // tall (44 units), so that at a phone's scale of the drawing it is still 24 × 24 CSS px or more (WCAG 2.2).
+      const half =
+        Math.min(this.xs[j] - (this.xs[j - 1] ?? this.xs[j] - 40), (this.xs[j + 1] ?? this.xs[j] + 40) - this.xs[j]) / 2
+      const hit = svg('g', { class: 'why-pick', tabindex: 0, role: 'button', 'aria-label': w })
+      hit.append(
+        svg('rect', { x: this.xs[j] - half, y: yWords - 28, width: 2 * half, height: 44, fill: 'transparent' }),
+        e,
+      )
       const pick = () => {
         this.query = j
         this.draw()
       }
-      e.addEventListener('click', pick)
-      e.addEventListener('keydown', (ev) => {
+      hit.addEventListener('click', pick)
+      hit.addEventListener('keydown', (ev) => {
         if ((ev as KeyboardEvent).key === 'Enter' || (ev as KeyboardEvent).key === ' ') {
           ev.preventDefault()
           pick()
         }
       })
-      a.append(e)
+      a.append(hit)
     })
   }
 }

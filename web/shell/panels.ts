@@ -99,6 +99,9 @@ interface Panels {
 
 /** The page's elements around the panels: notes, banners and the containers they are laid out in. */
 interface Layout {
+  /** W_q, W_k, W_v in a fold: closed on narrow screens, where the three grids are two screens tall. */
+  wFold: HTMLDetailsElement
+  wFoldTitle: HTMLElement
   maskedRowsNote: HTMLElement
   longNote: HTMLElement
   linesGrid: HTMLElement
@@ -146,6 +149,9 @@ function buildLayout(p: Panels, trainBox: TrainBox, trainInline: boolean, compac
   const banner = h('div', { class: 'banner error', role: 'alert', hidden: true })
   const noticeBox = h('div', { class: 'banner notice', role: 'status', hidden: true })
   const scoreGroups = p.steps.groups.slice(3, 5)
+  const wFoldTitle = h('span')
+  const narrow = typeof matchMedia === 'function' && matchMedia('(max-width: 700px)').matches
+  const wFold = h('details', { class: 'w-fold', open: !narrow }, h('summary', {}, wFoldTitle), p.steps.groups[1])
   const pipeline = h(
     'div',
     { class: 'pipeline' },
@@ -153,7 +159,9 @@ function buildLayout(p: Panels, trainBox: TrainBox, trainInline: boolean, compac
     p.guided.el,
     p.tokens.el,
     p.lessonEx.el,
-    ...p.steps.groups.slice(0, 3),
+    p.steps.groups[0],
+    wFold,
+    p.steps.groups[2],
     p.params.el,
     longNote,
     p.longPanel.el,
@@ -177,7 +185,19 @@ function buildLayout(p: Panels, trainBox: TrainBox, trainInline: boolean, compac
   )
   const layout = h('div', { class: 'ap-layout' }, p.controls.el, main)
   if (compact) p.controls.el.setAttribute('role', 'none')
-  return { maskedRowsNote, longNote, linesGrid, banner, noticeBox, scoreGroups, pipeline, main, layout }
+  return {
+    wFold,
+    wFoldTitle,
+    maskedRowsNote,
+    longNote,
+    linesGrid,
+    banner,
+    noticeBox,
+    scoreGroups,
+    pipeline,
+    main,
+    layout,
+  }
 }
 
 function renderPlan(p: Panels): RenderPlan {
@@ -206,6 +226,7 @@ function renderPanels(c: Ctx, long: LongData | null, p: Panels, els: Layout, pla
   const view = c.state.view
   showView(view, p, els)
   renderMaskedRows(els.maskedRowsNote, c)
+  setText(els.wFoldTitle, c.t('wFold'))
   showLongMode(c, long, els, plan)
   p.longPanel.setData(c, view === 'pipeline' ? long : null)
   for (const panel of plan.all) {
@@ -276,9 +297,14 @@ export function applyStepFilter(app: HTMLElement, steps: readonly string[] | und
     if (name === 'controls' || name === 'guided' || name === 'weightsNote') continue
     if (!show.has(name)) p.hidden = true
   }
-  // A row of panels whose panels are all hidden would still take its gap: hide the row.
-  for (const g of app.querySelectorAll<HTMLElement>('.pipeline > .grid')) {
+  // A row of panels whose panels are all hidden would still take its gap: hide the row (and the W fold).
+  for (const g of app.querySelectorAll<HTMLElement>('.pipeline > .grid, .pipeline > .w-fold > .grid')) {
     const kids = Array.from(g.children) as HTMLElement[]
     g.hidden = kids.length > 0 && kids.every((k) => k.hidden)
+    const fold = g.parentElement
+    if (fold instanceof HTMLDetailsElement) {
+      fold.hidden = g.hidden
+      if (!g.hidden) fold.open = true
+    }
   }
 }

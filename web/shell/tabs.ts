@@ -30,12 +30,18 @@ export function createTabs(select: (v: View) => void, compact = false): Tabs {
   // course page (compact) no landmark: it would nest in the page's main and repeat once per widget.
   const list = h('div', { class: 'tabs', role: 'tablist' }, ...tabs)
   const bar = h(compact ? 'div' : 'nav', { class: 'ap-nav' }, list)
+  let shown: View | null = null
   return {
     bar,
     hide(view) {
       tabs[VIEWS.indexOf(view)].hidden = true
     },
     render(t, current) {
+      // The open tab in sight (a link to view=train on a phone opens with the tab bar scrolled to it).
+      if (current !== shown) {
+        shown = current
+        requestAnimationFrame(() => revealTab(list, tabs[VIEWS.indexOf(current)]))
+      }
       list.setAttribute('aria-label', t('tabsLabel'))
       if (!compact) bar.setAttribute('aria-label', t('tabsLabel'))
       VIEWS.forEach((v, i) => {
@@ -45,4 +51,12 @@ export function createTabs(select: (v: View) => void, compact = false): Tabs {
       })
     },
   }
+}
+
+/** Scrolls the tab list sideways (never the page) so that the tab is wholly in view. */
+function revealTab(list: HTMLElement, tab: HTMLElement): void {
+  const l = list.getBoundingClientRect()
+  const b = tab.getBoundingClientRect()
+  if (b.left < l.left) list.scrollLeft -= l.left - b.left + 8
+  else if (b.right > l.right) list.scrollLeft += b.right - l.right + 8
 }

@@ -24,6 +24,27 @@ function viridisCss(t: number): string {
   return `rgb(${r},${g},${b})`
 }
 
+/** At most `max` points: consecutive points averaged in equal buckets (the last step of each kept). */
+export function bucketMeans(history: readonly HistoryPoint[], max: number): readonly HistoryPoint[] {
+  if (history.length <= max) return history
+  const size = Math.ceil(history.length / max)
+  const out: HistoryPoint[] = []
+  for (let i = 0; i < history.length; i += size) {
+    const b = history.slice(i, i + size)
+    const mean = (f: (p: HistoryPoint) => number) => {
+      const v = b.map(f).filter(Number.isFinite)
+      return v.length ? v.reduce((a, x) => a + x, 0) / v.length : NaN
+    }
+    out.push({
+      steps: b[b.length - 1].steps,
+      loss: mean((p) => p.loss),
+      trainAcc: mean((p) => p.trainAcc),
+      testAcc: mean((p) => p.testAcc),
+    })
+  }
+  return out
+}
+
 /** A step marked on the loss curve (induction: where the induction score rose). */
 export interface CurveMark {
   step: number
@@ -43,6 +64,8 @@ export function drawCurves(
   g.strokeStyle = '#ccc'
   g.strokeRect(L, T, W - L - R, H - T - B)
   if (history.length < 1) return
+  // Thousands of steps: one point per bucket (their mean), so the loss reads as a curve, not as noise.
+  history = bucketMeans(history, 240)
   const maxStep = Math.max(1, history[history.length - 1].steps)
   const maxLoss = Math.max(1e-6, ...history.map((p) => p.loss).filter(Number.isFinite))
   const x = (s: number) => L + ((W - L - R) * s) / maxStep

@@ -14,6 +14,7 @@ import {
 } from './protocol'
 import { trainText, type TrainKey, type TrainLang } from './strings'
 import { adoptStyles } from '../dom'
+import { engineError } from '../engine-errors'
 import { drawAttention, drawCurves, drawPca, num, pct, type HistoryPoint, type TrainTranslate } from './charts'
 import { SCORE_RULES } from 'attention-playground'
 import { InductionView } from './induction'
@@ -43,6 +44,9 @@ export interface TrainPanelHandle {
   dispose(): void
 }
 
+/** The accuracy at which training pauses once and says so (coreference reaches it in about 100 steps). */
+const GOAL = 0.95
+
 const CSS = `
 .ap-train{font:14px/1.45 system-ui,"Noto Sans CJK SC","Microsoft YaHei",sans-serif;display:grid;gap:.75rem}
 .ap-train [hidden]{display:none!important}
@@ -52,16 +56,24 @@ const CSS = `
 .ap-train .tr-intro{margin:0;max-width:60rem}
 .ap-train .tr-row{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end}
 .ap-train label{display:flex;flex-direction:column;font-size:.85rem;gap:.15rem}
-.ap-train input,.ap-train select,.ap-train textarea,.ap-train button{font:inherit}
+.ap-train input,.ap-train select,.ap-train textarea,.ap-train button{font:inherit;color:inherit}
+.ap-train label>span{font-weight:600;color:#5b6475;font-size:12px}
+.ap-train select,.ap-train input[type=number],.ap-train input[type=text],.ap-train textarea{min-height:32px;border:1px solid #e2e6ec;border-radius:7px;padding:5px 7px;background:#fff}
+.ap-train :focus-visible{outline:2px solid #1c64d1;outline-offset:2px}
 .ap-train input[type=number]{width:6.5rem}
 .ap-train textarea{width:min(40rem,100%);min-height:4rem}
 .ap-train .tr-sentence{width:min(32rem,100%)}
 .ap-train label.tr-sentence-label{flex:1 1 22rem;max-width:34rem}
 .ap-train label.tr-sentence-label .tr-sentence{width:100%}
-.ap-train button{padding:.3rem .8rem;border:1px solid #888;border-radius:4px;background:#f5f5f5;cursor:pointer}
-.ap-train button[aria-pressed=true]{background:#1f4e79;color:#fff}
+.ap-train button{min-height:32px;padding:5px 12px;border:1px solid #e2e6ec;border-radius:8px;background:#fff;cursor:pointer}
+.ap-train button:hover:not(:disabled){border-color:#1c64d1}
+.ap-train button[name=play]{background:#1c64d1;color:#fff;border-color:#1c64d1;font-weight:600}
+.ap-train button[aria-pressed=true]{background:#1552ad;color:#fff}
+@media (pointer:coarse){.ap-train button,.ap-train select,.ap-train input[type=number],.ap-train input[type=text]{min-height:44px}}
 .ap-train .tr-status{font-variant-numeric:tabular-nums}
 .ap-train .tr-error{color:#a00}
+.ap-train .tr-goal{padding:6px 10px;border-left:3px solid #1f7a3a;background:#e9f6ee;color:#1f5f36;border-radius:0 8px 8px 0}
+.ap-train .tr-goal:empty{display:none}
 .ap-train .tr-charts{display:flex;flex-wrap:wrap;gap:1rem}
 .ap-train figure{margin:0;display:flex;flex-direction:column;gap:.25rem}
 .ap-train figcaption{font-size:.85rem}
@@ -166,6 +178,7 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     status: el('p', { class: 'tr-status', role: 'status', 'aria-live': 'polite' }),
     note: el('p', { class: 'tr-note' }),
     error: el('p', { class: 'tr-error', role: 'alert' }),
+    goal: el('p', { class: 'tr-goal', role: 'status', 'data-goal': '' }),
     sentenceInput: el('input', { type: 'text', name: 'sentence', class: 'tr-sentence' }),
     curves: canvas(440, 190, 'img'),
     attn: canvas(340, 340, 'img'),
@@ -198,6 +211,7 @@ function buildUi(settings: TrainSettings, bind: Bind) {
       el('label', { class: 'tr-sentence-label' }, bind(el('span'), 'sentence'), ui.sentenceInput),
     ),
     ui.status,
+    ui.goal,
     ui.note,
     ui.error,
     el('div', { class: 'tr-charts' }, fig(ui.curves, 'curves'), fig(ui.attn, 'attention'), fig(ui.pca, 'pca')),
@@ -248,6 +262,12 @@ class TrainPanel {
   private readonly history: HistoryPoint[] = []
   private disposed = false
   private frame = 0
+  /** The step at which the accuracy first reached GOAL (training paused there once), 0 before. */
+  private goalStep = 0
+  private goalWhich: 'goalHeldOut' | 'goalTraining' = 'goalHeldOut'
+  private goalAcc = 0
+  /** The last attention that could be drawn (kept while the sentence to watch cannot be). */
+  private lastAttention: Snapshot['attention'] = null
 
   constructor(root: HTMLElement, opts: TrainPanelOptions) {
     this.lang = opts.lang === 'zh' ? 'zh' : 'en'
@@ -343,6 +363,9 @@ class TrainPanel {
       this.info && this.settings.task === 'coreference' ? t('heldOutNote', { test: this.info.testSize }) : ''
     ui.playBtn.textContent = snap.playing ? t('pause') : t('play')
     ui.playBtn.setAttribute('aria-pressed', String(snap.playing))
+    ui.goal.textContent = this.goalStep
+      ? t('goalReached', { steps: this.goalStep, which: t(this.goalWhich), acc: pct(this.goalAcc) })
+      : ''
   }
 
   private drawAll(): void {
@@ -351,7 +374,7 @@ class TrainPanel {
     const phase = induction ? this.ui.induction.phase() : null
     drawCurves(this.ui.curves, this.history, this.t, phase === null ? undefined : { step: phase, label: 'phase' })
     if (induction) this.ui.induction.draw(this.t)
-    drawAttention(this.ui.attn, this.snap?.attention, this.t)
+    drawAttention(this.ui.attn, this.snap?.attention ?? this.lastAttention, this.t)
     drawPca(this.ui.pca, this.snap, this.info, this.t)
   }
 
@@ -382,10 +405,34 @@ class TrainPanel {
     }
     const snap = (this.snap = m.snapshot)
     ui.induction.record(snap.induction)
-    ui.error.textContent = snap.attentionError ?? (m.type === 'ready' ? '' : ui.error.textContent)
+    if (snap.attention) this.lastAttention = snap.attention
+    ui.error.textContent = snap.attentionError
+      ? this.sentenceError(snap.attentionError)
+      : m.type === 'ready'
+        ? ''
+        : ui.error.textContent
     this.record(snap)
+    this.checkGoal(snap)
     for (const w of this.waiters.splice(0)) w(snap)
     this.schedule()
+  }
+
+  /** The first time the held-out accuracy (the training one without a held-out set) reaches GOAL: pause, and say so. */
+  private checkGoal(snap: Snapshot): void {
+    if (this.goalStep || snap.steps === 0) return
+    const acc = snap.test?.accuracy ?? snap.train.accuracy
+    if (!(acc >= GOAL)) return
+    this.goalStep = snap.steps
+    this.goalWhich = snap.test ? 'goalHeldOut' : 'goalTraining'
+    this.goalAcc = acc
+    if (snap.playing) this.send({ type: 'pause' })
+  }
+
+  /** The sentence to watch could not be traced: the reason in the page's language. */
+  private sentenceError(message: string): string {
+    const m = /'(.+)' is not in the vocabulary of task/.exec(message)
+    if (m) return this.t('notInVocab', { word: m[1], words: (this.info?.vocab ?? []).slice(0, 14).join(' ') })
+    return `${this.t('sentenceFailed')} ${engineError(this.lang, message).text}`
   }
 
   /** One point of the curves per step count (before the first step, the held-out numbers). */
@@ -412,6 +459,8 @@ class TrainPanel {
     ui.sentenceInput.value = ''
     this.snap = null
     this.info = null
+    this.goalStep = 0
+    this.lastAttention = null
     this.drawAll()
     this.send({ type: 'reset', settings: { ...this.settings } })
   }

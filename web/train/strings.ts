@@ -66,6 +66,13 @@ const en = {
   layerMap: 'Layer {layer}, head {head}',
   inductionStatus:
     'step {steps} · loss {loss} · held-out accuracy on copyable words {test} · on the others {rest} (chance 3.1 %)',
+  goalReached:
+    'Goal reached at step {steps}: {which} accuracy {acc}. Training is paused; press Play to go on (it will not stop again by itself).',
+  goalHeldOut: 'held-out',
+  goalTraining: 'training',
+  notInVocab:
+    '“{word}” is not in this task’s vocabulary, so the sentence cannot be shown (the last one that could stays). Use its words: {words} …',
+  sentenceFailed: 'This sentence cannot be shown (the last one that could stays):',
 }
 
 type Key = keyof typeof en
@@ -128,6 +135,11 @@ const zh: Record<Key, string> = {
   phase: '归纳分数上升',
   layerMap: '第 {layer} 层第 {head} 个头',
   inductionStatus: '第 {steps} 步 · 损失 {loss} · 留出集上可复制词的准确率 {test} · 其余词 {rest}（随机猜测 3.1 %）',
+  goalReached: '第 {steps} 步达到目标：{which}准确率 {acc}。训练已暂停；按“开始”继续（之后不会再自动停下）。',
+  goalHeldOut: '留出集',
+  goalTraining: '训练',
+  notInVocab: '“{word}”不在这个任务的词表里，无法显示这句话（保留上一句能显示的）。请用词表中的词：{words} ……',
+  sentenceFailed: '无法显示这句话（保留上一句能显示的）：',
 }
 
 export type TrainKey = Key

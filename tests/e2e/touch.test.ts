@@ -1,0 +1,221 @@
+// Issue 29 on a 390 × 844 touch phone and on the desktop, in zh and en:
+// - every control of every view is at least 24 × 24 CSS px (WCAG 2.2 AA target size), and on the phone the
+//   primary controls are 44 px tall;
+// - touch screens read "tap", never "hover"; a link to a view scrolls its tab into sight;
+// - "jump to the weights" brings the weights panel to the top of the screen; W_q / W_k / W_v are folded on the
+//   phone; a clicked cell's arithmetic is brought into view with a way back; a heatmap's tooltip stays on screen;
+// - the padding mask is set beside the masked scores (the weights then follow the engine's padded run);
+// - at 52 tokens every row and column of the weights has room for its label (cells ≥ 12 px);
+// - the Train tab pauses at its goal and says so, and a sentence with words outside its vocabulary gives a
+//   message in the page's language while the last attention map stays drawn.
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { readPanel, settled, viewsOf } from './harness.mjs'
+import { useEnv } from './env'
+import { CASES, openAs } from './devices'
+import { MESSAGES } from '../../web/i18n'
+import { init } from '../../dist/index.js'
+import type { PlaygroundHandle } from '../../web/playground'
+
+type PageWindow = Window & { __apPlayground: PlaygroundHandle }
+
+useEnv()
+
+const CONTROLS =
+  'button, a[href], input, select, textarea, summary, [role="button"], [role="tab"], [tabindex]:not([tabindex="-1"])'
+const PRIMARY =
+  '.btn-primary, [role="tab"], .segmented .seg, .guided-nav button, .ap-actions button, .controls select, .controls input[type="number"], .ap-train button'
+
+/** Visible controls smaller than `min` px (width or height; `tall`: height only), as "tag.class name w×h". */
+function smallControls(page: Page, selector: string, min: number, tall = false): Promise<string[]> {
+  return page.evaluate(
+    ({ selector, min, tall }) => {
+      const out: string[] = []
+      for (const el of document.querySelectorAll<HTMLElement>(selector)) {
+        const r = el.getBoundingClientRect()
+        if (!r.width || !r.height || el.closest('[hidden]')) continue
+        if ((!tall && r.width < min) || r.height < min)
+          out.push(
+            `${el.tagName.toLowerCase()}.${el.getAttribute('class') ?? ''} ${el.getAttribute('name') ?? el.textContent?.slice(0, 20)} ${Math.round(r.width)}×${Math.round(r.height)}`,
+          )
+      }
+      return out
+    },
+    { selector, min, tall },
+  )
+}
+
+async function showView(page: Page, view: string): Promise<void> {
+  await page.evaluate((v) => (window as unknown as PageWindow).__apPlayground.setState({ view: v as 'pipeline' }), view)
+  if (view === 'train') await page.waitForSelector('[data-view-box="train"] button', { timeout: 30_000 })
+  await page.waitForLoadState('networkidle')
+  await settled(page)
+}
+
+describe('target size and touch wording', () => {
+  for (const { device, lang } of CASES) {
+    it(`every control of every view is 24 × 24 px or more${device === 'phone' ? ', the primary ones 44 px tall' : ''} (${device}, ${lang})`, async () => {
+      const { ctx, page, errors } = await openAs(device, `?lang=${lang}`)
+      for (const view of await viewsOf(page)) {
+        await showView(page, view)
+        expect(await smallControls(page, CONTROLS, 24), `${view}: under 24 px`).toEqual([])
+        if (device === 'phone') expect(await smallControls(page, PRIMARY, 44, true), `${view}: under 44 px`).toEqual([])
+      }
+      // Touch wording on the phone, the mouse's on the desktop.
+      await showView(page, 'pipeline')
+      const help = await page.locator('[data-panel="lines"] .help').first().textContent()
+      expect(help).toBe(MESSAGES[lang][device === 'phone' ? 'linesHelpTouch' : 'linesHelp'])
+      if (device === 'phone') {
+        const text = await page.locator('.ap-root').innerText()
+        expect(text).not.toMatch(/hover|click|悬停|鼠标|点击/i)
+      }
+      expect(errors).toEqual([])
+      await ctx.close()
+    }, 240_000)
+  }
+
+  for (const view of ['train', 'decode', 'scaling', 'model']) {
+    it(`a link to view=${view} shows its tab on the phone`, async () => {
+      const { ctx, page } = await openAs('phone', `?lang=en&view=${view}`)
+      await settled(page)
+      const m = await page.evaluate((v) => {
+        const list = document.querySelector('[role="tablist"]')!.getBoundingClientRect()
+        const tab = document.querySelector(`[role="tab"][data-view="${v}"]`)!.getBoundingClientRect()
+        return { l: list.left, r: list.right, tl: tab.left, tr: tab.right }
+      }, view)
+      expect(m.tl).toBeGreaterThanOrEqual(m.l)
+      expect(m.tr).toBeLessThanOrEqual(m.r)
+      await ctx.close()
+    })
+  }
+})
+
+describe('finding things', () => {
+  for (const { device, lang } of CASES) {
+    it(`jump to the weights, W folded on phones, the arithmetic brought into view (${device}, ${lang})`, async () => {
+      const { ctx, page, errors } = await openAs(device, `?lang=${lang}`)
+      await expect(page.locator('details.w-fold').evaluate((d) => (d as HTMLDetailsElement).open)).resolves.toBe(
+        device === 'desktop',
+      )
+      const jump = page.locator('button[name="jumpWeights"]')
+      await expect(jump.textContent()).resolves.toBe(MESSAGES[lang].jumpWeights)
+      await jump.click()
+      await settled(page)
+      const top = await page.locator('[data-step="weights"]').evaluate((e) => e.getBoundingClientRect().top)
+      expect(Math.abs(top)).toBeLessThan(40)
+
+      // A score cell, clicked: the arithmetic comes into view, outlined, with a way back.
+      const canvas = page.locator('[data-step="scores"] canvas.hm-canvas')
+      await canvas.scrollIntoViewIfNeeded()
+      const box = (await canvas.boundingBox())!
+      if (device === 'phone') await page.touchscreen.tap(box.x + box.width * 0.7, box.y + box.height * 0.5)
+      else await page.mouse.click(box.x + box.width * 0.7, box.y + box.height * 0.5)
+      const arith = page.locator('[data-panel="arith"]')
+      await expect.poll(() => arith.evaluate((e) => e.getBoundingClientRect().top)).toBeLessThan(100)
+      await expect(arith.evaluate((e) => e.getBoundingClientRect().top)).resolves.toBeGreaterThanOrEqual(-1)
+      await expect(arith.locator('.arith-cell').textContent()).resolves.toMatch(/\(\d+, \d+\)/)
+      const back = arith.locator('button[name="arithBack"]')
+      await expect(back.textContent()).resolves.toBe(MESSAGES[lang].arithBack)
+      await back.click()
+      await settled(page)
+      const sc = await page
+        .locator('[data-step="scores"]')
+        .evaluate((e) => [e.getBoundingClientRect().top, e.getBoundingClientRect().bottom, innerHeight])
+      expect(sc[1]).toBeGreaterThan(0)
+      expect(sc[0]).toBeLessThan(sc[2])
+      expect(errors).toEqual([])
+      await ctx.close()
+    })
+  }
+
+  it('a tooltip on the rightmost column stays on the phone screen', async () => {
+    const { ctx, page } = await openAs('phone', '?lang=en&text=' + encodeURIComponent('one two three four five six'))
+    const canvas = page.locator('[data-step="scores"] canvas.hm-canvas')
+    await canvas.scrollIntoViewIfNeeded()
+    const box = (await canvas.boundingBox())!
+    await page.mouse.move(box.x + box.width - 4, box.y + box.height - 4)
+    const tip = page.locator('[data-step="scores"] .hm-tip')
+    await expect.poll(() => tip.isVisible()).toBe(true)
+    const r = await tip.evaluate((e) => [e.getBoundingClientRect().left, e.getBoundingClientRect().right])
+    expect(r[0]).toBeGreaterThanOrEqual(0)
+    expect(r[1]).toBeLessThanOrEqual(390)
+    await ctx.close()
+  })
+
+  for (const { device, lang } of CASES) {
+    it(`the padding mask is set beside the masked scores (${device}, ${lang})`, async () => {
+      const { ctx, page, errors } = await openAs(device, `?lang=${lang}`)
+      await page.locator('select[name="mask"]').selectOption('padding')
+      await settled(page)
+      const row = page.locator('[data-step="maskedScores"] [data-pad-keys]')
+      await expect(row.isVisible()).resolves.toBe(true)
+      await expect(row.locator('.lbl').textContent()).resolves.toBe(
+        MESSAGES[lang][device === 'phone' ? 'padKeysLabelTouch' : 'padKeysLabel'],
+      )
+      await row.locator('button[data-key="3"]').click()
+      await settled(page)
+      expect((await page.evaluate(() => (window as unknown as PageWindow).__apPlayground.getState())).padKeys).toEqual([
+        3,
+      ])
+      await expect(row.locator('button[data-key="3"]').getAttribute('aria-pressed')).resolves.toBe('true')
+      const ap = await init()
+      const ref = ap.run({ text: 'this is my cat', mask: { keyPadding: [false, false, false, true] } })
+      const got = await readPanel(page, 'weights')
+      got.values.forEach((r, i) => r.forEach((v, j) => expect(v).toBeCloseTo(ref.weights.data[i * 4 + j], 3)))
+      expect(got.values.map((r) => r[3])).toEqual([0, 0, 0, 0])
+      expect(errors).toEqual([])
+      await ctx.close()
+    })
+  }
+
+  for (const device of ['phone', 'desktop'] as const) {
+    it(`at 52 tokens every weights row and column has room for its label (${device})`, async () => {
+      const words = Array.from({ length: 52 }, (_, i) => `w${i}`).join(' ')
+      const { ctx, page } = await openAs(device, `?lang=en&tokenizer=word&text=${encodeURIComponent(words)}`)
+      const canvas = page.locator('[data-step="weights"] canvas.hm-canvas')
+      const size = await canvas.evaluate((c) => [c.clientWidth, c.clientHeight])
+      // Labels take the first ~30 px; 52 cells of 12 px or more follow on each side.
+      expect(size[0]).toBeGreaterThanOrEqual(52 * 12)
+      expect(size[1]).toBeGreaterThanOrEqual(52 * 12)
+      await ctx.close()
+    })
+  }
+})
+
+describe('the Train tab', () => {
+  for (const { device, lang } of CASES) {
+    it(`pauses at its goal and says so; a word outside the vocabulary is explained in ${lang} (${device})`, async () => {
+      const { ctx, page, errors } = await openAs(device, `?lang=${lang}&view=train`)
+      const panel = page.locator('[data-view-box="train"]')
+      await panel.locator('button[name="play"]').waitFor({ timeout: 30_000 })
+      await panel.locator('button[name="play"]').click()
+      const goal = panel.locator('[data-goal]')
+      await expect.poll(() => goal.textContent(), { timeout: 60_000 }).not.toBe('')
+      const text = (await goal.textContent())!
+      expect(text).toMatch(lang === 'zh' ? /^第 \d+ 步达到目标/ : /^Goal reached at step \d+/)
+      const pct = Number(/(\d+(?:\.\d+)?) ?%/.exec(text)![1])
+      expect(pct).toBeGreaterThanOrEqual(95)
+      await expect
+        .poll(() => panel.locator('button[name="play"]').getAttribute('aria-pressed'), { timeout: 10_000 })
+        .toBe('false')
+
+      // Chinese words in "sentence to watch": the message in the page's language, the last map still drawn.
+      await panel.locator('input[name="sentence"]').fill('我 爱 中国')
+      const err = panel.locator('.tr-error')
+      await expect.poll(() => err.textContent(), { timeout: 10_000 }).toContain('“我”')
+      expect(await err.textContent()).toMatch(
+        lang === 'zh' ? /不在这个任务的词表里/ : /is not in this task’s vocabulary/,
+      )
+      const inked = await panel.locator('[data-train-view="attention"] canvas').evaluate((c) => {
+        const cv = c as HTMLCanvasElement
+        const d = cv.getContext('2d')!.getImageData(0, 0, cv.width, cv.height).data
+        let n = 0
+        for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++
+        return n
+      })
+      expect(inked).toBeGreaterThan(1000)
+      expect(errors).toEqual([])
+      await ctx.close()
+    }, 120_000)
+  }
+})
