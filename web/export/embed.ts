@@ -23,6 +23,7 @@ const WIDGET_PARAMS = [
   'guided',
   'view',
   'src',
+  'weights',
 ] as const
 /** What a link carries and the widget does not (its attributes have no such names). */
 const LINK_ONLY = ['head', 'pad', 'cells', 'edits'] as const

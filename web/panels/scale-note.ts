@@ -44,7 +44,8 @@ export class ScaleNote {
   render(ctx: Ctx): void {
     const { state, t } = ctx
     const sat = saturation(ctx)
-    const dotRule = state.score === 'scaled-dot' || state.score === 'dot'
+    // What it says is about the course's torch.rand weights (not the trained ones of weights=trained).
+    const dotRule = (state.score === 'scaled-dot' || state.score === 'dot') && state.weights === 'random'
     const small = dotRule && state.dModel <= SMALL_D_MODEL && state.view === 'pipeline'
     const saturated = dotRule && scaleIsOn(state) && !!sat && sat.meanMax >= ONE_HOT && !small
     this.el.hidden = !saturated && !small
