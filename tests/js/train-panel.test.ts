@@ -1,5 +1,6 @@
 // The Train panel in real headless Chromium: Vite builds a bare page that mounts web/train/panel.ts
-// (with its Web Worker) against the built package in dist/; the test plays, pauses and checks that
+// (with its Web Worker) against the built package in dist/; the test plays (it pauses once at its goal),
+// plays on, pauses and checks that
 // training happened in the worker, that "it" ends up attending to the right noun for the tired and the
 // wide sentence, that zh works, and that typed text is shown as text, never run.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
@@ -80,6 +81,15 @@ describe('Train panel in Chromium', () => {
     expect(await stepOf(page)).toBe(0)
     expect(await page.getAttribute('section.ap-train', 'data-step')).toBe('train')
     await page.click('button[name=play]')
+    // It pauses once when the held-out accuracy reaches 95 % and says so; Play goes on from there.
+    await page.waitForFunction(() => (document.querySelector('[data-goal]')?.textContent ?? '') !== '', null, {
+      timeout: 120_000,
+    })
+    expect(await page.textContent('[data-goal]')).toMatch(/^Goal reached at step \d+: held-out accuracy (9[5-9]|100)/)
+    await page.waitForFunction(
+      () => document.querySelector('button[name=play]')?.getAttribute('aria-pressed') === 'false',
+    )
+    await page.click('button[name=play]')
     await page.waitForFunction(
       () => Number(/step (\d+)/.exec(document.querySelector('.tr-status')?.textContent ?? '')?.[1] ?? 0) >= 300,
       null,
@@ -129,10 +139,14 @@ describe('Train panel in Chromium', () => {
     expect(await page.textContent('.ap-train h2')).toBe('训练注意力')
     const attack = '<img src=x onerror="window.__pwned=1">'
     await page.fill('input[name=sentence]', attack)
-    // the engine names the unknown word (punctuation stripped, as the task's tokenizer does)
-    await page.waitForFunction(() => /'img'/.test(document.querySelector('.tr-error')?.textContent ?? ''), null, {
-      timeout: 30_000,
-    })
+    // the unknown word named in Chinese (punctuation stripped, as the task's tokenizer does)
+    await page.waitForFunction(
+      () => /“img”不在这个任务的词表里/.test(document.querySelector('.tr-error')?.textContent ?? ''),
+      null,
+      {
+        timeout: 30_000,
+      },
+    )
     expect(await page.inputValue('input[name=sentence]')).toBe(attack)
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined()
     expect(await page.locator('.ap-train img').count()).toBe(0)
