@@ -29,6 +29,7 @@ export const STYLES = `
 .ap-root input[type=checkbox], .ap-root input[type=radio] { width: 24px; height: 24px; margin: 0; flex-shrink: 0; accent-color: var(--accent); }
 .ap-root input[type=range] { min-height: 24px; accent-color: var(--accent); }
 .ap-root summary { min-height: 24px; padding: 2px 0; }
+.ap-root .banner button { min-height: 24px; }
 @media (pointer: coarse) {
   .ap-root .btn-primary, .ap-root [role=tab], .ap-root .segmented .seg, .ap-root .guided-nav button,
   .ap-root .ap-actions button, .ap-root .controls select, .ap-root .controls input[type=number],

@@ -1,5 +1,5 @@
 // Phones, in Chromium's mobile emulation (isMobile, touch) at 360 × 640 and 390 × 844, the page and the
-// widget: no view scrolls the page sideways (documentElement.scrollWidth ≤ clientWidth; innerWidth grows
+// widget: no view scrolls the page sideways, W_q / W_k / W_v start folded (documentElement.scrollWidth ≤ clientWidth; innerWidth grows
 // with the overflow under emulation, so it cannot be the check), the header's buttons are all on screen,
 // a wide matrix scrolls inside its panel, tapping a cell shows its arithmetic, and the long view pans with
 // a one-finger drag and zooms with a two-finger pinch (touch events sent through CDP).
@@ -88,6 +88,9 @@ async function matrixScrollsInPanel(
   widen: () => Promise<unknown>,
 ): Promise<void> {
   await widen()
+  // W_q, W_k, W_v are folded on a phone (issue 29): the learner opens the fold first.
+  const fold = root.locator('details.w-fold')
+  if (!(await fold.evaluate((d) => (d as HTMLDetailsElement).open))) await fold.locator(':scope > summary').tap()
   await root.locator('[data-step="Wv"] .hm-legend').waitFor()
   await expect.poll(() => root.locator('input[name="dv"]').inputValue()).toBe('96')
   await settled(page)
