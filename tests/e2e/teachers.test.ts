@@ -77,6 +77,7 @@ describe('Embed', () => {
         )
       expect(shown).toEqual(['scores', 'weights'])
       await tagged.locator('[data-step="weights"] details.hm-alt summary').click()
+      await expect.poll(() => tagged.locator('[data-step="weights"] table tbody td').count()).toBe(16)
       const cells = await tagged.locator('[data-step="weights"] table tbody td').allTextContents()
       expect(cells.map((c) => Number(c.trim()))).toEqual(want.values.flat())
       expect(errors).toEqual([])
