@@ -417,9 +417,11 @@ class TrainPanel {
     this.schedule()
   }
 
-  /** The first time the held-out accuracy (the training one without a held-out set) reaches GOAL: pause, and say so. */
+  /** Coreference and reverse: the first time the held-out accuracy (else the training one) reaches GOAL, pause and say so. */
   private checkGoal(snap: Snapshot): void {
-    if (this.goalStep || snap.steps === 0) return
+    // The tasks with a goal to reach: coreference and reverse (next-char and induction are watched as they go).
+    const goalTask = this.settings.task === 'coreference' || this.settings.task === 'reverse'
+    if (!goalTask || this.goalStep || snap.steps === 0) return
     const acc = snap.test?.accuracy ?? snap.train.accuracy
     if (!(acc >= GOAL)) return
     this.goalStep = snap.steps
