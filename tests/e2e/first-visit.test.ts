@@ -12,7 +12,6 @@ import { readPanel, settled } from './harness.mjs'
 import { useEnv } from './env'
 import { CASES, openAs } from './devices'
 import { init } from '../../dist/index.js'
-import type { Engine } from 'attention-playground'
 import type { PlaygroundHandle } from '../../web/playground'
 import { MESSAGES } from '../../web/i18n'
 
@@ -20,8 +19,8 @@ type PageWindow = Window & { __apPlayground: PlaygroundHandle }
 
 useEnv()
 
-let engine: Engine | null = null
-async function nodeEngine(): Promise<Engine> {
+let engine: Awaited<ReturnType<typeof init>> | null = null
+async function nodeEngine(): Promise<Awaited<ReturnType<typeof init>>> {
   engine ??= await init()
   return engine
 }
