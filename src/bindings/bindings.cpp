@@ -10,6 +10,7 @@
 
 #include "bindings/convert.h"
 #include "core/attention.h"
+#include "core/backward.h"
 #include "core/multihead.h"
 #include "core/pipeline.h"
 #include "core/tokenizer.h"
@@ -189,78 +190,186 @@ ap::RunOptions decode_run_options(const val& o) {
   return r;
 }
 
+val encode_trace(const ap::Trace& t, const ap::RunOptions& r, const val& o) {
+  val out = val::object();
+  out.set("tokens", val::array(t.tokens.tokens));
+  out.set("tokenIds", val::array(t.tokens.ids));
+  out.set("vocab", val::array(t.tokens.vocab));
+  out.set("merges", merges_to_js(t.tokens.merges));
+  out.set("selfAttention", t.selfAttention);
+  if (r.cross) {
+    out.set("sourceTokens", val::array(t.sourceTokens.tokens));
+    out.set("sourceTokenIds", val::array(t.sourceTokens.ids));
+    out.set("sourceEmbeddings", tensor_to_js(t.sourceEmbeddings));
+  }
+  set_steps(out, {t.embeddings, t.Wq, t.Wk, t.Wv, t.Q, t.K, t.V, t.scores, t.scaledScores, t.maskedScores, t.weights,
+                  t.output});
+  out.set("maskedRows", val::array(t.maskedRows));
+  out.set("scale", t.scale);
+  // The options as resolved (defaults filled in), so a trace says how to reproduce it.
+  val resolved = val::object();
+  if (r.cross) {
+    resolved.set("source", val(r.source));
+    resolved.set("target", val(r.target));
+  } else {
+    resolved.set("text", val(r.text));
+  }
+  resolved.set("tokenizer", val(r.tokenizer));
+  resolved.set("dModel", r.dModel);
+  resolved.set("dq", r.dq);
+  resolved.set("dk", r.dk);
+  resolved.set("dv", r.dv);
+  resolved.set("seed", static_cast<double>(r.seed));
+  resolved.set("score", val(std::string(ap::score_name(r.score))));
+  resolved.set("scale", t.scale);
+  resolved.set("mask", has(o, "mask") ? o["mask"] : val(std::string("none")));
+  resolved.set("temperature", r.temperature);
+  resolved.set("heads", r.heads);
+  if (r.tokenizer == "bpe") resolved.set("bpeMerges", r.tokenizerOptions.bpeMerges);
+  out.set("options", resolved);
+  if (t.heads == 1) {
+    out.set("params", encode_params(t.params[0], r.score));
+  } else {
+    val ps = val::array();
+    for (const auto& p : t.params) ps.call<void>("push", encode_params(p, r.score));
+    out.set("params", ps);
+  }
+  return out;
+}
+
 val run(val o) {
   return guarded([&] {
     const ap::RunOptions r = decode_run_options(o);
-    const ap::Trace t = ap::run(r);
+    return encode_trace(ap::run(r), r, o);
+  });
+}
+
+ap::PipelineLoss decode_loss(const val& l) {
+  if (!has(l, "kind"))
+    throw ap::Error("loss: expected { kind: 'attend', query, key } or { kind: 'output', query, target }");
+  ap::PipelineLoss loss;
+  const std::string kind = string_of(l["kind"], "loss.kind");
+  if (kind == "attend") {
+    loss.kind = ap::PipelineLoss::Kind::Attend;
+    if (!has(l, "key")) throw ap::Error("loss.key: missing (the key column j of −log weights[i, j])");
+    loss.key = int_of(l["key"], "loss.key");
+    if (has(l, "head")) loss.head = int_of(l["head"], "loss.head");
+  } else if (kind == "output") {
+    loss.kind = ap::PipelineLoss::Kind::Output;
+    if (!has(l, "target")) throw ap::Error("loss.target: missing (a Tensor [dv], the wanted output row)");
+    loss.target = vector_from_js(l["target"], "loss.target");
+  } else {
+    throw ap::Error("loss.kind: unknown loss '" + kind + "'; expected 'attend' or 'output'");
+  }
+  if (!has(l, "query")) throw ap::Error("loss.query: missing (the query row i)");
+  loss.query = int_of(l["query"], "loss.query");
+  return loss;
+}
+
+val runBackward(val o) {
+  return guarded([&] {
+    if (has(o, "score")) ap::require_backward_rule(ap::parse_score(string_of(o["score"], "score")), "runBackward");
+    const ap::RunOptions r = decode_run_options(o);
+    if (!has(o, "loss")) throw ap::Error("loss: missing (e.g. { kind: 'attend', query: 0, key: 1 })");
+    const ap::PipelineGrads g = ap::run_backward(r, decode_loss(o["loss"]));
+    val out = encode_trace(g.trace, r, o);
+    out.set("loss", g.loss);
+    const std::pair<const char*, const ap::Mat*> mats[] = {{"gradEmbeddings", &g.dEmbeddings},
+                                                           {"gradWq", &g.dWq},
+                                                           {"gradWk", &g.dWk},
+                                                           {"gradWv", &g.dWv},
+                                                           {"gradQuery", &g.dQ},
+                                                           {"gradKey", &g.dK},
+                                                           {"gradValue", &g.dV},
+                                                           {"gradOutput", &g.dOutput}};
+    for (const auto& [name, m] : mats) out.set(name, tensor_to_js(*m));
+    if (r.cross) out.set("gradSourceEmbeddings", tensor_to_js(g.dSourceEmbeddings));
+    out.set("gradWeights", per_head_to_js(g.dWeights));
+    out.set("gradScores", per_head_to_js(g.dScores));
+    return out;
+  });
+}
+
+std::string batch_dims(const std::vector<ap::Mat>& b, int rank) {
+  const std::string inner = ap::shape_str(b[0]);
+  return rank == 2 ? inner : "[" + std::to_string(b.size()) + ", " + inner.substr(1);
+}
+
+// query, key and value of attention / attentionBackward: [n, d] each, or [batch, n, d] each.
+struct Qkv {
+  std::vector<ap::Mat> Q, K, V;
+  int rank = 2;
+};
+
+Qkv decode_qkv(const val& o) {
+  require_qkv(o, "a Tensor [n, d] or [batch, n, d]");
+  Qkv x;
+  int rk = 0, rv = 0;
+  x.Q = batch_from_js(o["query"], "query", &x.rank);
+  x.K = batch_from_js(o["key"], "key", &rk);
+  x.V = batch_from_js(o["value"], "value", &rv);
+  if (x.rank != rk || rk != rv || x.Q.size() != x.K.size() || x.K.size() != x.V.size()) {
+    throw ap::Error("query/key/value: need the same rank and batch size, got query " + batch_dims(x.Q, x.rank) +
+                    ", key " + batch_dims(x.K, rk) + ", value " + batch_dims(x.V, rv));
+  }
+  return x;
+}
+
+ap::AttentionOptions decode_attention_options(const val& o) {
+  ap::AttentionOptions a;
+  if (has(o, "score")) a.score = ap::parse_score(string_of(o["score"], "score"));
+  decode_scale(o, &a.hasScale, &a.scale);
+  if (has(o, "temperature")) a.temperature = static_cast<float>(number_of(o["temperature"], "temperature"));
+  a.mask = decode_mask(o["mask"], "mask");
+  a.params = decode_params(has(o, "params") ? o["params"] : val::object(), a.score);
+  return a;
+}
+
+// One field of each batch item's result: a [n, d] Tensor for 2-D input, [batch, n, d] for 3-D.
+template <class R>
+val pick_field(const std::vector<R>& rs, int rank, ap::Mat R::*member) {
+  if (rank == 2) return tensor_to_js(rs[0].*member);
+  std::vector<ap::Mat> ms;
+  for (auto& r : rs) ms.push_back(r.*member);
+  return stack_to_js(ms);
+}
+
+val attentionBackward(val o) {
+  return guarded([&] {
+    const Qkv x = decode_qkv(o);
+    if (!has(o, "gradOutput")) throw ap::Error("gradOutput: missing (dL/d(output), a Tensor of the output's shape)");
+    int rg = 0;
+    const auto dO = batch_from_js(o["gradOutput"], "gradOutput", &rg);
+    if (rg != x.rank || dO.size() != x.Q.size()) {
+      throw ap::Error("gradOutput: expected the output's shape (query " + batch_dims(x.Q, x.rank) + ", value " +
+                      batch_dims(x.V, x.rank) + "), got " + batch_dims(dO, rg));
+    }
+    // The rule first: the other rules' parameters are not options here.
+    if (has(o, "score"))
+      ap::require_backward_rule(ap::parse_score(string_of(o["score"], "score")), "attentionBackward");
+    const ap::AttentionOptions a = decode_attention_options(o);
+    const int batch = static_cast<int>(x.Q.size());
+    for (int b = 0; b < batch; ++b) ap::validate_attention_backward(x.Q[b], x.K[b], x.V[b], dO[b], a, batch);
+    std::vector<ap::AttentionGrads> gs;
+    for (int b = 0; b < batch; ++b) gs.push_back(ap::attention_backward(x.Q[b], x.K[b], x.V[b], dO[b], a, b));
     val out = val::object();
-    out.set("tokens", val::array(t.tokens.tokens));
-    out.set("tokenIds", val::array(t.tokens.ids));
-    out.set("vocab", val::array(t.tokens.vocab));
-    out.set("merges", merges_to_js(t.tokens.merges));
-    out.set("selfAttention", t.selfAttention);
-    if (r.cross) {
-      out.set("sourceTokens", val::array(t.sourceTokens.tokens));
-      out.set("sourceTokenIds", val::array(t.sourceTokens.ids));
-      out.set("sourceEmbeddings", tensor_to_js(t.sourceEmbeddings));
-    }
-    set_steps(out, {t.embeddings, t.Wq, t.Wk, t.Wv, t.Q, t.K, t.V, t.scores, t.scaledScores, t.maskedScores, t.weights,
-                    t.output});
-    out.set("maskedRows", val::array(t.maskedRows));
-    out.set("scale", t.scale);
-    // The options as resolved (defaults filled in), so a trace says how to reproduce it.
-    val resolved = val::object();
-    if (r.cross) {
-      resolved.set("source", val(r.source));
-      resolved.set("target", val(r.target));
-    } else {
-      resolved.set("text", val(r.text));
-    }
-    resolved.set("tokenizer", val(r.tokenizer));
-    resolved.set("dModel", r.dModel);
-    resolved.set("dq", r.dq);
-    resolved.set("dk", r.dk);
-    resolved.set("dv", r.dv);
-    resolved.set("seed", static_cast<double>(r.seed));
-    resolved.set("score", val(std::string(ap::score_name(r.score))));
-    resolved.set("scale", t.scale);
-    resolved.set("mask", has(o, "mask") ? o["mask"] : val(std::string("none")));
-    resolved.set("temperature", r.temperature);
-    resolved.set("heads", r.heads);
-    if (r.tokenizer == "bpe") resolved.set("bpeMerges", r.tokenizerOptions.bpeMerges);
-    out.set("options", resolved);
-    if (t.heads == 1) {
-      out.set("params", encode_params(t.params[0], r.score));
-    } else {
-      val ps = val::array();
-      for (const auto& p : t.params) ps.call<void>("push", encode_params(p, r.score));
-      out.set("params", ps);
-    }
+    out.set("gradQuery", pick_field(gs, x.rank, &ap::AttentionGrads::dQuery));
+    out.set("gradKey", pick_field(gs, x.rank, &ap::AttentionGrads::dKey));
+    out.set("gradValue", pick_field(gs, x.rank, &ap::AttentionGrads::dValue));
+    out.set("gradWeights", pick_field(gs, x.rank, &ap::AttentionGrads::dWeights));
+    out.set("gradScores", pick_field(gs, x.rank, &ap::AttentionGrads::dScores));
     return out;
   });
 }
 
 val attention(val o) {
   return guarded([&] {
-    require_qkv(o, "a Tensor [n, d] or [batch, n, d]");
-    int rq = 0, rk = 0, rv = 0;
-    const auto Q = batch_from_js(o["query"], "query", &rq);
-    const auto K = batch_from_js(o["key"], "key", &rk);
-    const auto V = batch_from_js(o["value"], "value", &rv);
-    if (rq != rk || rk != rv || Q.size() != K.size() || K.size() != V.size()) {
-      auto dims = [](const std::vector<ap::Mat>& b, int rank) {
-        const std::string inner = ap::shape_str(b[0]);
-        return rank == 2 ? inner : "[" + std::to_string(b.size()) + ", " + inner.substr(1);
-      };
-      throw ap::Error("query/key/value: need the same rank and batch size, got query " + dims(Q, rq) + ", key " +
-                      dims(K, rk) + ", value " + dims(V, rv));
-    }
-    ap::AttentionOptions a;
-    if (has(o, "score")) a.score = ap::parse_score(string_of(o["score"], "score"));
-    decode_scale(o, &a.hasScale, &a.scale);
-    if (has(o, "temperature")) a.temperature = static_cast<float>(number_of(o["temperature"], "temperature"));
-    a.mask = decode_mask(o["mask"], "mask");
-    a.params = decode_params(has(o, "params") ? o["params"] : val::object(), a.score);
+    const Qkv x = decode_qkv(o);
+    const auto& Q = x.Q;
+    const auto& K = x.K;
+    const auto& V = x.V;
+    const int rq = x.rank;
+    ap::AttentionOptions a = decode_attention_options(o);
     if (has(o, "needWeights")) a.needWeights = bool_of(o["needWeights"], "needWeights");
     if (has(o, "sinkLogit")) {
       a.hasSinkLogit = true;
@@ -276,12 +385,7 @@ val attention(val o) {
 
     std::vector<ap::AttentionResult> rs;
     for (int b = 0; b < batch; ++b) rs.push_back(ap::attention(Q[b], K[b], V[b], a, b));
-    auto pick = [&](auto member) {
-      if (rq == 2) return tensor_to_js(rs[0].*member);
-      std::vector<ap::Mat> ms;
-      for (auto& r : rs) ms.push_back(r.*member);
-      return stack_to_js(ms);
-    };
+    auto pick = [&](ap::Mat ap::AttentionResult::*member) { return pick_field(rs, rq, member); };
     val out = val::object();
     if (a.needScores) {
       out.set("scores", pick(&ap::AttentionResult::scores));
@@ -494,6 +598,8 @@ int threads() { return ap::kernels::threads(); }
 EMSCRIPTEN_BINDINGS(attention_playground) {
   emscripten::function("run", &run);
   emscripten::function("attention", &attention);
+  emscripten::function("attentionBackward", &attentionBackward);
+  emscripten::function("runBackward", &runBackward);
   emscripten::function("multiHeadAttention", &multiHeadAttention);
   emscripten::function("flashTrace", &flashTrace);
   emscripten::function("tokenize", &tokenize);

@@ -181,8 +181,12 @@ struct StepTensors {
   const ap::Mat& output;
 };
 
+// A per-head step: [nq, nk] for one head, [heads, nq, nk] otherwise.
+inline val per_head_to_js(const std::vector<ap::Mat>& ms) {
+  return ms.size() == 1 ? tensor_to_js(ms[0]) : stack_to_js(ms);
+}
+
 inline void set_steps(val& o, const StepTensors& t) {
-  auto heads = [](const std::vector<ap::Mat>& ms) { return ms.size() == 1 ? tensor_to_js(ms[0]) : stack_to_js(ms); };
   // In pipeline order, which is also the order of the trace's keys.
   const std::pair<const char*, const ap::Mat*> mats[] = {{"embeddings", &t.embeddings},
                                                          {"Wq", &t.Wq},
@@ -196,7 +200,7 @@ inline void set_steps(val& o, const StepTensors& t) {
                                                                           {"scaledScores", &t.scaledScores},
                                                                           {"maskedScores", &t.maskedScores},
                                                                           {"weights", &t.weights}};
-  for (const auto& [name, ms] : per_head) o.set(name, heads(*ms));
+  for (const auto& [name, ms] : per_head) o.set(name, per_head_to_js(*ms));
   o.set("output", tensor_to_js(t.output));
   o.set("heads", static_cast<int>(t.weights.size()));
 }

@@ -13,10 +13,7 @@
 #include <limits>
 
 #include "core/rng.h"
-
-#if defined(__wasm_simd128__)
-#include <wasm_simd128.h>
-#endif
+#include "core/small_products.h"
 
 namespace ap {
 namespace train {
@@ -53,92 +50,14 @@ Mat linear_w(Generator& g, int in, int out, Mat* bias) {
   return W;
 }
 
-// Small dense products on row-major buffers, written out here instead of going through Eigen's GEMM:
-// the wasm build links Eigen's GEMM kernels from whichever object file instantiated them first, and in
-// the size-optimised (-Os) ones the inner multiply-add is an out-of-line call (measured: training
-// 20x slower, 220 -> 9 steps/s, when the link order changed). These have internal linkage, so training
-// always runs this file's code. Inner loops run over contiguous j (sizes 4..64), with SIMD128 in wasm.
-struct CView {
-  const float* p;
-  int rows, cols;
-  long stride;
-};
-struct MView {
-  float* p;
-  int rows, cols;
-  long stride;
-};
-template <class M>
-CView cview(const M& m) {
-  return {m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), static_cast<long>(m.outerStride())};
-}
-template <class M>
-MView mview(M&& m) {
-  return {m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), static_cast<long>(m.outerStride())};
-}
-
-// c[0..n) += a · b[0..n): four lanes at a time in wasm (the intrinsics are always inlined, even at
-// -Os), the same multiply then add per element as the scalar tail, so results match the native build.
-inline void axpy(float* c, const float* b, float a, int n) {
-  int j = 0;
-#if defined(__wasm_simd128__)
-  const v128_t av = wasm_f32x4_splat(a);
-  for (; j + 4 <= n; j += 4)
-    wasm_v128_store(c + j, wasm_f32x4_add(wasm_v128_load(c + j), wasm_f32x4_mul(av, wasm_v128_load(b + j))));
-#endif
-  for (; j < n; ++j) c[j] += a * b[j];
-}
-
-void zero(MView C) {
-  for (int i = 0; i < C.rows; ++i)
-    for (int j = 0; j < C.cols; ++j) C.p[i * C.stride + j] = 0.0f;
-}
-
-// C (+)= A·B
-void mm(MView C, CView A, CView B, bool acc) {
-  if (!acc) zero(C);
-  for (int i = 0; i < A.rows; ++i) {
-    float* c = C.p + i * C.stride;
-    for (int k = 0; k < A.cols; ++k) {
-      const float a = A.p[i * A.stride + k];
-      if (a == 0.0f) continue;
-      axpy(c, B.p + k * B.stride, a, B.cols);
-    }
-  }
-}
-
-// C (+)= Aᵀ·B
-void mm_tn(MView C, CView A, CView B, bool acc) {
-  if (!acc) zero(C);
-  for (int k = 0; k < A.rows; ++k) {
-    const float* a = A.p + k * A.stride;
-    const float* b = B.p + k * B.stride;
-    for (int i = 0; i < A.cols; ++i) {
-      const float ai = a[i];
-      if (ai == 0.0f) continue;
-      axpy(C.p + i * C.stride, b, ai, B.cols);
-    }
-  }
-}
-
-// C (+)= A·Bᵀ, through Bᵀ copied once so the inner loop stays contiguous.
-void mm_nt(MView C, CView A, CView B, bool acc) {
-  Mat bt(B.cols, B.rows);
-  for (int r = 0; r < B.rows; ++r)
-    for (int k = 0; k < B.cols; ++k) bt(k, r) = B.p[r * B.stride + k];
-  mm(C, A, cview(bt), acc);
-}
-
-Mat mul(CView A, CView B) {
-  Mat C(A.rows, B.cols);
-  mm(mview(C), A, B, false);
-  return C;
-}
-Mat mul_nt(CView A, CView B) {
-  Mat C(A.rows, B.rows);
-  mm_nt(mview(C), A, B, false);
-  return C;
-}
+// The small dense products of the backward passes (core/small_products.h: never Eigen's GEMM in wasm).
+using small::cview;
+using small::mm;
+using small::mm_nt;
+using small::mm_tn;
+using small::mul;
+using small::mul_nt;
+using small::mview;
 
 int argmax_row(const float* p, int n) {
   int best = 0;

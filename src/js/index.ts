@@ -9,6 +9,8 @@
  */
 import createAttentionModule from './attention.js'
 import type {
+  AttentionBackwardOptions,
+  AttentionBackwardResult,
   AttentionOptions,
   AttentionResult,
   FlashTraceOptions,
@@ -16,6 +18,8 @@ import type {
   MemoryStats,
   MultiHeadAttentionOptions,
   MultiHeadAttentionResult,
+  RunBackwardOptions,
+  RunBackwardResult,
   RunOptions,
   TokenizerName,
   Tokenization,
@@ -61,6 +65,8 @@ export interface InitOptions {
 export interface RawModule {
   run(o: object): unknown
   attention(o: object): unknown
+  attentionBackward(o: object): unknown
+  runBackward(o: object): unknown
   multiHeadAttention(o: object): unknown
   flashTrace(o: object): unknown
   tokenize(text: unknown, kind: unknown, o: object): unknown
@@ -77,6 +83,10 @@ export interface Engine {
   run(options?: RunOptions): Trace
   /** One attention call on your own Q, K, V ([n, d] or [batch, n, d]). */
   attention(options: AttentionOptions): AttentionResult
+  /** The backward pass of one attention call: dL/dQ, dL/dK, dL/dV, dL/dA, dL/dS from dL/dO (docs/backward.md). */
+  attentionBackward(options: AttentionBackwardOptions): AttentionBackwardResult
+  /** `run`, then a loss you pick and its gradients back to the embeddings and Wq, Wk, Wv (docs/backward.md). */
+  runBackward(options: RunBackwardOptions): RunBackwardResult
   /** torch.nn.MultiheadAttention's computation (weights in PyTorch layout). */
   multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult
   /**
@@ -141,6 +151,8 @@ const ATTENTION_KEYS = [
   'sinkLogit',
 ] as const
 const FLASH_KEYS = ['query', 'key', 'value', 'blockRows', 'blockCols', 'causal', 'scale'] as const
+const BACKWARD_KEYS = ['query', 'key', 'value', 'gradOutput', 'score', 'scale', 'mask', 'temperature'] as const
+const LOSS_KEYS = ['kind', 'query', 'key', 'head', 'target'] as const
 const PARAM_KEYS = ['W', 'Wq', 'Wk', 'v', 'b', 'combineW', 'combineB'] as const
 // The weights of multiHeadAttention, all tensors.
 const MHA_WEIGHT_KEYS = [
@@ -175,6 +187,7 @@ const TENSOR_KEYS = new Set<string>([
   'query',
   'key',
   'value',
+  'gradOutput',
   ...MHA_WEIGHT_KEYS,
 ])
 
@@ -233,6 +246,23 @@ function makeEngine(module: RawModule): Engine {
         t.params = params
       }
       return unwrap<AttentionResult>(module.attention(t))
+    },
+    attentionBackward(options: AttentionBackwardOptions): AttentionBackwardResult {
+      const o = checkOptions('attentionBackward', options)
+      checkKeys('attentionBackward', o, BACKWARD_KEYS)
+      return unwrap<AttentionBackwardResult>(module.attentionBackward(tensors(o)))
+    },
+    runBackward(options: RunBackwardOptions): RunBackwardResult {
+      const o = checkOptions('runBackward', options)
+      checkKeys('runBackward', o, [...RUN_KEYS, 'loss'])
+      for (const k of ['text', 'source', 'target', 'bpeCorpus']) checkText(k, o[k])
+      const t = tensors(o)
+      if (o.loss !== undefined) {
+        const loss = checkOptions('runBackward: loss', o.loss)
+        checkKeys('runBackward: loss', loss, LOSS_KEYS)
+        t.loss = { ...loss, ...(loss.target !== undefined && { target: toTensor('loss.target', loss.target) }) }
+      }
+      return unwrap<RunBackwardResult>(module.runBackward(t))
     },
     multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult {
       const o = checkOptions('multiHeadAttention', options)

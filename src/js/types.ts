@@ -266,3 +266,62 @@ export interface MemoryStats {
   /** Bytes malloc has handed out and not taken back. */
   allocatedBytes: number
 }
+
+/** ap.attentionBackward (docs/backward.md): attention's options (dot / scaled-dot) plus dL/d(output). */
+export interface AttentionBackwardOptions {
+  /** [nq, d] or [batch, nq, d]. */
+  query: TensorLike
+  key: TensorLike
+  value: TensorLike
+  /** dL/dO, the output's shape: [nq, dv] or [batch, nq, dv]. */
+  gradOutput: TensorLike
+  /** The rules with a backward pass here: 'dot' and 'scaled-dot' (default). */
+  score?: 'dot' | 'scaled-dot'
+  scale?: number | boolean
+  mask?: MaskSpec
+  temperature?: number
+}
+
+/**
+ * For S = scale · Q·Kᵀ / temperature (masked cells -∞), A = softmax(S) by rows, O = A·V; shapes as the inputs'
+ * (with the batch dimension when they have one).
+ */
+export interface AttentionBackwardResult {
+  /** dL/dQ = (scale / temperature) · dS·K. */
+  gradQuery: Tensor
+  /** dL/dK = (scale / temperature) · dSᵀ·Q. */
+  gradKey: Tensor
+  /** dL/dV = Aᵀ·dO. */
+  gradValue: Tensor
+  /** dL/dA = dO·Vᵀ. */
+  gradWeights: Tensor
+  /** dL/dS = A ⊙ (dA − rowsum(dA ⊙ A)): 0 in masked cells and fully masked rows. */
+  gradScores: Tensor
+}
+
+/** The loss of ap.runBackward: −log weights[query, key] (of `head`, default 0), or Σ (output[query] − target)². */
+export type PipelineLoss =
+  | { kind: 'attend'; query: number; key: number; head?: number }
+  | { kind: 'output'; query: number; target: TensorLike | number[] }
+
+export interface RunBackwardOptions extends RunOptions {
+  loss: PipelineLoss
+}
+
+/** The trace of `run`, the loss, and its gradients (dot / scaled-dot); per-head ones like the trace's. */
+export interface RunBackwardResult extends Trace {
+  loss: number
+  /** dL/d(embeddings) (cross attention: the target's; the source's in gradSourceEmbeddings). */
+  gradEmbeddings: Tensor
+  gradSourceEmbeddings?: Tensor
+  gradWq: Tensor
+  gradWk: Tensor
+  gradWv: Tensor
+  gradQuery: Tensor
+  gradKey: Tensor
+  gradValue: Tensor
+  gradOutput: Tensor
+  /** [nq, nk], or [heads, nq, nk]. */
+  gradWeights: Tensor
+  gradScores: Tensor
+}

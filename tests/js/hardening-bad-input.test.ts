@@ -763,6 +763,43 @@ const rows: Record<string, [string, () => void]> = {
       )
     },
   ],
+  B1: [
+    'gradOutput of another shape than the output',
+    () => {
+      const x = T(3, 4)
+      expectError(
+        () => ap.attentionBackward({ query: x, key: x, value: T(3, 2), gradOutput: T(3, 3) }),
+        "gradOutput: expected the output's shape [nq, dv] = [3, 2], got [3, 3]",
+      )
+    },
+  ],
+  B2: [
+    'a scoring rule without a backward pass',
+    () => {
+      const x = T(3, 4)
+      expectError(
+        () => ap.attentionBackward({ query: x, key: x, value: x, gradOutput: x, score: 'general' as never }),
+        "score: attentionBackward has the backward pass of 'dot' and 'scaled-dot', got 'general' (the trainer has the other rules')",
+      )
+      expectError(
+        () => ap.runBackward({ score: 'additive', loss: { kind: 'attend', query: 0, key: 1 } }),
+        "score: runBackward has the backward pass of 'dot' and 'scaled-dot', got 'additive' (the trainer has the other rules')",
+      )
+    },
+  ],
+  B3: [
+    'a loss on a masked cell, or out of range',
+    () => {
+      expectError(
+        () => ap.runBackward({ mask: 'causal', loss: { kind: 'attend', query: 0, key: 2 } }),
+        'loss.key: weights[0, 2] is 0 (masked, or too small for float32), so −log of it is infinite',
+      )
+      expectError(
+        () => ap.runBackward({ loss: { kind: 'attend', query: 9, key: 0 } }),
+        'loss.query: expected a query row from 0 to 3, got 9',
+      )
+    },
+  ],
   F4: [
     'a model file shape that does not match the tokens',
     () => {
