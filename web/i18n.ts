@@ -411,6 +411,21 @@ const en = {
   decodeQueryNote:
     'Every attention here is the engine’s attention() on these rows; the weights are random draws from the seed (embeddings, then the self-attention’s W_q, W_k, W_v, then the cross attention’s), nothing is trained. Because step ③’s query comes through ① and ②, an earlier target word changes this step’s cross weights. K, V come straight from the source embeddings (no encoder layers run), and there are no position encodings, so the order of the earlier inputs does not matter here; a full Transformer has both, and a feed-forward layer after ④.',
   tabScaling: 'Why ÷√d_k',
+  tabBackward: 'Gradients',
+  quizBwMaskPrompt: 'In dL/dS (the gradient at the scores), what does a masked cell receive?',
+  quizBwMaskRight: 'Exactly 0: its weight is 0, so softmax’s Jacobian sends it nothing',
+  quizBwMaskWrong1: 'The same gradient as the cell next to it',
+  quizBwMaskWrong2: '−∞, like its score',
+  quizBwMaskWrong3: 'A large gradient that pushes the mask open',
+  quizBwMaskExplain:
+    'dS = A ⊙ (dA − rowsum(dA ⊙ A)): every cell is multiplied by its weight a, and a masked cell has a = 0. The mask stops the gradient as it stops the attention (see the dS heatmap with a causal mask).',
+  quizBwSatPrompt: 'A row of weights is saturated (one weight ≈ 1, the rest ≈ 0). Why does learning stop there?',
+  quizBwSatRight: 'softmax’s Jacobian diag(a) − a·aᵀ is ≈ 0, so dS ≈ 0 and nothing reaches Q, K, W_q, W_k',
+  quizBwSatWrong1: 'The learning rate becomes 0',
+  quizBwSatWrong2: 'The loss is already 0 whatever the goal',
+  quizBwSatWrong3: 'V receives no gradient',
+  quizBwSatExplain:
+    'With a ≈ one-hot, a_j (1 − a_j) ≈ 0 and a_j a_k ≈ 0 for every cell: the Jacobian vanishes. That is why the scores are divided by √d_k: it keeps them from growing with d_k and saturating softmax (the lesson: 防止点积值过大导致 softmax 梯度消失).',
   scalingTitle: 'Why divide by √d_k?',
   scalingIntro:
     'Measured live on the engine: queries and keys whose entries have variance 1, rows of 32 keys, d_k from 1 to 512. A dot product q·k adds d_k such terms, so its variance grows like d_k; softmax then sees huge differences, puts almost all weight on one key and its gradient vanishes. Dividing by √d_k brings the variance back to 1.',
@@ -900,6 +915,21 @@ const zh: Record<MsgKey, string> = {
   decodeQueryNote:
     '这里的每次注意力计算都由引擎的注意力函数对这些行完成；权重都是由随机种子抽取的（先是词嵌入，再是自注意力的 W_q、W_k、W_v，然后是交叉注意力的），没有经过训练。因为第 ③ 步的查询经过了 ① 和 ②，前面的目标词一变，这一步的交叉注意力权重也会变。K、V 直接来自源句的词嵌入（不运行编码器层），也没有位置编码，所以这里前面输入的顺序不影响结果；完整的 Transformer 两者都有，并在 ④ 之后还有前馈层。',
   tabScaling: '为什么除以 √d_k',
+  tabBackward: '梯度',
+  quizBwMaskPrompt: '在 dL/dS（注意力分数处的梯度）里，被掩码的格子得到什么？',
+  quizBwMaskRight: '恰好是 0：它的权重是 0，softmax 的雅可比矩阵不给它任何梯度',
+  quizBwMaskWrong1: '和旁边格子一样的梯度',
+  quizBwMaskWrong2: '−∞，和它的分数一样',
+  quizBwMaskWrong3: '一个很大的梯度，把掩码推开',
+  quizBwMaskExplain:
+    'dS = A ⊙ (dA − rowsum(dA ⊙ A))：每个格子都乘以它的权重 a，而被掩码的格子 a = 0。掩码挡住了注意力，也挡住了梯度（用因果掩码看看 dS 的热力图）。',
+  quizBwSatPrompt: '某一行权重饱和了（一个权重 ≈ 1，其余 ≈ 0）。为什么学习在那里停下？',
+  quizBwSatRight: 'softmax 的雅可比矩阵 diag(a) − a·aᵀ ≈ 0，所以 dS ≈ 0，Q、K、W_q、W_k 都收不到梯度',
+  quizBwSatWrong1: '学习率变成了 0',
+  quizBwSatWrong2: '不管目标是什么，损失都已经是 0',
+  quizBwSatWrong3: 'V 收不到梯度',
+  quizBwSatExplain:
+    'a 接近独热向量时，每个格子的 a_j (1 − a_j) ≈ 0、a_j a_k ≈ 0：雅可比矩阵消失了。这就是要把分数除以 √d_k 的原因：防止点积值过大导致 softmax 梯度消失（课程原话）。',
   scalingTitle: '为什么要除以 √d_k？',
   scalingIntro:
     '在引擎上实时测量：查询和键的每个分量方差为 1，每行 32 个键，d_k 从 1 到 512。点积 q·k 把 d_k 个这样的项加起来，所以方差随 d_k 增长；softmax 看到的差距变得巨大，几乎把全部权重给一个键，梯度随之消失。除以 √d_k 让方差回到 1。',

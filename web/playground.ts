@@ -28,6 +28,7 @@ import { applyStepFilter, createPanels, type PanelSet } from './shell/panels'
 import { createScheduler, type Scheduler } from './shell/scheduler'
 import { createTabs, type Tabs } from './shell/tabs'
 import { createTrainBox, type TrainBox } from './shell/train-box'
+import { BackwardView } from './views/backward'
 import { MODEL_STYLES, type Recomputed } from './views/model'
 import { viewEntry } from './views/registry'
 import type { AttentionFile } from './views/model-file'
@@ -154,7 +155,7 @@ class Playground {
     this.tabs = createTabs((view) => this.setState({ view }), !!opts.compact)
     // With steps listing 'train' the panel sits inline after the others (no tab needed); otherwise it is the Train tab.
     this.trainInline = !!opts.steps?.includes('train')
-    this.trainBox = createTrainBox()
+    this.trainBox = createTrainBox((trace, labels) => this.inspect(trace, labels))
     this.panels = createPanels(this.ctx, engine, () => this.app, this.trainBox, this.trainInline, !!opts.compact)
     this.panels.model.sample = opts.sampleModel ?? ''
     this.app.append(...this.header.els, this.tabs.bar, this.panels.layout, this.footer)
@@ -165,6 +166,14 @@ class Playground {
       : () => undefined
     this.scheduler = createScheduler(() => this.update())
     this.update()
+  }
+
+  /** The Train tab's "look inside this step": the backward view on the trained model's last layer. */
+  private inspect(trace: Trace, labels: string[]): void {
+    const view = this.panels.views.find((v) => v.view === 'backward')?.panel
+    if (!(view instanceof BackwardView)) return
+    view.showTrace(trace, labels)
+    this.setState({ view: 'backward' })
   }
 
   private makeCtx(): Ctx {

@@ -429,6 +429,82 @@ describe('scaling view', () => {
   })
 })
 
+describe('backward view', () => {
+  const loss = (root: ReturnType<Page['locator']>) => root.getAttribute('data-loss').then(Number)
+  // One step of gradient descent on the chosen goal: the loss after it is lower, and plotted.
+  async function stepLowers(page: Page, root: string): Promise<void> {
+    const panel = page.locator(`${root} [data-step="backward"]`)
+    const before = await loss(panel)
+    expect(Number.isFinite(before)).toBe(true)
+    const steps = Number(await panel.getAttribute('data-steps'))
+    await panel.locator('[data-backward="step"]').click()
+    await expect.poll(() => panel.getAttribute('data-steps')).toBe(String(steps + 1))
+    expect(await loss(panel)).toBeLessThan(before)
+    expect(await panel.locator('.bw-plot path').getAttribute('data-points')).toBe(String(steps + 2))
+  }
+
+  it('en: every gradient panel, the Jacobian, the √d_k sweep, the program; one step lowers either loss', async () => {
+    const { page, errors } = await openPage('?view=backward&lang=en&text=the cat sat on the mat&tokenizer=word')
+    const panel = page.locator('[data-step="backward"]')
+    expect(await panel.isVisible()).toBe(true)
+    expect(await panel.locator('h2').innerText()).toBe('Gradients you can see: the backward pass')
+    const grads = await panel.locator('[data-grad]').evaluateAll((els) => els.map((e) => e.getAttribute('data-grad')))
+    expect(grads.slice(0, 9)).toEqual(['dO', 'dA', 'dV', 'dS', 'dQ', 'dK', 'dWq', 'dWk', 'dWv'])
+    expect(await panel.locator('[data-grad="dS"] .shape').innerText()).toBe('(6,6)')
+    expect(await panel.locator('[data-grad="dWq"] .shape').innerText()).toBe('(16,24)')
+    // the goal: token 1 attends to token 4; the loss is −log of that weight
+    await panel.locator('[data-backward="i"]').selectOption('1')
+    await panel.locator('[data-backward="j"]').selectOption('4')
+    const w = await page.evaluate(() => (window as unknown as Win).__apPlayground.getTrace()!.weights.data[1 * 6 + 4])
+    expect(await loss(panel)).toBeCloseTo(-Math.log(w), 4)
+    await stepLowers(page, '')
+    await stepLowers(page, '')
+    await panel.locator('[data-backward="goal"]').selectOption('output')
+    expect(await panel.getAttribute('data-steps')).toBe('0')
+    await stepLowers(page, '')
+    // √d_k: at d_k = 256 without the scale the rows saturate and dS nearly vanishes
+    const sweep = await panel
+      .locator('[data-backward="sqrt-dk"] tr[data-dk]')
+      .evaluateAll((trs) =>
+        trs.map((tr) =>
+          [tr.getAttribute('data-dk'), tr.getAttribute('data-raw'), tr.getAttribute('data-scaled')].map(Number),
+        ),
+      )
+    expect(sweep.map((r) => r[0])).toEqual([4, 16, 64, 256])
+    const [, raw256, scaled256] = sweep[3]
+    expect(raw256).toBeLessThan(scaled256 / 4)
+    expect(await panel.locator('[data-backward="program"]').textContent()).toContain('loss.backward()')
+    expect(await page.locator('[data-quiz^="backward:"]').count()).toBe(2)
+    await panel.screenshot({ path: new URL('./artifacts/backward-en.png', import.meta.url).pathname })
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('zh: the same view in Chinese, with a causal mask; a step lowers the loss', async () => {
+    const { page, errors } = await openPage('?view=backward&lang=zh&mask=causal')
+    const panel = page.locator('[data-step="backward"]')
+    expect(await panel.locator('h2').innerText()).toBe('看得见的梯度：反向传播')
+    expect(await page.locator('.tab[data-view="backward"]').innerText()).toBe('梯度')
+    await panel.locator('[data-backward="i"]').selectOption('3')
+    await panel.locator('[data-backward="j"]').selectOption('1')
+    await stepLowers(page, '')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('the widget opens it with view="backward", zh and en, and a step lowers the loss there too', async () => {
+    const page = await coursePage()
+    await addWidgets(page, { bz: 'view="backward" lang="zh"', be: 'view="backward" lang="en"' })
+    expect(await page.locator('#bz [data-step="backward"] h2').innerText()).toBe('看得见的梯度：反向传播')
+    expect(await page.locator('#be [data-step="backward"] h2').innerText()).toBe(
+      'Gradients you can see: the backward pass',
+    )
+    await stepLowers(page, '#bz')
+    await stepLowers(page, '#be')
+    await page.close()
+  })
+})
+
 describe('check your understanding', () => {
   const quizIds = (page: Page) =>
     page

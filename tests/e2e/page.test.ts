@@ -555,6 +555,34 @@ describe('the page in Chromium', () => {
     await page.close()
   })
 
+  it('the Train tab shows each matrix’s gradient norm, and "look inside this step" opens the backward view on it', async () => {
+    const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: 'en-US' })
+    const errors = pageErrors(page)
+    await page.goto(server.url + '?view=train&lang=en')
+    const panel = page.locator('section.ap-train')
+    await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
+    await panel.locator('button[name="step"]').click()
+    await expect
+      .poll(() => panel.locator('[data-train="grad-norms"]').textContent(), { timeout: 30_000 })
+      .toMatch(/‖dL\/dWq‖ = [\d.e+-]+ · ‖dL\/dWk‖ = .* · ‖dL\/dWv‖ = /)
+    const sentence = await panel.locator('.tr-sentence').inputValue()
+    await panel.locator('button[data-train="inspect"]').click()
+    await expect.poll(() => new URL(page.url()).searchParams.get('view')).toBe('backward')
+    const bw = page.locator('[data-step="backward"]')
+    await expect.poll(() => bw.getAttribute('data-loss').then(Number)).toBeGreaterThan(0)
+    // the trained model's tokens label the goal, and a step lowers its loss
+    const options = await bw.locator('[data-backward="i"] option').allTextContents()
+    const labels = options.map((o) => o.replace(/^\d+: /, ''))
+    expect(labels.length).toBeGreaterThan(3)
+    for (const l of labels) expect(sentence.toLowerCase()).toContain(l.toLowerCase())
+    const before = Number(await bw.getAttribute('data-loss'))
+    await bw.locator('[data-backward="step"]').click()
+    await expect.poll(() => bw.getAttribute('data-steps')).toBe('1')
+    expect(Number(await bw.getAttribute('data-loss'))).toBeLessThan(before)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
   it('"copy link" copies a URL that reproduces the view', async () => {
     const { context, page } = await openClipboardPage()
     await page.locator('select[name="score"]').selectOption('general')

@@ -16,7 +16,7 @@ const py = (s: string) => JSON.stringify(s)
 const pyList = (xs: readonly (string | number)[]) =>
   `[${xs.map((x) => (typeof x === 'string' ? py(x) : String(x))).join(', ')}]`
 
-function pyTensor(t: Tensor, indent: string, closeIndent: string): string {
+export function pyTensor(t: Tensor, indent: string, closeIndent: string): string {
   const [rows, cols] = t.shape
   const lines: string[] = []
   for (let i = 0; i < rows; i++) {

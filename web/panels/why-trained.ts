@@ -36,6 +36,7 @@ export class TrainedWhy {
           send({ type: 'step', n: WHY_TRAIN_STEPS })
           return
         }
+        if (m.type === 'inspect') return
         const s = m.snapshot
         if (!s.attention) {
           reject(new Error(s.attentionError ?? 'no attention in the snapshot'))

@@ -234,6 +234,25 @@ export const scalingQuiz: QuizFor = (_s, _tr, t) => [
   ),
 ]
 
+export const backwardQuiz: QuizFor = (_s, _tr, t) => [
+  fixed(
+    'backward:mask',
+    t,
+    'quizBwMaskPrompt',
+    'quizBwMaskRight',
+    ['quizBwMaskWrong1', 'quizBwMaskWrong2', 'quizBwMaskWrong3'],
+    'quizBwMaskExplain',
+  ),
+  fixed(
+    'backward:saturation',
+    t,
+    'quizBwSatPrompt',
+    'quizBwSatRight',
+    ['quizBwSatWrong1', 'quizBwSatWrong2', 'quizBwSatWrong3'],
+    'quizBwSatExplain',
+  ),
+]
+
 export const trainQuiz: QuizFor = (_s, _tr, t) => [
   fixed(
     'train:what',

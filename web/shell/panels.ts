@@ -42,6 +42,8 @@ export interface PanelSet {
   layout: HTMLElement
   noticeBox: HTMLElement
   banner: HTMLElement
+  /** The panel of each view that has its own (views/registry.ts), in tab order. */
+  views: Array<{ view: View; panel: Panel }>
   /** Draws the panels of the current view; `long` swaps the n×n panels for the long view. */
   render(ctx: Ctx, long: LongData | null): void
   /** Shows the engine's message above the panels (the last good result stays). */
@@ -74,6 +76,7 @@ export function createPanels(
     layout,
     noticeBox,
     banner,
+    views: panels.views,
     render: (c, long) => renderPanels(c, long, panels, els, plan),
     renderError: (t, error, kept, lang) => renderError(banner, t, error, kept, lang),
   }

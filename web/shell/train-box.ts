@@ -5,9 +5,13 @@ import { h } from '../dom'
 import { errorMessage } from '../format'
 import type { Translate } from '../i18n'
 import type { Lang } from '../params'
+import type { Trace } from 'attention-playground'
+
+/** The Train tab's "look inside this step": the last layer's attention, shown by the backward view. */
+export type Inspect = (trace: Trace, labels: string[]) => void
 
 type TrainHandle = { el?: HTMLElement; setLang(l: Lang): void; dispose(): void }
-type TrainModule = { mountTrainPanel(root: HTMLElement, opts: { lang: Lang }): TrainHandle }
+type TrainModule = { mountTrainPanel(root: HTMLElement, opts: { lang: Lang; onInspect?: Inspect }): TrainHandle }
 declare global {
   interface ImportMeta {
     glob<T>(pattern: string): Record<string, () => Promise<T>>
@@ -23,7 +27,7 @@ export interface TrainBox {
   dispose(): void
 }
 
-export function createTrainBox(): TrainBox {
+export function createTrainBox(onInspect?: Inspect): TrainBox {
   const el = h('div', { class: 'ap-train-box panel', 'data-view-box': 'train' })
   let train: TrainHandle | null = null
   let loading = false
@@ -43,7 +47,7 @@ export function createTrainBox(): TrainBox {
         const mod = await load()
         if (disposed) return
         el.replaceChildren()
-        train = mod.mountTrainPanel(el, { lang })
+        train = mod.mountTrainPanel(el, { lang, onInspect })
       } catch (e) {
         el.replaceChildren(
           h('p', { class: 'banner error', role: 'alert', text: `${t('loadFailed')} ${errorMessage(e)}` }),

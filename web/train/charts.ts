@@ -13,6 +13,8 @@ export interface HistoryPoint {
   loss: number
   trainAcc: number
   testAcc: number
+  /** The snapshot's gradient norms, in its gradNorms order. */
+  grads: number[]
 }
 
 export const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : `${(x * 100).toFixed(1)} %`)
@@ -51,18 +53,24 @@ export interface CurveMark {
   label: TrainKey
 }
 
+/** A 440 × 190 chart cleared, with its plot area framed; insets [top, right, bottom, left]. */
+function framed(c: HTMLCanvasElement, insets: [number, number, number, number]) {
+  const g = c.getContext('2d')!
+  const f = chartFrame(440, 190, insets)
+  g.clearRect(0, 0, f.W, f.H)
+  g.font = '11px system-ui, sans-serif'
+  g.strokeStyle = '#ccc'
+  g.strokeRect(f.L, f.T, f.W - f.L - f.R, f.H - f.T - f.B)
+  return { g, ...f }
+}
+
 export function drawCurves(
   curves: HTMLCanvasElement,
   history: readonly HistoryPoint[],
   t: TrainTranslate,
   mark?: CurveMark,
 ): void {
-  const g = curves.getContext('2d')!
-  const { W, H, L, R, T, B } = chartFrame(440, 190, [10, 36, 34, 36])
-  g.clearRect(0, 0, W, H)
-  g.font = '11px system-ui, sans-serif'
-  g.strokeStyle = '#ccc'
-  g.strokeRect(L, T, W - L - R, H - T - B)
+  const { g, W, H, L, R, T, B } = framed(curves, [10, 36, 34, 36])
   if (history.length < 1) return
   // Thousands of steps: one point per bucket (their mean), so the loss reads as a curve, not as noise.
   history = bucketMeans(history, 240)
@@ -141,6 +149,47 @@ function drawLegend(g: CanvasRenderingContext2D, t: TrainTranslate, L: number, H
     g.fillText(t(k), lx + 20, H - 4)
     lx += 24 + g.measureText(t(k)).width + 8
   }
+}
+
+const GRAD_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#555']
+
+/** ‖dL/dW‖ per snapshot for each matrix of `names` (the last snapshot's), on a log scale, with a legend. */
+export function drawGradNorms(
+  c: HTMLCanvasElement,
+  history: readonly HistoryPoint[],
+  names: Snapshot['gradNorms'],
+  t: TrainTranslate,
+): void {
+  const { g, W, H, L, R, T, B } = framed(c, [10, 12, 34, 44])
+  const pts = history.filter((p) => p.grads.length === names.length && names.length > 0)
+  if (!pts.length) return
+  const all = pts.flatMap((p) => p.grads).filter((v) => v > 0 && Number.isFinite(v))
+  const lo = Math.log10(Math.min(...all, 1)),
+    hi = Math.log10(Math.max(...all, 1e-6))
+  const span = Math.max(1e-6, hi - lo)
+  const maxStep = Math.max(1, pts[pts.length - 1].steps)
+  const x = (s: number) => L + ((W - L - R) * s) / maxStep
+  const y = (v: number) => T + (H - T - B) * (1 - (Math.log10(Math.max(v, 1e-12)) - lo) / span)
+  names.forEach((n, k) => {
+    g.strokeStyle = GRAD_COLORS[k % GRAD_COLORS.length]
+    g.lineWidth = 1.5
+    g.beginPath()
+    pts.forEach((p, i) => (i ? g.lineTo(x(p.steps), y(p.grads[k])) : g.moveTo(x(p.steps), y(p.grads[k]))))
+    g.stroke()
+    g.fillStyle = g.strokeStyle
+    const label = n.name.replace(/^layers\.\d+\./, '')
+    g.fillText(label, L + 4 + k * 70, H - 6)
+  })
+  g.fillStyle = '#333'
+  g.textAlign = 'right'
+  g.fillText(`1e${hi.toFixed(1)}`, L - 3, T + 9)
+  g.fillText(`1e${lo.toFixed(1)}`, L - 3, H - B)
+  g.textAlign = 'left'
+  const last = pts[pts.length - 1]
+  c.setAttribute(
+    'aria-label',
+    `${t('gradNorms')}: ${names.map((n, k) => `${n.name} ${last.grads[k].toPrecision(3)}`).join(', ')}`,
+  )
 }
 
 export function drawAttention(attn: HTMLCanvasElement, a: Snapshot['attention'] | undefined, t: TrainTranslate): void {

@@ -15,8 +15,17 @@ import {
 import { trainText, type TrainKey, type TrainLang } from './strings'
 import { adoptStyles } from '../dom'
 import { engineError } from '../engine-errors'
-import { drawAttention, drawCurves, drawPca, num, pct, type HistoryPoint, type TrainTranslate } from './charts'
-import { SCORE_RULES } from 'attention-playground'
+import {
+  drawAttention,
+  drawCurves,
+  drawGradNorms,
+  drawPca,
+  num,
+  pct,
+  type HistoryPoint,
+  type TrainTranslate,
+} from './charts'
+import { SCORE_RULES, type Trace } from 'attention-playground'
 import { InductionView } from './induction'
 
 /** The rules by name in the panel's language (the engine's ids stay the option values). */
@@ -34,6 +43,8 @@ export interface TrainPanelOptions {
   workerUrl?: URL
   /** First settings (defaults: coreference, scaled-dot, 1 head, dModel 32, Adam, lr 0.01, seed 0). */
   settings?: Partial<TrainSettings>
+  /** "Look inside this step": called with the last layer's attention as a trace for the backward view. */
+  onInspect?: (trace: Trace, labels: string[]) => void
 }
 
 export interface TrainPanelHandle {
@@ -181,6 +192,9 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     goal: el('p', { class: 'tr-goal', role: 'status', 'data-goal': '' }),
     sentenceInput: el('input', { type: 'text', name: 'sentence', class: 'tr-sentence' }),
     curves: canvas(440, 190, 'img'),
+    grads: canvas(440, 190, 'img'),
+    gradText: el('p', { class: 'tr-status', 'data-train': 'grad-norms' }),
+    inspectBtn: bind(el('button', { type: 'button', name: 'inspect', 'data-train': 'inspect' }), 'inspect'),
     attn: canvas(340, 340, 'img'),
     pca: canvas(340, 340, 'img'),
     section: el('section', { class: 'ap-train', 'data-step': 'train', 'data-panel': 'train' }),
@@ -214,7 +228,10 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     ui.goal,
     ui.note,
     ui.error,
-    el('div', { class: 'tr-charts' }, fig(ui.curves, 'curves'), fig(ui.attn, 'attention'), fig(ui.pca, 'pca')),
+    el('div', { class: 'tr-charts' }, fig(ui.curves, 'curves'), fig(ui.grads, 'gradNorms')),
+    ui.gradText,
+    el('div', { class: 'tr-row' }, ui.inspectBtn),
+    el('div', { class: 'tr-charts' }, fig(ui.attn, 'attention'), fig(ui.pca, 'pca')),
     ui.induction.el,
   )
   return ui
@@ -269,7 +286,10 @@ class TrainPanel {
   /** The last attention that could be drawn (kept while the sentence to watch cannot be). */
   private lastAttention: Snapshot['attention'] = null
 
-  constructor(root: HTMLElement, opts: TrainPanelOptions) {
+  constructor(
+    root: HTMLElement,
+    private readonly opts: TrainPanelOptions,
+  ) {
     this.lang = opts.lang === 'zh' ? 'zh' : 'en'
     this.t = trainText(this.lang)
     this.settings = {
@@ -304,6 +324,7 @@ class TrainPanel {
     const reset = () => this.reset()
     ui.playBtn.addEventListener('click', () => this.send({ type: this.snap?.playing ? 'pause' : 'play' }))
     ui.stepBtn.addEventListener('click', () => this.send({ type: 'step', n: 10 }))
+    ui.inspectBtn.addEventListener('click', () => this.send({ type: 'inspect' }))
     ui.resetBtn.addEventListener('click', reset)
     // induction's default is 2 heads a layer (the roles need room); the other tasks start at 1
     ui.task.input.addEventListener('change', () => {
@@ -337,6 +358,7 @@ class TrainPanel {
     // Every chart is named from the start (an img without a name is a violation); a draw adds what it shows.
     for (const [c, key] of [
       [this.ui.curves, 'curves'],
+      [this.ui.grads, 'gradNorms'],
       [this.ui.attn, 'attention'],
       [this.ui.pca, 'pca'],
     ] as const)
@@ -374,6 +396,10 @@ class TrainPanel {
     const phase = induction ? this.ui.induction.phase() : null
     drawCurves(this.ui.curves, this.history, this.t, phase === null ? undefined : { step: phase, label: 'phase' })
     if (induction) this.ui.induction.draw(this.t)
+    drawGradNorms(this.ui.grads, this.history, this.snap?.gradNorms ?? [], this.t)
+    this.ui.gradText.textContent = (this.snap?.gradNorms ?? [])
+      .map((g) => `‖dL/d${g.name.replace(/^layers\.\d+\./, '')}‖ = ${g.norm.toPrecision(3)}`)
+      .join(' · ')
     drawAttention(this.ui.attn, this.snap?.attention ?? this.lastAttention, this.t)
     drawPca(this.ui.pca, this.snap, this.info, this.t)
   }
@@ -392,6 +418,10 @@ class TrainPanel {
       ui.error.textContent = `${this.t('workerFailed')} ${m.message}`
       if (this.snap) this.snap = { ...this.snap, playing: false }
       this.showStatus()
+      return
+    }
+    if (m.type === 'inspect') {
+      this.opts.onInspect?.(m.trace, m.labels)
       return
     }
     if (m.type === 'ready') {
@@ -447,6 +477,7 @@ class TrainPanel {
       loss: snap.steps === 0 ? (snap.test?.loss ?? NaN) : snap.train.loss,
       trainAcc: snap.steps === 0 ? (snap.test?.accuracy ?? NaN) : snap.train.accuracy,
       testAcc: snap.test?.accuracy ?? NaN,
+      grads: snap.gradNorms.map((g) => g.norm),
     })
     if (h.length > 2000) h.splice(0, h.length - 2000)
   }

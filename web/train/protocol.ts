@@ -1,7 +1,7 @@
 // Messages between the Train panel (main thread) and its Web Worker, which owns the trainer so that
 // training never blocks the page.
 
-import type { HeadScores, ScoreRule, TrainTask } from 'attention-playground'
+import type { HeadScores, ScoreRule, Trace, TrainTask } from 'attention-playground'
 
 export interface TrainSettings {
   task: TrainTask
@@ -33,6 +33,7 @@ export type ToWorker =
   | { type: 'step'; n: number }
   | { type: 'lr'; lr: number }
   | { type: 'sentence'; text: string }
+  | { type: 'inspect' }
 
 export interface Snapshot {
   steps: number
@@ -52,6 +53,8 @@ export interface Snapshot {
   restAccuracy?: number
   /** induction only: every layer's and head's attention on the watched sequence, and the heads' scores. */
   induction?: InductionSnapshot
+  /** ‖dL/dW‖ (Frobenius) of the last layer's W_q, W_k, W_v, W_o and of the embeddings, on a training batch. */
+  gradNorms: Array<{ name: string; norm: number }>
 }
 
 export interface InductionSnapshot {
@@ -76,3 +79,5 @@ export type FromWorker =
   | { type: 'ready'; info: ReadyInfo; snapshot: Snapshot }
   | { type: 'snapshot'; snapshot: Snapshot }
   | { type: 'error'; message: string }
+  /** "Look inside this step": the last layer's attention on the sentence, as run options the backward view runs. */
+  | { type: 'inspect'; trace: Trace; labels: string[] }

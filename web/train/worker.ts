@@ -1,7 +1,7 @@
 // The Train panel's Web Worker: owns the wasm engine and the trainer, trains in small chunks while
 // "playing" (yielding between chunks so pause/step/lr messages get through), and posts snapshots:
 // losses, held-out accuracy, the chosen sentence's attention and the embeddings' 2-D PCA.
-import { init, type Engine, type Trainer, type TrainerOptions } from 'attention-playground'
+import { init, type Engine, type Tensor, type Trace, type Trainer, type TrainerOptions } from 'attention-playground'
 import { Pca2 } from './pca'
 import { errorMessage } from '../format'
 import type { FromWorker, InductionSnapshot, Snapshot, ToWorker, TrainSettings } from './protocol'
@@ -74,6 +74,7 @@ function snapshot(tr: Trainer): Snapshot {
   return {
     restAccuracy: lastRest,
     induction: tr.info.task === 'induction' ? inductionMaps(tr) : undefined,
+    gradNorms: gradNorms(tr),
     steps: tr.steps,
     lrInUse: tr.lrInUse,
     train: lastTrain,
@@ -117,6 +118,50 @@ function evaluate(tr: Trainer, limit?: number) {
     lastScores = tr.headScores({ limit: SCORE_SAMPLE })
     scoresAt = tr.steps
   }
+}
+
+/** The gradient norms of the matrices the backward view explains (and the embeddings), on a training batch. */
+function gradNorms(tr: Trainer): Snapshot['gradNorms'] {
+  let grads: Record<string, Tensor>
+  try {
+    grads = tr.gradients().grads
+  } catch {
+    return []
+  }
+  const last = `layers.${tr.info.config.layers - 1}.`
+  return ['Wq', 'Wk', 'Wv', 'Wo', 'embedding']
+    .map((n) => (n === 'embedding' ? n : last + n))
+    .filter((name) => grads[name])
+    .map((name) => {
+      let s = 0
+      for (const v of grads[name].data) s += v * v
+      return { name, norm: Math.sqrt(s) }
+    })
+}
+
+/**
+ * The last layer on the watched sentence as a trace the backward view can run again through ap.runBackward:
+ * its input as the embeddings, its W_q, W_k, W_v, and options naming one placeholder word per token.
+ */
+function inspectTrace(tr: Trainer): { trace: Trace; labels: string[] } {
+  const t = tr.trace(sentence)
+  const c = tr.info.config
+  const options: Trace['options'] = {
+    text: t.tokens.map((_, i) => `t${i}`).join(' '),
+    tokenizer: 'word',
+    dModel: c.dModel,
+    dq: c.dq,
+    dk: c.dk,
+    dv: c.dv,
+    seed: 0,
+    score: c.score as Trace['options']['score'],
+    scale: t.scale,
+    mask: c.mask,
+    temperature: c.temperature,
+    heads: c.heads,
+  }
+  const { Wo: _wo, layerOutput: _out, probs: _p, classes: _c, layer: _l, layers: _ls, ...plain } = t
+  return { trace: { ...plain, options }, labels: t.tokens }
 }
 
 function send(tr: Trainer) {
@@ -208,6 +253,9 @@ async function handle(m: ToWorker) {
     case 'sentence':
       sentence = m.text
       send(tr)
+      break
+    case 'inspect':
+      post({ type: 'inspect', ...inspectTrace(tr) })
       break
   }
 }

@@ -11,6 +11,7 @@ import type { View } from '../params'
 import { OriginPanel } from '../panels/origin'
 import { WhyPanel } from '../panels/why'
 import {
+  backwardQuiz,
   decodeQuiz,
   noQuiz,
   originQuiz,
@@ -21,6 +22,7 @@ import {
   type QuizFor,
   type QuizViews,
 } from '../quiz/questions'
+import { BackwardView } from './backward'
 import { DecodeView } from './decode'
 import { ModelView } from './model'
 import { ScalingView } from './scaling'
@@ -76,6 +78,14 @@ export const VIEW_REGISTRY = table([
     controls: false,
     tour: false,
     quiz: scalingQuiz,
+  },
+  {
+    name: 'backward',
+    tab: 'tabBackward',
+    panel: (engine, ctx) => new BackwardView(engine, ctx),
+    controls: false,
+    tour: false,
+    quiz: backwardQuiz,
   },
   { name: 'train', tab: 'tabTrain', panel: 'train', controls: false, tour: false, quiz: trainQuiz },
   {

@@ -35,12 +35,12 @@ export interface ScalingOptions {
 }
 
 /** mulberry32 + Box–Muller: reproducible standard normal draws. */
-function normals(seed: number): () => number {
+export function normals(seed: number): () => number {
   const u = mulberry32(seed)
   return () => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u())
 }
 
-function randn(next: () => number, rows: number, cols: number): Tensor {
+export function randn(next: () => number, rows: number, cols: number): Tensor {
   const data = new Float32Array(rows * cols)
   for (let i = 0; i < data.length; i++) data[i] = next()
   return { data, shape: [rows, cols] }

@@ -31,6 +31,17 @@ export const VIEW_STYLES = `
 .scaling-legend { display: flex; gap: 16px; flex-wrap: wrap; }
 .scaling-legend .raw { color: var(--bad); font-weight: 600; }
 .scaling-legend .scaled { color: var(--accent); font-weight: 600; }
+.bw-goal, .bw-train p { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; }
+.bw-goal select { max-width: 100%; }
+.bw-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: 12px; }
+.bw-step { border: 1px solid var(--line); border-radius: 8px; padding: 8px; background: var(--card); min-width: 0; }
+.bw-step .formula { font-family: ui-monospace, "DejaVu Sans Mono", monospace; margin: 4px 0; }
+.bw-plot svg { width: 100%; max-width: 420px; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+.bw-plot .axis { stroke: var(--muted); }
+.bw-plot path.scaled { fill: none; stroke: var(--accent); stroke-width: 2; }
+.bw-plot circle.scaled { fill: var(--accent); }
+.bw-plot text { font-size: 11px; fill: var(--ink); }
+.bw-program { max-height: 360px; overflow: auto; font-size: 12px; background: var(--card); border: 1px solid var(--line); padding: 8px; }
 .quiz { margin: 12px 0; padding: 10px 12px; border: 1px solid var(--line); border-radius: 8px; background: var(--card); }
 .quiz-q { margin: 0 0 8px; font-weight: 600; }
 .quiz-opts { display: flex; flex-wrap: wrap; gap: 6px; }
