@@ -397,9 +397,14 @@ class TrainPanel {
     drawCurves(this.ui.curves, this.history, this.t, phase === null ? undefined : { step: phase, label: 'phase' })
     if (induction) this.ui.induction.draw(this.t)
     drawGradNorms(this.ui.grads, this.history, this.snap?.gradNorms ?? [], this.t)
-    this.ui.gradText.textContent = (this.snap?.gradNorms ?? [])
-      .map((g) => `‖dL/d${g.name.replace(/^layers\.\d+\./, '')}‖ = ${g.norm.toPrecision(3)}`)
-      .join(' · ')
+    // the norms' names are formulas (code), their values numbers
+    this.ui.gradText.replaceChildren(
+      ...(this.snap?.gradNorms ?? []).flatMap((g, k) => [
+        k ? ' · ' : '',
+        el('code', {}, document.createTextNode(`‖dL/d${g.name.replace(/^layers\.\d+\./, '')}‖`)),
+        ` = ${g.norm.toPrecision(3)}`,
+      ]),
+    )
     drawAttention(this.ui.attn, this.snap?.attention ?? this.lastAttention, this.t)
     drawPca(this.ui.pca, this.snap, this.info, this.t)
   }

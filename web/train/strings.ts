@@ -108,7 +108,7 @@ const zh: Record<Key, string> = {
   step: '前进 10 步',
   sentence: '观察的句子',
   curves: '损失与准确率',
-  gradNorms: '每个矩阵的梯度范数 ‖dL/dW‖（最后一层；对数刻度）',
+  gradNorms: '每个矩阵的梯度范数（最后一层；对数刻度）',
   inspect: '看看这一步的内部（反向传播视图，用这个模型的最后一层）',
   trainLoss: '训练损失',
   trainAcc: '训练准确率',

@@ -45,6 +45,11 @@ const STEPS: StepSpec[] = [
 
 const PLOT = chartFrame(320, 150, [14, 10, 26, 48])
 
+/** A string whose `backticked` parts are formulas: they go into span.formula, all of it as text. */
+function setRich(e: Element, s: string): void {
+  e.replaceChildren(...s.split('`').map((part, i) => (i % 2 ? h('span', { class: 'formula', text: part }) : part)))
+}
+
 /** A matrix box: title, shape, formula, heatmap, help. */
 class GradBox {
   readonly el: HTMLElement
@@ -66,8 +71,8 @@ class GradBox {
   }
 
   show(title: string, help: string, m: Tensor, rows: string[], cols: string[]): void {
-    setText(this.title, title)
-    setText(this.help, help)
+    setRich(this.title, title)
+    setRich(this.help, help)
     setText(this.shape, shapeOf(m.shape))
     this.map.setData(m.data, m.shape[0], m.shape[1], rows, cols)
   }
@@ -80,7 +85,8 @@ export class BackwardView implements Panel {
   private goalSel = h('select', { 'data-backward': 'goal' })
   private iSel = h('select', { 'data-backward': 'i' })
   private jSel = h('select', { 'data-backward': 'j' })
-  private lr = h('input', { type: 'range', min: 0.01, max: 2, step: 0.01, value: 0.5, 'data-backward': 'lr' })
+  // log10 of the learning rate: 1e-4 … 1 (the right size depends on the goal and the weights), 0.005 at first
+  private lr = h('input', { type: 'range', min: -4, max: 0, step: 0.1, value: -2.3, 'data-backward': 'lr' })
   private lrOut = h('output', { class: 'mono' })
   private lossOut = h('strong', { class: 'mono', 'data-backward': 'loss' })
   private stepsOut = h('span', { class: 'mono', 'data-backward': 'steps' })
@@ -172,7 +178,7 @@ export class BackwardView implements Panel {
     this.goalSel.addEventListener('change', () => this.setGoal({ kind: this.goalSel.value as M.GoalKind }))
     this.iSel.addEventListener('change', () => this.setGoal({ i: Number(this.iSel.value) }))
     this.jSel.addEventListener('change', () => this.setGoal({ j: Number(this.jSel.value) }))
-    this.lr.addEventListener('input', () => setText(this.lrOut, this.lr.value))
+    this.lr.addEventListener('input', () => setText(this.lrOut, String(this.lrValue())))
     this.el.querySelector('[data-backward="step"]')!.addEventListener('click', () => this.takeStep())
     this.el.querySelector('[data-backward="reset"]')!.addEventListener('click', () => {
       this.weights = null
@@ -185,8 +191,8 @@ export class BackwardView implements Panel {
   render(ctx: Ctx): void {
     this.tx = backwardText(ctx.state.lang)
     for (const [e, key, attr] of this.bound) {
-      if (attr) e.setAttribute(attr, this.tx(key))
-      else setText(e, this.tx(key))
+      if (attr) e.setAttribute(attr, this.tx(key).replaceAll('`', ''))
+      else setRich(e, this.tx(key))
     }
     const tr = ctx.trace
     if (tr && !tr.options) return
@@ -259,7 +265,11 @@ export class BackwardView implements Panel {
     this.goalSel.value = this.goal.kind
     opts(this.iSel, q, this.goal.i)
     opts(this.jSel, this.goal.kind === 'output' ? q : k, this.goal.j)
-    setText(this.lrOut, this.lr.value)
+    setText(this.lrOut, String(this.lrValue()))
+  }
+
+  private lrValue(): number {
+    return Number((10 ** Number(this.lr.value)).toPrecision(2))
   }
 
   private recompute(): void {
@@ -281,7 +291,7 @@ export class BackwardView implements Panel {
 
   private takeStep(): void {
     if (!this.result) return
-    this.weights = M.step(this.result, Number(this.lr.value))
+    this.weights = M.step(this.result, this.lrValue())
     this.result = M.backward(this.engine, this.base!, this.weights, this.goal)
     this.history.push(this.result.loss)
     this.draw(this.result)
@@ -342,7 +352,11 @@ export class BackwardView implements Panel {
       return
     }
     const tx = this.tx
-    const th = (text: string) => h('th', { scope: 'col', text })
+    const th = (text: string) => {
+      const e = h('th', { scope: 'col' })
+      setRich(e, text)
+      return e
+    }
     this.sqrtTable.replaceChildren(
       h(
         'table',
@@ -370,7 +384,7 @@ export class BackwardView implements Panel {
     const text = this.program.textContent ?? ''
     try {
       await navigator.clipboard.writeText(text)
-      setText(this.copyStatus, this.tx('copied'))
+      setRich(this.copyStatus, this.tx('copied'))
     } catch {
       setText(this.copyStatus, this.tx('copyFailed'))
       ;(this.program.parentElement as HTMLDetailsElement).open = true
