@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/backward.h"
 #include "core/rng.h"
 #include "core/small_products.h"
 
@@ -259,23 +260,21 @@ Mat layer_backward(const ModelConfig& cfg, const LayerParams& P, const LayerCach
   Mat dQ = Mat::Zero(n, cfg.dq), dK = Mat::Zero(n, cfg.dk), dV = Mat::Zero(n, cfg.dv);
   for (Eigen::Index h = 0; h < H; ++h) {
     const HeadCache& hc = c.h[h];
-    const Mat dOh = dO.middleCols(h * dvh, dvh);
-    Mat dP = mul_nt(cview(dOh), cview(hc.Vh));
-    if (extraDP) dP += (*extraDP)[h];
-    mm_tn(mview(dV.middleCols(h * dvh, dvh)), cview(hc.weights), cview(dOh), true);
-    // softmax(M / T): dM = P ⊙ (dP - Σ_j dP⊙P) / T. Masked cells have P = 0, so they get no gradient.
-    Mat dS(n, n);
-    for (int i = 0; i < n; ++i) {
-      const float r = hc.weights.row(i).dot(dP.row(i));
-      dS.row(i) = (hc.weights.row(i).array() * (dP.row(i).array() - r)) * (invT * scale);
-    }
+    // The steps every rule shares, the same code as ap.attentionBackward (core/backward.h): dA = dO·Vᵀ (+ the
+    // pointer loss), dV = Aᵀ·dO, and softmax's backward dS = A ⊙ (dA − rowsum(dA ⊙ A)) (masked cells: 0).
+    AttentionGrads ag;
+    softmax_attention_backward(hc.weights, hc.Vh, dO.middleCols(h * dvh, dvh), extraDP ? &(*extraDP)[h] : nullptr, ag);
+    dV.middleCols(h * dvh, dvh) = ag.dValue;
+    // d(loss)/d(rule scores): the scores reach softmax as scores · scale / T.
+    const Mat dS = ag.dScores * (invT * scale);
     auto dQh = dQ.middleCols(h * dqh, dqh);
     auto dKh = dK.middleCols(h * dkh, dkh);
     switch (cfg.score) {
       case ScoreRule::Dot:
       case ScoreRule::ScaledDot:
-        mm(mview(dQh), cview(dS), cview(hc.Kh), true);
-        mm_tn(mview(dKh), cview(dS), cview(hc.Qh), true);
+        dot_scores_backward(hc.Qh, hc.Kh, invT * scale, ag);
+        dQh = ag.dQuery;
+        dKh = ag.dKey;
         break;
       case ScoreRule::General: {
         const Mat& W = P.head(h, 0);
