@@ -28,6 +28,7 @@ export const STYLES = `
 /* WCAG 2.2 target size: every control at least 24 × 24 CSS px; on touch screens the primary ones 44 px tall. */
 .ap-root input[type=checkbox], .ap-root input[type=radio] { width: 24px; height: 24px; margin: 0; flex-shrink: 0; accent-color: var(--accent); }
 .ap-root input[type=range] { min-height: 24px; accent-color: var(--accent); }
+.ap-root select { min-height: 24px; }
 .ap-root summary { min-height: 24px; padding: 2px 0; }
 .ap-root .banner button { min-height: 24px; }
 @media (pointer: coarse) {
@@ -177,7 +178,7 @@ export const STYLES = `
 
 .banner { border-radius: var(--radius); padding: 10px 14px; }
 .banner p { margin: 0; }
-.banner.error { background: #fdecea; border: 1px solid #f5c2bd; color: #7a1a12; }
+.banner.error, .banner.backward-error { background: #fdecea; border: 1px solid #f5c2bd; color: #7a1a12; }
 .banner.notice { background: #fff8e1; border: 1px solid #f3dd9a; color: #5c4400; }
 .banner.long-note { background: var(--accent-soft); border: 1px solid #c3d7f5; color: #17407f; margin: 0; }
 .error-msg { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; white-space: pre-wrap; word-break: break-word; }

@@ -296,14 +296,14 @@ std::string batch_dims(const std::vector<ap::Mat>& b, int rank) {
 }
 
 // query, key and value of attention / attentionBackward: [n, d] each, or [batch, n, d] each.
-struct Qkv {
+struct BatchedQkv {
   std::vector<ap::Mat> Q, K, V;
   int rank = 2;
 };
 
-Qkv decode_qkv(const val& o) {
+BatchedQkv decode_qkv(const val& o) {
   require_qkv(o, "a Tensor [n, d] or [batch, n, d]");
-  Qkv x;
+  BatchedQkv x;
   int rk = 0, rv = 0;
   x.Q = batch_from_js(o["query"], "query", &x.rank);
   x.K = batch_from_js(o["key"], "key", &rk);
@@ -336,7 +336,7 @@ val pick_field(const std::vector<R>& rs, int rank, ap::Mat R::*member) {
 
 val attentionBackward(val o) {
   return guarded([&] {
-    const Qkv x = decode_qkv(o);
+    const BatchedQkv x = decode_qkv(o);
     if (!has(o, "gradOutput")) throw ap::Error("gradOutput: missing (dL/d(output), a Tensor of the output's shape)");
     int rg = 0;
     const auto dO = batch_from_js(o["gradOutput"], "gradOutput", &rg);
@@ -364,7 +364,7 @@ val attentionBackward(val o) {
 
 val attention(val o) {
   return guarded([&] {
-    const Qkv x = decode_qkv(o);
+    const BatchedQkv x = decode_qkv(o);
     const auto& Q = x.Q;
     const auto& K = x.K;
     const auto& V = x.V;

@@ -225,6 +225,13 @@ function checkText(name: string, value: unknown): void {
   }
 }
 
+/** runBackward's `loss`, checked, its target as a Tensor. */
+function lossOption(value: unknown): Record<string, unknown> {
+  const loss = checkOptions('runBackward: loss', value)
+  checkKeys('runBackward: loss', loss, LOSS_KEYS)
+  return { ...loss, ...(loss.target !== undefined && { target: toTensor('loss.target', loss.target) }) }
+}
+
 function makeEngine(module: RawModule): Engine {
   const maxThreads = module.threads()
   return {
@@ -257,11 +264,7 @@ function makeEngine(module: RawModule): Engine {
       checkKeys('runBackward', o, [...RUN_KEYS, 'loss'])
       for (const k of ['text', 'source', 'target', 'bpeCorpus']) checkText(k, o[k])
       const t = tensors(o)
-      if (o.loss !== undefined) {
-        const loss = checkOptions('runBackward: loss', o.loss)
-        checkKeys('runBackward: loss', loss, LOSS_KEYS)
-        t.loss = { ...loss, ...(loss.target !== undefined && { target: toTensor('loss.target', loss.target) }) }
-      }
+      if (o.loss !== undefined) t.loss = lossOption(o.loss)
       return unwrap<RunBackwardResult>(module.runBackward(t))
     },
     multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult {

@@ -42,6 +42,7 @@ export function bucketMeans(history: readonly HistoryPoint[], max: number): read
       loss: mean((p) => p.loss),
       trainAcc: mean((p) => p.trainAcc),
       testAcc: mean((p) => p.testAcc),
+      grads: b[b.length - 1].grads.map((_, k) => mean((p) => p.grads[k] ?? NaN)),
     })
   }
   return out

@@ -81,7 +81,7 @@ const CSS = `
 .ap-train button[name=play]{background:#1c64d1;color:#fff;border-color:#1c64d1;font-weight:600}
 .ap-train button[aria-pressed=true]{background:#1552ad;color:#fff}
 @media (pointer:coarse){.ap-train button,.ap-train select,.ap-train input[type=number],.ap-train input[type=text]{min-height:44px}}
-.ap-train .tr-status{font-variant-numeric:tabular-nums}
+.ap-train .tr-status,.ap-train .tr-grads{font-variant-numeric:tabular-nums}
 .ap-train .tr-error{color:#a00}
 .ap-train .tr-goal{padding:6px 10px;border-left:3px solid #1f7a3a;background:#e9f6ee;color:#1f5f36;border-radius:0 8px 8px 0}
 .ap-train .tr-goal:empty{display:none}
@@ -193,7 +193,7 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     sentenceInput: el('input', { type: 'text', name: 'sentence', class: 'tr-sentence' }),
     curves: canvas(440, 190, 'img'),
     grads: canvas(440, 190, 'img'),
-    gradText: el('p', { class: 'tr-status', 'data-train': 'grad-norms' }),
+    gradText: el('p', { class: 'tr-grads', 'data-train': 'grad-norms' }),
     inspectBtn: bind(el('button', { type: 'button', name: 'inspect', 'data-train': 'inspect' }), 'inspect'),
     attn: canvas(340, 340, 'img'),
     pca: canvas(340, 340, 'img'),

@@ -90,7 +90,7 @@ export class BackwardView implements Panel {
   private lrOut = h('output', { class: 'mono' })
   private lossOut = h('strong', { class: 'mono', 'data-backward': 'loss' })
   private stepsOut = h('span', { class: 'mono', 'data-backward': 'steps' })
-  private error = h('p', { class: 'banner error', role: 'alert', hidden: true })
+  private error = h('p', { class: 'banner backward-error', role: 'alert', hidden: true })
   private headNote = h('p', { class: 'hint', hidden: true })
   private plot = h('div', { class: 'bw-plot' })
   private boxes = new Map<GradName, GradBox>()
