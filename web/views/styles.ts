@@ -50,4 +50,6 @@ export const VIEW_STYLES = `
 .quiz[data-quiz-result="right"] .quiz-expl { color: var(--ok); }
 .quiz[data-quiz-result="wrong"] .quiz-expl { color: var(--bad); }
 .quiz-progress { color: var(--muted); }
+.panel.backward label { display: inline-flex; flex-wrap: wrap; align-items: center; gap: 4px; max-width: 100%; }
+.panel.backward select { max-width: 100%; min-width: 0; }
 `
