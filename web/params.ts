@@ -30,6 +30,29 @@ export type EditableTensor = (typeof EDITABLE)[number]
 export type Lang = (typeof LANGS)[number]
 export type WeightSource = (typeof WEIGHT_SOURCES)[number]
 
+/**
+ * What sets each scoring rule apart, for every place in web/ that treats the rules differently. A rule added to
+ * SCORE_RULES fails the type check here until its row is written (and at every other Record<Rule, …>).
+ */
+export interface RuleTraits {
+  /** S = Q·Kᵀ: needs dq = dk; the fused kernel (the long view's output) and the backward pass take it. */
+  dotProduct: boolean
+  /** The scale ÷√d_k is on by default (scale 'auto'). */
+  scaledByDefault: boolean
+  /** One score per value row, (W [q_i; k_i] + b)_j: a linear layer rather than a product of q and k. */
+  linear: boolean
+  /** The rule's own matrices that share a projection's name, and the name they are shown under (as in the .py export). */
+  shownAs: Readonly<Partial<Record<string, string>>>
+}
+
+export const RULE_TRAITS: Readonly<Record<Rule, RuleTraits>> = {
+  dot: { dotProduct: true, scaledByDefault: false, linear: false, shownAs: {} },
+  'scaled-dot': { dotProduct: true, scaledByDefault: true, linear: false, shownAs: {} },
+  general: { dotProduct: false, scaledByDefault: false, linear: false, shownAs: {} },
+  additive: { dotProduct: false, scaledByDefault: false, linear: false, shownAs: { Wq: 'Wa_q', Wk: 'Wa_k' } },
+  concat: { dotProduct: false, scaledByDefault: false, linear: true, shownAs: {} },
+}
+
 export interface CellEdit {
   t: EditableTensor
   r: number

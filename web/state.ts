@@ -18,6 +18,7 @@ import {
   SIZE_FIELDS,
   TOKENIZERS,
   PARAMS,
+  RULE_TRAITS,
   WEIGHT_SOURCES,
   type CellEdit,
   type ParamSpec,
@@ -131,7 +132,7 @@ export function normalize(s: PlaygroundState, change: Change): Notice[] {
   }
   if (prev && resetsEdits(prev, s) && !given.has('edits')) s.edits = []
   if (s.head >= s.heads) s.head = 0
-  if (fromLink && (s.score === 'dot' || s.score === 'scaled-dot') && s.dq !== s.dk) {
+  if (fromLink && RULE_TRAITS[s.score].dotProduct && s.dq !== s.dk) {
     notices.push({
       param: 'dk',
       value: `${s.dk} (${s.score} needs dk = dq = ${s.dq})`,

@@ -18,7 +18,7 @@ import type {
   Tensor,
   Trace,
 } from 'attention-playground'
-import type { EditableTensor, PlaygroundState } from '../params'
+import { RULE_TRAITS, type EditableTensor, type PlaygroundState } from '../params'
 import { applyEdits } from './changes'
 import { headColumns, paramsForHead, setHeadColumns } from './heads'
 import { engineMask, fullyMaskedRows, range } from './masks'
@@ -126,8 +126,7 @@ export class LongData {
       dvh = dv / this.heads
     const out = new Float32Array(n * dv)
     const fused =
-      (this.state.score === 'dot' || this.state.score === 'scaled-dot') &&
-      (this.state.mask === 'none' || this.state.mask === 'causal')
+      RULE_TRAITS[this.state.score].dotProduct && (this.state.mask === 'none' || this.state.mask === 'causal')
     for (let h = 0; h < this.heads; h++) {
       let o: Float32Array
       if (fused) {
@@ -167,7 +166,7 @@ export interface Tokenized {
  * concat, an engine without attention()).
  */
 export function longTokens(engine: Engine, s: PlaygroundState): Tokenized | null {
-  if (s.mode !== 'self' || s.tokenizer === 'bpe' || s.score === 'concat') return null
+  if (s.mode !== 'self' || s.tokenizer === 'bpe' || RULE_TRAITS[s.score].linear) return null
   // Fewer characters than LONG_TOKENS cannot make that many tokens: skip the tokenizer.
   if (s.text.length <= LONG_TOKENS) return null
   const t = engine.tokenize(s.text, s.tokenizer)

@@ -1,7 +1,7 @@
 // The state in the engine's terms: the run options and the scale it implies.
 
 import type { RunOptions } from 'attention-playground'
-import type { PlaygroundState } from '../params'
+import { RULE_TRAITS, type PlaygroundState } from '../params'
 import { engineMask } from './masks'
 
 /** The scale multiplier for the engine: undefined lets the engine apply the rule's default. */
@@ -13,7 +13,7 @@ export function resolveScale(s: PlaygroundState): number | false | undefined {
 
 /** Whether ÷√d_k is in effect (for the toggle's checked state). */
 export function scaleIsOn(s: PlaygroundState): boolean {
-  if (s.scale === 'auto') return s.score === 'scaled-dot'
+  if (s.scale === 'auto') return RULE_TRAITS[s.score].scaledByDefault
   return s.scale === 'on'
 }
 

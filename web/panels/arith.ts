@@ -10,6 +10,7 @@ import { fmt } from '../format'
 import { renderTex } from '../formula'
 import { scoreTex } from './steps'
 import { ruleName } from './rule-notes'
+import { RULE_TRAITS } from '../params'
 
 export class ArithPanel implements Panel {
   readonly el: HTMLElement
@@ -101,8 +102,8 @@ export class ArithPanel implements Panel {
       this.body.append(
         h('p', {
           class: 'help',
-          'data-arith': state.score === 'concat' ? 'linear' : 'dot',
-          text: `${t(state.score === 'concat' ? 'arithLinear' : 'arithDot')} (${bd.terms.length})`,
+          'data-arith': RULE_TRAITS[state.score].linear ? 'linear' : 'dot',
+          text: `${t(RULE_TRAITS[state.score].linear ? 'arithLinear' : 'arithDot')} (${bd.terms.length})`,
         }),
         termList(bd),
         result(t, bd.sum, engineScore),

@@ -5,26 +5,35 @@ import type { Ctx, Panel } from '../context'
 import { h, setText } from '../dom'
 import type { MsgKey } from '../i18n'
 import { PRESETS, PRESET_IDS, matchingPreset, type PresetId } from '../presets'
-import { LIMITS, MASKS, RULES, TOKENIZERS, type PlaygroundState } from '../params'
+import {
+  LIMITS,
+  MASKS,
+  RULES,
+  TOKENIZERS,
+  type MaskKind,
+  type PlaygroundState,
+  type Rule,
+  type Tokenizer,
+} from '../params'
 import { scaleIsOn } from '../model/options'
 import { isUnspacedCjk } from '../model/changes'
 import { RuleNotes } from './rule-notes'
 import type { View } from '../params'
 
-const TOK_KEYS: Record<string, MsgKey> = {
+const TOK_KEYS: Record<Tokenizer, MsgKey> = {
   'word-sorted': 'tokWordSorted',
   word: 'tokWord',
   char: 'tokChar',
   bpe: 'tokBpe',
 }
-const RULE_KEYS: Record<string, MsgKey> = {
+const RULE_KEYS: Record<Rule, MsgKey> = {
   dot: 'ruleDot',
   'scaled-dot': 'ruleScaledDot',
   general: 'ruleGeneral',
   additive: 'ruleAdditive',
   concat: 'ruleConcat',
 }
-const MASK_KEYS: Record<string, MsgKey> = {
+const MASK_KEYS: Record<MaskKind, MsgKey> = {
   none: 'maskNone',
   causal: 'maskCausal',
   padding: 'maskPadding',

@@ -6,6 +6,7 @@ import { h, panelSection } from '../dom'
 import { Heatmap } from '../heatmap'
 import { shapeOf } from '../format'
 import { ruleName } from './rule-notes'
+import { RULE_TRAITS } from '../params'
 
 const NAMES: Array<keyof ScoreParams> = ['W', 'Wq', 'Wk', 'v', 'b']
 
@@ -45,7 +46,7 @@ export class ParamsPanel implements Panel {
       const entry = this.maps.get(n)!
       const [rows, cols] = tensor.shape.length === 2 ? tensor.shape : [1, tensor.data.length]
       // The additive rule's own matrices are Wa_q, Wa_k (as in the .py export): W_q, W_k name the projections.
-      const shown = state.score === 'additive' && (n === 'Wq' || n === 'Wk') ? `Wa_${n[1]}` : n
+      const shown = RULE_TRAITS[state.score].shownAs[n] ?? n
       entry.label.textContent = `${shown} ${shapeOf(tensor.shape)}${Array.isArray(all) ? ` · ${t('headN')} ${state.head}` : ''}`
       entry.map.setLang(t)
       entry.map.setData(

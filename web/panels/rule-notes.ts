@@ -4,8 +4,9 @@
 import type { Ctx } from '../context'
 import { compareTable, h, setText, Texts } from '../dom'
 import type { MsgKey } from '../i18n'
+import type { Rule } from '../params'
 
-const NOTE_KEYS: Record<string, MsgKey> = {
+const NOTE_KEYS: Record<Rule, MsgKey> = {
   dot: 'ruleNoteDot',
   'scaled-dot': 'ruleNoteScaledDot',
   general: 'ruleNoteBilinear',
@@ -41,11 +42,11 @@ export class RuleNotes {
 
   render(ctx: Ctx): void {
     this.texts.apply(ctx.t)
-    setText(this.note, ctx.t(NOTE_KEYS[ctx.state.score] ?? 'ruleNoteScaledDot'))
+    setText(this.note, ctx.t(NOTE_KEYS[ctx.state.score]))
   }
 }
 
-const SHORT_KEYS: Record<string, MsgKey> = {
+const SHORT_KEYS: Record<Rule, MsgKey> = {
   dot: 'ruleShortDot',
   'scaled-dot': 'ruleShortScaledDot',
   general: 'ruleShortGeneral',
@@ -54,7 +55,6 @@ const SHORT_KEYS: Record<string, MsgKey> = {
 }
 
 /** The rule's name in the UI language (the engine id stays in URLs, code and file names). */
-export function ruleName(t: Ctx['t'], rule: string): string {
-  const key = SHORT_KEYS[rule]
-  return key ? t(key) : rule
+export function ruleName(t: Ctx['t'], rule: Rule): string {
+  return t(SHORT_KEYS[rule])
 }

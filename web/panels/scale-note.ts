@@ -6,6 +6,7 @@ import type { Ctx } from '../context'
 import { h, setText } from '../dom'
 import { headMatrix } from '../model/heads'
 import { scaleIsOn } from '../model/options'
+import { RULE_TRAITS } from '../params'
 
 /** A row is "one-hot" here when its largest weight is at least this. */
 const ONE_HOT = 0.85
@@ -45,7 +46,7 @@ export class ScaleNote {
     const { state, t } = ctx
     const sat = saturation(ctx)
     // What it says is about the course's torch.rand weights (not the trained ones of weights=trained).
-    const dotRule = (state.score === 'scaled-dot' || state.score === 'dot') && state.weights === 'random'
+    const dotRule = RULE_TRAITS[state.score].dotProduct && state.weights === 'random'
     const small = dotRule && state.dModel <= SMALL_D_MODEL && state.view === 'pipeline'
     const saturated = dotRule && scaleIsOn(state) && !!sat && sat.meanMax >= ONE_HOT && !small
     this.el.hidden = !saturated && !small

@@ -11,7 +11,7 @@ import { toggleCell, withEdit } from '../model/changes'
 import { renderTex } from '../formula'
 import { productShape, shapeOf } from '../format'
 import type { MsgKey, Translate } from '../i18n'
-import type { EditableTensor, PlaygroundState } from '../params'
+import { RULE_TRAITS, type EditableTensor, type PlaygroundState, type Rule } from '../params'
 import { ScaleNote } from './scale-note'
 import { PadKeys } from './pad-keys'
 
@@ -219,7 +219,7 @@ const SPECS: StepSpec[] = [
       rows: x.qTok,
       cols: x.kTok,
       tex: scoreTex(x.state.score),
-      help: x.state.score === 'concat' ? 'helpScoresConcat' : 'helpScores',
+      help: RULE_TRAITS[x.state.score].linear ? 'helpScoresConcat' : 'helpScores',
       shape: x.headNote + scoreShape(x.state.score, x.nq, x.nk, x.dq / x.heads, x.dk / x.heads),
     }),
   },
@@ -340,7 +340,7 @@ export class StepPanel implements Panel {
     const cross = state.mode === 'cross'
     this.el.hidden = name === 'sourceEmbeddings' && !(cross && trace?.sourceEmbeddings)
     this.map.setLang(t)
-    let title = t(name === 'scores' ? (SCORE_TITLES[state.score] ?? this.spec.title) : this.spec.title)
+    let title = t(name === 'scores' ? SCORE_TITLES[state.score] : this.spec.title)
     if (name === 'embeddings' && state.weights === 'trained') title += ` · ${t('trainedLayerInput')}`
     if (name === 'embeddings' && cross) title += ` · ${t('decoderTokens')}`
     if (name === 'sourceEmbeddings') title += ` · ${t('encoderTokens')}`
@@ -389,35 +389,39 @@ function stepInput(ctx: Ctx, trace: Trace): StepInput {
   return { trace, state, t, cross, qTok, kTok, nq: qTok.length, nk: kTok.length, heads, headNote, ...dimsOf(trace) }
 }
 
-function scoreShape(rule: string, nq: number, nk: number, dqh: number, dkh: number): string {
-  switch (rule) {
-    case 'general':
-      return `${shapeOf([nq, dqh])}·${shapeOf([dqh, dkh])}·${shapeOf([dkh, nk])} → ${shapeOf([nq, nk])}`
-    case 'additive':
-      return `${shapeOf([nq, dqh])} ⊕ ${shapeOf([nk, dkh])} → ${shapeOf([nq, nk])}`
-    case 'concat':
-      return `[${shapeOf([nq, dqh])}; ${shapeOf([nq, dkh])}]·${shapeOf([dqh + dkh, nk])} → ${shapeOf([nq, nk])}`
-    default:
-      return productShape([nq, dqh], [dkh, nk], [nq, nk])
-  }
+/** Each rule's shape line: the product it computes, in the head's sizes. */
+const SCORE_SHAPES: Record<Rule, (nq: number, nk: number, dqh: number, dkh: number) => string> = {
+  dot: (nq, nk, dqh, dkh) => productShape([nq, dqh], [dkh, nk], [nq, nk]),
+  'scaled-dot': (nq, nk, dqh, dkh) => productShape([nq, dqh], [dkh, nk], [nq, nk]),
+  general: (nq, nk, dqh, dkh) =>
+    `${shapeOf([nq, dqh])}·${shapeOf([dqh, dkh])}·${shapeOf([dkh, nk])} → ${shapeOf([nq, nk])}`,
+  additive: (nq, nk, dqh, dkh) => `${shapeOf([nq, dqh])} ⊕ ${shapeOf([nk, dkh])} → ${shapeOf([nq, nk])}`,
+  concat: (nq, nk, dqh, dkh) =>
+    `[${shapeOf([nq, dqh])}; ${shapeOf([nq, dkh])}]·${shapeOf([dqh + dkh, nk])} → ${shapeOf([nq, nk])}`,
+}
+
+function scoreShape(rule: Rule, nq: number, nk: number, dqh: number, dkh: number): string {
+  return SCORE_SHAPES[rule](nq, nk, dqh, dkh)
 }
 
 /** Step ①'s title names what the rule computes (Q·Kᵀ only for the dot products). */
-const SCORE_TITLES: Record<string, MsgKey> = {
+const SCORE_TITLES: Record<Rule, MsgKey> = {
+  dot: 'stepScores',
+  'scaled-dot': 'stepScores',
   general: 'stepScoresGeneral',
   additive: 'stepScoresAdditive',
   concat: 'stepScoresConcat',
 }
 
-export function scoreTex(rule: string): string {
-  switch (rule) {
-    case 'general':
-      return 'S_{ij} = q_i^{\\top} W\\, k_j'
-    case 'additive':
-      return 'S_{ij} = v^{\\top} \\tanh(W^{a}_{q}\\, q_i + W^{a}_{k}\\, k_j)'
-    case 'concat':
-      return 'S_{ij} = \\big(W [q_i ; k_i] + b\\big)_j'
-    default:
-      return 'S = Q K^{\\top},\\quad S_{ij} = q_i \\cdot k_j'
-  }
+/** Each rule's score formula (KaTeX). */
+const SCORE_TEX: Record<Rule, string> = {
+  dot: 'S = Q K^{\\top},\\quad S_{ij} = q_i \\cdot k_j',
+  'scaled-dot': 'S = Q K^{\\top},\\quad S_{ij} = q_i \\cdot k_j',
+  general: 'S_{ij} = q_i^{\\top} W\\, k_j',
+  additive: 'S_{ij} = v^{\\top} \\tanh(W^{a}_{q}\\, q_i + W^{a}_{k}\\, k_j)',
+  concat: 'S_{ij} = \\big(W [q_i ; k_i] + b\\big)_j',
+}
+
+export function scoreTex(rule: Rule): string {
+  return SCORE_TEX[rule]
 }

@@ -25,11 +25,11 @@ import {
   type HistoryPoint,
   type TrainTranslate,
 } from './charts'
-import { SCORE_RULES, type Trace } from 'attention-playground'
+import type { ScoreRule, Trace } from 'attention-playground'
 import { InductionView } from './induction'
 
 /** The rules by name in the panel's language (the engine's ids stay the option values). */
-const RULE_LABELS: Record<(typeof SCORE_RULES)[number], TrainKey> = {
+const RULE_LABELS: Record<ScoreRule, TrainKey> = {
   'scaled-dot': 'ruleScaledDot',
   dot: 'ruleDot',
   general: 'ruleBilinear',
@@ -151,10 +151,8 @@ function buildSettings(settings: TrainSettings, bind: Bind) {
     score: select(
       'score',
       'score',
-      ['scaled-dot', ...SCORE_RULES.filter((r) => r !== 'scaled-dot')].map((s) => [
-        s,
-        RULE_LABELS[s as keyof typeof RULE_LABELS],
-      ]),
+      // The table's order: the default rule first.
+      (Object.keys(RULE_LABELS) as ScoreRule[]).map((s) => [s, RULE_LABELS[s]]),
       settings.score,
     ),
     heads: select(

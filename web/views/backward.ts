@@ -12,6 +12,7 @@ import { errorMessage, fmt, shapeOf } from '../format'
 import { Heatmap } from '../heatmap'
 import { backwardText, type BackwardKey, type BackwardText } from './backward-strings'
 import * as M from './backward-model'
+import { RULE_TRAITS } from '../params'
 
 type GradName = 'dO' | 'dA' | 'dV' | 'dS' | 'dQ' | 'dK' | 'dWq' | 'dWk' | 'dWv'
 
@@ -280,7 +281,7 @@ export class BackwardView implements Panel {
     } catch (e) {
       this.result = null
       const o = this.base.options
-      setText(this.error, o.score === 'dot' || o.score === 'scaled-dot' ? errorMessage(e) : this.tx('notDot'))
+      setText(this.error, RULE_TRAITS[o.score].dotProduct ? errorMessage(e) : this.tx('notDot'))
       this.error.hidden = false
       this.el.dataset.loss = ''
       return
