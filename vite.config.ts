@@ -1,7 +1,29 @@
-import { defineConfig } from 'vite'
+import { defineConfig, type Plugin } from 'vite'
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
+
+/**
+ * The widget served by the site itself, so that the Embed box's <attention-playground> snippet works as given:
+ * the npm package's dist/widget/*.js into site/widget/ and its engines (attention.wasm, attention-relaxed.wasm)
+ * into site/, one folder above the widget, where it fetches them (scripts/build.mjs builds the widget first).
+ */
+function serveTheWidget(): Plugin {
+  return {
+    name: 'ap-site-widget',
+    apply: 'build',
+    closeBundle() {
+      const from = here('./dist/widget')
+      if (!existsSync(join(from, 'widget.js'))) this.error('dist/widget/widget.js is missing: build the widget first')
+      mkdirSync(here('./site/widget'), { recursive: true })
+      for (const f of readdirSync(from)) if (f.endsWith('.js')) copyFileSync(join(from, f), here(`./site/widget/${f}`))
+      for (const f of ['attention.wasm', 'attention-relaxed.wasm'])
+        copyFileSync(here(`./dist/${f}`), here(`./site/${f}`))
+    },
+  }
+}
 
 // The page lives in web/ and builds into site/, a folder any static host serves (relative base, so
 // it also works from a sub-path). The engine is the package built into dist/ by scripts/build.mjs.
@@ -9,6 +31,7 @@ export default defineConfig({
   root: here('./web'),
   base: './',
   publicDir: here('./public'),
+  plugins: [serveTheWidget()],
   resolve: {
     alias: [{ find: /^attention-playground$/, replacement: here('./dist/index.js') }],
   },

@@ -179,7 +179,14 @@ if (args.has('--native') && stale('build/native/.stamp', [...coreInputs, 'tests/
 if (
   args.has('--site') &&
   existsSync(join(root, 'vite.config.ts')) &&
-  stale('site/index.html', ['web', 'public', 'src/js', 'vite.config.ts', 'dist/attention.wasm'])
+  stale('site/index.html', [
+    'web',
+    'public',
+    'src/js',
+    'vite.config.ts',
+    'dist/attention.wasm',
+    'dist/widget/widget.js',
+  ])
 ) {
   sh('node', [join(root, 'node_modules/vite/bin/vite.js'), 'build'])
 }

@@ -124,7 +124,8 @@ const en = {
   embedIframe: 'iframe (any page)',
   embedWidget: '<attention-playground> tag (a page that loads the widget script)',
   embedWidgetHint:
-    'The tag needs the widget script, {src} here: where your site serves the npm package’s dist/widget/widget.js.',
+    'The tag loads the widget script from this site (the address in its src). To host it yourself, serve the npm package’s dist/ folder as it is (dist/widget/widget.js, with dist/attention.wasm one folder above it) and put that address in src.',
+  embedOpenFull: 'Open this in the full playground ↗',
   embedLinkOnly: 'Edited cells, padded keys, masked cells and the shown head travel in the iframe’s link only.',
   exportPng: 'PNG',
   exportCsv: 'CSV',
@@ -636,7 +637,9 @@ const zh: Record<MsgKey, string> = {
   embedStepsHint: '下面的代码与屏幕上的内容一致：句子、维度、随机种子、计算规则、掩码、温度。',
   embedIframe: 'iframe（任何页面）',
   embedWidget: '<attention-playground> 标签（页面需加载组件脚本）',
-  embedWidgetHint: '标签需要组件脚本，这里写作 {src}：换成你的网站提供 npm 包中 dist/widget/widget.js 的地址。',
+  embedWidgetHint:
+    '标签从本站加载组件脚本（src 中的地址）。若要自己托管，请原样提供 npm 包的 dist/ 文件夹（dist/widget/widget.js，上一级目录中有 dist/attention.wasm），并把 src 改成那个地址。',
+  embedOpenFull: '在完整的演练场中打开 ↗',
   embedLinkOnly: '修改过的单元格、填充的键、遮住的格子和所显示的头只能通过 iframe 的链接带过去。',
   exportPng: 'PNG',
   exportCsv: 'CSV',

@@ -3,7 +3,7 @@
 
 import { init } from 'attention-playground'
 import { mountPlayground, type PlaygroundHandle } from './playground'
-import { browserLang, defaultState, parseParams, parseSteps, toParams, type PlaygroundState } from './state'
+import { browserLang, defaultState, parseParams, toParams, type PlaygroundState } from './state'
 import { translator } from './i18n'
 import { errorMessage } from './format'
 
@@ -16,13 +16,12 @@ declare global {
 const root = document.getElementById('app')!
 const search = new URLSearchParams(location.search)
 const { state, notices } = parseParams(search, defaultState(browserLang(navigator.languages)))
-// The panels to show (as the widget's attribute): an iframe of the page can show just the weights.
-const steps = parseSteps(search.get('steps'), notices)
+// The panels to show (as the widget's attribute): a page with `steps` is laid out for an iframe, just those panels.
+const steps = state.steps.length ? state.steps : undefined
 /** The URL form of a state, `steps` and the language included. */
 const linkParams = (s: PlaygroundState) => {
   const p = toParams(s)
   p.set('lang', s.lang)
-  if (steps) p.set('steps', steps.join(','))
   return p
 }
 const t = translator(state.lang)
@@ -64,6 +63,7 @@ try {
   window.__apPlayground = mountPlayground(root, engine, state, {
     notices,
     steps,
+    embed: !!steps,
     // public/samples/: a small induction model (tests/fixtures/gen_induction_sample.py), for a first visit
     sampleModel: 'samples/induction.safetensors',
     shareUrl: () => `${location.origin}${location.pathname}?${linkParams(window.__apPlayground?.getState() ?? state)}`,

@@ -89,6 +89,11 @@ export interface PlaygroundState {
   weights: WeightSource
   /** The decoding view's step, 1-based as its label counts. */
   step: number
+  /**
+   * The panels to show (data-step / data-panel names, PANEL_NAMES in state.ts); empty: every panel. On the
+   * page a list also gives the embed layout (no header, tabs or controls: an iframe shows just these panels).
+   */
+  steps: string[]
 }
 
 /** The fields that choose the sentences and how they are split into tokens. */
@@ -124,12 +129,13 @@ export const DEFAULT_STATE: Readonly<PlaygroundState> = Object.freeze({
   src: '',
   weights: 'random',
   step: 1,
+  steps: [],
 } as PlaygroundState)
 
 /**
  * How a parameter's text is read: `text` (at most `max` characters), `enum` (one of `values`;
  * `aliases` are read as the value they name), `view` (a name of the views table, views/registry.ts),
- * `int` and `number` (in [min, max]), `list` (pad, cells, edits: the parser in state.ts per name).
+ * `int` and `number` (in [min, max]), `list` (pad, cells, edits, steps: the parser in state.ts per name).
  */
 export type ParamKind =
   | { kind: 'text'; max: number }
@@ -212,6 +218,8 @@ export const PARAMS: readonly ParamSpec[] = [
   { name: 'src', field: 'src', attr: 'src', kind: 'text', max: 2048, views: ['model'] },
   { name: 'weights', field: 'weights', attr: 'weights', kind: 'enum', values: WEIGHT_SOURCES, views: ['pipeline'] },
   { name: 'step', field: 'step', attr: 'step', kind: 'int', min: 1, max: TEXT_CHARS, views: ['decode'] },
+  // Read at mount (the widget mounts again when the attribute changes); unknown names are named in a notice.
+  { name: 'steps', field: 'steps', attr: 'steps', kind: 'list', views: 'all' },
   { name: 'pad', field: 'padKeys', attr: null, kind: 'list', views: ['pipeline'] },
   { name: 'cells', field: 'maskCells', attr: null, kind: 'list', views: ['pipeline'] },
   { name: 'edits', field: 'edits', attr: null, kind: 'list', max: 256, views: ['pipeline'] },

@@ -42,6 +42,11 @@ export interface PlaygroundOptions {
   steps?: string[]
   /** Hide the header (title, language switch): a course page has its own. */
   compact?: boolean
+  /**
+   * The page in an iframe (`steps` in its URL): only the listed panels, at the top, with no header, tab bar or
+   * controls column, and a link to the full page below them.
+   */
+  embed?: boolean
   /** The link that reproduces the current view; a "copy link" button appears when given. */
   shareUrl?: () => string
   /**
@@ -122,6 +127,8 @@ class Playground {
   private readonly trainInline: boolean
   private readonly panels: PanelSet
   private readonly footer = h('footer', { class: 'ap-footer' })
+  /** The embed layout's link to the full page (null otherwise). */
+  private fullPage: HTMLAnchorElement | null = null
   private readonly labelExports: (t: Translate) => void
   private readonly scheduler: Scheduler
 
@@ -159,6 +166,7 @@ class Playground {
     this.panels = createPanels(this.ctx, engine, () => this.app, this.trainBox, this.trainInline, !!opts.compact)
     this.panels.model.sample = opts.sampleModel ?? ''
     this.app.append(...this.header.els, this.tabs.bar, this.panels.layout, this.footer)
+    if (opts.embed) this.embedLayout()
     // Inline, or filtered out by `steps`: no Train tab.
     if (opts.steps) this.tabs.hide('train')
     this.labelExports = withExports
@@ -166,6 +174,15 @@ class Playground {
       : () => undefined
     this.scheduler = createScheduler(() => this.update())
     this.update()
+  }
+
+  /** The embed layout (opts.embed): the panels alone, then a link that opens this state on the full page. */
+  private embedLayout(): void {
+    for (const e of [...this.header.els, this.tabs.bar, this.panels.controls.el]) e.hidden = true
+    this.app.classList.add('ap-embedded')
+    const link = h('a', { class: 'full-page', target: '_blank', rel: 'noopener' })
+    this.footer.before(h('p', { class: 'full-page-line' }, link))
+    this.fullPage = link
   }
 
   /** The Train tab's "look inside this step": the backward view on the trained model's last layer. */
@@ -308,8 +325,9 @@ class Playground {
     this.labelExports(t)
     this.tabs.render(t, state.view)
     this.trainBox.el.hidden = !this.trainInline && !trainOpen
-    this.panels.controls.el.hidden = !controlsAct
-    this.panels.layout.classList.toggle('full', !controlsAct)
+    this.panels.controls.el.hidden = !controlsAct || !!this.opts.embed
+    this.panels.layout.classList.toggle('full', !controlsAct || !!this.opts.embed)
+    if (this.fullPage) this.renderFullPage(t)
     if (this.trainInline || trainOpen) void this.trainBox.show(t, state.lang)
     setText(this.footer, t('footer'))
     this.panels.renderError(t, this.error, !!this.trace, state.lang)
@@ -327,6 +345,17 @@ class Playground {
     }
     this.app.dispatchEvent(new CustomEvent(RENDERED_EVENT, { bubbles: true, composed: true, detail }))
     this.computeMs = 0
+  }
+
+  /** The embed layout's link: this state on the full page (the same URL without `steps`). */
+  private renderFullPage(t: Translate): void {
+    const link = this.fullPage!
+    setText(link, t('embedOpenFull'))
+    const url = this.opts.shareUrl?.()
+    if (!url) return
+    const u = new URL(url)
+    u.searchParams.delete('steps')
+    link.href = u.href
   }
 
   private csv(step: string): string {

@@ -76,6 +76,7 @@ export function cloneState(s: PlaygroundState): PlaygroundState {
     padKeys: [...s.padKeys],
     maskCells: s.maskCells.map(([i, j]) => [i, j] as [number, number]),
     edits: s.edits.map((e) => ({ ...e })),
+    steps: [...s.steps],
   }
 }
 
@@ -206,10 +207,32 @@ function parseEdits(v: string): CellEdit[] | null {
   return out.length > LIMITS.edits ? null : out
 }
 
-const LISTS: Record<string, (v: string) => unknown> = { pad: parseIndexList, cells: parseCells, edits: parseEdits }
+/**
+ * A `steps` list (the widget's attribute, the page's URL parameter): the panels to show, comma-separated.
+ * Unknown names are refused one by one (`refuse`); null when every name is unknown.
+ */
+function parseSteps(v: string, refuse: (part: string) => void): string[] | null {
+  const names = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+  const known = names.filter((n) => PANEL_NAMES.has(n))
+  const unknown = names.filter((n) => !PANEL_NAMES.has(n))
+  if (names.length && !known.length) return null
+  if (unknown.length) refuse(unknown.join(','))
+  return known
+}
+
+/** The parser of each `list` parameter; `refuse` names a part it dropped while keeping the rest. */
+const LISTS: Record<string, (v: string, refuse: (part: string) => void) => unknown> = {
+  pad: parseIndexList,
+  cells: parseCells,
+  edits: parseEdits,
+  steps: parseSteps,
+}
 
 /** One parameter's value as its field holds it, or null when the table's kind refuses it. */
-function readValue(p: ParamSpec, v: string): unknown {
+function readValue(p: ParamSpec, v: string, refuse: (part: string) => void): unknown {
   switch (p.kind) {
     case 'text':
       return v.length > p.max ? null : v
@@ -228,7 +251,7 @@ function readValue(p: ParamSpec, v: string): unknown {
       return v.trim() !== '' && Number.isFinite(n) && n >= p.min && n <= p.max ? n : null
     }
     case 'list':
-      return LISTS[p.name](v)
+      return LISTS[p.name](v, refuse)
   }
 }
 
@@ -261,7 +284,7 @@ export function parseParams(
   for (const p of PARAMS) {
     const v = params.get(p.name)
     if (v === null) continue
-    const value = readValue(p, v)
+    const value = readValue(p, v, (part) => notices.push({ param: p.name, value: part }))
     if (value === null) notices.push({ param: p.name, value: quoted(p, v) })
     else {
       ;(s as unknown as Record<string, unknown>)[p.field] = value
@@ -282,6 +305,8 @@ function written(p: ParamSpec, s: PlaygroundState): string {
       return s.maskCells.map(([i, j]) => `${i}.${j}`).join(',')
     case 'edits':
       return s.edits.map((e) => `${e.t}.${e.r}.${e.c}=${e.v}`).join(';')
+    case 'steps':
+      return s.steps.join(',')
   }
   return String(s[p.field])
 }
@@ -303,7 +328,7 @@ export function toParams(s: PlaygroundState, base: PlaygroundState = DEFAULT_STA
   return out
 }
 
-/** Panel names `steps` accepts: the engine's step names and the page's other panels. */
+/** Panel names `steps` accepts (PARAMS' steps row): the engine's step names and the page's other panels. */
 export const PANEL_NAMES = new Set<string>([
   ...STEP_NAMES,
   'sourceEmbeddings',
@@ -317,19 +342,3 @@ export const PANEL_NAMES = new Set<string>([
   'quiz',
   ...VIEW_PANEL_NAMES,
 ])
-
-/**
- * A `steps` list (the widget's attribute, the page's URL parameter): the panels to show, comma-separated.
- * Unknown names are reported as a notice; undefined (every panel) when absent, empty or all unknown.
- */
-export function parseSteps(value: string | null, notices: Notice[]): string[] | undefined {
-  if (value === null || value.trim() === '') return undefined
-  const names = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-  const known = names.filter((n) => PANEL_NAMES.has(n))
-  const unknown = names.filter((n) => !PANEL_NAMES.has(n))
-  if (unknown.length) notices.push({ param: 'steps', value: unknown.join(',') })
-  return known.length ? known : undefined
-}

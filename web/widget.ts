@@ -8,15 +8,7 @@
 import { init } from 'attention-playground'
 import { type Engine, type MemoryStats, type Trace } from 'attention-playground'
 import { mountPlayground, RENDERED_EVENT, type PlaygroundHandle } from './playground'
-import {
-  browserLang,
-  defaultState,
-  parseParams,
-  parseSteps,
-  type Lang,
-  type Notice,
-  type PlaygroundState,
-} from './state'
+import { browserLang, defaultState, parseParams, type Lang, type Notice, type PlaygroundState } from './state'
 import { translator } from './i18n'
 import { PARAMS } from './params'
 import { adoptStyles } from './dom'
@@ -28,10 +20,13 @@ export { pytorchCode } from './export/pytorch'
 
 /** The attributes that set the state: PARAMS rows with an attribute (HTML lower-cases names, the URL keeps dModel). */
 const STATE_PARAMS = PARAMS.filter((p) => p.attr !== null)
-const OBSERVED = [...STATE_PARAMS.map((p) => p.attr!), 'steps']
+const OBSERVED = STATE_PARAMS.map((p) => p.attr!)
 
-/** The state fields attributes decide; a changed attribute patches only these (the learner's other choices stay). */
-const ATTR_FIELDS: Array<keyof PlaygroundState> = STATE_PARAMS.map((p) => p.field)
+/**
+ * The state fields attributes decide; a changed attribute patches only these (the learner's other choices stay).
+ * `steps` is not patched: the panel filter is fixed at mount, so a new list mounts the widget again.
+ */
+const ATTR_FIELDS: Array<keyof PlaygroundState> = STATE_PARAMS.map((p) => p.field).filter((f) => f !== 'steps')
 
 const WIDGET_CSS = `
 :host { display: block; container-type: inline-size; }
@@ -106,8 +101,7 @@ function readAttributes(el: HTMLElement): FromAttributes {
     if (v !== null) params.set(p.name, p.name === 'guided' ? guidedValue(v) : v)
   }
   const { state, notices } = parseParams(params, defaultState(hostLang(el)))
-  const steps = parseSteps(el.getAttribute('steps'), notices)
-  return { state, notices, steps }
+  return { state, notices, steps: state.steps.length ? state.steps : undefined }
 }
 
 function sameSteps(a: string[] | undefined, b: string[] | undefined): boolean {

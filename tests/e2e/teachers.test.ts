@@ -6,7 +6,7 @@
 //   image's pixels: the key's ends are the panel's own colours, the caption rows hold text).
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { readPanel, settled } from './harness.mjs'
+import { pageErrors, readPanel, settled } from './harness.mjs'
 import { env, useEnv } from './env'
 import { CASES, openAs } from './devices'
 import { MESSAGES } from '../../web/i18n'
@@ -54,19 +54,28 @@ describe('Embed', () => {
       const framed = await openAs(device, src.search)
       expect(await visibleSteps(framed.page)).toEqual(['scores', 'weights'])
       expect((await readPanel(framed.page, 'weights')).values).toEqual(want.values)
-      // steps= stays in the URL as the learner changes things.
-      await framed.page.locator('select[name="mask"]').selectOption('none')
+      // The embed layout: no header, tab bar or controls; a link opens the same state on the full page.
+      expect(await embedChrome(framed.page)).toEqual({ header: false, tabs: false, controls: false })
+      const full = new URL((await framed.page.locator('a.full-page').getAttribute('href'))!)
+      expect(full.searchParams.has('steps')).toBe(false)
+      expect(full.searchParams.get('mask')).toBe('causal')
+      await expect(framed.page.locator('a.full-page').textContent()).resolves.toBe(MESSAGES[lang].embedOpenFull)
+      // steps= stays in the URL as the state changes.
+      await framed.page.evaluate(() => (window as unknown as PageWindow).__apPlayground.setState({ mask: 'none' }))
       await settled(framed.page)
       await expect.poll(() => new URL(framed.page.url()).searchParams.get('steps')).toBe('scores,weights')
       await framed.ctx.close()
 
-      // The tag in a course page: the same panels and numbers.
-      const html = `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>t</title>${widget.replace(/src="[^"]+"/, 'src="/dist/widget/widget.js"')}</head><body><main></main></body></html>`
+      // The tag as given (its script is the site's own widget/widget.js), in a course page beside the site: the
+      // same panels and numbers.
+      expect(widget.split('\n')[0]).toBe(`<script type="module" src="${env.site.url}widget/widget.js"></script>`)
+      const html = `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>t</title></head><body><main>${widget}</main></body></html>`
       const course = await ctx.newPage()
-      await course.route(`${env.widgets.url}/embed-test.html`, (r) =>
+      const courseErrors = pageErrors(course)
+      await course.route(`${env.site.url}embed-test.html`, (r) =>
         r.fulfill({ body: html, contentType: 'text/html; charset=utf-8' }),
       )
-      await course.goto(`${env.widgets.url}/embed-test.html`)
+      await course.goto(`${env.site.url}embed-test.html`)
       await course.locator('attention-playground').evaluate((el) => (el as unknown as { ready: Promise<void> }).ready)
       await settled(course)
       const tagged = course.locator('attention-playground')
@@ -80,11 +89,22 @@ describe('Embed', () => {
       await expect.poll(() => tagged.locator('[data-step="weights"] table tbody td').count()).toBe(16)
       const cells = await tagged.locator('[data-step="weights"] table tbody td').allTextContents()
       expect(cells.map((c) => Number(c.trim()))).toEqual(want.values.flat())
+      expect(courseErrors).toEqual([])
       expect(errors).toEqual([])
       await ctx.close()
     })
   }
 })
+
+/** Whether the page's header, tab bar and controls column are on screen. */
+const embedChrome = (page: Page) =>
+  page.evaluate(() => {
+    const shown = (sel: string) => {
+      const e = document.querySelector<HTMLElement>(sel)
+      return !!e && e.offsetParent !== null
+    }
+    return { header: shown('header.ap-header'), tabs: shown('.ap-nav'), controls: shown('[data-panel="controls"]') }
+  })
 
 describe('steps= on the page', () => {
   for (const device of ['phone', 'desktop'] as const) {
@@ -92,8 +112,48 @@ describe('steps= on the page', () => {
       const { ctx, page, errors } = await openAs(device, '?lang=en&steps=weights,nope')
       expect(await visibleSteps(page)).toEqual(['weights'])
       await expect(page.locator('.banner.notice').textContent()).resolves.toContain('steps = “nope”')
+      expect(await embedChrome(page)).toEqual({ header: false, tabs: false, controls: false })
       // No Train tab (as in the widget with steps): the panels listed are the page.
       await expect(page.locator('[role="tab"][data-view="train"]').isVisible()).resolves.toBe(false)
+      expect(errors).toEqual([])
+      await ctx.close()
+    })
+  }
+})
+
+describe("the Embed box's iframe", () => {
+  for (const { device, lang } of CASES) {
+    it(`shows the weights, whole, at the top of its frame (${device}, ${lang})`, async () => {
+      const { ctx, page, errors } = await openAs(device, `?lang=${lang}&text=the+animal+was+too+tired`)
+      await page.locator('header button[name="embed"]').click()
+      await page.locator('[data-embed] input[value="weights"]').check()
+      const snippet = await page.locator('textarea[name="embedIframe"]').inputValue()
+      const height = Number(snippet.match(/height="(\d+)"/)![1])
+      expect(height).toBeLessThanOrEqual(600)
+      const host = await ctx.newPage()
+      await host.route(`${env.site.url}course.html`, (r) =>
+        r.fulfill({
+          body: `<!doctype html><title>c</title><body style="margin:0">${snippet}`,
+          contentType: 'text/html',
+        }),
+      )
+      await host.goto(`${env.site.url}course.html`)
+      const frame = host.frameLocator('iframe')
+      await frame.locator('[data-step="weights"] canvas').waitFor()
+      // The heatmap and its labels wholly inside the frame's first screen, the step names around it hidden.
+      const box = await frame.locator('[data-step="weights"]').evaluate((e) => {
+        const r = e.getBoundingClientRect()
+        return { top: r.top, bottom: r.bottom, h: innerHeight }
+      })
+      expect(box.h).toBe(height)
+      expect(box.top).toBeGreaterThanOrEqual(0)
+      expect(box.bottom).toBeLessThanOrEqual(height)
+      const shown = await frame
+        .locator('[data-step]')
+        .evaluateAll((els) =>
+          els.filter((e) => (e as HTMLElement).offsetParent !== null).map((e) => e.getAttribute('data-step')),
+        )
+      expect(shown).toEqual(['weights'])
       expect(errors).toEqual([])
       await ctx.close()
     })

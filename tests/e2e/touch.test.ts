@@ -182,6 +182,37 @@ describe('finding things', () => {
       await ctx.close()
     })
   }
+  for (const { device, lang } of CASES) {
+    it(`the highlighted row's label is drawn whole, in bold ("this", not "t…") (${device}, ${lang})`, async () => {
+      const { ctx, page, errors } = await openAs(device, `?lang=${lang}`)
+      // Every label the heatmaps draw, with its font: the canvas is the only place the text exists.
+      await page.addInitScript(() => {
+        const drawn: Array<[string, string]> = []
+        ;(window as unknown as { __drawn: typeof drawn }).__drawn = drawn
+        const fill = CanvasRenderingContext2D.prototype.fillText
+        CanvasRenderingContext2D.prototype.fillText = function (text: string, x: number, y: number, w?: number) {
+          drawn.push([text, this.font])
+          return w === undefined ? fill.call(this, text, x, y) : fill.call(this, text, x, y, w)
+        }
+      })
+      await page.reload()
+      await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
+      await settled(page)
+      await page.evaluate(() => ((window as unknown as { __drawn: unknown[] }).__drawn.length = 0))
+      // The first token's chip, focused (as a tap or Tab does): row 0 of every n × n panel is highlighted.
+      await page.locator('.tok[data-i="0"]').first().focus()
+      await settled(page)
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+      const bold = await page.evaluate(() =>
+        (window as unknown as { __drawn: Array<[string, string]> }).__drawn.filter(([, f]) => f.startsWith('bold')),
+      )
+      const texts = bold.map(([t]) => t)
+      expect(texts).toContain('this')
+      expect(texts.filter((t) => t.endsWith('…'))).toEqual([])
+      expect(errors).toEqual([])
+      await ctx.close()
+    })
+  }
 })
 
 describe('the Train tab', () => {

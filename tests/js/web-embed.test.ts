@@ -3,9 +3,9 @@
 // widget's attribute and the page's URL parameter alike.
 import { describe, expect, it } from 'vitest'
 import { settingsCaption } from '../../web/export/caption'
-import { embedUrl, iframeSnippet, linkOnly, widgetSnippet } from '../../web/export/embed'
+import { embedUrl, iframeSnippet, linkOnly, widgetScript, widgetSnippet } from '../../web/export/embed'
 import { translator } from '../../web/i18n'
-import { defaultState, parseSteps, type Notice } from '../../web/state'
+import { defaultState, parseParams, toParams } from '../../web/state'
 
 describe('PNG caption', () => {
   it('names the sentence, tokenizer, sizes, seed, rule, scale, mask and temperature (en)', () => {
@@ -43,22 +43,29 @@ describe('Embed snippets', () => {
   })
   it('writes the state as the widget attributes, escaped', () => {
     const s = { ...defaultState('zh'), text: 'a "b" <c> & d', dModel: 8, temperature: 2 }
-    const tag = widgetSnippet(s, ['scores', 'weights']).split('\n')[1]
+    const [script, tag] = widgetSnippet({ ...s, step: 2 }, ['scores', 'weights'], widgetScript(page)).split('\n')
+    expect(script).toBe('<script type="module" src="https://course.example/play/widget/widget.js"></script>')
     expect(tag).toBe(
-      '<attention-playground lang="zh" text="a &quot;b&quot; &lt;c&gt; &amp; d" dmodel="8" temperature="2" steps="scores,weights"></attention-playground>',
+      '<attention-playground lang="zh" text="a &quot;b&quot; &lt;c&gt; &amp; d" dmodel="8" temperature="2" step="2" steps="scores,weights"></attention-playground>',
     )
     expect(linkOnly(s)).toBe(false)
     expect(linkOnly({ ...s, padKeys: [1] })).toBe(true)
   })
 })
 
-describe('steps', () => {
-  it('keeps the known names, reports the others', () => {
-    const notices: Notice[] = []
-    expect(parseSteps('weights, nope ,scores', notices)).toEqual(['weights', 'scores'])
-    expect(notices).toEqual([{ param: 'steps', value: 'nope' }])
-    expect(parseSteps('', notices)).toBeUndefined()
-    expect(parseSteps(null, notices)).toBeUndefined()
-    expect(parseSteps('nope2', notices)).toBeUndefined()
+describe('steps (a PARAMS row: the URL parameter and the widget attribute)', () => {
+  const read = (v: string) => parseParams(new URLSearchParams({ steps: v }), defaultState('en'))
+  it('keeps the known names and names the others in a notice', () => {
+    const r = read('weights, nope ,scores')
+    expect(r.state.steps).toEqual(['weights', 'scores'])
+    expect(r.notices).toEqual([{ param: 'steps', value: 'nope' }])
+    expect([read('').state.steps, read('').notices]).toEqual([[], []])
+    expect([read('nope2').state.steps, read('nope2').notices]).toEqual([[], [{ param: 'steps', value: 'nope2' }]])
+  })
+  it('goes into a link only when given, and reads back', () => {
+    expect(toParams(defaultState('en')).has('steps')).toBe(false)
+    const s = { ...defaultState('en'), steps: ['weights', 'lines'] }
+    expect(toParams(s).get('steps')).toBe('weights,lines')
+    expect(parseParams(toParams(s), defaultState('en')).state).toEqual(s)
   })
 })

@@ -1,35 +1,21 @@
 // "Embed": the current view as an iframe of the page and as an <attention-playground> tag, with the panels to
 // show (`steps`). Pure text builders; the Embed box (shell/embed.ts) shows them.
 
-import { toParams, type PlaygroundState } from '../state'
+import { PARAMS, toParams, type PlaygroundState } from '../state'
 
-/** URL parameters the widget reads as attributes (the attribute is the name in lower case). */
-const WIDGET_PARAMS = [
-  'mode',
-  'text',
-  'source',
-  'target',
-  'tokenizer',
-  'score',
-  'scale',
-  'mask',
-  'dModel',
-  'dq',
-  'dk',
-  'dv',
-  'seed',
-  'heads',
-  'temperature',
-  'guided',
-  'view',
-  'src',
-  'weights',
-] as const
-/** What a link carries and the widget does not (its attributes have no such names). */
-const LINK_ONLY = ['head', 'pad', 'cells', 'edits'] as const
+/** URL parameters the widget reads as attributes (PARAMS rows with one; `lang` goes first, `steps` from the box). */
+const WIDGET_PARAMS = PARAMS.filter((p) => p.attr !== null && p.name !== 'lang' && p.name !== 'steps')
+/** What a link carries and the widget does not (PARAMS rows without an attribute). */
+const LINK_ONLY = PARAMS.filter((p) => p.attr === null).map((p) => p.name)
 
-/** The script the tag needs: where a course site serves the npm package's dist/widget/widget.js. */
-export const WIDGET_SCRIPT = '/static/attention-playground/dist/widget/widget.js'
+/**
+ * The widget's script as the built site serves it: `widget/widget.js` beside the page's index.html, with the
+ * engine's `attention.wasm` one folder above it (the npm package's `dist/widget/widget.js` and `dist/attention.wasm`,
+ * copied into the site by vite.config.ts). `pageUrl`: the page's address.
+ */
+export function widgetScript(pageUrl: string): string {
+  return new URL('widget/widget.js', pageUrl).href
+}
 
 function attr(v: string): string {
   return v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
@@ -48,15 +34,16 @@ export function iframeSnippet(pageUrl: string, steps: readonly string[], title: 
   return `<iframe src="${attr(embedUrl(pageUrl, steps))}" title="${attr(title)}" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`
 }
 
-export function widgetSnippet(s: PlaygroundState, steps: readonly string[]): string {
+/** The tag for state `s` with the panels `steps`, loading the widget from `script` (widgetScript(pageUrl)). */
+export function widgetSnippet(s: PlaygroundState, steps: readonly string[], script: string): string {
   const p = toParams(s)
   const attrs = [`lang="${s.lang}"`]
-  for (const name of WIDGET_PARAMS) {
+  for (const { name, attr: a } of WIDGET_PARAMS) {
     const v = p.get(name)
-    if (v !== null) attrs.push(`${name.toLowerCase()}="${attr(v)}"`)
+    if (v !== null) attrs.push(`${a!}="${attr(v)}"`)
   }
   if (steps.length) attrs.push(`steps="${attr(steps.join(','))}"`)
-  return `<script type="module" src="${WIDGET_SCRIPT}"></script>\n<attention-playground ${attrs.join(' ')}></attention-playground>`
+  return `<script type="module" src="${attr(script)}"></script>\n<attention-playground ${attrs.join(' ')}></attention-playground>`
 }
 
 /** Whether the state holds something only the link carries (edited cells, padded keys, masked cells, the shown head). */

@@ -4,7 +4,7 @@
 import { h, setText } from '../dom'
 import type { MsgKey, Translate } from '../i18n'
 import type { PlaygroundState } from '../params'
-import { iframeSnippet, linkOnly, widgetSnippet, WIDGET_SCRIPT } from '../export/embed'
+import { iframeSnippet, linkOnly, widgetScript, widgetSnippet } from '../export/embed'
 
 /** The panels a teacher may pick, in page order, with their titles. */
 const CHOICES: Array<[string, MsgKey]> = [
@@ -66,12 +66,10 @@ export function createEmbed(pageUrl: () => string, initialSteps: readonly string
     if (!last || box.hidden) return
     const { t, state } = last
     const steps = checks.filter((c) => c.checked).map((c) => c.value)
-    iframe.value = iframeSnippet(pageUrl(), steps, t('title'))
-    widget.value = widgetSnippet(state, steps)
-    setText(
-      widgetHint,
-      t('embedWidgetHint').replace('{src}', WIDGET_SCRIPT) + (linkOnly(state) ? ' ' + t('embedLinkOnly') : ''),
-    )
+    const url = pageUrl()
+    iframe.value = iframeSnippet(url, steps, t('title'))
+    widget.value = widgetSnippet(state, steps, widgetScript(url))
+    setText(widgetHint, t('embedWidgetHint') + (linkOnly(state) ? ' ' + t('embedLinkOnly') : ''))
   }
   button.addEventListener('click', () => {
     box.hidden = !box.hidden
