@@ -7,7 +7,7 @@
 //           (the playground's own measure), and → the next painted frame (what a learner waits);
 //   longest task: the longest main-thread task (PerformanceObserver 'longtask', ≥ 50 ms) during
 //           an update, 0 when none reached 50 ms;
-//   n = 2000 goes through the long view (web/model/long-rows.ts): typing is debounced by 120 ms, which is part
+//   n = 2000 goes through the long view (web/compute/long-rows.ts): typing is debounced by 120 ms, which is part
 //           of input→painted; "zoom→painted" is one click on the long view's zoom button.
 // n = 8, 32, 128, 2000 tokens (word tokenizer: n words = n tokens); medians over several runs.
 // Usage: node scripts/build.mjs --site && node bench/page_bench.mjs [--runs 15] [--sizes 8,32,128,2000]

@@ -1,4 +1,4 @@
-// Writes web/model/trained-coreference.ts: the parameters of the model the Train tab trains by default
+// Writes web/compute/trained-coreference.ts: the parameters of the model the Train tab trains by default
 // (the coreference task: "it" must point at the noun it refers to), trained here by the engine's own
 // trainer, so that the page's "weights=trained" shows real trained numbers without training at load.
 //
@@ -52,7 +52,7 @@ export function train(engine, recipe) {
 async function main() {
   const engine = await init({ backend: 'simd128' })
   const { heldOut, params, layers } = train(engine, RECIPE)
-  const out = fileURLToPath(new URL('../web/model/trained-coreference.ts', import.meta.url))
+  const out = fileURLToPath(new URL('../web/compute/trained-coreference.ts', import.meta.url))
   const body = {
     recipe: RECIPE,
     backend: 'simd128',

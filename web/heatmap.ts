@@ -5,7 +5,7 @@ import { setText, watchSeen } from './dom'
 import { fmt, parseShown } from './format'
 import { rgbCss, scaleFor, textOn, type ColorScale } from './palette'
 import type { Translate } from './i18n'
-import { LONG_TOKENS } from './model/long-rows'
+import { LONG_TOKENS } from './compute/long-rows'
 
 export type Axis = 'q' | 'k' | null
 

@@ -18,7 +18,7 @@ export const MODES = ['self', 'cross'] as const
 export const SCALES = ['auto', 'on', 'off'] as const
 export const EDITABLE = ['embeddings', 'sourceEmbeddings', 'Wq', 'Wk', 'Wv'] as const
 export const LANGS = ['zh', 'en'] as const
-/** Where W_q, W_k, W_v come from: drawn from the seed, or the Train tab's coreference model (model/trained.ts). */
+/** Where W_q, W_k, W_v come from: drawn from the seed, or the Train tab's coreference model (compute/trained.ts). */
 export const WEIGHT_SOURCES = ['random', 'trained'] as const
 
 export type Tokenizer = (typeof TOKENIZERS)[number]
@@ -85,7 +85,7 @@ export interface PlaygroundState {
   view: View
   /** The model file the model view opens (a URL, relative to the page), '' for none. */
   src: string
-  /** random: drawn from the seed; trained: the coreference model's last layer (model/trained.ts). */
+  /** random: drawn from the seed; trained: the coreference model's last layer (compute/trained.ts). */
   weights: WeightSource
   /** The decoding view's step, 1-based as its label counts. */
   step: number

@@ -1,5 +1,5 @@
 // mountPlayground: the whole UI as one component, mounted full-size by the page and inside a shadow
-// root by the <attention-playground> widget. It owns the state, runs the engine (model/run.ts) and
+// root by the <attention-playground> widget. It owns the state, runs the engine (compute/run.ts) and
 // re-renders the panels; bad input shows the engine's message and keeps the last good result on screen.
 // The pieces around the panels (header, tabs, scheduler, train box, export buttons) live in shell/.
 
@@ -16,11 +16,11 @@ import { matrixCsv, panelMatrix } from './export/csv'
 import { exportPanelPng } from './export/png'
 import { settingsCaption } from './export/caption'
 import { pytorchCode } from './export/pytorch'
-import { needsCompute, resetsPositions } from './model/changes'
-import { isPerHeadStep } from './model/heads'
-import { LONG_TOKENS, type LongData } from './model/long-rows'
-import { computeAny } from './model/run'
-import { withTrainedDims } from './model/trained'
+import { needsCompute, resetsPositions } from './compute/changes'
+import { isPerHeadStep } from './compute/heads'
+import { LONG_TOKENS, type LongData } from './compute/long-rows'
+import { computeAny } from './compute/run'
+import { withTrainedDims } from './compute/trained'
 import { addExportButtons } from './shell/export-buttons'
 import { createHeader, type Header } from './shell/header'
 import { createEmbed, type Embed } from './shell/embed'

@@ -2,7 +2,7 @@
 // "it" sentence (with random weights, and with the Train tab's trained model), and a translation pair for
 // encoder–decoder attention.
 
-import { TRAINED_DIMS, TRAINED_SENTENCE } from './model/trained'
+import { TRAINED_DIMS, TRAINED_SENTENCE } from './compute/trained'
 import { DEFAULT_STATE, type PlaygroundState } from './params'
 
 export type PresetId = 'cat' | 'zh' | 'it' | 'itTrained' | 'seq2seq'

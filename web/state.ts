@@ -1,9 +1,9 @@
 // The whole playground state and its URL form (read and written here, nowhere else). URL parameter
 // names match the widget's attributes so one link format serves both; what the state means for the
-// engine is in model/.
+// engine is in compute/.
 
 import { STEP_NAMES } from 'attention-playground'
-import { resetsEdits, resetsPositions, settleWeights } from './model/changes'
+import { resetsEdits, resetsPositions, settleWeights } from './compute/changes'
 import { VIEW_NAMES, VIEW_PANEL_NAMES, VIEW_REGISTRY } from './views/registry'
 import {
   DEFAULT_STATE,
@@ -111,7 +111,7 @@ export interface Change {
  * Every rule that settles one field by the others, in one place; changes `s` in place and returns the
  * notices for what a link asked for and did not get:
  * - trained weights fix the model's sizes: they bring them, and a learner's change of one of them goes back
- *   to random weights (`settleWeights`, model/changes.ts);
+ *   to random weights (`settleWeights`, compute/changes.ts);
  * - a new sentence, tokenizer or mode drops the padded keys and masked cells (bound to positions), and
  *   with a new size or seed the cell edits too, unless the change set them;
  * - the causal mask belongs to the decoder's own self-attention: cross attention never carries it

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { expectAllClose, getAp, tolFor, type Engine, type Tensor } from './helpers'
 import { requireTorch } from './tools'
 import { pytorchCode } from '../../web/export/pytorch'
-import { TRAINED_DIMS, TRAINED_SENTENCE, trainedLayerInputs } from '../../web/model/trained'
+import { TRAINED_DIMS, TRAINED_SENTENCE, trainedLayerInputs } from '../../web/compute/trained'
 import { defaultState, type PlaygroundState } from '../../web/state'
 import type { Trace } from 'attention-playground'
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { beforeAll, expect, it } from 'vitest'
 import { init, type Engine, type Tensor } from '../../dist/index.js'
-import { mulberry32 } from '../../web/model/random'
+import { mulberry32 } from '../../web/compute/random'
 
 // The package is loaded as built (dist/), with the types tsc emitted there.
 export type { Engine, Tensor }

@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import type { Tensor, Trace } from 'attention-playground'
-import { close, dotTerms, scoreBreakdown, softmaxRow } from '../../web/model/terms'
-import { headMatrix, headRow } from '../../web/model/heads'
+import { close, dotTerms, scoreBreakdown, softmaxRow } from '../../web/compute/terms'
+import { headMatrix, headRow } from '../../web/compute/heads'
 
 const fx = JSON.parse(readFileSync(new URL('../e2e/fixtures/web_fixtures.json', import.meta.url), 'utf8'))
 const tensor = (data: number[], shape: number[]): Tensor => ({ data: Float32Array.from(data), shape })

@@ -4,7 +4,7 @@
 // the full n×n run stays quick in a test.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { init } from '../../dist/index.js'
-import { LONG_TOKENS, computeLong, longTokens } from '../../web/model/long-rows'
+import { LONG_TOKENS, computeLong, longTokens } from '../../web/compute/long-rows'
 import { defaultState, type PlaygroundState } from '../../web/state'
 import type { Engine, Tensor } from 'attention-playground'
 

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { init } from '../../dist/index.js'
 import type { Engine, Trace } from 'attention-playground'
-import { compute } from '../../web/model/run'
+import { compute } from '../../web/compute/run'
 import { decodeQuiz, pipelineQuiz, trainQuiz, type Question } from '../../web/quiz/questions'
 import { translator } from '../../web/i18n'
 import { defaultState, type PlaygroundState } from '../../web/state'

@@ -2,9 +2,9 @@
 // cell edits become the engine's options.
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_STATE, browserLang, defaultState, parseParams, toParams } from '../../web/state'
-import { baseRunOptions, resolveScale, scaleIsOn } from '../../web/model/options'
-import { engineMask } from '../../web/model/masks'
-import { applyEdits, toggleCell, withEdit } from '../../web/model/changes'
+import { baseRunOptions, resolveScale, scaleIsOn } from '../../web/compute/options'
+import { engineMask } from '../../web/compute/masks'
+import { applyEdits, toggleCell, withEdit } from '../../web/compute/changes'
 import { PRESETS, matchingPreset } from '../../web/presets'
 import { fmt, parseShown, productShape } from '../../web/format'
 

@@ -1,4 +1,4 @@
-// weights=trained: the committed parameters (web/model/trained-coreference.ts) are what the engine's trainer
+// weights=trained: the committed parameters (web/compute/trained-coreference.ts) are what the engine's trainer
 // makes of the recipe written in the file (trained again here, same engine, same bits); the pipeline's trace on
 // them is the trained model's last layer (the trainer's own trace), "it" points at "animal" (and at "street"
 // when the adjective is about the street); the state's rules for trained weights.
@@ -6,9 +6,9 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { init } from '../../dist/index.js'
 import type { Engine, Tensor } from 'attention-playground'
 import { train } from '../../scripts/gen-trained-weights.mjs'
-import { compute } from '../../web/model/run'
-import { settleWeights } from '../../web/model/changes'
-import { TRAINED, TRAINED_SENTENCE, trainedParameters, trainerOptions } from '../../web/model/trained'
+import { compute } from '../../web/compute/run'
+import { settleWeights } from '../../web/compute/changes'
+import { TRAINED, TRAINED_SENTENCE, trainedParameters, trainerOptions } from '../../web/compute/trained'
 import { defaultState, parseParams, toParams, type PlaygroundState } from '../../web/state'
 import { PRESETS } from '../../web/presets'
 import { DEFAULT_TRAIN_SETTINGS } from '../../web/train/protocol'

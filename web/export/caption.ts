@@ -3,7 +3,7 @@
 
 import type { Translate } from '../i18n'
 import type { PlaygroundState } from '../params'
-import { scaleIsOn } from '../model/options'
+import { scaleIsOn } from '../compute/options'
 
 const quote = (s: string) => `“${s.length > 60 ? s.slice(0, 60) + '…' : s}”`
 

@@ -1,7 +1,7 @@
 // Export: one step's matrix as CSV, numbers exact.
 
 import { STEP_NAMES, type Tensor, type Trace } from 'attention-playground'
-import { headTensor, isPerHeadStep } from '../model/heads'
+import { headTensor, isPerHeadStep } from '../compute/heads'
 
 /** Shortest decimal that reads back as the same float32 (9 significant digits always suffice). */
 export function f32(v: number): string {

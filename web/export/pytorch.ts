@@ -5,11 +5,11 @@
 // `"\nimport os` cannot inject Python.
 
 import { commentsToZh } from './comments-zh'
-import { TRAINED } from '../model/trained'
+import { TRAINED } from '../compute/trained'
 import type { ScoreRule, Tensor, Trace } from 'attention-playground'
 import type { PlaygroundState } from '../params'
-import { PER_HEAD_STEPS } from '../model/heads'
-import { maskMatrix, paddedKeys, range } from '../model/masks'
+import { PER_HEAD_STEPS } from '../compute/heads'
+import { maskMatrix, paddedKeys, range } from '../compute/masks'
 import { f32 } from './csv'
 
 const py = (s: string) => JSON.stringify(s)

@@ -15,8 +15,8 @@ import {
   type Rule,
   type Tokenizer,
 } from '../params'
-import { scaleIsOn } from '../model/options'
-import { isUnspacedCjk } from '../model/changes'
+import { scaleIsOn } from '../compute/options'
+import { isUnspacedCjk } from '../compute/changes'
 import { RuleNotes } from './rule-notes'
 import type { View } from '../params'
 

@@ -5,7 +5,7 @@ import type { Ctx, Panel } from '../context'
 import type { Engine } from 'attention-playground'
 import { h, panelSection, tokLabel } from '../dom'
 import { Heatmap } from '../heatmap'
-import { headMatrix } from '../model/heads'
+import { headMatrix } from '../compute/heads'
 import { renderTex } from '../formula'
 import { errorMessage } from '../format'
 

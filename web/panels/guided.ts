@@ -5,7 +5,7 @@ import type { Ctx, Panel } from '../context'
 import { h, prefersReducedMotion } from '../dom'
 import type { MsgKey } from '../i18n'
 import type { PlaygroundState } from '../params'
-import { scaleIsOn } from '../model/options'
+import { scaleIsOn } from '../compute/options'
 import { QuizPanel } from '../quiz/quiz'
 import type { QuizViews } from '../quiz/questions'
 

@@ -5,7 +5,7 @@
 
 import type { Ctx, Panel } from '../context'
 import { h, panelSection, setText, svg, tokLabel, watchSeen } from '../dom'
-import { headMatrix } from '../model/heads'
+import { headMatrix } from '../compute/heads'
 
 const ROW_H = 24
 const MAX_TOKENS = 150

@@ -5,7 +5,7 @@
 
 import type { Ctx, Panel } from '../context'
 import { h, setText, tokLabel } from '../dom'
-import type { LongData, RowData } from '../model/long-rows'
+import type { LongData, RowData } from '../compute/long-rows'
 import { diverging, viridis } from '../palette'
 import { fmt } from '../format'
 

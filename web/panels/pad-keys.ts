@@ -3,7 +3,7 @@
 
 import type { Ctx } from '../context'
 import { h, setText, tokLabel } from '../dom'
-import { toggleIndex } from '../model/changes'
+import { toggleIndex } from '../compute/changes'
 
 /** Keys beyond this many are set from the token chips (a long row of toggles would not help). */
 const MAX_KEYS = 64

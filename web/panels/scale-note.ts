@@ -4,8 +4,8 @@
 
 import type { Ctx } from '../context'
 import { h, setText } from '../dom'
-import { headMatrix } from '../model/heads'
-import { scaleIsOn } from '../model/options'
+import { headMatrix } from '../compute/heads'
+import { scaleIsOn } from '../compute/options'
 import { RULE_TRAITS } from '../params'
 
 /** A row is "one-hot" here when its largest weight is at least this. */

@@ -3,7 +3,7 @@
 
 import type { Ctx, Panel } from '../context'
 import { h, panelSection, setText, tokLabel } from '../dom'
-import { toggleIndex } from '../model/changes'
+import { toggleIndex } from '../compute/changes'
 import { matchingPreset } from '../presets'
 
 const MAX_CHIPS = 160

@@ -4,7 +4,7 @@
 import type { Ctx, Panel } from '../context'
 import { h, setText } from '../dom'
 import { fill } from '../format'
-import { TRAINED, TRAINED_SENTENCE } from '../model/trained'
+import { TRAINED, TRAINED_SENTENCE } from '../compute/trained'
 
 export class WeightsNote implements Panel {
   private title = h('strong')

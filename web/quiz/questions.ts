@@ -5,7 +5,7 @@
 import type { Trace } from 'attention-playground'
 import type { Translate, MsgKey } from '../i18n'
 import type { PlaygroundState, View } from '../params'
-import { headMatrix } from '../model/heads'
+import { headMatrix } from '../compute/heads'
 import { tokLabel } from '../dom'
 import { fmt } from '../format'
 

@@ -1,5 +1,5 @@
 // weights=trained: the pipeline on the coreference model the Train tab trains (committed parameters,
-// web/model/trained-coreference.ts, written by scripts/gen-trained-weights.mjs). The model has two layers;
+// web/compute/trained-coreference.ts, written by scripts/gen-trained-weights.mjs). The model has two layers;
 // the pipeline shows the last one: its input X is what layer 1 makes of the sentence (token + position
 // embeddings, then layer 1's attention added), its W_q, W_k, W_v are layer 2's, and its attention row of
 // "it" is the model's answer (the loss it was trained with is −log of that row's weight on the noun).
