@@ -7,24 +7,21 @@ import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { axeViolations, settled, viewsOf, longText, openLessonWidgets } from './harness.mjs'
 import { env, useEnv } from './env'
+import { DEVICES } from './devices'
+import { usePages, type Opened } from './page-fixture'
 
 // A text of more than 320 tokens (the long view), short enough for a URL.
 const LONG_TEXT = longText(340, 7)
 
 useEnv()
 
-async function openPage(query: string, phone = false): Promise<{ page: Page; errors: string[] }> {
-  const page = await env.session.browser.newPage(
-    phone
-      ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-US' }
-      : { viewport: { width: 1300, height: 900 }, locale: 'en-US' },
-  )
-  const errors: string[] = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  await page.goto(env.site.url + query)
-  await page.waitForSelector('.ap-root [role="tab"]')
-  await settled(page)
-  return { page, errors }
+const pages = usePages()
+
+async function openPage(query: string, phone = false): Promise<Opened> {
+  return pages.open(env.site.url + query, {
+    ...(phone ? DEVICES.phone : { viewport: { width: 1300, height: 900 } }),
+    ready: (page) => page.waitForSelector('.ap-root [role="tab"]').then(() => settled(page)),
+  })
 }
 
 /** Waits for what a view loads lazily (the Train tab's module) before checking it. */
@@ -51,7 +48,6 @@ describe('axe-core finds no violations', () => {
         await expectClean(page, `page, ${lang}, view ${view}`)
       }
       expect(errors).toEqual([])
-      await page.close()
     }, 300_000)
 
     it(`on every view of the page on a phone (${lang})`, async () => {
@@ -68,7 +64,6 @@ describe('axe-core finds no violations', () => {
       await settled(page)
       await expectClean(page, `phone, ${lang}, tour and Embed box`)
       expect(errors).toEqual([])
-      await page.close()
     }, 300_000)
 
     it(`with the guided tour, a cell's arithmetic, cross attention and the long view (${lang})`, async () => {
@@ -88,22 +83,19 @@ describe('axe-core finds no violations', () => {
       await page.locator('[data-step="weights"] details.hm-alt summary').click()
       await settled(page)
       await expectClean(page, `a cell's arithmetic and a table of numbers, ${lang}`)
-      await page.close()
 
       const cross = await openPage(`?lang=${lang}&mode=cross&guided=1`)
       await expectClean(cross.page, `cross attention with the tour, ${lang}`)
-      await cross.page.close()
 
       const long = await openPage(`?lang=${lang}&text=${encodeURIComponent(LONG_TEXT)}`)
       await long.page.waitForSelector('[data-panel="long"]:not([hidden]) canvas')
       await settled(long.page)
       await expectClean(long.page, `long view, ${lang}`)
-      await long.page.close()
     }, 300_000)
   }
 
   it('on every view of the widget in a lesson page (zh and en, tour open, long view)', async () => {
-    const page = await env.session.browser.newPage({ viewport: { width: 1100, height: 900 }, locale: 'en-US' })
+    const { page } = await pages.open(undefined, { viewport: { width: 1100, height: 900 } })
     await openLessonWidgets(page, env.widgets.url)
     const first = page.locator('#en')
     const views = await viewsOf(first)
@@ -122,7 +114,6 @@ describe('axe-core finds no violations', () => {
     await page.locator('#zh [data-panel="long"]:not([hidden]) canvas').waitFor()
     await settled(page)
     await expectClean(page, 'widget, long view')
-    await page.close()
   }, 300_000)
 })
 
@@ -180,7 +171,6 @@ describe('keyboard only', () => {
     })
     expect(trace.wq01).toBe(-2.5)
     expect(errors).toEqual([])
-    await page.close()
   }, 240_000)
 })
 

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { readPanel, serveStatic } from './harness.mjs'
 import { courseWeights, docBlock, ROOT } from '../js/packed'
 import { browser, usePackedProject, work } from './scratch'
+import { usePages } from './page-fixture'
 
 /** The bundlers come from the repository's devDependencies, as a course project would have its own. */
 const TOOLS = {
@@ -79,21 +80,13 @@ usePackedProject('ap-bundlers-', {
   },
 })
 
+const pages = usePages(() => browser)
+
 /** Opens the built page; the widget must be defined and show the course's weights, ap.run() must return them. */
 async function expectCourseNumbers(outDir: string) {
   const server = await serveStatic(outDir)
-  const tab = await browser.newPage()
-  const errors: string[] = []
-  const failed: string[] = []
-  tab.on('pageerror', (e) => errors.push(String(e)))
-  tab.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text())
-  })
-  tab.on('response', (r) => {
-    if (r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`)
-  })
   try {
-    await tab.goto(server.url)
+    const { page: tab, errors, failed } = await pages.open(server.url)
     await tab
       .waitForFunction(() => document.querySelector('#run')?.textContent, null, { timeout: 30_000 })
       .catch(() => {
@@ -131,7 +124,6 @@ async function expectCourseNumbers(outDir: string) {
     expect(errors).toEqual([])
     expect(failed).toEqual([])
   } finally {
-    await tab.close()
     await server.close()
   }
 }

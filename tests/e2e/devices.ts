@@ -1,8 +1,6 @@
 // The devices issue 29's users tried the page on (a 390 × 844 touch phone and the desktop) and its two
-// languages, and opening the page as one of them; shared by first-visit, teachers and touch tests.
-import type { BrowserContext, Page } from 'playwright-core'
-import { settled } from './harness.mjs'
-import { env } from './env'
+// languages, and the options to open the page as one of them; shared by first-visit, teachers and touch tests.
+import { RENDERED, type OpenOptions } from './page-fixture'
 
 export const DEVICES = {
   phone: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
@@ -12,16 +10,7 @@ export const CASES = (['phone', 'desktop'] as const).flatMap((device) =>
   (['en', 'zh'] as const).map((lang) => ({ device, lang })),
 )
 
-export async function openAs(
-  device: keyof typeof DEVICES,
-  query: string,
-): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await env.session.browser.newContext({ ...DEVICES[device], locale: 'en-US' })
-  const page = await ctx.newPage()
-  const errors: string[] = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  await page.goto(env.site.url + query)
-  await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
-  await settled(page)
-  return { ctx, page, errors }
+/** usePages().open's options for the page as seen on `device`, ready once it has rendered. */
+export function onDevice(device: keyof typeof DEVICES): OpenOptions {
+  return { ...DEVICES[device], ready: RENDERED }
 }

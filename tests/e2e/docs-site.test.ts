@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { readPanel, serveStatic, SITE } from './harness.mjs'
 import { courseWeights, docBlock, ROOT } from '../js/packed'
 import { browser, usePackedProject, work } from './scratch'
+import { usePages } from './page-fixture'
 
 const VITEPRESS = join(ROOT, 'node_modules/vitepress/bin/vitepress.js')
 
@@ -33,19 +34,13 @@ usePackedProject('ap-docs-', {
   },
 })
 
-/** Collects what went wrong on a tab: script errors, console errors, failed requests. */
+const pages = usePages(() => browser)
+
+/** Opens a tab; `problems()` lists what went wrong on it: script errors, console errors, failed requests. */
 async function openTab(url: string) {
-  const tab = await browser.newPage()
-  const problems: string[] = []
-  tab.on('pageerror', (e) => problems.push(String(e)))
-  // failed requests are listed below by URL (their console line has none)
-  tab.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text())
-  })
-  tab.on('response', (r) => {
-    if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) problems.push(`${r.status()} ${r.url()}`)
-  })
-  await tab.goto(url)
+  const { page: tab, errors, failed } = await pages.open(url)
+  // failed requests are listed by URL in `failed` (their console line has none)
+  const problems = () => [...errors.filter((e) => !e.startsWith('Failed to load resource')), ...failed]
   return { tab, problems }
 }
 
@@ -77,9 +72,8 @@ describe('VitePress', () => {
       expectCourse((await readPanel(tab as Page, 'weights')).values.flat(), 5e-3, 'shown weights')
       // the page around it is VitePress's own, hydrated (its title and the markdown's heading)
       expect(await tab.locator('h1').first().textContent()).toContain('Self-attention')
-      expect(problems).toEqual([])
+      expect(problems()).toEqual([])
     } finally {
-      await tab.close()
       await server.close()
     }
   }, 600_000)
@@ -107,9 +101,8 @@ describe('plain HTML: the page in an <iframe>', () => {
       const frame = tab.frameLocator('iframe')
       await frame.locator('[data-step="weights"] canvas').waitFor({ timeout: 30_000 })
       expectCourse((await readPanel(frame as unknown as Page, 'weights')).values.flat(), 5e-3, 'weights in the iframe')
-      expect(problems).toEqual([])
+      expect(problems()).toEqual([])
     } finally {
-      await tab.close()
       await course.close()
       await playground.close()
     }

@@ -9,8 +9,9 @@
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { readPanel, settled } from './harness.mjs'
-import { useEnv } from './env'
-import { CASES, openAs } from './devices'
+import { env, useEnv } from './env'
+import { CASES, onDevice } from './devices'
+import { usePages } from './page-fixture'
 import { init } from '../../dist/index.js'
 import type { PlaygroundHandle } from '../../web/playground'
 import { MESSAGES } from '../../web/i18n'
@@ -18,6 +19,7 @@ import { MESSAGES } from '../../web/i18n'
 type PageWindow = Window & { __apPlayground: PlaygroundHandle }
 
 useEnv()
+const pages = usePages()
 
 let engine: Awaited<ReturnType<typeof init>> | null = null
 async function nodeEngine(): Promise<Awaited<ReturnType<typeof init>>> {
@@ -40,7 +42,7 @@ async function press(page: Page, selector: string): Promise<void> {
 describe('the course example and ÷√d_k', () => {
   for (const { device, lang } of CASES) {
     it(`says why the rows stay one-hot and offers d_model = 2 (${device}, ${lang})`, async () => {
-      const { ctx, page, errors } = await openAs(device, `?lang=${lang}`)
+      const { page, errors } = await pages.open(env.site.url + `?lang=${lang}`, onDevice(device))
       const note = page.locator('[data-step="scaledScores"] [data-note="scale"]')
       await expect(note.isVisible()).resolves.toBe(true)
       const maxAbs = await page.evaluate(() => {
@@ -73,7 +75,6 @@ describe('the course example and ÷√d_k', () => {
       const moved = rowMax(on.values).map((m, i) => Math.abs(m - rowMax(off.values)[i]))
       expect(Math.max(...moved)).toBeGreaterThan(0.3)
       expect(errors).toEqual([])
-      await ctx.close()
     })
   }
 })
@@ -81,7 +82,7 @@ describe('the course example and ÷√d_k', () => {
 describe('unspaced Chinese picks the character tokenizer', () => {
   for (const { device, lang } of CASES) {
     it(`switches, says so, can be undone, and the lesson card is true (${device}, ${lang})`, async () => {
-      const { ctx, page, errors } = await openAs(device, `?lang=${lang}`)
+      const { page, errors } = await pages.open(env.site.url + `?lang=${lang}`, onDevice(device))
       const text = page.locator('[data-panel="controls"] textarea[name="text"]')
       const note = page.locator('[data-note="tokenizer"]')
       await text.fill('我 爱 中国')
@@ -117,7 +118,6 @@ describe('unspaced Chinese picks the character tokenizer', () => {
       expect((await state(page)).tokenizer).toBe('char')
       expect(await tokens(page)).toEqual(['私', 'は', '猫', 'で', 'す'])
       expect(errors).toEqual([])
-      await ctx.close()
     })
   }
 })
@@ -125,7 +125,7 @@ describe('unspaced Chinese picks the character tokenizer', () => {
 describe('the guided tour undoes its tries', () => {
   for (const { device, lang } of CASES) {
     it(`moving on undoes a try; leaving restores the state before the tour (${device}, ${lang})`, async () => {
-      const { ctx, page, errors } = await openAs(device, `?lang=${lang}&temperature=2`)
+      const { page, errors } = await pages.open(env.site.url + `?lang=${lang}&temperature=2`, onDevice(device))
       await press(page, 'button[name="guided"]')
       const next = '[data-panel="guided"] button[name="next"]'
       const tryIt = '[data-panel="guided"] button[name="try"]'
@@ -153,13 +153,12 @@ describe('the guided tour undoes its tries', () => {
       s = await state(page)
       expect([s.guided, s.scale, s.mask, s.temperature]).toEqual([0, 'auto', 'none', 2])
       expect(errors).toEqual([])
-      await ctx.close()
     })
   }
 
   for (const device of ['phone', 'desktop'] as const) {
     it(`a guided= link scrolls to its step (${device})`, async () => {
-      const { ctx, page } = await openAs(device, '?lang=en&guided=4')
+      const { page } = await pages.open(env.site.url + '?lang=en&guided=4', onDevice(device))
       await settled(page)
       const box = await page.evaluate(() => {
         const r = document.querySelector('[data-step="weights"]')!.getBoundingClientRect()
@@ -167,7 +166,6 @@ describe('the guided tour undoes its tries', () => {
       })
       expect(box.top).toBeLessThan(box.h)
       expect(box.bottom).toBeGreaterThan(0)
-      await ctx.close()
     })
   }
 })

@@ -13,7 +13,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { extname, join, normalize, sep } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { ROOT, artifact, launchChromium } from './harness.mjs'
+import { ROOT, artifact } from './harness.mjs'
+import { useEnv } from './env'
+import { usePages, type Pages } from './page-fixture'
 import { init, type RunOptions, type StepName } from '../../dist/index.js'
 import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
 
@@ -71,8 +73,10 @@ const PAGES: Record<string, { csp: string; html: string }> = {
 
 let server: Server
 let base: string
-let session: Awaited<ReturnType<typeof launchChromium>>
 let engine: Awaited<ReturnType<typeof init>>
+
+useEnv()
+const pages = usePages()
 
 beforeAll(async () => {
   if (!existsSync(WIDGET)) throw new Error(`${WIDGET} is missing: run node scripts/build.mjs`)
@@ -114,27 +118,22 @@ beforeAll(async () => {
   const addr = server.address()
   if (!addr || typeof addr === 'string') throw new Error('server did not bind')
   base = `http://127.0.0.1:${addr.port}`
-  session = await launchChromium()
   engine = await init()
 })
 
 afterAll(async () => {
-  await session?.close()
   await new Promise((r) => (server ? server.close(() => r(undefined)) : r(undefined)))
 })
 
-interface Opened {
-  page: Page
-  errors: string[]
-  failed: string[]
-}
-
-async function open(path: string): Promise<Opened> {
-  const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 }, locale: 'en-US' })
-  const errors: string[] = []
-  const failed: string[] = []
+/**
+ * Opens a path of this file's server, watching the page's CSP violations from before its first script. Its
+ * pages' policy blocks their own inline script on purpose, which the console logs: the tests assert on
+ * `scriptErrors`, and on `failed` requests.
+ */
+async function open(path: string, opener: Pages = pages) {
+  const opened = await opener.open(undefined, { viewport: { width: 1300, height: 1000 } })
   // Init scripts are injected by the browser itself, outside the page's CSP: they can watch it.
-  await page.addInitScript(() => {
+  await opened.page.addInitScript(() => {
     const w = window as unknown as { __violations: unknown[] }
     w.__violations = []
     document.addEventListener(
@@ -150,16 +149,8 @@ async function open(path: string): Promise<Opened> {
       true,
     )
   })
-  page.on('pageerror', (e) => errors.push(e.message))
-  // The test pages have no favicon: the browser's own request for one is not the widget's.
-  page.on('requestfailed', (r) => {
-    if (!/favicon/.test(r.url())) failed.push(r.url())
-  })
-  page.on('response', (r) => {
-    if (r.status() >= 400 && !/favicon/.test(r.url())) failed.push(`${r.status()} ${r.url()}`)
-  })
-  await page.goto(base + path)
-  return { page, errors, failed }
+  await opened.page.goto(base + path)
+  return opened
 }
 
 const violations = (page: Page) =>
@@ -199,7 +190,7 @@ async function expectEngineNumbers(page: Page, opts: Record<string, unknown>, se
 
 describe('under a strict Content-Security-Policy', () => {
   it("computes the engine's numbers with no violation of its own (no eval, no inline script, wasm-unsafe-eval only)", async () => {
-    const { page, errors, failed } = await open('/strict.html')
+    const { page, scriptErrors: errors, failed } = await open('/strict.html')
     await ready(page)
     await expectEngineNumbers(page, { text: 'this is my cat' })
     // The policy is really on: the page's own inline script was blocked...
@@ -215,11 +206,10 @@ describe('under a strict Content-Security-Policy', () => {
     // The panels render (the heatmap canvases and the numbers table are in the shadow tree).
     await expect(page.locator('#w [data-step="weights"] canvas').count()).resolves.toBeGreaterThan(0)
     await page.screenshot({ path: artifact('hardening-strict-csp.png'), fullPage: true })
-    await page.close()
   })
 
   it("with style-src 'self' (no 'unsafe-inline') it computes, shows its numbers and is styled: nothing blocked", async () => {
-    const { page, errors } = await open('/strictest.html')
+    const { page, scriptErrors: errors } = await open('/strictest.html')
     await ready(page)
     await expectEngineNumbers(page, { text: '我爱中国', tokenizer: 'char', mask: 'causal' })
     const blocked = (await violations(page)).filter((x) => x.directive.startsWith('style-src'))
@@ -233,7 +223,6 @@ describe('under a strict Content-Security-Policy', () => {
     })
     expect(display).toMatch(/system-ui/)
     expect(errors).toEqual([])
-    await page.close()
   })
 })
 
@@ -270,9 +259,7 @@ describe('shadow DOM isolation', () => {
     const host = await hostile.page.locator('#hostdiv').evaluate((n) => getComputedStyle(n).backgroundColor)
     expect(host).toBe('rgb(255, 0, 0)')
     await expectEngineNumbers(hostile.page, { text: 'the animal was too tired', score: 'additive' })
-    expect(hostile.errors).toEqual([])
-    await plain.page.close()
-    await hostile.page.close()
+    expect(hostile.scriptErrors).toEqual([])
   })
 })
 
@@ -310,12 +297,10 @@ const ATTRIBUTE_ROWS: [string, string, string, 'notice' | 'refused', RegExp][] =
 describe('bad attributes on the widget (docs/bad-input.md, widget side)', () => {
   let page: Page
   let errors: string[]
+  const shared = usePages(undefined, 'suite')
   beforeAll(async () => {
-    ;({ page, errors } = await open('/strict.html'))
+    ;({ page, scriptErrors: errors } = await open('/strict.html', shared))
     await ready(page)
-  })
-  afterAll(async () => {
-    await page?.close()
   })
 
   for (const [id, attr, value, kind, message] of ATTRIBUTE_ROWS) {
@@ -371,7 +356,7 @@ describe('bad URL parameters on the page (docs/bad-input.md, page side)', () => 
     it(`${id}: ?${query} → a notice as text, the defaults computed`, async () => {
       if (!existsSync(join(ROOT, 'site/index.html')))
         throw new Error('site/index.html is missing: build the page (node scripts/build.mjs --site)')
-      const { page, errors } = await open('/site/index.html?' + query)
+      const { page, scriptErrors: errors } = await open('/site/index.html?' + query)
       const notice = page.locator('.notice[role=status]')
       await notice.waitFor({ state: 'visible' })
       expect((await notice.textContent()) ?? '').toMatch(message)
@@ -380,7 +365,6 @@ describe('bad URL parameters on the page (docs/bad-input.md, page side)', () => 
       const v = (await violations(page)).filter((x) => !(x.blocked === 'inline' && /index\.html/.test(x.source)))
       expect(v, 'CSP violations by the page itself').toEqual([])
       expect(errors).toEqual([])
-      await page.close()
     })
   }
 })

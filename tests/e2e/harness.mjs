@@ -232,18 +232,3 @@ export async function openLessonWidgets(page, widgetsUrl) {
     .evaluateAll((els) => Promise.all(els.map((el) => /** @type {any} */ (el).ready)))
   await settled(page)
 }
-
-/**
- * What goes wrong on a page from now on: script errors and console errors, as text.
- * @param {import('playwright-core').Page} page
- * @returns {string[]} filled as the page runs
- */
-export function pageErrors(page) {
-  /** @type {string[]} */
-  const errors = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text())
-  })
-  return errors
-}

@@ -4,10 +4,12 @@
 //   the phase change; both layers' attention maps are drawn;
 // - ?view=model with no file opens the sample (public/samples/induction.safetensors) with its note, and
 //   its grid shows every layer × head; the file picker is still there.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, launchChromium, pageErrors, serveStatic } from './harness.mjs'
+import { ROOT } from './harness.mjs'
+import { env, useEnv } from './env'
+import { usePages } from './page-fixture'
 import { readAttentionFile } from '../../dist/index.js'
 import type { PlaygroundHandle } from '../../web/playground'
 
@@ -17,24 +19,14 @@ declare global {
   }
 }
 
-let server: Awaited<ReturnType<typeof serveStatic>>
-let session: Awaited<ReturnType<typeof launchChromium>>
-
-beforeAll(async () => {
-  server = await serveStatic()
-  session = await launchChromium()
-})
-
-afterAll(async () => {
-  await session?.close()
-  await server?.close()
-})
+useEnv()
+const pages = usePages()
 
 describe('induction heads in the Train tab', () => {
   it('seed 0, default settings: a layer-2 induction head and the layer-1 head that serves it get their labels', async () => {
-    const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: 'en-US' })
-    const errors = pageErrors(page)
-    await page.goto(`${server.url}?view=train&lang=en`)
+    const { page, errors } = await pages.open(`${env.site.url}?view=train&lang=en`, {
+      viewport: { width: 1400, height: 1000 },
+    })
     const panel = page.locator('section.ap-train')
     await panel.waitFor({ timeout: 60_000 })
     await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 60_000 }).not.toBe('')
@@ -69,15 +61,14 @@ describe('induction heads in the Train tab', () => {
       /induction score rises \d+/,
     )
     expect(errors).toEqual([])
-    await page.close()
   }, 480_000)
 })
 
 describe('the model view opens a sample on a first visit', () => {
   it('?view=model with no file: the induction sample, its note, every layer × head; "open your own" is there', async () => {
-    const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 }, locale: 'en-US' })
-    const errors = pageErrors(page)
-    await page.goto(`${server.url}?view=model&lang=en`)
+    const { page, errors } = await pages.open(`${env.site.url}?view=model&lang=en`, {
+      viewport: { width: 1300, height: 1000 },
+    })
     await page.waitForFunction(() => window.__apPlayground?.model()?.name === 'induction.safetensors', null, {
       timeout: 60_000,
     })
@@ -105,6 +96,5 @@ describe('the model view opens a sample on a first visit', () => {
     await page.waitForFunction(() => window.__apPlayground?.model()?.name === 'encoder.safetensors')
     expect(await view.locator('.model-sample-note').isHidden()).toBe(true)
     expect(errors).toEqual([])
-    await page.close()
   }, 120_000)
 })

@@ -5,8 +5,9 @@
 // an earlier target word changing a later step's cross weights.
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { settled, pageErrors } from './harness.mjs'
+import { settled } from './harness.mjs'
 import { env, useEnv } from './env'
+import { traced, usePages, type Opened } from './page-fixture'
 import type { PlaygroundHandle } from '../../web/playground'
 import { init } from '../../dist/index.js'
 import type { Engine } from 'attention-playground'
@@ -19,14 +20,19 @@ useEnv()
 let engine: Engine | null = null
 const getEngine = async () => (engine ??= (await init()) as unknown as Engine)
 
-async function openPage(query = ''): Promise<{ page: Page; errors: string[] }> {
-  const page = await env.session.browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: 'en-US' })
-  const errors = pageErrors(page)
-  await page.goto(env.site.url + query)
-  await page.waitForSelector('.ap-root', { state: 'attached' })
-  await page.waitForFunction(() => !!(window as unknown as Win).__apPlayground?.getTrace())
-  await settled(page)
-  return { page, errors }
+const pages = usePages()
+
+/** The page at `query`, once its first trace is there. */
+function openPage(query = ''): Promise<Opened> {
+  return pages.open(env.site.url + query, { viewport: { width: 1400, height: 1000 }, ready: traced })
+}
+
+/** The widgets' course page (tests/e2e/pages/two.html). */
+async function coursePage(): Promise<Page> {
+  const { page } = await pages.open(env.widgets.url + '/tests/e2e/pages/two.html', {
+    viewport: { width: 1300, height: 1000 },
+  })
+  return page
 }
 
 /** The token the "it" row weighs most, and that weight, read from a trace. */
@@ -58,7 +64,6 @@ describe('random or trained weights, always said', () => {
     await settled(page)
     expect(await page.evaluate(() => (window as unknown as Win).__apPlayground.getState().view)).toBe('train')
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('weights=trained: the trained model\'s last layer, its "it" row on "animal", said so with how it was trained', async () => {
@@ -83,7 +88,6 @@ describe('random or trained weights, always said', () => {
     await settled(page)
     expect(await page.locator('.ap-root').getAttribute('data-weights')).toBe('random')
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('the "it, trained" preset and the note\'s switch load the trained weights', async () => {
@@ -101,12 +105,10 @@ describe('random or trained weights, always said', () => {
     await settled(page)
     expect(itRow(await trace(page)).top).toBe('animal')
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('the widget: data-weights on the element, weights="trained" in its trace', async () => {
-    const page = await env.session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
-    await page.goto(env.widgets.url + '/tests/e2e/pages/two.html')
+    const page = await coursePage()
     await page.evaluate(() =>
       document.body.insertAdjacentHTML(
         'beforeend',
@@ -126,7 +128,6 @@ describe('random or trained weights, always said', () => {
     expect(itRow(t).top).toBe('river')
     await page.locator('#t').evaluate((el) => el.setAttribute('weights', 'random'))
     await expect.poll(() => page.locator('#t').getAttribute('data-weights')).toBe('random')
-    await page.close()
   })
 })
 
@@ -173,7 +174,6 @@ describe('decoding as a decoder computes it', () => {
     expect(await page.locator('.decode-counter').innerText()).toContain('Step 4 of 4')
     expect(await page.locator('[data-step="decode"]').innerText()).toMatch(/teacher forcing/)
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it("an earlier target word changes a later step's cross weights (its own input unchanged)", async () => {
@@ -188,12 +188,10 @@ describe('decoding as a decoder computes it', () => {
     expect(after).not.toEqual(before)
     expect(await numbersIn(a.page, '[data-tensor="crossQuery"]')).not.toEqual(queryBefore)
     expect(a.errors).toEqual([])
-    await a.page.close()
   })
 
   it('the widget takes step as an attribute, in zh', async () => {
-    const page = await env.session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
-    await page.goto(env.widgets.url + '/tests/e2e/pages/two.html')
+    const page = await coursePage()
     await page.evaluate(() =>
       document.body.insertAdjacentHTML(
         'beforeend',
@@ -207,7 +205,6 @@ describe('decoding as a decoder computes it', () => {
     await page.locator('#d').evaluate((el) => el.setAttribute('step', '3'))
     await expect.poll(() => page.locator('#d .decode-counter').innerText()).toMatch(/第 3 步/)
     expect((await page.locator('#d [data-tensor="context"]').innerText()).match(/-?\d+\.\d+/g)).toHaveLength(28)
-    await page.close()
   })
 })
 
@@ -244,7 +241,6 @@ describe('the quiz: one right answer; no seed file numbers', () => {
     await top.locator('.quiz-opts button', { hasText: new RegExp(`^${label}$`) }).click()
     expect(await top.getAttribute('data-quiz-result')).toBe('right')
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('no lesson is named by its seed file number, in any view, zh or en', async () => {
@@ -261,6 +257,5 @@ describe('the quiz: one right answer; no seed file numbers', () => {
       }
     }
     expect(errors).toEqual([])
-    await page.close()
   })
 })

@@ -3,11 +3,11 @@
 // it does not clash with 一般注意力, K and V in cross mode named for what they are, fully masked rows
 // compared honestly with PyTorch, a Chinese page without English words, and the Why view drawing a
 // model actually trained in the browser.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Server } from 'node:http'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { ROOT, launchChromium, serveStatic, settled, pageErrors } from './harness.mjs'
-import { serve } from '../../scripts/serve.mjs'
+import { settled } from './harness.mjs'
+import { env, useEnv } from './env'
+import { traced, usePages, type Opened } from './page-fixture'
 import { init } from '../../dist/index.js'
 import { decodeModel } from '../../web/views/decode-model'
 import type { Engine } from 'attention-playground'
@@ -23,36 +23,20 @@ type Axe = {
   ): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }>
 }
 
-let site: Awaited<ReturnType<typeof serveStatic>>
-let rootServer: Server
-let rootUrl: string
-let session: Awaited<ReturnType<typeof launchChromium>>
 let engine: Engine
 
+useEnv()
+const pages = usePages()
 beforeAll(async () => {
-  site = await serveStatic()
-  rootServer = (await serve(ROOT.replace(/\/+$/, ''), 0, '127.0.0.1')) as Server
-  const addr = rootServer.address()
-  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
-  rootUrl = `http://127.0.0.1:${addr.port}`
-  session = await launchChromium()
   engine = (await init()) as unknown as Engine
 })
 
-afterAll(async () => {
-  await session?.close()
-  await site?.close()
-  await new Promise((r) => (rootServer ? rootServer.close(() => r(undefined)) : r(undefined)))
-})
-
-async function openPage(query = ''): Promise<{ page: Page; errors: string[] }> {
-  const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: 'en-US' })
-  const errors = pageErrors(page)
-  await page.goto(site.url + query)
-  await page.waitForSelector('.ap-root', { state: 'attached' })
-  await page.waitForFunction(() => !!(window as unknown as Win).__apPlayground?.getTrace())
-  await settled(page)
-  return { page, errors }
+/** The page at `query`, once its first trace is there. */
+function openPage(query = ''): Promise<Opened> {
+  return pages.open(env.site.url + query, {
+    viewport: { width: 1400, height: 1000 },
+    ready: traced,
+  })
 }
 
 /** Adds widgets (markup written by the test itself) to a course page and waits for each to render. */
@@ -66,8 +50,9 @@ async function addWidgets(page: Page, attrsById: Record<string, string>): Promis
 }
 
 async function coursePage(): Promise<Page> {
-  const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
-  await page.goto(rootUrl + '/tests/e2e/pages/two.html')
+  const { page } = await pages.open(env.widgets.url + '/tests/e2e/pages/two.html', {
+    viewport: { width: 1300, height: 1000 },
+  })
   return page
 }
 
@@ -97,7 +82,6 @@ describe('the page says what the lessons say', () => {
     // Said plainly: K and V are the source embeddings, projected; no encoder layers run.
     expect(await page.locator('[data-panel="controls"] .hint').first().innerText()).toMatch(/no encoder layers/)
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('the widget: mask="causal" in cross mode shows the notice and is not applied', async () => {
@@ -109,7 +93,6 @@ describe('the page says what the lessons say', () => {
       .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
     expect(opts).not.toContain('causal')
     expect(await page.locator('#cx select[name="mask"]').inputValue()).toBe('none')
-    await page.close()
   })
 
   it('concat (rule 1): the help says column j is Linear output unit j, and the cell arithmetic shows the Linear', async () => {
@@ -126,7 +109,6 @@ describe('the page says what the lessons say', () => {
     expect(await arith.locator('[data-arith]').getAttribute('data-arith')).toBe('linear')
     expect(await arith.innerText()).toMatch(/Linear over \[q_i; k_i\], output unit j/)
     expect(await arith.innerText()).toMatch(/matches the engine/)
-    await page.close()
   })
 
   it("rule 2 shows the lesson's softmax(tanh(Linear(Q)))·V and how the additive rule relates, in en and zh", async () => {
@@ -139,7 +121,6 @@ describe('the page says what the lessons say', () => {
     expect(await page.locator('[data-rule-note]').innerText()).toMatch(
       /课程把规则 2 写作 softmax\(tanh\(Linear\(Q\)\)\)·V[\s\S]*Linear\(\[q; k\]\)/,
     )
-    await page.close()
   })
 
   it('"general" is called bilinear, old links with score=general and new ones with score=bilinear both work, and the lesson\'s table sits by the rules', async () => {
@@ -151,7 +132,6 @@ describe('the page says what the lessons say', () => {
       expect(await page.locator('.banner.notice').isHidden()).toBe(true)
       expect(await page.locator('[data-panel="params"] h3').innerText()).toMatch(/bilinear/)
       expect(errors).toEqual([])
-      await page.close()
     }
     const { page } = await openPage('?score=general&lang=zh')
     expect(await page.locator('select[name="score"] option:checked').innerText()).toMatch(/^双线性/)
@@ -164,7 +144,6 @@ describe('the page says what the lessons say', () => {
       ['一般注意力', 'Q、K、V 不相等', '规则 1、2（拼接、加性）'],
       ['自注意力', 'Q、K、V 来自同一序列（课程写作 Q = K = V）', '规则 3（缩放点积）'],
     ])
-    await page.close()
   })
 
   it('a fully masked row says we give zeros where PyTorch gives NaN', async () => {
@@ -172,7 +151,6 @@ describe('the page says what the lessons say', () => {
     const note = page.locator('.masked-rows')
     await expect.poll(() => note.isVisible()).toBe(true)
     expect(await note.innerText()).toMatch(/zero weights[\s\S]*PyTorch’s softmax gives NaN/)
-    await page.close()
   })
 
   it("an engine error is shown in Chinese on the Chinese page, with the engine's words beneath", async () => {
@@ -185,7 +163,6 @@ describe('the page says what the lessons say', () => {
     expect(msg).toMatch(/[\u4e00-\u9fff]/)
     expect(msg).not.toMatch(/[A-Za-z]{3,}/)
     expect(await banner.locator('.error-detail code[lang="en"]').innerText()).toMatch(/[A-Za-z]/)
-    await page.close()
   })
 
   it('the exported .py has Chinese comments when the page is Chinese', async () => {
@@ -197,7 +174,6 @@ describe('the page says what the lessons say', () => {
       .map((l) => l.slice(l.lastIndexOf('# ') + 2))
     expect(comments.length).toBeGreaterThan(5)
     for (const c of comments) expect(c, c).toMatch(/[\u4e00-\u9fff]|^[^A-Za-z]*$|^[qv]\^T|^\[n[qk], h\]$/)
-    await page.close()
   })
 
   it('Why attention draws a real model trained in the browser: "it" looks at "animal"', async () => {
@@ -211,7 +187,6 @@ describe('the page says what the lessons say', () => {
     const [top] = arcs.sort((a, b) => b[1] - a[1])
     expect(top[0], `weights of "it": ${JSON.stringify(arcs)}`).toBe(1)
     expect(errors).toEqual([])
-    await page.close()
   })
 })
 
@@ -337,7 +312,6 @@ describe('the Chinese page has no English UI words', () => {
       if (bad.length) found[view] = bad
     }
     expect(found).toEqual({})
-    await page.close()
   })
 })
 
@@ -397,7 +371,6 @@ describe('decode view', () => {
     await settled(page)
     await expect.poll(() => panel.locator('.decode-counter').innerText()).toMatch(/of 5/)
     expect(errors).toEqual([])
-    await page.close()
   })
 })
 
@@ -425,7 +398,6 @@ describe('scaling view', () => {
     expect(await panel.locator('figure[data-metric] path.scaled').count()).toBe(4)
     await panel.screenshot({ path: new URL('./artifacts/scaling.png', import.meta.url).pathname })
     expect(errors).toEqual([])
-    await page.close()
   })
 })
 
@@ -477,7 +449,6 @@ describe('backward view', () => {
     expect(await page.locator('[data-quiz^="backward:"]').count()).toBe(2)
     await panel.screenshot({ path: new URL('./artifacts/backward-en.png', import.meta.url).pathname })
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('zh: the same view in Chinese, with a causal mask; a step lowers the loss', async () => {
@@ -489,7 +460,6 @@ describe('backward view', () => {
     await panel.locator('[data-backward="j"]').selectOption('1')
     await stepLowers(page, '')
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('the widget opens it with view="backward", zh and en, and a step lowers the loss there too', async () => {
@@ -501,7 +471,6 @@ describe('backward view', () => {
     )
     await stepLowers(page, '#bz')
     await stepLowers(page, '#be')
-    await page.close()
   })
 })
 
@@ -568,7 +537,6 @@ describe('check your understanding', () => {
       expect((await quizIds(page)).length, view).toBeGreaterThan(0)
     }
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it("the guided tour asks each step's question right after it", async () => {
@@ -592,7 +560,6 @@ describe('check your understanding', () => {
       expect(await page.locator(`[data-quiz^="${prefix}"]`).count(), `step ${n} once on the page`).toBe(1)
     }
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('the widget opens the decode and scaling views with view=decode and view=scaling', async () => {
@@ -613,7 +580,6 @@ describe('check your understanding', () => {
     await expect
       .poll(() => page.locator('#wy [data-why-weights]').getAttribute('data-why-weights'), { timeout: 20000 })
       .toBe('trained')
-    await page.close()
   })
 
   it('the widget shows the quiz with steps=quiz', async () => {
@@ -625,7 +591,6 @@ describe('check your understanding', () => {
     await page.locator('#qz [data-quiz^="shape:"] button', { hasText: /^\(4, 4\)$/ }).click()
     expect(await page.locator('#qz [data-quiz^="shape:"]').getAttribute('data-quiz-result')).toBe('right')
     expect(await page.locator('#qz [data-quiz^="shape:"] .quiz-expl').innerText()).toMatch(/答对了/)
-    await page.close()
   })
 })
 
@@ -669,7 +634,6 @@ describe('the rest of lesson 002', () => {
       /查字典[\s\S]*查询（Q）[\s\S]*键（K）[\s\S]*值（V）/,
     )
     expect(errors).toEqual([])
-    await page.close()
   })
 })
 
@@ -706,7 +670,6 @@ describe('accessibility of the lesson views', () => {
           return r.violations.map((x) => `${x.id}: ${x.nodes.map((n) => n.target.join(' ')).join(' | ')}`)
         })
         if (v.length) found[`${lang} ${view}`] = v
-        await page.close()
       }
     }
     expect(found).toEqual({})

@@ -1,9 +1,11 @@
 // A long text in the page, in real headless Chromium: 2,100 pasted words switch the
 // page to the long view, where no n×n matrix is built; the weights canvas zooms and pans, and the
 // value the page reads out for a cell equals the engine's full run (in Node) for that cell.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { artifact, launchChromium, readPanel, serveStatic, settled } from './harness.mjs'
+import { artifact, readPanel, settled } from './harness.mjs'
+import { env, useEnv } from './env'
+import { RENDERED, usePages } from './page-fixture'
 import { init } from '../../dist/index.js'
 
 const WORDS = (
@@ -13,11 +15,9 @@ const WORDS = (
 const N = 2100
 const TEXT = Array.from({ length: N }, (_, i) => WORDS[(i * 7 + (i >> 4)) % WORDS.length]).join(' ')
 
-let server: Awaited<ReturnType<typeof serveStatic>>
-let session: Awaited<ReturnType<typeof launchChromium>>
 let engine: Awaited<ReturnType<typeof init>>
 let page: Page
-const errors: string[] = []
+let errors: string[]
 
 /** The readout under the canvas: which cell, and its exact value. */
 async function readout(p: Page): Promise<{ i: number; j: number; value: number; text: string }> {
@@ -37,27 +37,20 @@ async function drawn(p: Page): Promise<void> {
   await settled(p)
 }
 
+useEnv()
+// One page for the file: its tests go on from where the previous one left it.
+const pages = usePages(undefined, 'suite')
+
 beforeAll(async () => {
-  server = await serveStatic()
-  session = await launchChromium()
   engine = await init()
-  page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: 'en-US' })
-  page.on('pageerror', (e) => errors.push(e.message))
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text())
-  })
-  await page.goto(server.url + '?tokenizer=word')
-  await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
+  ;({ page, errors } = await pages.open(env.site.url + '?tokenizer=word', {
+    viewport: { width: 1400, height: 1000 },
+    ready: (p) => p.waitForSelector(RENDERED, { state: 'attached' }),
+  }))
   // Pasting: the whole text arrives in one input event.
   await page.locator('textarea[name="text"]').fill(TEXT)
   await page.locator('[data-panel="long"]').waitFor({ state: 'visible', timeout: 60_000 })
   await drawn(page)
-})
-
-afterAll(async () => {
-  await page?.close()
-  await session?.close()
-  await server?.close()
 })
 
 describe('a 2,100-token text in the page', () => {

@@ -2,11 +2,13 @@ import { STEP_NAMES } from '../../dist/index.js'
 // The built page in real headless Chromium: what a learner does (type, switch rule, mask, mode,
 // heads, edit a cell, click a score) and whether the numbers on screen equal the engine's, run in
 // Node on the same options — and, for the course preset, PyTorch's own numbers.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
-import type { BrowserContext, Page } from 'playwright-core'
-import { artifact, launchChromium, readPanel, serveStatic, settled, pageErrors } from './harness.mjs'
+import type { Page } from 'playwright-core'
+import { artifact, readPanel, settled } from './harness.mjs'
+import { env, useEnv } from './env'
+import { RENDERED, usePages, type Opened } from './page-fixture'
 import { init } from '../../dist/index.js'
 import { requireTorch } from '../js/tools'
 import { expectAllClose, tolFor } from '../js/helpers'
@@ -17,41 +19,24 @@ const fixtures = JSON.parse(readFileSync(new URL('./fixtures/web_fixtures.json',
 type Tensor = { data: Float32Array; shape: number[] }
 type Engine = Awaited<ReturnType<typeof init>>
 
-let server: Awaited<ReturnType<typeof serveStatic>>
-let session: Awaited<ReturnType<typeof launchChromium>>
 let engine: Engine
 
+useEnv()
+const pages = usePages()
 beforeAll(async () => {
-  server = await serveStatic()
-  session = await launchChromium()
   engine = await init()
 })
 
-afterAll(async () => {
-  await session?.close()
-  await server?.close()
-})
-
-async function openPage(
-  query = '',
-  viewport = { width: 1400, height: 1000 },
-): Promise<{ page: Page; errors: string[] }> {
-  const page = await session.browser.newPage({ viewport, locale: 'en-US' })
-  const errors = pageErrors(page)
-  await page.goto(server.url + query)
-  await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
-  await settled(page)
-  return { page, errors }
+function openPage(query = '', viewport = { width: 1400, height: 1000 }): Promise<Opened> {
+  return pages.open(env.site.url + query, { viewport, ready: RENDERED })
 }
 
 /** A page allowed to read and write the clipboard (the copy buttons), opened at `query`. */
-async function openClipboardPage(query = ''): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await session.browser.newContext({ locale: 'en-US' })
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') })
-  const page = await context.newPage()
-  await page.goto(server.url + query)
-  await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
-  return { context, page }
+function openClipboardPage(query = ''): Promise<Opened> {
+  return pages.open(env.site.url + query, {
+    permissions: ['clipboard-read', 'clipboard-write'],
+    ready: (page) => page.waitForSelector(RENDERED, { state: 'attached' }),
+  })
 }
 
 /** A point 5 px inside the bottom-right corner of a step's heatmap (its last cell), scrolled into view. */
@@ -150,7 +135,6 @@ describe('the page in Chromium', () => {
     expect(await page.locator('[data-step="scores"] .formula math').count()).toBe(1)
     await fullShot(page, 'course-en.png')
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('typing a sentence, switching rule, mask and temperature: the numbers follow the engine', async () => {
@@ -188,7 +172,6 @@ describe('the page in Chromium', () => {
     await expectPageEqualsTrace(page, general, ['scores', 'scaledScores', 'maskedScores', 'weights', 'output'])
     await fullShot(page, 'typed-general-causal.png')
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('padding and clicked-cell masks', async () => {
@@ -211,7 +194,6 @@ describe('the page in Chromium', () => {
     await expectPageEqualsTrace(page, cells, ['maskedScores', 'weights', 'output'])
     expect((await readPanel(page, 'maskedScores')).values[1][2]).toBe(-Infinity)
     await expect.poll(() => page.url()).toContain('cells=1.2')
-    await page.close()
   })
 
   it("cross attention: encoder → K, V and decoder → Q, with the decoder's causal view", async () => {
@@ -236,7 +218,6 @@ describe('the page in Chromium', () => {
     await expect(page.locator('[data-panel="decoderSelfAttention"]').isVisible()).resolves.toBe(true)
     await fullShot(page, 'cross.png')
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it("heads and head selector show that head's slice", async () => {
@@ -246,7 +227,6 @@ describe('the page in Chromium', () => {
     const tr = engine.run({ heads: 2 }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(page, tr, ['scores', 'scaledScores', 'weights'], 1)
     await expectPageEqualsTrace(page, tr, ['output'])
-    await page.close()
   })
 
   it('editing a cell of W_q by keyboard recomputes everything downstream', async () => {
@@ -267,8 +247,6 @@ describe('the page in Chromium', () => {
     // the same link reproduces the edited numbers
     const again = await openPage(new URL(page.url()).search)
     await expectPageEqualsTrace(again.page, edited, ['Q', 'weights'])
-    await again.page.close()
-    await page.close()
   })
 
   it('clicking a score cell shows its arithmetic, matching the engine', async () => {
@@ -296,7 +274,6 @@ describe('the page in Chromium', () => {
       expect(c.length, rule).toBe(3)
       for (const x of c) expect(x, rule).toContain('✓')
     }
-    await page.close()
   })
 
   it("a bad input shows the engine's message and keeps the last good numbers", async () => {
@@ -310,7 +287,6 @@ describe('the page in Chromium', () => {
     await expect(banner.isVisible()).resolves.toBe(true)
     expect(await banner.textContent()).toMatch(/dq = 8, dk = 24/)
     await expectPageEqualsTrace(page, engine.run({ score: 'dot' }) as unknown as Record<string, unknown>, ['weights'])
-    await page.close()
   })
 
   it('typed text and URL parameters are shown literally and run nothing', async () => {
@@ -331,7 +307,6 @@ describe('the page in Chromium', () => {
     expect(await page.locator('#app b').count()).toBe(0)
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined()
     await page.screenshot({ path: artifact('injection.png') })
-    await page.close()
   })
 
   it('Chinese: switch language, the 我爱中国 preset by characters, and the guided tour', async () => {
@@ -360,7 +335,6 @@ describe('the page in Chromium', () => {
     await page.screenshot({ path: artifact('guided-zh.png') })
     await expect.poll(() => new URL(page.url()).searchParams.get('lang')).toBe('zh')
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('why attention and Q/K/V origin views', async () => {
@@ -379,7 +353,6 @@ describe('the page in Chromium', () => {
     await settled(page)
     expect(await page.locator('textarea[name="target"]').inputValue()).toBe('I love China')
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('hovering a token highlights it across panels; tab reaches tokens', async () => {
@@ -390,16 +363,12 @@ describe('the page in Chromium', () => {
     await page.locator('[data-panel="tokens"] .tok[data-i="0"]').focus()
     await page.keyboard.press('ArrowRight')
     expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.i)).toBe('1')
-    await page.close()
   })
 
   it('a Chinese browser gets the Chinese page by default', async () => {
-    const page = await session.browser.newPage({ locale: 'zh-CN' })
-    await page.goto(server.url)
-    await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
+    const { page } = await pages.open(env.site.url, { locale: 'zh-CN', ready: RENDERED })
     expect(await page.locator('h1').textContent()).toBe('注意力机制演练场')
     expect(await page.locator('[data-step="weights"] h3').textContent()).toBe('④ softmax → 注意力权重')
-    await page.close()
   })
 
   it('hovering a heatmap cell shows its number; clicking an embedding cell edits it', async () => {
@@ -430,7 +399,6 @@ describe('the page in Chromium', () => {
     embeddings.data[3 * 16 + 15] = -2
     const edited = engine.run({ embeddings }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(page, edited, ['embeddings', 'Q', 'K', 'V', 'weights', 'output'])
-    await page.close()
   })
 
   it("export buttons: a panel's CSV is the engine's numbers, PNG is an image, the .py prints the same numbers", async () => {
@@ -499,26 +467,22 @@ describe('the page in Chromium', () => {
     )
     await page.locator('[data-step="weights"]').screenshot({ path: artifact('export-buttons-zh.png') })
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('"copy as PyTorch code" puts the program on the clipboard', async () => {
-    const { context, page } = await openClipboardPage('?mask=causal')
+    const { page } = await openClipboardPage('?mask=causal')
     await page.locator('header button[data-export="pytorch"]').click()
     await expect.poll(() => page.locator('.ap-status').textContent()).toContain('Copied')
     const code = await page.evaluate(() => navigator.clipboard.readText())
     expect(code).toContain('torch.manual_seed(seed)')
     expect(code).toContain('causal')
-    await context.close()
   })
 
   it('the Train tab loads the training panel only when opened, trains in its worker, and goes away with the playground', async () => {
-    const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: 'en-US' })
-    const errors = pageErrors(page)
-    const requests: string[] = []
-    page.on('request', (r) => requests.push(new URL(r.url()).pathname))
-    await page.goto(server.url)
-    await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
+    const { page, errors, requests } = await pages.open(env.site.url, {
+      viewport: { width: 1400, height: 1000 },
+      ready: (p) => p.waitForSelector(RENDERED, { state: 'attached' }),
+    })
     expect(
       requests.some((p) => /panel-[\w-]+\.js$/.test(p)),
       'the training code is not loaded up front',
@@ -540,10 +504,8 @@ describe('the page in Chromium', () => {
     await expect.poll(() => panel.locator('h2').textContent()).toMatch(/[\u4e00-\u9fff]/)
     await fullShot(page, 'train-tab-zh.png')
     // a link to the tab opens it again
-    const again = await session.browser.newPage({ locale: 'en-US' })
-    await again.goto(page.url())
-    await again.locator('section.ap-train').waitFor({ timeout: 30_000 })
-    await again.close()
+    const again = await pages.open(page.url())
+    await again.page.locator('section.ap-train').waitFor({ timeout: 30_000 })
     // disposed with the playground
     const left = await page.evaluate(() => {
       ;(window as unknown as { __apPlayground: { dispose(): void } }).__apPlayground.dispose()
@@ -552,13 +514,12 @@ describe('the page in Chromium', () => {
     expect(left).toBe(0)
     await page.waitForTimeout(300)
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('the Train tab shows each matrix’s gradient norm, and "look inside this step" opens the backward view on it', async () => {
-    const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: 'en-US' })
-    const errors = pageErrors(page)
-    await page.goto(server.url + '?view=train&lang=en')
+    const { page, errors } = await pages.open(env.site.url + '?view=train&lang=en', {
+      viewport: { width: 1400, height: 1000 },
+    })
     const panel = page.locator('section.ap-train')
     await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
     await panel.locator('button[name="step"]').click()
@@ -580,7 +541,6 @@ describe('the page in Chromium', () => {
     await expect.poll(() => bw.getAttribute('data-steps')).toBe('1')
     expect(Number(await bw.getAttribute('data-loss'))).toBeLessThan(before)
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('"copy link" copies a URL that reproduces the view', async () => {
@@ -598,6 +558,5 @@ describe('the page in Chromium', () => {
     await again.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
     const tr = engine.run({ score: 'general', mask: 'causal' }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(again, tr, ['weights', 'output'])
-    await context.close()
   })
 })

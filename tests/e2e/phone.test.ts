@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
 import { artifact, settled, viewsOf, longText, openLessonWidgets } from './harness.mjs'
 import { env, useEnv } from './env'
+import { usePages, type Opened } from './page-fixture'
 import type { PlaygroundHandle } from '../../web/playground'
 
 type PageWindow = Window & { __apPlayground: PlaygroundHandle }
@@ -19,21 +20,11 @@ const LONG_TEXT = longText(400, 3)
 
 useEnv()
 
-async function phone(size: {
-  width: number
-  height: number
-}): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await env.session.browser.newContext({
-    viewport: size,
-    isMobile: true,
-    hasTouch: true,
-    deviceScaleFactor: 2,
-    locale: 'en-US',
-  })
-  const page = await ctx.newPage()
-  const errors: string[] = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  return { ctx, page, errors }
+const pages = usePages()
+
+/** A blank page on a phone of that size (touch, mobile, device scale factor 2). */
+function phone(size: { width: number; height: number }): Promise<Opened> {
+  return pages.open(undefined, { viewport: size, isMobile: true, hasTouch: true, deviceScaleFactor: 2 })
 }
 
 /** The page does not scroll sideways: its content is no wider than the layout viewport. */
@@ -178,7 +169,7 @@ async function pinchAndDrag(root: Locator, what: string): Promise<void> {
 
 describe.each(SIZES)('a phone at $width × $height', (size) => {
   it('the page: every view fits the width, the header fits, matrices scroll in their panels, taps and gestures work', async () => {
-    const { ctx, page, errors } = await phone(size)
+    const { page, errors } = await phone(size)
     await page.goto(env.site.url + '?lang=en')
     await page.waitForSelector('[data-step="weights"] canvas')
     await settled(page)
@@ -209,11 +200,10 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
     await noSideScroll(page, `${size.width}px, long view`)
     await pinchAndDrag(root, 'page')
     expect(errors).toEqual([])
-    await ctx.close()
   }, 300_000)
 
   it('the widget in a lesson page: fits, scrolls matrices inside, taps and gestures work', async () => {
-    const { ctx, page, errors } = await phone(size)
+    const { page, errors } = await phone(size)
     await openLessonWidgets(page, env.widgets.url)
     const w = page.locator('#zh')
     for (const view of await viewsOf(w)) {
@@ -233,6 +223,5 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
     await noSideScroll(page, `widget ${size.width}px, long view`)
     await pinchAndDrag(w, 'widget')
     expect(errors).toEqual([])
-    await ctx.close()
   }, 300_000)
 })

@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import type { Locator, Page } from 'playwright-core'
-import { artifact, settled, openLessonWidgets } from './harness.mjs'
+import { artifact, openLessonWidgets } from './harness.mjs'
 import { env, useEnv } from './env'
+import { RENDERED, usePages } from './page-fixture'
 import { fmt } from '../../web/format'
 import type { PlaygroundHandle } from '../../web/playground'
 import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
@@ -21,6 +22,7 @@ useEnv(() => {
   if (probe.error)
     throw new Error('pdftotext is missing: apt-get install -y poppler-utils (or bash scripts/ensure-deps.sh --test)')
 })
+const pages = usePages()
 
 function pdfText(pdf: Buffer, name: string): string {
   const file = artifact(name)
@@ -90,10 +92,10 @@ async function allDrawn(root: Locator | Page): Promise<string[]> {
 describe('printing', () => {
   it("the page's PDF holds every step's numbers, every heatmap drawn, no controls", async () => {
     // A short window: most panels are far below the fold and were never drawn on screen.
-    const page = await env.session.browser.newPage({ viewport: { width: 1100, height: 600 }, locale: 'en-US' })
-    await page.goto(env.site.url + '?lang=en&mask=causal')
-    await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
-    await settled(page)
+    const { page } = await pages.open(env.site.url + '?lang=en&mask=causal', {
+      viewport: { width: 1100, height: 600 },
+      ready: RENDERED,
+    })
     expect((await allDrawn(page)).length, 'some panels wait below the fold before printing').toBeGreaterThan(0)
     const trace = await traceOf(page)
     const pdf = await page.pdf({ format: 'A4', printBackground: true })
@@ -104,17 +106,15 @@ describe('printing', () => {
     expect(text).not.toContain('Start the guided tour')
     expect(text).not.toContain('Copy as PyTorch code')
     expect(text).toContain('Attention Playground')
-    await page.close()
   }, 240_000)
 
   it("the widget's PDF holds every step's numbers", async () => {
-    const page = await env.session.browser.newPage({ viewport: { width: 1000, height: 600 }, locale: 'en-US' })
+    const { page } = await pages.open(undefined, { viewport: { width: 1000, height: 600 } })
     await openLessonWidgets(page, env.widgets.url)
     const w = page.locator('#zh')
     const trace = await traceOf(page, 'zh')
     const text = pdfText(await page.pdf({ format: 'A4', printBackground: true }), 'widget-print.pdf')
     await expectPrinted(text, await shownSteps(w), trace, 'widget')
     expect(await allDrawn(w)).toEqual([])
-    await page.close()
   }, 240_000)
 })

@@ -8,16 +8,16 @@ import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { settled, viewsOf } from './harness.mjs'
 import { env, useEnv } from './env'
+import { RENDERED, usePages } from './page-fixture'
 import { VIEWS, VIEWS_USING_CONTROLS } from '../../web/state'
 import { GUIDED_STEPS } from '../../web/panels/guided'
 
 useEnv()
 
+const pages = usePages()
+
 async function open(query: string): Promise<Page> {
-  const page = await env.session.browser.newPage({ viewport: { width: 1300, height: 900 }, locale: 'en-US' })
-  await page.goto(env.site.url + query)
-  await page.waitForSelector('[data-step="weights"] canvas', { state: 'attached' })
-  await settled(page)
+  const { page } = await pages.open(env.site.url + query, { viewport: { width: 1300, height: 900 }, ready: RENDERED })
   return page
 }
 
@@ -51,7 +51,6 @@ describe('only what acts on the open tab is shown', () => {
       }
     }
     expect(VIEWS_USING_CONTROLS).not.toContain('why')
-    await page.close()
   }, 60_000)
 })
 
@@ -98,6 +97,5 @@ describe('the guided tour in cross attention', () => {
         if (f.canvas !== null) expect(f.canvas).toBe('1')
       }
     }
-    await page.close()
   }, 60_000)
 })

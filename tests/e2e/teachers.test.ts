@@ -6,15 +6,17 @@
 //   image's pixels: the key's ends are the panel's own colours, the caption rows hold text).
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { pageErrors, readPanel, settled } from './harness.mjs'
+import { readPanel, settled } from './harness.mjs'
 import { env, useEnv } from './env'
-import { CASES, openAs } from './devices'
+import { CASES, onDevice } from './devices'
+import { usePages } from './page-fixture'
 import { MESSAGES } from '../../web/i18n'
 import type { PlaygroundHandle } from '../../web/playground'
 
 type PageWindow = Window & { __apPlayground: PlaygroundHandle }
 
 useEnv()
+const pages = usePages()
 
 /** The visible step panels (data-step) of the page. */
 const visibleSteps = (page: Page) =>
@@ -27,7 +29,10 @@ const visibleSteps = (page: Page) =>
 describe('Embed', () => {
   for (const { device, lang } of CASES) {
     it(`gives an iframe and a tag for the current state, with the panels ticked (${device}, ${lang})`, async () => {
-      const { ctx, page, errors } = await openAs(device, `?lang=${lang}&temperature=2&mask=causal`)
+      const { page, context, errors } = await pages.open(
+        env.site.url + `?lang=${lang}&temperature=2&mask=causal`,
+        onDevice(device),
+      )
       const btn = page.locator('header button[name="embed"]')
       await expect(btn.textContent()).resolves.toBe(MESSAGES[lang].embed)
       await btn.click()
@@ -51,7 +56,7 @@ describe('Embed', () => {
 
       // The iframe's page: only the two panels, the same numbers as the page they came from.
       const want = await readPanel(page, 'weights')
-      const framed = await openAs(device, src.search)
+      const framed = await pages.open(env.site.url + src.search, onDevice(device))
       expect(await visibleSteps(framed.page)).toEqual(['scores', 'weights'])
       expect((await readPanel(framed.page, 'weights')).values).toEqual(want.values)
       // The embed layout: no header, tab bar or controls; a link opens the same state on the full page.
@@ -64,14 +69,13 @@ describe('Embed', () => {
       await framed.page.evaluate(() => (window as unknown as PageWindow).__apPlayground.setState({ mask: 'none' }))
       await settled(framed.page)
       await expect.poll(() => new URL(framed.page.url()).searchParams.get('steps')).toBe('scores,weights')
-      await framed.ctx.close()
 
       // The tag as given (its script is the site's own widget/widget.js), in a course page beside the site: the
       // same panels and numbers.
       expect(widget.split('\n')[0]).toBe(`<script type="module" src="${env.site.url}widget/widget.js"></script>`)
       const html = `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>t</title></head><body><main>${widget}</main></body></html>`
-      const course = await ctx.newPage()
-      const courseErrors = pageErrors(course)
+      // Its errors join `errors` (the same context).
+      const course = await context.newPage()
       await course.route(`${env.site.url}embed-test.html`, (r) =>
         r.fulfill({ body: html, contentType: 'text/html; charset=utf-8' }),
       )
@@ -89,9 +93,7 @@ describe('Embed', () => {
       await expect.poll(() => tagged.locator('[data-step="weights"] table tbody td').count()).toBe(16)
       const cells = await tagged.locator('[data-step="weights"] table tbody td').allTextContents()
       expect(cells.map((c) => Number(c.trim()))).toEqual(want.values.flat())
-      expect(courseErrors).toEqual([])
       expect(errors).toEqual([])
-      await ctx.close()
     })
   }
 })
@@ -109,14 +111,13 @@ const embedChrome = (page: Page) =>
 describe('steps= on the page', () => {
   for (const device of ['phone', 'desktop'] as const) {
     it(`shows only the listed panels and names an unknown one in a notice (${device})`, async () => {
-      const { ctx, page, errors } = await openAs(device, '?lang=en&steps=weights,nope')
+      const { page, errors } = await pages.open(env.site.url + '?lang=en&steps=weights,nope', onDevice(device))
       expect(await visibleSteps(page)).toEqual(['weights'])
       await expect(page.locator('.banner.notice').textContent()).resolves.toContain('steps = “nope”')
       expect(await embedChrome(page)).toEqual({ header: false, tabs: false, controls: false })
       // No Train tab (as in the widget with steps): the panels listed are the page.
       await expect(page.locator('[role="tab"][data-view="train"]').isVisible()).resolves.toBe(false)
       expect(errors).toEqual([])
-      await ctx.close()
     })
   }
 })
@@ -124,13 +125,16 @@ describe('steps= on the page', () => {
 describe("the Embed box's iframe", () => {
   for (const { device, lang } of CASES) {
     it(`shows the weights, whole, at the top of its frame (${device}, ${lang})`, async () => {
-      const { ctx, page, errors } = await openAs(device, `?lang=${lang}&text=the+animal+was+too+tired`)
+      const { page, context, errors } = await pages.open(
+        env.site.url + `?lang=${lang}&text=the+animal+was+too+tired`,
+        onDevice(device),
+      )
       await page.locator('header button[name="embed"]').click()
       await page.locator('[data-embed] input[value="weights"]').check()
       const snippet = await page.locator('textarea[name="embedIframe"]').inputValue()
       const height = Number(snippet.match(/height="(\d+)"/)![1])
       expect(height).toBeLessThanOrEqual(600)
-      const host = await ctx.newPage()
+      const host = await context.newPage()
       await host.route(`${env.site.url}course.html`, (r) =>
         r.fulfill({
           body: `<!doctype html><title>c</title><body style="margin:0">${snippet}`,
@@ -155,7 +159,6 @@ describe("the Embed box's iframe", () => {
         )
       expect(shown).toEqual(['weights'])
       expect(errors).toEqual([])
-      await ctx.close()
     })
   }
 })
@@ -163,7 +166,10 @@ describe("the Embed box's iframe", () => {
 describe('PNG export', () => {
   for (const { device, lang } of CASES) {
     it(`carries the colour key and a caption of the settings (${device}, ${lang})`, async () => {
-      const { ctx, page, errors } = await openAs(device, `?lang=${lang}&seed=7&dModel=8&text=a+b+c`)
+      const { page, errors } = await pages.open(
+        env.site.url + `?lang=${lang}&seed=7&dModel=8&text=a+b+c`,
+        onDevice(device),
+      )
       const info = await page.evaluate(async () => {
         const blob = await (window as unknown as PageWindow).__apPlayground.png('weights')
         const img = await createImageBitmap(blob)
@@ -204,7 +210,6 @@ describe('PNG export', () => {
       expect(info.coloured).toBe(0)
       expect([info.low, info.high]).toEqual([true, true])
       expect(errors).toEqual([])
-      await ctx.close()
     })
   }
 })

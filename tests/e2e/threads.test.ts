@@ -3,12 +3,12 @@
 // same bits as one thread and as the single-threaded relaxed-SIMD engine (the split never changes the order
 // of a sum), and agrees with a plain double-precision reference computed in the page.
 import { mkdirSync, writeFileSync } from 'node:fs'
-import type { Server } from 'node:http'
-import { join, resolve } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { serve } from '../../scripts/serve.mjs'
-import { launchChromium, ROOT } from './harness.mjs'
+import { ROOT } from './harness.mjs'
+import { env, useEnv } from './env'
+import { usePages } from './page-fixture'
 
 interface CaseResult {
   sameAsOneThread: boolean
@@ -84,29 +84,21 @@ window.runCase = async ({ causal, needWeights }) => {
 window.ready = true
 </script>`
 
-let server: Server
-let session: Awaited<ReturnType<typeof launchChromium>>
 let page: Page
+
+// The repository root is served by scripts/serve.mjs (env.widgets), with COOP/COEP as `npm start` sends them.
+useEnv()
+const pages = usePages(undefined, 'suite')
 
 beforeAll(async () => {
   mkdirSync(join(ROOT, 'build/e2e'), { recursive: true })
   writeFileSync(join(ROOT, 'build/e2e/threads.html'), PAGE)
-  server = (await serve(resolve(ROOT), 0)) as Server // resolve: without ROOT's trailing slash
-  session = await launchChromium()
-  page = await session.browser.newPage()
-  const errors: string[] = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  const address = server.address()
-  if (!address || typeof address === 'string') throw new Error('server did not bind')
-  await page.goto(`http://127.0.0.1:${address.port}/build/e2e/threads.html`)
-  await page.waitForFunction(() => (window as ThreadsWindow).ready, null, { timeout: 30_000 })
+  let errors: string[]
+  ;({ page, errors } = await pages.open(`${env.widgets.url}/build/e2e/threads.html`, {
+    ready: (p) => p.waitForFunction(() => (window as ThreadsWindow).ready, null, { timeout: 30_000 }),
+  }))
   expect(errors).toEqual([])
 }, 60_000)
-
-afterAll(async () => {
-  await session?.close()
-  await new Promise((resolve) => server?.close(resolve))
-})
 
 describe('threads on a cross-origin isolated page', () => {
   it('init() picks the threaded relaxed-SIMD engine, with more than one thread', async () => {

@@ -11,8 +11,9 @@
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { readPanel, settled, viewsOf } from './harness.mjs'
-import { useEnv } from './env'
-import { CASES, openAs } from './devices'
+import { env, useEnv } from './env'
+import { CASES, onDevice } from './devices'
+import { usePages } from './page-fixture'
 import { MESSAGES } from '../../web/i18n'
 import { init } from '../../dist/index.js'
 import type { PlaygroundHandle } from '../../web/playground'
@@ -20,6 +21,7 @@ import type { PlaygroundHandle } from '../../web/playground'
 type PageWindow = Window & { __apPlayground: PlaygroundHandle }
 
 useEnv()
+const pages = usePages()
 
 const CONTROLS =
   'button, a[href], input, select, textarea, summary, [role="button"], [role="tab"], [tabindex]:not([tabindex="-1"])'
@@ -57,7 +59,7 @@ async function showView(page: Page, view: string): Promise<void> {
 describe('target size and touch wording', () => {
   for (const { device, lang } of CASES) {
     it(`every control of every view is 24 × 24 px or more${device === 'phone' ? ', the primary ones 44 px tall' : ''} (${device}, ${lang})`, async () => {
-      const { ctx, page, errors } = await openAs(device, `?lang=${lang}`)
+      const { page, errors } = await pages.open(env.site.url + `?lang=${lang}`, onDevice(device))
       for (const view of await viewsOf(page)) {
         await showView(page, view)
         expect(await smallControls(page, CONTROLS, 24), `${view}: under 24 px`).toEqual([])
@@ -72,13 +74,12 @@ describe('target size and touch wording', () => {
         expect(text).not.toMatch(/hover|click|悬停|鼠标|点击/i)
       }
       expect(errors).toEqual([])
-      await ctx.close()
     }, 240_000)
   }
 
   for (const view of ['train', 'decode', 'scaling', 'model']) {
     it(`a link to view=${view} shows its tab on the phone`, async () => {
-      const { ctx, page } = await openAs('phone', `?lang=en&view=${view}`)
+      const { page } = await pages.open(env.site.url + `?lang=en&view=${view}`, onDevice('phone'))
       await settled(page)
       const m = await page.evaluate((v) => {
         const list = document.querySelector('[role="tablist"]')!.getBoundingClientRect()
@@ -87,7 +88,6 @@ describe('target size and touch wording', () => {
       }, view)
       expect(m.tl).toBeGreaterThanOrEqual(m.l)
       expect(m.tr).toBeLessThanOrEqual(m.r)
-      await ctx.close()
     })
   }
 })
@@ -95,7 +95,7 @@ describe('target size and touch wording', () => {
 describe('finding things', () => {
   for (const { device, lang } of CASES) {
     it(`jump to the weights, W folded on phones, the arithmetic brought into view (${device}, ${lang})`, async () => {
-      const { ctx, page, errors } = await openAs(device, `?lang=${lang}`)
+      const { page, errors } = await pages.open(env.site.url + `?lang=${lang}`, onDevice(device))
       await expect(page.locator('details.w-fold').evaluate((d) => (d as HTMLDetailsElement).open)).resolves.toBe(
         device === 'desktop',
       )
@@ -126,12 +126,14 @@ describe('finding things', () => {
       expect(sc[1]).toBeGreaterThan(0)
       expect(sc[0]).toBeLessThan(sc[2])
       expect(errors).toEqual([])
-      await ctx.close()
     })
   }
 
   it('a tooltip on the rightmost column stays on the phone screen', async () => {
-    const { ctx, page } = await openAs('phone', '?lang=en&text=' + encodeURIComponent('one two three four five six'))
+    const { page } = await pages.open(
+      env.site.url + '?lang=en&text=' + encodeURIComponent('one two three four five six'),
+      onDevice('phone'),
+    )
     const canvas = page.locator('[data-step="scores"] canvas.hm-canvas')
     await canvas.scrollIntoViewIfNeeded()
     const box = (await canvas.boundingBox())!
@@ -141,12 +143,11 @@ describe('finding things', () => {
     const r = await tip.evaluate((e) => [e.getBoundingClientRect().left, e.getBoundingClientRect().right])
     expect(r[0]).toBeGreaterThanOrEqual(0)
     expect(r[1]).toBeLessThanOrEqual(390)
-    await ctx.close()
   })
 
   for (const { device, lang } of CASES) {
     it(`the padding mask is set beside the masked scores (${device}, ${lang})`, async () => {
-      const { ctx, page, errors } = await openAs(device, `?lang=${lang}`)
+      const { page, errors } = await pages.open(env.site.url + `?lang=${lang}`, onDevice(device))
       await page.locator('select[name="mask"]').selectOption('padding')
       await settled(page)
       const row = page.locator('[data-step="maskedScores"] [data-pad-keys]')
@@ -166,25 +167,26 @@ describe('finding things', () => {
       got.values.forEach((r, i) => r.forEach((v, j) => expect(v).toBeCloseTo(ref.weights.data[i * 4 + j], 3)))
       expect(got.values.map((r) => r[3])).toEqual([0, 0, 0, 0])
       expect(errors).toEqual([])
-      await ctx.close()
     })
   }
 
   for (const device of ['phone', 'desktop'] as const) {
     it(`at 52 tokens every weights row and column has room for its label (${device})`, async () => {
       const words = Array.from({ length: 52 }, (_, i) => `w${i}`).join(' ')
-      const { ctx, page } = await openAs(device, `?lang=en&tokenizer=word&text=${encodeURIComponent(words)}`)
+      const { page } = await pages.open(
+        env.site.url + `?lang=en&tokenizer=word&text=${encodeURIComponent(words)}`,
+        onDevice(device),
+      )
       const canvas = page.locator('[data-step="weights"] canvas.hm-canvas')
       const size = await canvas.evaluate((c) => [c.clientWidth, c.clientHeight])
       // Labels take the first ~30 px; 52 cells of 12 px or more follow on each side.
       expect(size[0]).toBeGreaterThanOrEqual(52 * 12)
       expect(size[1]).toBeGreaterThanOrEqual(52 * 12)
-      await ctx.close()
     })
   }
   for (const { device, lang } of CASES) {
     it(`the highlighted row's label is drawn whole, in bold ("this", not "t…") (${device}, ${lang})`, async () => {
-      const { ctx, page, errors } = await openAs(device, `?lang=${lang}`)
+      const { page, errors } = await pages.open(env.site.url + `?lang=${lang}`, onDevice(device))
       // Every label the heatmaps draw, with its font: the canvas is the only place the text exists.
       await page.addInitScript(() => {
         const drawn: Array<[string, string]> = []
@@ -210,7 +212,6 @@ describe('finding things', () => {
       expect(texts).toContain('this')
       expect(texts.filter((t) => t.endsWith('…'))).toEqual([])
       expect(errors).toEqual([])
-      await ctx.close()
     })
   }
 })
@@ -218,7 +219,7 @@ describe('finding things', () => {
 describe('the Train tab', () => {
   for (const { device, lang } of CASES) {
     it(`pauses at its goal and says so; a word outside the vocabulary is explained in ${lang} (${device})`, async () => {
-      const { ctx, page, errors } = await openAs(device, `?lang=${lang}&view=train`)
+      const { page, errors } = await pages.open(env.site.url + `?lang=${lang}&view=train`, onDevice(device))
       const panel = page.locator('[data-view-box="train"]')
       await panel.locator('button[name="play"]').waitFor({ timeout: 30_000 })
       await panel.locator('button[name="play"]').click()
@@ -248,7 +249,6 @@ describe('the Train tab', () => {
       })
       expect(inked).toBeGreaterThan(1000)
       expect(errors).toEqual([])
-      await ctx.close()
     }, 120_000)
   }
 })

@@ -10,11 +10,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { execFileSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Server } from 'node:http'
 import type { Locator, Page } from 'playwright-core'
-import { ROOT, artifact, launchChromium } from './harness.mjs'
+import { ROOT, artifact } from './harness.mjs'
+import { env, useEnv } from './env'
+import { usePages, type Opened, type Pages } from './page-fixture'
 import { requireTorch } from '../js/tools'
-import { serve } from '../../scripts/serve.mjs'
 import { init, type RunOptions, type StepName, type Trace } from '../../dist/index.js'
 import { translator } from '../../web/i18n'
 import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
@@ -25,51 +25,29 @@ type Engine = Awaited<ReturnType<typeof init>>
 const WIDGET = join(ROOT, 'dist/widget/widget.js')
 const STEPS = STEP_NAMES
 
-let server: Server
-let base: string
-let session: Awaited<ReturnType<typeof launchChromium>>
 let engine: Engine
 let tmp: string
+
+// The repository root (env.widgets): the pages load /dist/widget/widget.js, which fetches /dist/attention.wasm.
+useEnv()
+const pages = usePages()
 
 beforeAll(async () => {
   if (!existsSync(WIDGET))
     throw new Error(
       `${WIDGET} is missing: run node scripts/build.mjs (it builds the widget with vite.widget.config.ts)`,
     )
-  // The repository root: the pages load /dist/widget/widget.js, which fetches /dist/attention.wasm.
-  server = (await serve(ROOT.replace(/\/+$/, ''), 0, '127.0.0.1')) as Server
-  const addr = server.address()
-  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
-  base = `http://127.0.0.1:${addr.port}`
-  session = await launchChromium()
   engine = await init()
   tmp = mkdtempSync(join(tmpdir(), 'ap-widget-'))
 })
 
-afterAll(async () => {
-  await session?.close()
-  await new Promise((r) => (server ? server.close(() => r(undefined)) : r(undefined)))
+afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true })
 })
 
-async function open(
-  path: string,
-  opts: { locale?: string } = {},
-): Promise<{ page: Page; errors: string[]; requests: string[] }> {
-  const page = await session.browser.newPage({
-    viewport: { width: 1300, height: 1000 },
-    locale: opts.locale ?? 'en-US',
-  })
-  const errors: string[] = []
-  const requests: string[] = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  // The plain test pages have no favicon: the browser's request for one is not the widget's error.
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !/favicon/.test(m.location().url)) errors.push(`${m.text()} (${m.location().url})`)
-  })
-  page.on('request', (r) => requests.push(new URL(r.url()).pathname))
-  await page.goto(base + path)
-  return { page, errors, requests }
+/** A path of the repository root's server, at 1300 × 1000 (locale en-US unless given). */
+function open(path: string, opts: { locale?: string } = {}, opener: Pages = pages): Promise<Opened> {
+  return opener.open(env.widgets.url + path, { viewport: { width: 1300, height: 1000 }, ...opts })
 }
 
 /** Waits for the element's first render (its `ready` promise). */
@@ -201,13 +179,12 @@ describe('two widgets on one plain page', () => {
   let errors: string[]
   let requests: string[]
 
+  const shared = usePages(undefined, 'suite')
+
   beforeAll(async () => {
-    ;({ page, errors, requests } = await open('/tests/e2e/pages/two.html'))
+    ;({ page, errors, requests } = await open('/tests/e2e/pages/two.html', {}, shared))
     await ready(page, '#en')
     await ready(page, '#zh')
-  })
-  afterAll(async () => {
-    await page?.close()
   })
 
   it('each shows its own numbers, equal to the engine run in Node on the same options', async () => {
@@ -466,7 +443,6 @@ describe('in a narrow lesson column', () => {
     )
     expect(errors).toEqual([])
     await page.screenshot({ path: artifact('widget-column.png'), fullPage: true })
-    await page.close()
   })
 })
 
@@ -495,7 +471,6 @@ describe('guided in a course page', () => {
     )
     expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0)
     expect(errors).toEqual([])
-    await page.close()
   })
 })
 
@@ -537,7 +512,6 @@ describe('a long text in the widget', () => {
     )
     expect(r.text).toContain('国 → 中')
     expect(errors).toEqual([])
-    await page.close()
   })
 })
 
@@ -579,7 +553,6 @@ describe('hostile attributes', () => {
     )
     expect(errors).toEqual([])
     await page.screenshot({ path: artifact('widget-injection.png') })
-    await page.close()
   })
 })
 
@@ -587,7 +560,7 @@ describe('"copy as PyTorch code" from the widget, run with real torch', () => {
   it('prints the numbers the widget shows (to 1e-5), after editing a cell and the temperature', async () => {
     const PY = requireTorch()
     const { page, errors } = await open('/tests/e2e/pages/two.html')
-    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.widgets.url })
     await ready(page, '#zh')
     const zh = page.locator('#zh')
     // edit W_q[0][1] by keyboard, as a learner does
@@ -647,7 +620,6 @@ describe('"copy as PyTorch code" from the widget, run with real torch', () => {
     const human = execFileSync(PY, [file], { encoding: 'utf8', timeout: 120_000 })
     expect(human).toContain('weights (4, 4)')
     expect(errors).toEqual([])
-    await page.close()
   })
 })
 
@@ -679,7 +651,6 @@ describe('the training panel inside the widget (steps includes train)', () => {
     ).toBe(0)
     await page.waitForTimeout(300)
     expect(errors).toEqual([])
-    await page.close()
   })
 })
 
@@ -711,7 +682,6 @@ describe('shared URL state (the page) and the iframe embed', () => {
     expect(await shown(app, 'output')).toEqual(first)
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('zh-CN')
     expect(errors).toEqual([])
-    await page.close()
   })
 
   it('the same URL in an <iframe> shows the same numbers', async () => {
@@ -734,6 +704,5 @@ describe('shared URL state (the page) and the iframe embed', () => {
       'weights (head 0) in the iframe',
     )
     expect(errors).toEqual([])
-    await page.close()
   })
 })
