@@ -5,6 +5,10 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import globals from 'globals'
 
+// The engine's computing calls (ap.run, ap.attention, …), for the compute layer's rule below.
+const ENGINE_CALLS =
+  '/^(run|projections|attention|attentionBackward|runBackward|multiHeadAttention|flashTrace|tokenize|createTrainer)$/'
+
 export default tseslint.config(
   {
     ignores: [
@@ -56,6 +60,25 @@ export default tseslint.config(
     files: ['web/**/*.ts', 'src/js/**/*.ts'],
     rules: {
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }],
+    },
+  },
+  {
+    // One compute layer: the page calls the engine in web/compute/ alone (and the Train tab's worker in
+    // web/train/); panels and views get results from there and draw them.
+    files: ['web/**/*.ts'],
+    ignores: ['web/compute/**', 'web/train/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          'CallExpression > MemberExpression.callee',
+          'CallExpression > TSNonNullExpression.callee > MemberExpression',
+          'CallExpression > ChainExpression.callee > MemberExpression',
+        ].map((callee) => ({
+          selector: `${callee}[property.name=${ENGINE_CALLS}]`,
+          message: 'The engine is called in web/compute/ only: add a function there and call it.',
+        })),
+      ],
     },
   },
   {

@@ -11,7 +11,7 @@ import { traced, usePages, type Opened } from './page-fixture'
 import type { PlaygroundHandle } from '../../web/playground'
 import { init } from '../../dist/index.js'
 import type { Engine } from 'attention-playground'
-import { decodeModel } from '../../web/views/decode-model'
+import { decodeModel } from '../../web/compute/decode'
 import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
 
 type Win = { __apPlayground: PlaygroundHandle }

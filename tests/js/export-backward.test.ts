@@ -9,7 +9,7 @@ import type { RunOptions } from 'attention-playground'
 import { ap, expectAllClose, useEngine, type Tol } from './helpers'
 import { requireTorch } from './tools'
 import { backwardProgram } from '../../web/export/backward-pytorch'
-import { head0, outputRow, type Goal } from '../../web/views/backward-model'
+import { head0, outputRow, type Goal } from '../../web/compute/backward'
 
 useEngine()
 const dir = mkdtempSync(join(tmpdir(), 'ap-backward-'))

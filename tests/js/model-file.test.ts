@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { readAttentionFile, readSafetensors, writeSafetensors, SAFETENSORS_LIMITS } from '../../dist/index.js'
-import { recompute } from '../../web/views/model'
+import { recompute } from '../../web/compute/attention-file'
 import { ap, useEngine } from './helpers'
 import { defaultState, parseParams, toParams } from '../../web/state'
 

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { init } from '../../dist/index.js'
-import { decodeModel, START } from '../../web/views/decode-model'
+import { decodeModel, START } from '../../web/compute/decode'
 import { defaultState, parseParams, toParams, withoutCrossCausal } from '../../web/state'
 import type { Engine } from 'attention-playground'
 
@@ -107,7 +107,7 @@ describe('URL rules from the lessons', () => {
 
 describe('scaling view model: why ÷√d_k, measured on the engine', () => {
   it('the variance of q·k is d_k unscaled and 1 scaled, within sampling error; saturation and its undoing', async () => {
-    const { measureScaling, SCALING_DKS } = await import('../../web/views/scaling-model')
+    const { measureScaling, SCALING_DKS } = await import('../../web/compute/scaling')
     const pts = measureScaling(engine, SCALING_DKS)
     expect(pts.map((p) => p.dk)).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
     for (const p of pts) {

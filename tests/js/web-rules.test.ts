@@ -1,24 +1,12 @@
 // The page's per-rule tables: RULE_TRAITS (web/params.ts) against what the engine does with each rule, and no
 // rule told apart anywhere else in web/ by comparing it with a string (so a new rule cannot slip past a table).
 import { describe, expect, it } from 'vitest'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { SCORE_RULES } from 'attention-playground'
 import { RULE_TRAITS } from '../../web/params'
 import { ap, useEngine } from './helpers'
+import { numberedLines, sourceFiles as sources } from './sources'
 
 useEngine()
-
-const root = fileURLToPath(new URL('../../', import.meta.url))
-
-function sources(dir: string): string[] {
-  return readdirSync(join(root, dir)).flatMap((f) => {
-    const p = join(dir, f)
-    if (statSync(join(root, p)).isDirectory()) return sources(p)
-    return p.endsWith('.ts') ? [p] : []
-  })
-}
 
 const RULE = `'(?:${SCORE_RULES.join('|')})'`
 
@@ -65,10 +53,7 @@ describe('no rule is told apart outside a table', () => {
     /RULE_TRAITS\[[^\]]+\]\s*\?\?|(?:SCORE_TITLES|SCORE_TEX|SCORE_SHAPES|BREAKDOWNS|NOTE_KEYS|SHORT_KEYS|RULE_KEYS|RULE_CODE)\[[^\]]+\]\s*\?\?/,
   ]
   it.each(files)('%s', (f) => {
-    const hits = readFileSync(join(root, f), 'utf8')
-      .split('\n')
-      .map((line, i) => `${i + 1}: ${line.trim()}`)
-      .filter((line) => patterns.some((p) => p.test(line)))
+    const hits = numberedLines(f).filter((line) => patterns.some((p) => p.test(line)))
     expect(hits).toEqual([])
   })
 

@@ -5,8 +5,8 @@
 import type { RunBackwardResult, Tensor } from 'attention-playground'
 import { pyTensor } from './pytorch'
 import { f32 } from './csv'
-import type { Goal } from '../views/backward-model'
-import { head0 } from '../views/backward-model'
+import type { Goal } from '../compute/backward'
+import { head0 } from '../compute/backward'
 
 function maskRows(r: RunBackwardResult): string {
   const m = head0(r.maskedScores)

@@ -5,7 +5,7 @@ import type { Ctx, Panel } from '../context'
 import type { Engine } from 'attention-playground'
 import { h, panelSection, tokLabel } from '../dom'
 import { Heatmap } from '../heatmap'
-import { headMatrix } from '../compute/heads'
+import { DecoderSelfAttention } from '../compute/decoder'
 import { renderTex } from '../formula'
 import { errorMessage } from '../format'
 
@@ -15,10 +15,12 @@ export class DecoderPanel implements Panel {
   private help = h('p', { class: 'help' })
   private err = h('p', { class: 'help error-msg' })
   private map: Heatmap | null = null
-  private key = ''
+  private decoder: DecoderSelfAttention
   readonly el = panelSection('decoderSelfAttention', [this.title], this.formula, this.help, this.err)
 
-  constructor(private engine: Engine) {}
+  constructor(engine: Engine) {
+    this.decoder = new DecoderSelfAttention(engine)
+  }
 
   dispose(): void {
     this.map?.dispose()
@@ -39,34 +41,11 @@ export class DecoderPanel implements Panel {
       this.el.append(this.map.el)
     }
     this.map.setLang(t)
-    const key = JSON.stringify([
-      state.target,
-      state.tokenizer,
-      state.dModel,
-      state.dq,
-      state.dk,
-      state.dv,
-      state.seed,
-      state.temperature,
-    ])
-    if (key === this.key) return
-    this.key = key
     try {
-      const tr = this.engine.run({
-        text: state.target,
-        tokenizer: state.tokenizer,
-        dModel: state.dModel,
-        dq: state.dq,
-        dk: state.dk,
-        dv: state.dv,
-        seed: state.seed,
-        score: 'scaled-dot',
-        mask: 'causal',
-        temperature: state.temperature,
-        heads: 1,
-      })
-      const m = headMatrix(tr.weights, 0)
-      const toks = tr.tokens.map(tokLabel)
+      const r = this.decoder.update(state)
+      if (!r) return
+      const m = r.weights
+      const toks = r.tokens.map(tokLabel)
       this.map.setData(m.data, m.rows, m.cols, toks, toks)
       this.err.textContent = ''
     } catch (e) {

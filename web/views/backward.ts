@@ -1,7 +1,7 @@
 // The backward view (?view=backward): a goal as a loss, its gradients from dL/dO back to W_q, W_k, W_v as
 // heatmaps with numbers, one row through softmax's Jacobian, gradient steps with the loss plotted, the √d_k
 // sweep on gradients, and the same computation as a PyTorch program. The numbers: ap.runBackward
-// (backward-model.ts).
+// (compute/backward.ts).
 
 import type { Engine, RunBackwardResult, Tensor, Trace } from 'attention-playground'
 import { chartFrame } from '../chart-frame'
@@ -11,7 +11,7 @@ import { backwardProgram } from '../export/backward-pytorch'
 import { errorMessage, fmt, shapeOf } from '../format'
 import { Heatmap } from '../heatmap'
 import { backwardText, type BackwardKey, type BackwardText } from './backward-strings'
-import * as M from './backward-model'
+import * as M from '../compute/backward'
 import { RULE_TRAITS } from '../params'
 
 type GradName = 'dO' | 'dA' | 'dV' | 'dS' | 'dQ' | 'dK' | 'dWq' | 'dWk' | 'dWv'

@@ -1,4 +1,4 @@
-// The "Decoding" view: the seq2seq loop step by step as a decoder computes it (model in decode-model.ts).
+// The "Decoding" view: the seq2seq loop step by step as a decoder computes it (its numbers in compute/decode.ts).
 // Play / step / back; the step is the state's `step` (1-based, in the URL and the widget's attribute), so a step
 // can be linked. The source and target are the page's own (cross mode's) sentences, editable here too. The
 // tensors outside checks read carry data-tensor (selfWeights, crossQuery, crossWeights, context): their numbers
@@ -10,7 +10,7 @@ import { h, prefersReducedMotion, setText, tokLabel, Texts } from '../dom'
 import { fill, fmt, shapeOf } from '../format'
 import type { MsgKey } from '../i18n'
 import { engineError } from '../engine-errors'
-import { decodeModel, type DecodeModel, type DecodeStep } from './decode-model'
+import { decodeModel, type DecodeModel, type DecodeStep } from '../compute/decode'
 
 /** A number as the decode tables show it: 4 decimals, ASCII minus (so the text parses as numbers). */
 function num(v: number): string {

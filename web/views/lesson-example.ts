@@ -3,9 +3,10 @@
 // (Q = K = V = the embeddings), run through the engine's attention().
 
 import type { Ctx, Panel } from '../context'
-import type { Engine, Tensor } from 'attention-playground'
+import type { Engine } from 'attention-playground'
 import { h, setText, Texts } from '../dom'
 import { fmt } from '../format'
+import { selfAttentionOf } from '../compute/lesson-example'
 
 export const LESSON_TOKENS = ['我', '爱', '中国']
 export const LESSON_IDS = [666, 777, 888]
@@ -47,8 +48,7 @@ export class LessonExample implements Panel {
       ctx.t('lessonExOwnRun').replace('{n}', String(toks.length)).replace('{tokens}', toks.join(' / ')),
     )
     if (this.done && this.body.dataset.lang === ctx.state.lang) return
-    const x: Tensor = { data: new Float32Array(LESSON_VECTORS.flat()), shape: [3, 3] }
-    const r = this.engine.attention({ query: x, key: x, value: x, score: 'dot', mask: 'none' })
+    const r = selfAttentionOf(this.engine, LESSON_VECTORS)
     const t = ctx.t
     const head = (...c: string[]) => h('thead', {}, h('tr', {}, ...c.map((s) => h('th', { scope: 'col', text: s }))))
     const vec = (d: ArrayLike<number>, i: number) =>
@@ -70,7 +70,7 @@ export class LessonExample implements Panel {
               {},
               h('th', { scope: 'row', text: tok }),
               h('td', { text: String(LESSON_IDS[i]) }),
-              h('td', { text: vec(x.data, i) }),
+              h('td', { text: vec(LESSON_VECTORS[i], 0) }),
               h('td', { 'data-row': i, text: vec(r.weights!.data, i) }),
               h('td', { text: vec(r.output.data, i) }),
             ),

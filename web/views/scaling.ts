@@ -1,4 +1,4 @@
-// The "Why ÷√d_k" view: measures (scaling-model.ts) one d_k per task, so the curves grow live, and
+// The "Why ÷√d_k" view: measures (compute/scaling.ts) one d_k per task, so the curves grow live, and
 // draws four small charts with a table of the same numbers as their text alternative.
 
 import { chartFrame } from '../chart-frame'
@@ -7,7 +7,7 @@ import type { Engine } from 'attention-playground'
 import { h, setText, svg, Texts } from '../dom'
 import { fmt } from '../format'
 import type { MsgKey } from '../i18n'
-import { SCALING_DKS, measureScaling, type ScalingPoint, type ScalingSide } from './scaling-model'
+import { SCALING_DKS, measureScaling, type ScalingPoint, type ScalingSide } from '../compute/scaling'
 
 const N = 32
 const { W, H, L, R, T, B } = chartFrame(300, 180, [26, 10, 30, 46])

@@ -3,7 +3,7 @@
 // entropy near 0) and its gradient vanishes; with it the variance stays near 1.
 
 import type { Engine, Tensor } from 'attention-playground'
-import { mulberry32 } from '../compute/random'
+import { mulberry32 } from './random'
 
 export const SCALING_DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512] as const
 

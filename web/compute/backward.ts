@@ -3,7 +3,7 @@
 // softmax Jacobian, and the √d_k sweep on gradients.
 
 import type { Engine, PipelineLoss, RunBackwardResult, RunOptions, Tensor, Trace } from 'attention-playground'
-import { normals, randn } from './scaling-model'
+import { normals, randn } from './scaling'
 
 export type GoalKind = 'attend' | 'output'
 
