@@ -427,6 +427,9 @@ const en = {
   quizBwSatWrong3: 'V receives no gradient',
   quizBwSatExplain:
     'With a ≈ one-hot, a_j (1 − a_j) ≈ 0 and a_j a_k ≈ 0 for every cell: the Jacobian vanishes. That is why the scores are divided by √d_k: it keeps them from growing with d_k and saturating softmax (the lesson: 防止点积值过大导致 softmax 梯度消失).',
+  tabFlash: 'FlashAttention',
+  tabHeads: 'GQA & windows',
+  tabSinks: 'Attention sinks',
   scalingTitle: 'Why divide by √d_k?',
   scalingIntro:
     'Measured live on the engine: queries and keys whose entries have variance 1, rows of 32 keys, d_k from 1 to 512. A dot product q·k adds d_k such terms, so its variance grows like d_k; softmax then sees huge differences, puts almost all weight on one key and its gradient vanishes. Dividing by √d_k brings the variance back to 1.',
@@ -933,6 +936,9 @@ const zh: Record<MsgKey, string> = {
   quizBwSatWrong3: 'V 收不到梯度',
   quizBwSatExplain:
     'a 接近独热向量时，雅可比矩阵的每一项 a_j (1 − a_j) 和 a_j a_k 都接近 0：它消失了。这就是要把分数除以 √d_k 的原因：防止点积值过大导致 softmax 梯度消失（课程原话）。',
+  tabFlash: 'FlashAttention 分块',
+  tabHeads: 'GQA 与滑动窗口',
+  tabSinks: '注意力汇聚',
   scalingTitle: '为什么要除以 √d_k？',
   scalingIntro:
     '在引擎上实时测量：查询和键的每个分量方差为 1，每行 32 个键，d_k 从 1 到 512。点积 q·k 把 d_k 个这样的项加起来，所以方差随 d_k 增长；softmax 看到的差距变得巨大，几乎把全部权重给一个键，梯度随之消失。除以 √d_k 让方差回到 1。',

@@ -160,8 +160,8 @@ export type ParamSpec = ParamKind & {
 const DIM = { kind: 'int', min: 1, max: 512 } as const
 /** The longest sentence a link or attribute may carry (characters). */
 const TEXT_CHARS = 4000
-/** The decoding view reads the sentences, the tokenizer and the sizes too. */
-const SENTENCE_VIEWS: readonly View[] = ['pipeline', 'decode']
+/** The decoding view reads the sentences, the tokenizer and the sizes too; flash and heads read the page's trace. */
+const SENTENCE_VIEWS: readonly View[] = ['pipeline', 'decode', 'flash', 'heads']
 
 /**
  * Every parameter of the state, in the order a link writes them: `parseParams` and `toParams`
@@ -170,7 +170,7 @@ const SENTENCE_VIEWS: readonly View[] = ['pipeline', 'decode']
  */
 export const PARAMS: readonly ParamSpec[] = [
   { name: 'mode', field: 'mode', attr: 'mode', kind: 'enum', values: MODES, views: ['pipeline'] },
-  { name: 'text', field: 'text', attr: 'text', kind: 'text', max: TEXT_CHARS, views: ['pipeline'] },
+  { name: 'text', field: 'text', attr: 'text', kind: 'text', max: TEXT_CHARS, views: ['pipeline', 'flash', 'heads'] },
   { name: 'source', field: 'source', attr: 'source', kind: 'text', max: TEXT_CHARS, views: SENTENCE_VIEWS },
   { name: 'target', field: 'target', attr: 'target', kind: 'text', max: TEXT_CHARS, views: SENTENCE_VIEWS },
   { name: 'tokenizer', field: 'tokenizer', attr: 'tokenizer', kind: 'enum', values: TOKENIZERS, views: SENTENCE_VIEWS },
@@ -198,7 +198,7 @@ export const PARAMS: readonly ParamSpec[] = [
     kind: 'int',
     min: 0,
     max: 0xffffffff,
-    views: [...SENTENCE_VIEWS, 'scaling'],
+    views: [...SENTENCE_VIEWS, 'scaling', 'sinks'],
   },
   { name: 'heads', field: 'heads', attr: 'heads', kind: 'int', min: 1, max: 16, views: ['pipeline'] },
   { name: 'head', field: 'head', attr: null, kind: 'int', min: 0, max: 15, views: ['pipeline'] },

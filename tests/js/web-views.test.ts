@@ -26,7 +26,18 @@ describe('the views table', () => {
     expect([...VIEWS_USING_CONTROLS]).toEqual(['pipeline'])
     expect(TOUR_VIEW).toBe('pipeline')
     expect(VIEW_REGISTRY.filter((v) => v.tour)).toHaveLength(1)
-    expect([...VIEW_PANEL_NAMES].sort()).toEqual(['backward', 'decode', 'model', 'origin', 'scaling', 'train', 'why'])
+    expect([...VIEW_PANEL_NAMES].sort()).toEqual([
+      'backward',
+      'decode',
+      'flash',
+      'heads',
+      'model',
+      'origin',
+      'scaling',
+      'sinks',
+      'train',
+      'why',
+    ])
     for (const v of VIEWS) {
       const { state, notices } = parseParams(new URLSearchParams({ view: v }), defaultState())
       expect(notices).toEqual([])

@@ -23,7 +23,14 @@ import { fill } from '../format'
 export { fill }
 
 /** The right answer first in `options`; placed by a hash of the id so re-renders keep the order. */
-function make(id: string, prompt: string, right: string, wrong: string[], explain: string, guided?: number): Question {
+export function make(
+  id: string,
+  prompt: string,
+  right: string,
+  wrong: string[],
+  explain: string,
+  guided?: number,
+): Question {
   const opts = [right, ...[...new Set(wrong)].filter((w) => w !== right)].slice(0, 4)
   let hsh = 0
   for (const c of id) hsh = (Math.imul(hsh, 31) + c.charCodeAt(0)) | 0

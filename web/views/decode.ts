@@ -11,6 +11,7 @@ import { fill, fmt, shapeOf } from '../format'
 import type { MsgKey } from '../i18n'
 import { engineError } from '../engine-errors'
 import { decodeModel, type DecodeModel, type DecodeStep } from '../compute/decode'
+import { KvCachePanel } from './kv-cache'
 
 /** A number as the decode tables show it: 4 decimals, ASCII minus (so the text parses as numbers). */
 function num(v: number): string {
@@ -61,11 +62,13 @@ export class DecodeView implements Panel {
   private t = 0
   private timer: ReturnType<typeof setInterval> | null = null
   private ctx: Ctx | null = null
+  private kv: KvCachePanel
 
   constructor(
     private engine: Engine,
     ctx: Ctx,
   ) {
+    this.kv = new KvCachePanel(engine)
     const tx = this.texts.bind
     this.el = h(
       'section',
@@ -97,6 +100,7 @@ export class DecodeView implements Panel {
       this.contextShape,
       this.contextBox,
       tx(h('p', { class: 'hint' }), 'decodeQueryNote'),
+      this.kv.el,
     )
     this.source.addEventListener('input', () => ctx.setState({ source: this.source.value }))
     this.target.addEventListener('input', () => ctx.setState({ target: this.target.value }))
@@ -140,6 +144,7 @@ export class DecodeView implements Panel {
     }
     if (this.model) this.t = Math.max(0, Math.min(this.model.steps.length - 1, state.step - 1))
     this.draw()
+    this.kv.render(ctx)
   }
 
   /** Shows step t (0-based) through the state, so the URL (or the widget's step) follows. */

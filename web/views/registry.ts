@@ -24,6 +24,10 @@ import {
 } from '../quiz/questions'
 import { BackwardView } from './backward'
 import { DecodeView } from './decode'
+import { FlashView } from './flash'
+import { HeadsView } from './heads'
+import { modernQuiz } from './modern-quiz'
+import { SinksView } from './sinks'
 import { ModelView } from './model'
 import { ScalingView } from './scaling'
 
@@ -86,6 +90,30 @@ export const VIEW_REGISTRY = table([
     controls: false,
     tour: false,
     quiz: backwardQuiz,
+  },
+  {
+    name: 'flash',
+    tab: 'tabFlash',
+    panel: (engine) => new FlashView(engine),
+    controls: false,
+    tour: false,
+    quiz: modernQuiz('flash'),
+  },
+  {
+    name: 'heads',
+    tab: 'tabHeads',
+    panel: (engine) => new HeadsView(engine),
+    controls: false,
+    tour: false,
+    quiz: modernQuiz('heads'),
+  },
+  {
+    name: 'sinks',
+    tab: 'tabSinks',
+    panel: (engine) => new SinksView(engine),
+    controls: false,
+    tour: false,
+    quiz: modernQuiz('sinks'),
   },
   { name: 'train', tab: 'tabTrain', panel: 'train', controls: false, tour: false, quiz: trainQuiz },
   {

@@ -21,6 +21,30 @@ export const VIEW_STYLES = `
 .decode-table tr.now th { color: var(--accent); }
 .decode-error { background: #fdecea; border: 1px solid #f5c2bd; color: #7a1a12; }
 .decode-table td.masked { color: var(--muted); background: #f1f2f5; text-align: center; }
+.flash-grid td { min-width: 3.2em; }
+.flash-grid td.flash-now { background: #1c64d1; color: #fff; font-weight: 600; }
+.flash-grid td.flash-now.masked { background: #5b6475; }
+.flash-grid td.flash-gone { background: #d9dce3; }
+.flash-grid td.flash-later { background: var(--card); }
+.flash-grid caption { caption-side: bottom; text-align: left; color: var(--muted); padding-top: 4px; }
+.flash-result[data-done="true"] { color: var(--ok); font-weight: 600; }
+.decode-ctrl .check { display: inline-flex; align-items: center; gap: 4px; }
+.heads-cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: 12px; }
+.heads-col h3 { margin: 4px 0; }
+.heads-head { margin: 6px 0; padding: 4px 6px; border: 3px solid var(--line); border-radius: 8px; overflow-x: auto; }
+.heads-head figcaption { font-size: 12px; color: var(--muted); }
+.heads-weights td { min-width: 2.6em; font-size: 12px; }
+.heads-weights td.out { background: #d9dce3; color: var(--muted); text-decoration: line-through; }
+.heads-weights td.sink { outline: 2px solid #e76f51; outline-offset: -2px; }
+.heads-weights td.future { background: #f1f2f5; }
+.heads-legend { padding: 2px 8px; border-radius: 6px; border: 1px solid var(--line); }
+.heads-legend.seen { background: rgba(28, 100, 209, 0.25); }
+.heads-legend.sink { outline: 2px solid #e76f51; }
+.heads-legend.out { background: #d9dce3; text-decoration: line-through; }
+.sinks-table td.sink { background: #fde2d8; font-weight: 600; }
+.kv-cache { margin-top: 18px; padding-top: 8px; border-top: 1px solid var(--line); }
+.kv-table tr.now th, .kv-table tr.now td { background: var(--accent-soft); font-weight: 700; }
+.kv-table tr.later th { color: var(--muted); }
 .scaling-plot { width: 100%; max-width: 640px; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
 .scaling-plot .axis { stroke: var(--muted); stroke-width: 1; }
 .scaling-plot .grid { stroke: var(--line); stroke-width: 1; }

@@ -1,0 +1,192 @@
+// The views on attention as it runs today in real Chromium, page and widget, zh and en: flash (tile by tile through
+// flashTrace, ending equal to plain attention), heads (MHA / GQA / MQA sharing, the sliding window with sinks), sinks
+// (a model trained in the page, the sink logit) and the Decoding view's KV-cache panel. Their numbers are checked
+// against the engine in Node (the same wasm) and against the formulas.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Server } from 'node:http'
+import type { Page } from 'playwright-core'
+import { ROOT, launchChromium, serveStatic, settled, pageErrors } from './harness.mjs'
+import { serve } from '../../scripts/serve.mjs'
+import type { PlaygroundHandle } from '../../web/playground'
+import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
+import { kvCacheBytes, kvStepCost } from '../../web/views/kv-cache'
+
+type Win = { __apPlayground: PlaygroundHandle }
+
+let site: Awaited<ReturnType<typeof serveStatic>>
+let rootServer: Server
+let rootUrl: string
+let session: Awaited<ReturnType<typeof launchChromium>>
+
+beforeAll(async () => {
+  site = await serveStatic()
+  rootServer = (await serve(ROOT.replace(/\/+$/, ''), 0, '127.0.0.1')) as Server
+  const addr = rootServer.address()
+  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
+  rootUrl = `http://127.0.0.1:${addr.port}`
+  session = await launchChromium()
+})
+
+afterAll(async () => {
+  await session?.close()
+  await site?.close()
+  await new Promise((r) => (rootServer ? rootServer.close(() => r(undefined)) : r(undefined)))
+})
+
+async function openPage(query: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 } })
+  const errors = pageErrors(page)
+  await page.goto(site.url + query)
+  await page.waitForSelector('.ap-root', { state: 'attached' })
+  await page.waitForFunction(() => !!(window as unknown as Win).__apPlayground?.getTrace())
+  await settled(page)
+  return { page, errors }
+}
+
+async function addWidget(page: Page, id: string, attrs: string): Promise<void> {
+  await page.evaluate(
+    ([i, a]) =>
+      document.body.insertAdjacentHTML('beforeend', `<attention-playground id="${i}" ${a}></attention-playground>`),
+    [id, attrs],
+  )
+  await page.locator(`#${id}`).evaluate((el) => (el as WidgetEl).ready)
+}
+
+const num = async (page: Page, sel: string, attr: string) => Number(await page.locator(sel).getAttribute(attr))
+
+describe('view flash', () => {
+  for (const lang of ['en', 'zh'] as const) {
+    it(`steps through every tile and ends equal to plain attention (${lang})`, async () => {
+      const { page, errors } = await openPage(`?view=flash&lang=${lang}&text=this is my cat`)
+      const v = page.locator('[data-step="flash"]')
+      expect(await v.isVisible()).toBe(true)
+      // 4 tokens, blocks 2 × 3: 2 row blocks × 2 key blocks
+      expect(await v.getAttribute('data-flash-steps')).toBe('4')
+      expect(await page.locator('[data-flash="grid"] td.flash-now').count()).toBe(6)
+      expect(await page.locator('[data-flash="counter"]').innerText()).toMatch(
+        lang === 'en' ? /Tile 1 of 4/ : /第 1 \/ 4 块/,
+      )
+      for (let k = 1; k < 4; k++) await page.locator('button[name="flashStep"]').click()
+      expect(await v.getAttribute('data-flash-step')).toBe('3')
+      // the last tile (rows 2–3 × key 3): the other 14 cells grey, computed before and never stored
+      expect(await page.locator('[data-flash="grid"] td.flash-now').count()).toBe(2)
+      expect(await page.locator('[data-flash="grid"] td.flash-gone').count()).toBe(14)
+      const result = page.locator('[data-flash="result"]')
+      expect(await result.getAttribute('data-done')).toBe('true')
+      expect(Number(await result.getAttribute('data-max-diff'))).toBeLessThan(1e-6)
+      // each row's factor is exp(m_old − m_new) of its own m's
+      const rows = await page.locator('[data-flash="rows"] tbody tr').count()
+      expect(rows).toBe(2)
+      expect(await page.locator('[data-flash="kernel"]').innerText()).toMatch(/36.*128/)
+      // causal: tiles wholly above the diagonal are skipped
+      await page.locator('input[name="flashCausal"]').check()
+      expect(await v.getAttribute('data-flash-steps')).toBe('3')
+      expect(errors).toEqual([])
+      await page.close()
+    })
+  }
+})
+
+describe('view heads', () => {
+  for (const lang of ['en', 'zh'] as const) {
+    it(`shows MHA, GQA and MQA sharing K/V heads and the window with sinks (${lang})`, async () => {
+      const { page, errors } = await openPage(`?view=heads&lang=${lang}&text=one two three four five six`)
+      const kvOf = (arr: string) =>
+        page
+          .locator(`[data-arrangement="${arr}"] [data-head]`)
+          .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-kv'))))
+      expect(await kvOf('mha')).toEqual([0, 1, 2, 3])
+      expect(await kvOf('gqa')).toEqual([0, 0, 1, 1])
+      expect(await kvOf('mqa')).toEqual([0, 0, 0, 0])
+      // heads sharing a K/V head in MQA see the same keys; their weights differ only through their queries
+      expect(await page.locator('[data-arrangement="mqa"] .heads-weights').count()).toBe(4)
+      // window 3 with 1 sink over 6 tokens: row 5 has keys 1 and 2 slid out, key 0 kept
+      const out = await page.locator('[data-heads="outside"] li[data-row]').count()
+      expect(out).toBe(2) // rows 4 and 5
+      expect(await page.locator('[data-heads="outside"] li[data-row="5"]').innerText()).toMatch(/two, three/)
+      await page.locator('input[name="headsWindow"]').fill('6')
+      await expect.poll(() => page.locator('[data-heads="outside"] li[data-row]').count()).toBe(0)
+      expect(errors).toEqual([])
+      await page.close()
+    })
+  }
+})
+
+describe('view sinks', () => {
+  it('trains a model, reports honestly whether a sink head appeared, and the sink logit takes a share (en, zh)', async () => {
+    const { page, errors } = await openPage('?view=sinks&lang=en')
+    const v = page.locator('[data-step="sinks"]')
+    await expect.poll(() => v.getAttribute('data-sinks-done'), { timeout: 120000, interval: 500 }).toBe('true')
+    expect(await page.locator('[data-sinks="heads"] li').count()).toBe(8)
+    const found = await v.getAttribute('data-sinks-found')
+    expect(await page.locator('[data-sinks="verdict"]').innerText()).toMatch(found === 'true' ? /^Found/ : /^Not found/)
+    // every row: weights + the sink's share = 1
+    const sums = await page
+      .locator('[data-sinks="table"] tbody tr')
+      .evaluateAll((trs) =>
+        trs.map(
+          (tr) =>
+            Number(tr.querySelector('[data-sum]')!.getAttribute('data-sum')) +
+            Number(tr.querySelector('[data-share]')!.getAttribute('data-share')),
+        ),
+      )
+    for (const s of sums) expect(Math.abs(s - 1)).toBeLessThan(1e-5)
+    const share0 = await num(page, '[data-sinks="pos0"]', 'data-share')
+    await page.locator('input[name="sinkLogit"]').fill('4')
+    expect(await num(page, '[data-sinks="pos0"]', 'data-share')).toBeGreaterThan(share0)
+    await page.evaluate(() => (window as unknown as Win).__apPlayground.setState({ lang: 'zh' }))
+    await settled(page)
+    expect(await page.locator('[data-step="sinks"] h2').innerText()).toMatch(/注意力汇聚/)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
+
+describe('KV cache in the Decoding view', () => {
+  for (const lang of ['en', 'zh'] as const) {
+    it(`grows one row per step, counts both ways, sizes real models (${lang})`, async () => {
+      const { page, errors } = await openPage(`?view=decode&lang=${lang}&source=我 爱 中国&target=I love China`)
+      const p = page.locator('[data-step="kv-cache"]')
+      expect(await p.isVisible()).toBe(true)
+      const cached = () => page.locator('[data-kv="cache"] tr[data-cached="true"]').count()
+      expect(await cached()).toBe(1)
+      await page.locator('button[name="kvNext"]').click()
+      await page.locator('button[name="kvNext"]').click()
+      expect(await cached()).toBe(3)
+      const s = await page.evaluate(() => (window as unknown as Win).__apPlayground.getState())
+      const c = kvStepCost(3, { dModel: s.dModel, dq: s.dq, dk: s.dq, dv: s.dv })
+      expect(await num(page, '[data-kv-counter="macs"] td[data-with]', 'data-with')).toBe(c.withMacs)
+      expect(await num(page, '[data-kv-counter="macs"] td[data-without]', 'data-without')).toBe(c.withoutMacs)
+      // LLaMA-3-8B: 2 · 32 layers · 8 K/V heads · 128 dims · 2 bytes = 128 KiB per token
+      expect(await num(page, '[data-model="LLaMA-3-8B"] td[data-bytes] >> nth=0', 'data-bytes')).toBe(131072)
+      // at its 8,192-token context: 1 GiB; Mistral's window caps its 32,768 at 4,096 tokens
+      expect(await num(page, '[data-model="LLaMA-3-8B"] td[data-bytes] >> nth=1', 'data-bytes')).toBe(2 ** 30)
+      expect(await num(page, '[data-model="Mistral-7B"] td[data-bytes] >> nth=1', 'data-bytes')).toBe(2 ** 29)
+      expect(kvCacheBytes({ layers: 32, kvHeads: 8, headDim: 128, window: 4096 }, 32768)).toBe(
+        2 * 32 * 8 * 128 * 4096 * 2,
+      )
+      expect(errors).toEqual([])
+      await page.close()
+    })
+  }
+})
+
+describe('the widget opens the views', () => {
+  it('view="flash", "heads", "sinks" and the decode view with its KV-cache panel, zh and en', async () => {
+    const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
+    await page.goto(rootUrl + '/tests/e2e/pages/two.html')
+    await addWidget(page, 'fl', 'view="flash" lang="zh" text="我爱中国" tokenizer="char"')
+    await addWidget(page, 'hd', 'view="heads" lang="en"')
+    await addWidget(page, 'kv', 'view="decode" lang="en" source="我 爱 中国" target="I love China"')
+    expect(await page.locator('#fl [data-step="flash"]').isVisible()).toBe(true)
+    expect(await page.locator('#fl [data-step="flash"] h2').innerText()).toMatch(/一块一块/)
+    expect(await page.locator('#fl [data-flash="grid"] td.flash-now').count()).toBeGreaterThan(0)
+    expect(await page.locator('#hd [data-arrangement="gqa"]').getAttribute('data-kv-heads')).toBe('2')
+    expect(await page.locator('#kv [data-step="kv-cache"]').isVisible()).toBe(true)
+    await addWidget(page, 'sk', 'view="sinks" lang="en"')
+    await expect
+      .poll(() => page.locator('#sk [data-step="sinks"]').getAttribute('data-sinks-done'), { timeout: 120000 })
+      .toBe('true')
+    await page.close()
+  })
+})

@@ -1,0 +1,215 @@
+// The zh / en strings of the views on attention as it runs today (flash, heads, sinks, the KV-cache panel). Kept
+// beside the views, like web/train/strings.ts, so the page's i18n.ts holds only their tab names. These views go
+// beyond the course's lessons; each says so. Plain text, put in with textContent.
+
+import { h, setText } from '../dom'
+import type { Lang } from '../params'
+
+const en = {
+  beyond: 'Beyond the lessons: the lessons stop at one attention step; this is how today’s models run it.',
+  // flash
+  flashTitle: 'FlashAttention: attention tile by tile',
+  flashLead:
+    'The fused kernel never builds the n×n matrix of scores. It takes a block of query rows and a block of keys at a time (a tile), and keeps for each row only a running maximum m, a running sum l of exp(s − m) and an unnormalised output O. When a new tile raises a row’s maximum, the row’s old l and O are multiplied by exp(m_old − m_new) first. At the end O / l is exactly softmax · V.',
+  flashInputPage: 'Input: Q, K, V of the page’s first {n} tokens (head 1{dv}).',
+  flashInputRandom: 'Input: a small random example (the page’s rule has dq ≠ dk or cross attention).',
+  flashBlockRows: 'query rows per block',
+  flashBlockCols: 'keys per block',
+  flashCausal: 'causal',
+  flashBack: '◀ Back',
+  flashStep: 'Next tile ▶',
+  flashPlay: 'Play',
+  flashPause: 'Pause',
+  flashReset: 'Start over',
+  flashCounter: 'Tile {k} of {total}: query rows {r0}–{r1} × keys {c0}–{c1}',
+  flashGridCaption:
+    'The n×n scores. Dark: the tile being computed now (its scaled scores). Grey: tiles already folded in, thrown away: the matrix is never stored. Blank: tiles still to come, or skipped (causal: wholly above the diagonal).',
+  flashRowsTitle: 'Each row of this block after the tile',
+  flashRow: 'row',
+  flashFactor: 'exp(m_old − m_new)',
+  flashORow: 'O (not yet ÷ l)',
+  flashMemory:
+    'Memory at once: plain attention keeps the {n}×{nk} = {plain} scores; the tiles keep one {br}×{bc} tile plus m, l and O of {br} rows = {flash} floats. At n = 4096 with the kernel’s blocks: 16,777,216 against {kernelFloats}.',
+  flashDone: 'Done: O / l equals plain attention. Largest difference from attention(): {diff}.',
+  flashNotDone: 'At the end O / l is compared with plain attention.',
+  flashKernel:
+    'The real kernel in this page’s engine runs blocks of {br} query rows × {bc} keys ({half} keys when d > 64), so a tile’s keys stay in the processor’s cache; it also skips tiles wholly outside a causal or sliding-window mask. The numbers here come from the same C++ loops with small blocks, recording after each tile.',
+  flashFirstTile: 'first tile of the row: nothing to rescale',
+  // heads
+  headsTitle: 'Multi-head, grouped-query and multi-query attention',
+  headsLead:
+    'Every query head has its own W_q. In multi-head attention (MHA) each head also has its own K and V; in grouped-query attention (GQA: LLaMA-3, Mistral, Qwen) a group of query heads shares one K/V head; in multi-query attention (MQA) all share one. Fewer K/V heads means a smaller KV cache, with little loss in quality.',
+  headsSentence: 'On the page’s sentence: {n} tokens, E = {E}, {H} query heads of {hd} dims.',
+  headsArrangement: 'arrangement',
+  headsKV: 'K/V heads',
+  headsMemory: 'K/V cached per token per layer',
+  headsShare: 'query head {h} → K/V head {g}',
+  headsWeightsOf: 'head {h}',
+  headsWindowTitle: 'Sliding window with sinks',
+  headsWindowLead:
+    'Mistral and Gemma limit each query to the last W keys (a sliding window): query i sees keys i − W < j ≤ i. StreamingLLM keeps the first few tokens (sinks) as well, because heads park weight there. Tokens that slide out are not seen by this layer any more; their information reaches later positions only through earlier layers (each layer’s window stacks, so L layers reach back about L·W tokens).',
+  headsWindow: 'window W',
+  headsSinks: 'sinks',
+  headsOutside: 'Row {i} ({tok}): outside the window, not attended: {list}.',
+  headsNoneOutside: 'Every row still sees all its earlier keys (W ≥ n).',
+  headsLegendSeen: 'in the window',
+  headsLegendSink: 'sink (kept)',
+  headsLegendOut: 'slid out',
+  // sinks
+  sinksTitle: 'Attention sinks: why heads stare at the first token',
+  sinksLead:
+    'Softmax must hand out a total weight of 1 on every row. A head with nothing useful to look at still has to put that weight somewhere; trained models learn to dump it on one always-visible token, usually the first. BertViz users see it as "every token attends to [CLS]"; StreamingLLM found that dropping those tokens breaks a model. A sink logit (gpt-oss) gives the head an explicit place to put "nothing": one more logit in the softmax whose share is thrown away, so rows may sum to less than 1.',
+  sinksTrain: 'Measured on a model trained in the Train tab (task next-char, causal, {steps} steps):',
+  sinksTraining: 'Training a small causal model ({steps} steps)…',
+  sinksHeadTitle: 'layer {l}, head {h}: mean weight on position 0 over rows 1…: {mean}',
+  sinksFound:
+    'Found: head {h} of layer {l} puts {mean} of its weight on position 0 on average (uniform would be {uniform}).',
+  sinksNotFound:
+    'Not found here: no head of this small model puts more than {mean} of its weight on position 0 on average (uniform: {uniform}). The effect shows in large models trained for long; this one is small and trained briefly, so we say so rather than fake it.',
+  sinksLogitTitle: 'The same head with a sink logit',
+  sinksLogitLead:
+    'Its scores again, with one extra logit s in the softmax (0 = "softmax off by one"). The share the sink takes is the weight that no longer has to go to position 0.',
+  sinksLogit: 'sink logit s',
+  sinksColumnSink: 'sink',
+  sinksRowSum: 'row sum',
+  sinksPos0: 'on position 0: {a} without the sink, {b} with it; the sink takes {c}',
+  // kv cache
+  kvTitle: 'KV cache: decoding without recomputing',
+  kvLead:
+    'When a decoder writes token t, its new query needs the keys and values of every earlier token. They do not change (causal attention: earlier tokens never see later ones), so they are kept: the KV cache. Step t computes one new q, k and v row and appends k and v; without the cache it would recompute all t rows of K and V.',
+  kvStep: 'Step {t}: the cache holds {t} K rows and {t} V rows.',
+  kvCounters: 'This step',
+  kvWith: 'with the cache',
+  kvWithout: 'without',
+  kvMacs: 'multiply-adds',
+  kvBytes: 'bytes of K and V touched',
+  kvFormula: 'Cache size = 2 (K and V) · layers · kvHeads · headDim · tokens · bytes per number',
+  kvTableModel: 'model',
+  kvTableLayers: 'layers',
+  kvTableHeads: 'query heads',
+  kvTableKV: 'K/V heads',
+  kvTableHeadDim: 'head dim',
+  kvTablePerToken: 'per token (fp16)',
+  kvTableAt: 'at its context length (fp16)',
+  kvNoWindow: '{size} without the window',
+  kvAsMha: 'as multi-head: {size}',
+  kvTableNote:
+    'From the models’ published configurations (config.json on Hugging Face; GPT-2: Radford et al. 2019; LLaMA-2: Touvron et al. 2023; LLaMA-3: Meta 2024; Mistral 7B: Jiang et al. 2023). GQA: LLaMA-3-8B keeps 8 K/V heads for 32 query heads, a quarter of the cache multi-head attention would need. Mistral’s sliding window of 4,096 tokens caps its cache at 4,096 tokens however long the text (a rolling buffer).',
+  kvWindowCap: '{model}: capped at the window of {w} tokens',
+}
+
+export type ModernKey = keyof typeof en
+
+const zh: Record<ModernKey, string> = {
+  beyond: '课程之外：课程讲到一次注意力计算为止；这里是今天的模型实际怎样运行它。',
+  flashTitle: 'FlashAttention：一块一块地计算注意力',
+  flashLead:
+    '融合内核从不构造 n×n 的分数矩阵。它每次取一块查询行和一块键（一个“块”），每一行只保留一个运行中的最大值 m、exp(s − m) 的运行和 l，以及尚未归一化的输出 O。新的块让某行的最大值变大时，先把这一行旧的 l 和 O 乘以 exp(m_old − m_new)。最后 O / l 正好等于 softmax · V。',
+  flashInputPage: '输入：页面前 {n} 个词的 Q、K、V（第 1 个头{dv}）。',
+  flashInputRandom: '输入：一个小的随机例子（页面的打分方式 dq ≠ dk，或是交叉注意力）。',
+  flashBlockRows: '每块的查询行数',
+  flashBlockCols: '每块的键数',
+  flashCausal: '因果掩码',
+  flashBack: '◀ 上一块',
+  flashStep: '下一块 ▶',
+  flashPlay: '播放',
+  flashPause: '暂停',
+  flashReset: '从头开始',
+  flashCounter: '第 {k} / {total} 块：查询行 {r0}–{r1} × 键 {c0}–{c1}',
+  flashGridCaption:
+    'n×n 的分数。深色：正在计算的块（缩放后的分数）。灰色：已经并入并丢弃的块——整个矩阵从不保存。空白：还没算到的块，或被跳过的块（因果：整块在对角线之上）。',
+  flashRowsTitle: '这一块之后，块内每一行的状态',
+  flashRow: '行',
+  flashFactor: 'exp(m_old − m_new)',
+  flashORow: 'O（还没 ÷ l）',
+  flashMemory:
+    '同一时刻占用的内存：普通注意力保存 {n}×{nk} = {plain} 个分数；分块计算只保存一个 {br}×{bc} 的块，加上 {br} 行的 m、l 和 O，共 {flash} 个数。n = 4096 时按内核的块大小：16,777,216 对 {kernelFloats}。',
+  flashDone: '完成：O / l 等于普通注意力。与 attention() 的最大差：{diff}。',
+  flashNotDone: '最后会把 O / l 与普通注意力比较。',
+  flashKernel:
+    '本页引擎里真正的内核每块取 {br} 个查询行 × {bc} 个键（d > 64 时为 {half} 个键），让一块的键留在处理器缓存里；整块落在因果或滑动窗口掩码之外时直接跳过。这里的数字来自同一段 C++ 循环，只是块更小，并在每块之后记录状态。',
+  flashFirstTile: '这一行的第一块：没有需要重新缩放的',
+  headsTitle: '多头、分组查询与多查询注意力',
+  headsLead:
+    '每个查询头都有自己的 W_q。多头注意力（MHA）里每个头也有自己的 K 和 V；分组查询注意力（GQA：LLaMA-3、Mistral、Qwen）里一组查询头共用一个 K/V 头；多查询注意力（MQA）里所有头共用一个。K/V 头越少，KV 缓存越小，质量损失很小。',
+  headsSentence: '用页面的句子：{n} 个词，E = {E}，{H} 个查询头，每头 {hd} 维。',
+  headsArrangement: '结构',
+  headsKV: 'K/V 头数',
+  headsMemory: '每层每个词缓存的 K/V',
+  headsShare: '查询头 {h} → K/V 头 {g}',
+  headsWeightsOf: '头 {h}',
+  headsWindowTitle: '带汇聚词的滑动窗口',
+  headsWindowLead:
+    'Mistral 和 Gemma 让每个查询只看最近的 W 个键（滑动窗口）：查询 i 看键 i − W < j ≤ i。StreamingLLM 还保留开头几个词（汇聚词，sinks），因为注意力头会把权重停放在那里。滑出窗口的词这一层不再看到；它们的信息只能经由更早的层传到后面（每层的窗口叠加，L 层大约能回看 L·W 个词）。',
+  headsWindow: '窗口 W',
+  headsSinks: '汇聚词',
+  headsOutside: '第 {i} 行（{tok}）：在窗口之外、不再关注：{list}。',
+  headsNoneOutside: '每一行仍能看到之前所有的键（W ≥ n）。',
+  headsLegendSeen: '在窗口内',
+  headsLegendSink: '汇聚词（保留）',
+  headsLegendOut: '已滑出',
+  sinksTitle: '注意力汇聚：为什么注意力头盯着第一个词',
+  sinksLead:
+    'softmax 每一行的权重总和必须是 1。一个没有有用内容可看的头也得把这份权重放在某处；训练好的模型学会把它倒在一个总能看到的词上，通常是第一个。BertViz 的用户看到的是“每个词都关注 [CLS]”；StreamingLLM 发现删掉这些词会让模型崩溃。汇聚 logit（gpt-oss）给注意力头一个明确放“什么都不看”的地方：softmax 里多一个 logit，它分到的份额被丢掉，所以每行的和可以小于 1。',
+  sinksTrain: '在“训练”页训练的模型上测得（任务 next-char，因果，{steps} 步）：',
+  sinksTraining: '正在训练一个小的因果模型（{steps} 步）…',
+  sinksHeadTitle: '第 {l} 层第 {h} 个头：第 1 行起在位置 0 上的平均权重：{mean}',
+  sinksFound: '找到了：第 {l} 层第 {h} 个头平均把 {mean} 的权重放在位置 0 上（均匀分配是 {uniform}）。',
+  sinksNotFound:
+    '这里没有出现：这个小模型没有哪个头平均在位置 0 上放超过 {mean} 的权重（均匀分配：{uniform}）。这种现象出现在训练很久的大模型里；这个模型小、训练时间短，所以我们如实说明，而不是伪造。',
+  sinksLogitTitle: '同一个头加上汇聚 logit',
+  sinksLogitLead:
+    '还是它的分数，softmax 里多一个 logit s（0 即“softmax off by one”）。汇聚项分走的份额，就是不必再放到位置 0 上的权重。',
+  sinksLogit: '汇聚 logit s',
+  sinksColumnSink: '汇聚',
+  sinksRowSum: '行和',
+  sinksPos0: '位置 0 上：没有汇聚项时 {a}，有汇聚项时 {b}；汇聚项分走 {c}',
+  kvTitle: 'KV 缓存：解码时不必重算',
+  kvLead:
+    '解码器写第 t 个词时，新的查询需要之前每个词的键和值。它们不会变（因果注意力：前面的词看不到后面的词），所以把它们存起来：这就是 KV 缓存。第 t 步只计算一行新的 q、k、v，并把 k 和 v 追加进去；没有缓存就要重算全部 t 行 K 和 V。',
+  kvStep: '第 {t} 步：缓存里有 {t} 行 K 和 {t} 行 V。',
+  kvCounters: '这一步',
+  kvWith: '有缓存',
+  kvWithout: '无缓存',
+  kvMacs: '乘加次数',
+  kvBytes: '读写的 K、V 字节数',
+  kvFormula: '缓存大小 = 2（K 和 V）· 层数 · K/V 头数 · 每头维数 · 词数 · 每个数的字节数',
+  kvTableModel: '模型',
+  kvTableLayers: '层数',
+  kvTableHeads: '查询头',
+  kvTableKV: 'K/V 头',
+  kvTableHeadDim: '每头维数',
+  kvTablePerToken: '每个词（fp16）',
+  kvTableAt: '满上下文长度时（fp16）',
+  kvNoWindow: '不用窗口则 {size}',
+  kvAsMha: '若用多头：{size}',
+  kvTableNote:
+    '数据来自各模型公开的配置（Hugging Face 上的 config.json；GPT-2：Radford 等 2019；LLaMA-2：Touvron 等 2023；LLaMA-3：Meta 2024；Mistral 7B：Jiang 等 2023）。GQA：LLaMA-3-8B 对 32 个查询头只保留 8 个 K/V 头，缓存是多头注意力的四分之一。Mistral 的 4,096 词滑动窗口让缓存无论文本多长都不超过 4,096 个词（滚动缓冲区）。',
+  kvWindowCap: '{model}：以 {w} 个词的窗口为上限',
+}
+
+const STRINGS: Record<Lang, Record<ModernKey, string>> = { en, zh }
+
+export type ModernText = (key: ModernKey, vars?: Record<string, string | number>) => string
+
+/** The views' strings in `lang`, with {name} placeholders filled. */
+export function modernText(lang: Lang): ModernText {
+  return (key, vars = {}) =>
+    Object.entries(vars).reduce((s, [k, v]) => s.split(`{${k}}`).join(String(v)), STRINGS[lang][key])
+}
+
+/** Elements showing one of these strings, re-labelled together when the language changes. */
+export class ModernLabels {
+  private list: Array<[HTMLElement, ModernKey]> = []
+
+  /** A new <tag> showing `key` (with class `cls`). */
+  readonly el = <K extends 'h2' | 'h3' | 'p' | 'span'>(tag: K, key: ModernKey, cls?: string) => {
+    const e = h(tag, cls ? { class: cls } : {})
+    this.list.push([e, key])
+    return e
+  }
+
+  apply(tx: ModernText): void {
+    for (const [e, key] of this.list) setText(e, tx(key))
+  }
+}

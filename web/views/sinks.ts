@@ -1,0 +1,176 @@
+// The "sinks" view: why a head with nothing to look at puts its weight on the first token, measured on a model of
+// the Train tab trained here in small chunks (sinks-model.ts), and the same head with a sink logit.
+
+import type { Ctx, Panel } from '../context'
+import type { Engine, Tensor, Trainer } from 'attention-playground'
+import { h, setText, tokLabel } from '../dom'
+import { fmt } from '../format'
+import { engineError } from '../engine-errors'
+import { ModernLabels, modernText, type ModernText } from './modern-strings'
+import { SINK_CHUNK, SINK_STEPS, measureSinks, sinkTrainer, withSinkLogit, type SinkMeasure } from './sinks-model'
+
+const SHOW = 10
+
+export class SinksView implements Panel {
+  readonly el: HTMLElement
+  private labels = new ModernLabels()
+  private status = h('p', { class: 'hint', role: 'status', 'data-sinks': 'status' })
+  private verdict = h('p', { class: 'help', 'data-sinks': 'verdict' })
+  private heads = h('ul', { class: 'sinks-heads', 'data-sinks': 'heads' })
+  private logit = h('input', { type: 'range', name: 'sinkLogit', min: -4, max: 6, step: 0.5, value: 0 })
+  private logitValue = h('output', {})
+  private pos0 = h('p', { class: 'help', 'data-sinks': 'pos0' })
+  private table = h('div', { class: 'table-scroll', tabindex: 0 })
+  private error = h('p', { class: 'banner decode-error', role: 'alert', hidden: true })
+  private trainer: Trainer | null = null
+  private measure: SinkMeasure | null = null
+  private seed = -1
+  private timer: ReturnType<typeof setTimeout> | null = null
+  private ctx: Ctx | null = null
+
+  constructor(private engine: Engine) {
+    const lb = this.labels.el
+    this.el = h(
+      'section',
+      { class: 'panel sinks', 'data-step': 'sinks' },
+      lb('h2', 'sinksTitle'),
+      lb('p', 'beyond', 'hint'),
+      lb('p', 'sinksLead', 'lead'),
+      this.status,
+      this.error,
+      this.heads,
+      this.verdict,
+      lb('h3', 'sinksLogitTitle'),
+      lb('p', 'sinksLogitLead', 'help'),
+      h('label', { class: 'field' }, lb('span', 'sinksLogit', 'lbl'), this.logit, this.logitValue),
+      this.pos0,
+      this.table,
+    )
+    this.logit.addEventListener('input', () => this.draw())
+  }
+
+  render(ctx: Ctx): void {
+    this.ctx = ctx
+    if (ctx.state.seed !== this.seed) this.start(ctx.state.seed)
+    this.draw()
+  }
+
+  /** A new model for the seed, trained a chunk at a time so the page stays responsive. */
+  private start(seed: number): void {
+    this.dispose()
+    this.seed = seed
+    this.measure = null
+    try {
+      this.trainer = sinkTrainer(this.engine, seed)
+    } catch (e) {
+      this.fail(e)
+      return
+    }
+    const tick = () => {
+      const tr = this.trainer
+      if (!tr || this.seed !== seed) return
+      try {
+        tr.step(SINK_CHUNK)
+        if (tr.steps >= SINK_STEPS) {
+          this.measure = measureSinks(tr)
+          this.timer = null
+        } else {
+          this.timer = setTimeout(tick, 0)
+        }
+      } catch (e) {
+        this.fail(e)
+      }
+      this.draw()
+    }
+    this.timer = setTimeout(tick, 0)
+  }
+
+  private fail(e: unknown): void {
+    const msg = engineError(this.ctx?.state.lang ?? 'en', e instanceof Error ? e.message : String(e))
+    this.error.hidden = false
+    setText(this.error, msg.detail ? `${msg.text} (${msg.detail})` : msg.text)
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    this.trainer?.dispose()
+    this.trainer = null
+  }
+
+  private draw(): void {
+    const ctx = this.ctx
+    if (!ctx) return
+    const tx = modernText(ctx.state.lang)
+    this.labels.apply(tx)
+    const m = this.measure
+    this.el.dataset.sinksDone = String(!!m)
+    if (!m) {
+      setText(this.status, `${tx('sinksTraining', { steps: SINK_STEPS })} ${this.trainer?.steps ?? 0}`)
+      return
+    }
+    setText(this.status, tx('sinksTrain', { steps: SINK_STEPS }))
+    this.el.dataset.sinksFound = String(m.found)
+    this.heads.replaceChildren(
+      ...m.heads.map((hd) =>
+        h('li', {
+          'data-layer': hd.layer,
+          'data-head': hd.head,
+          'data-mean': hd.mean,
+          text: tx('sinksHeadTitle', { l: hd.layer, h: hd.head, mean: fmt(hd.mean, 3) }),
+        }),
+      ),
+    )
+    const vars = { l: m.best.layer, h: m.best.head, mean: fmt(m.best.mean, 3), uniform: fmt(m.uniform, 3) }
+    setText(this.verdict, tx(m.found ? 'sinksFound' : 'sinksNotFound', vars))
+    this.drawSink(m, tx)
+  }
+
+  private drawSink(m: SinkMeasure, tx: ModernText): void {
+    const s = Number(this.logit.value)
+    setText(this.logitValue, fmt(s, 1))
+    const r = withSinkLogit(this.engine, m, s)
+    this.pos0.dataset.share = String(r.share)
+    setText(this.pos0, tx('sinksPos0', { a: fmt(r.pos0, 3), b: fmt(r.pos0Sink, 3), c: fmt(r.share, 3) }))
+    const n = Math.min(SHOW, m.tokens.length)
+    const nk = r.weights.shape[1]
+    const cell = (w: Tensor, i: number, j: number) => w.data[i * nk + j]
+    const toks = m.tokens.map(tokLabel)
+    const body = Array.from({ length: n }, (_, i) => {
+      let sum = 0
+      for (let j = 0; j < nk; j++) sum += cell(r.weights, i, j)
+      return h(
+        'tr',
+        { 'data-row': i },
+        h('th', { scope: 'row', text: toks[i] }),
+        ...Array.from({ length: n }, (_, j) => {
+          const v = cell(r.weights, i, j)
+          const td = h('td', { text: j > i ? '' : `${fmt(v, 2)} (${fmt(cell(r.plain, i, j), 2)})` })
+          if (j <= i) td.style.background = `rgba(28, 100, 209, ${(0.5 * v).toFixed(3)})`
+          return td
+        }),
+        h('td', { class: 'sink', 'data-share': r.sinkShare[i], text: fmt(r.sinkShare[i], 3) }),
+        h('td', { 'data-sum': sum, text: fmt(sum, 3) }),
+      )
+    })
+    this.table.replaceChildren(
+      h(
+        'table',
+        { class: 'decode-table sinks-table', 'data-sinks': 'table' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', {}),
+            ...toks.slice(0, n).map((t) => h('th', { scope: 'col', text: t })),
+            h('th', { scope: 'col', text: tx('sinksColumnSink') }),
+            h('th', { scope: 'col', text: tx('sinksRowSum') }),
+          ),
+        ),
+        h('tbody', {}, ...body),
+      ),
+    )
+  }
+}
