@@ -69,7 +69,7 @@ export const STYLES = `
 .long-canvas { display: block; touch-action: none; cursor: grab; }
 .long-canvas:active { cursor: grabbing; }
 .long-readout { margin: 6px 0 0; min-height: 1.5em; }
-.tabs { display: flex; gap: 4px; padding: 0 20px; border-bottom: 1px solid var(--line); }
+.tabs { display: flex; flex-wrap: wrap; gap: 4px; padding: 0 20px; border-bottom: 1px solid var(--line); }
 .tabs .tab { border: none; border-bottom: 3px solid transparent; border-radius: 0; background: none; padding: 8px 12px; color: var(--muted); font-weight: 600; }
 .tabs .tab[aria-selected="true"] { color: var(--accent); border-bottom-color: var(--accent); }
 .ap-layout { display: grid; grid-template-columns: 290px minmax(0, 1fr); gap: 18px; padding: 16px 20px; align-items: start; }

@@ -10,6 +10,8 @@ import { serve } from '../../scripts/serve.mjs'
 import type { PlaygroundHandle } from '../../web/playground'
 import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
 import { kvCacheBytes, kvStepCost } from '../../web/views/kv-cache'
+import { modernText, type ModernKey } from '../../web/views/modern-strings'
+import { modernQuestions } from '../../web/views/modern-quiz'
 
 type Win = { __apPlayground: PlaygroundHandle }
 
@@ -52,6 +54,17 @@ async function addWidget(page: Page, id: string, attrs: string): Promise<void> {
   await page.locator(`#${id}`).evaluate((el) => (el as WidgetEl).ready)
 }
 
+/** The view's quiz: its questions on the page, in `lang`; answering the right option marks it right. */
+async function quizShown(page: Page, view: 'flash' | 'heads' | 'sinks', lang: 'zh' | 'en'): Promise<void> {
+  const qs = modernQuestions(view, lang)
+  const ids = await page.locator(`[data-quiz^="${view}:"]`).evaluateAll((els) => els.map((e) => e.dataset.quiz))
+  expect(ids).toEqual(qs.map((q) => q.id))
+  const first = page.locator(`[data-quiz="${qs[0].id}"]`)
+  expect(await first.locator('.quiz-q').innerText()).toBe(qs[0].prompt)
+  await first.locator('.quiz-opts button', { hasText: qs[0].options[qs[0].right] }).click()
+  expect(await first.getAttribute('data-quiz-result')).toBe('right')
+}
+
 const num = async (page: Page, sel: string, attr: string) => Number(await page.locator(sel).getAttribute(attr))
 
 describe('view flash', () => {
@@ -78,6 +91,7 @@ describe('view flash', () => {
       const rows = await page.locator('[data-flash="rows"] tbody tr').count()
       expect(rows).toBe(2)
       expect(await page.locator('[data-flash="kernel"]').innerText()).toMatch(/36.*128/)
+      await quizShown(page, 'flash', lang)
       // causal: tiles wholly above the diagonal are skipped
       await page.locator('input[name="flashCausal"]').check()
       expect(await v.getAttribute('data-flash-steps')).toBe('3')
@@ -104,6 +118,7 @@ describe('view heads', () => {
       const out = await page.locator('[data-heads="outside"] li[data-row]').count()
       expect(out).toBe(2) // rows 4 and 5
       expect(await page.locator('[data-heads="outside"] li[data-row="5"]').innerText()).toMatch(/two, three/)
+      await quizShown(page, 'heads', lang)
       await page.locator('input[name="headsWindow"]').fill('6')
       await expect.poll(() => page.locator('[data-heads="outside"] li[data-row]').count()).toBe(0)
       expect(errors).toEqual([])
@@ -134,9 +149,11 @@ describe('view sinks', () => {
     const share0 = await num(page, '[data-sinks="pos0"]', 'data-share')
     await page.locator('input[name="sinkLogit"]').fill('4')
     expect(await num(page, '[data-sinks="pos0"]', 'data-share')).toBeGreaterThan(share0)
+    await quizShown(page, 'sinks', 'en')
     await page.evaluate(() => (window as unknown as Win).__apPlayground.setState({ lang: 'zh' }))
     await settled(page)
     expect(await page.locator('[data-step="sinks"] h2').innerText()).toMatch(/注意力汇聚/)
+    await quizShown(page, 'sinks', 'zh')
     expect(errors).toEqual([])
     await page.close()
   })
@@ -162,6 +179,18 @@ describe('KV cache in the Decoding view', () => {
       // at its 8,192-token context: 1 GiB; Mistral's window caps its 32,768 at 4,096 tokens
       expect(await num(page, '[data-model="LLaMA-3-8B"] td[data-bytes] >> nth=1', 'data-bytes')).toBe(2 ** 30)
       expect(await num(page, '[data-model="Mistral-7B"] td[data-bytes] >> nth=1', 'data-bytes')).toBe(2 ** 29)
+      // each model's name links to the config.json its numbers were read from
+      const hrefs = await page
+        .locator('[data-kv="sizes"] th a')
+        .evaluateAll((as) => as.map((a) => a.getAttribute('href')))
+      expect(hrefs).toEqual(
+        [
+          'openai-community/gpt2',
+          'meta-llama/Llama-2-7b-hf',
+          'meta-llama/Meta-Llama-3-8B',
+          'mistralai/Mistral-7B-v0.1',
+        ].map((r) => `https://huggingface.co/${r}/blob/main/config.json`),
+      )
       expect(kvCacheBytes({ layers: 32, kvHeads: 8, headDim: 128, window: 4096 }, 32768)).toBe(
         2 * 32 * 8 * 128 * 4096 * 2,
       )
@@ -172,21 +201,42 @@ describe('KV cache in the Decoding view', () => {
 })
 
 describe('the widget opens the views', () => {
-  it('view="flash", "heads", "sinks" and the decode view with its KV-cache panel, zh and en', async () => {
+  it('view="flash", "heads", "sinks" and the decode view with its KV-cache panel, each in zh and en', async () => {
     const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
+    // The plain test page has no favicon: the browser's request for one is not the widget's error.
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/favicon/.test(m.location().url)) errors.push(`${m.text()} (${m.location().url})`)
+    })
     await page.goto(rootUrl + '/tests/e2e/pages/two.html')
+    /** The panel's heading in `first`, then in the other language after the widget's lang attribute changes. */
+    const bothLangs = async (id: string, sel: string, key: ModernKey, first: 'zh' | 'en') => {
+      const heading = page.locator(`#${id} ${sel}`)
+      expect(await heading.innerText()).toBe(modernText(first)(key))
+      const other = first === 'zh' ? 'en' : 'zh'
+      await page.locator(`#${id}`).evaluate((el, l) => el.setAttribute('lang', l), other)
+      await expect.poll(() => heading.innerText()).toBe(modernText(other)(key))
+    }
     await addWidget(page, 'fl', 'view="flash" lang="zh" text="我爱中国" tokenizer="char"')
     await addWidget(page, 'hd', 'view="heads" lang="en"')
-    await addWidget(page, 'kv', 'view="decode" lang="en" source="我 爱 中国" target="I love China"')
+    await addWidget(page, 'kv', 'view="decode" lang="zh" source="我 爱 中国" target="I love China"')
     expect(await page.locator('#fl [data-step="flash"]').isVisible()).toBe(true)
-    expect(await page.locator('#fl [data-step="flash"] h2').innerText()).toMatch(/一块一块/)
     expect(await page.locator('#fl [data-flash="grid"] td.flash-now').count()).toBeGreaterThan(0)
+    await bothLangs('fl', '[data-step="flash"] h2', 'flashTitle', 'zh')
     expect(await page.locator('#hd [data-arrangement="gqa"]').getAttribute('data-kv-heads')).toBe('2')
+    await bothLangs('hd', '[data-step="heads"] h2', 'headsTitle', 'en')
     expect(await page.locator('#kv [data-step="kv-cache"]').isVisible()).toBe(true)
+    expect(await page.locator('#kv [data-kv="cache"] tr[data-cached="true"]').count()).toBe(1)
+    await bothLangs('kv', '[data-step="kv-cache"] h3', 'kvTitle', 'zh')
     await addWidget(page, 'sk', 'view="sinks" lang="en"')
     await expect
       .poll(() => page.locator('#sk [data-step="sinks"]').getAttribute('data-sinks-done'), { timeout: 120000 })
       .toBe('true')
+    expect(await page.locator('#sk [data-sinks="heads"] li').count()).toBe(8)
+    await bothLangs('sk', '[data-step="sinks"] h2', 'sinksTitle', 'en')
+    expect(await page.locator('#sk [data-sinks="verdict"]').innerText()).toMatch(/^(找到了|这里没有出现)/)
+    expect(errors).toEqual([])
     await page.close()
   })
 })

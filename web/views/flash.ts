@@ -197,7 +197,7 @@ export class FlashView implements Panel {
     const head = h(
       'tr',
       {},
-      h('th', {}),
+      h('td', {}),
       ...Array.from({ length: m.nk }, (_, j) => h('th', { scope: 'col', text: toks[j] })),
     )
     const body = Array.from({ length: m.n }, (_, i) => {

@@ -38,7 +38,7 @@ function weightTable(w: Tensor, head: number, toks: string[], cls: (i: number, j
   return h(
     'table',
     { class: 'decode-table heads-weights' },
-    h('thead', {}, h('tr', {}, h('th', {}), ...toks.map((t) => h('th', { scope: 'col', text: t })))),
+    h('thead', {}, h('tr', {}, h('td', {}), ...toks.map((t) => h('th', { scope: 'col', text: t })))),
     h('tbody', {}, ...body),
   )
 }

@@ -8,13 +8,50 @@ import { h, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
 import { ModernLabels, modernText, type ModernKey, type ModernText } from './modern-strings'
 
-/** Published configurations (config.json on Hugging Face: openai-community/gpt2, meta-llama/Llama-2-7b-hf,
- * meta-llama/Meta-Llama-3-8B, mistralai/Mistral-7B-v0.1). context: max_position_embeddings (GPT-2: n_ctx). */
+/** Published configurations, from each model's config.json on Hugging Face (`config`): GPT-2's n_layer, n_head, n_embd
+ * / n_head, n_ctx; the others' num_hidden_layers, num_attention_heads, num_key_value_heads, hidden_size /
+ * num_attention_heads, max_position_embeddings and Mistral's sliding_window. Checked against those files. */
 export const KV_MODELS = [
-  { name: 'GPT-2 small', layers: 12, heads: 12, kvHeads: 12, headDim: 64, context: 1024, window: 0 },
-  { name: 'LLaMA-2-7B', layers: 32, heads: 32, kvHeads: 32, headDim: 128, context: 4096, window: 0 },
-  { name: 'LLaMA-3-8B', layers: 32, heads: 32, kvHeads: 8, headDim: 128, context: 8192, window: 0 },
-  { name: 'Mistral-7B', layers: 32, heads: 32, kvHeads: 8, headDim: 128, context: 32768, window: 4096 },
+  {
+    name: 'GPT-2 small',
+    layers: 12,
+    heads: 12,
+    kvHeads: 12,
+    headDim: 64,
+    context: 1024,
+    window: 0,
+    config: 'https://huggingface.co/openai-community/gpt2/blob/main/config.json',
+  },
+  {
+    name: 'LLaMA-2-7B',
+    layers: 32,
+    heads: 32,
+    kvHeads: 32,
+    headDim: 128,
+    context: 4096,
+    window: 0,
+    config: 'https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json',
+  },
+  {
+    name: 'LLaMA-3-8B',
+    layers: 32,
+    heads: 32,
+    kvHeads: 8,
+    headDim: 128,
+    context: 8192,
+    window: 0,
+    config: 'https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json',
+  },
+  {
+    name: 'Mistral-7B',
+    layers: 32,
+    heads: 32,
+    kvHeads: 8,
+    headDim: 128,
+    context: 32768,
+    window: 4096,
+    config: 'https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json',
+  },
 ] as const
 
 /** 2 · layers · kvHeads · headDim · tokens · bytes (the window caps the tokens kept). */
@@ -154,7 +191,7 @@ export class KvCachePanel implements Panel {
       h(
         'thead',
         {},
-        h('tr', {}, h('th', {}), h('th', { scope: 'col', text: 'K' }), h('th', { scope: 'col', text: 'V' })),
+        h('tr', {}, h('td', {}), h('th', { scope: 'col', text: 'K' }), h('th', { scope: 'col', text: 'V' })),
       ),
       h('tbody', {}, ...body),
     )
@@ -201,14 +238,15 @@ export class KvCachePanel implements Panel {
       'kvTableHeads',
       'kvTableKV',
       'kvTableHeadDim',
+      'kvTableContext',
       'kvTablePerToken',
     ]
     const body = KV_MODELS.map((m) =>
       h(
         'tr',
         { 'data-model': m.name },
-        h('th', { scope: 'row', text: m.name }),
-        ...[m.layers, m.heads, m.kvHeads, m.headDim].map((v) => h('td', { text: String(v) })),
+        h('th', { scope: 'row' }, h('a', { href: m.config, target: '_blank', rel: 'noopener', text: m.name })),
+        ...[m.layers, m.heads, m.kvHeads, m.headDim, m.context].map((v) => h('td', { text: String(v) })),
         h('td', { 'data-bytes': kvCacheBytes(m, 1), text: bytesText(kvCacheBytes(m, 1)) }),
         h('td', {
           'data-bytes': kvCacheBytes(m, m.context),

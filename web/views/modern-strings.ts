@@ -59,11 +59,12 @@ const en = {
   sinksTitle: 'Attention sinks: why heads stare at the first token',
   sinksLead:
     'Softmax must hand out a total weight of 1 on every row. A head with nothing useful to look at still has to put that weight somewhere; trained models learn to dump it on one always-visible token, usually the first. BertViz users see it as "every token attends to [CLS]"; StreamingLLM found that dropping those tokens breaks a model. A sink logit (gpt-oss) gives the head an explicit place to put "nothing": one more logit in the softmax whose share is thrown away, so rows may sum to less than 1.',
-  sinksTrain: 'Measured on a model trained in the Train tab (task next-char, causal, {steps} steps):',
+  sinksTrain:
+    'Measured on a model trained here by the Train tab’s trainer (task next-char, causal, 2 layers × 4 heads, {steps} steps, the page’s seed):',
   sinksTraining: 'Training a small causal model ({steps} steps)…',
   sinksHeadTitle: 'layer {l}, head {h}: mean weight on position 0 over rows 1…: {mean}',
   sinksFound:
-    'Found: head {h} of layer {l} puts {mean} of its weight on position 0 on average (uniform would be {uniform}).',
+    'Found: head {h} of layer {l} puts {mean} of its weight on position 0 on average, {ratio}× the {uniform} an even spread over the keys it sees would give (the threshold here: 2×). It leans on position 0 rather than piling everything there, as the sink heads of large models do; other seeds may find none.',
   sinksNotFound:
     'Not found here: no head of this small model puts more than {mean} of its weight on position 0 on average (uniform: {uniform}). The effect shows in large models trained for long; this one is small and trained briefly, so we say so rather than fake it.',
   sinksLogitTitle: 'The same head with a sink logit',
@@ -89,12 +90,13 @@ const en = {
   kvTableHeads: 'query heads',
   kvTableKV: 'K/V heads',
   kvTableHeadDim: 'head dim',
+  kvTableContext: 'context (tokens)',
   kvTablePerToken: 'per token (fp16)',
   kvTableAt: 'at its context length (fp16)',
   kvNoWindow: '{size} without the window',
   kvAsMha: 'as multi-head: {size}',
   kvTableNote:
-    'From the models’ published configurations (config.json on Hugging Face; GPT-2: Radford et al. 2019; LLaMA-2: Touvron et al. 2023; LLaMA-3: Meta 2024; Mistral 7B: Jiang et al. 2023). GQA: LLaMA-3-8B keeps 8 K/V heads for 32 query heads, a quarter of the cache multi-head attention would need. Mistral’s sliding window of 4,096 tokens caps its cache at 4,096 tokens however long the text (a rolling buffer).',
+    'From the models’ published configurations: each model’s name links to its config.json on Hugging Face (layers, query heads, K/V heads, hidden size ÷ heads, context length, Mistral’s sliding_window). GQA: LLaMA-3-8B keeps 8 K/V heads for 32 query heads, a quarter of the cache multi-head attention would need. Mistral’s sliding window of 4,096 tokens caps its cache at 4,096 tokens however long the text (a rolling buffer).',
   kvWindowCap: '{model}: capped at the window of {w} tokens',
 }
 
@@ -151,10 +153,12 @@ const zh: Record<ModernKey, string> = {
   sinksTitle: '注意力汇聚：为什么注意力头盯着第一个词',
   sinksLead:
     'softmax 每一行的权重总和必须是 1。一个没有有用内容可看的头也得把这份权重放在某处；训练好的模型学会把它倒在一个总能看到的词上，通常是第一个。BertViz 的用户看到的是“每个词都关注 [CLS]”；StreamingLLM 发现删掉这些词会让模型崩溃。汇聚 logit（gpt-oss）给注意力头一个明确放“什么都不看”的地方：softmax 里多一个 logit，它分到的份额被丢掉，所以每行的和可以小于 1。',
-  sinksTrain: '在“训练”页训练的模型上测得（任务 next-char，因果，{steps} 步）：',
+  sinksTrain:
+    '用“训练”页的训练器在这里训练的模型上测得（任务 next-char，因果，2 层 × 4 个头，{steps} 步，页面的随机种子）：',
   sinksTraining: '正在训练一个小的因果模型（{steps} 步）…',
   sinksHeadTitle: '第 {l} 层第 {h} 个头：第 1 行起在位置 0 上的平均权重：{mean}',
-  sinksFound: '找到了：第 {l} 层第 {h} 个头平均把 {mean} 的权重放在位置 0 上（均匀分配是 {uniform}）。',
+  sinksFound:
+    '找到了：第 {l} 层第 {h} 个头平均把 {mean} 的权重放在位置 0 上，是在它能看到的键上均匀分配（{uniform}）的 {ratio} 倍（这里的门槛是 2 倍）。它偏向位置 0，但不像大模型的汇聚头那样把几乎全部权重都堆在那里；换一个随机种子也可能一个都没有。',
   sinksNotFound:
     '这里没有出现：这个小模型没有哪个头平均在位置 0 上放超过 {mean} 的权重（均匀分配：{uniform}）。这种现象出现在训练很久的大模型里；这个模型小、训练时间短，所以我们如实说明，而不是伪造。',
   sinksLogitTitle: '同一个头加上汇聚 logit',
@@ -179,12 +183,13 @@ const zh: Record<ModernKey, string> = {
   kvTableHeads: '查询头',
   kvTableKV: 'K/V 头',
   kvTableHeadDim: '每头维数',
+  kvTableContext: '上下文长度（词）',
   kvTablePerToken: '每个词（fp16）',
   kvTableAt: '满上下文长度时（fp16）',
   kvNoWindow: '不用窗口则 {size}',
   kvAsMha: '若用多头：{size}',
   kvTableNote:
-    '数据来自各模型公开的配置（Hugging Face 上的 config.json；GPT-2：Radford 等 2019；LLaMA-2：Touvron 等 2023；LLaMA-3：Meta 2024；Mistral 7B：Jiang 等 2023）。GQA：LLaMA-3-8B 对 32 个查询头只保留 8 个 K/V 头，缓存是多头注意力的四分之一。Mistral 的 4,096 词滑动窗口让缓存无论文本多长都不超过 4,096 个词（滚动缓冲区）。',
+    '数据来自各模型公开的配置：模型名链接到它在 Hugging Face 上的 config.json（层数、查询头数、K/V 头数、隐藏维数 ÷ 头数、上下文长度、Mistral 的 sliding_window）。GQA：LLaMA-3-8B 对 32 个查询头只保留 8 个 K/V 头，缓存是多头注意力的四分之一。Mistral 的 4,096 词滑动窗口让缓存无论文本多长都不超过 4,096 个词（滚动缓冲区）。',
   kvWindowCap: '{model}：以 {w} 个词的窗口为上限',
 }
 

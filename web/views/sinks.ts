@@ -121,7 +121,13 @@ export class SinksView implements Panel {
         }),
       ),
     )
-    const vars = { l: m.best.layer, h: m.best.head, mean: fmt(m.best.mean, 3), uniform: fmt(m.uniform, 3) }
+    const vars = {
+      l: m.best.layer,
+      h: m.best.head,
+      mean: fmt(m.best.mean, 3),
+      uniform: fmt(m.uniform, 3),
+      ratio: fmt(m.best.mean / m.uniform, 2),
+    }
     setText(this.verdict, tx(m.found ? 'sinksFound' : 'sinksNotFound', vars))
     this.drawSink(m, tx)
   }
@@ -163,7 +169,7 @@ export class SinksView implements Panel {
           h(
             'tr',
             {},
-            h('th', {}),
+            h('td', {}),
             ...toks.slice(0, n).map((t) => h('th', { scope: 'col', text: t })),
             h('th', { scope: 'col', text: tx('sinksColumnSink') }),
             h('th', { scope: 'col', text: tx('sinksRowSum') }),
