@@ -2,11 +2,10 @@
 // flashTrace, ending equal to plain attention), heads (MHA / GQA / MQA sharing, the sliding window with sinks), sinks
 // (a model trained in the page, the sink logit) and the Decoding view's KV-cache panel. Their numbers are checked
 // against the engine in Node (the same wasm) and against the formulas.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Server } from 'node:http'
+import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { ROOT, launchChromium, serveStatic, settled, pageErrors } from './harness.mjs'
-import { serve } from '../../scripts/serve.mjs'
+import { settled, pageErrors } from './harness.mjs'
+import { env, useEnv } from './env'
 import type { PlaygroundHandle } from '../../web/playground'
 import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
 import { kvCacheBytes, kvStepCost } from '../../web/views/kv-cache'
@@ -15,30 +14,12 @@ import { modernQuestions } from '../../web/views/modern-quiz'
 
 type Win = { __apPlayground: PlaygroundHandle }
 
-let site: Awaited<ReturnType<typeof serveStatic>>
-let rootServer: Server
-let rootUrl: string
-let session: Awaited<ReturnType<typeof launchChromium>>
-
-beforeAll(async () => {
-  site = await serveStatic()
-  rootServer = (await serve(ROOT.replace(/\/+$/, ''), 0, '127.0.0.1')) as Server
-  const addr = rootServer.address()
-  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
-  rootUrl = `http://127.0.0.1:${addr.port}`
-  session = await launchChromium()
-})
-
-afterAll(async () => {
-  await session?.close()
-  await site?.close()
-  await new Promise((r) => (rootServer ? rootServer.close(() => r(undefined)) : r(undefined)))
-})
+useEnv()
 
 async function openPage(query: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 } })
+  const page = await env.session.browser.newPage({ viewport: { width: 1400, height: 1000 } })
   const errors = pageErrors(page)
-  await page.goto(site.url + query)
+  await page.goto(env.site.url + query)
   await page.waitForSelector('.ap-root', { state: 'attached' })
   await page.waitForFunction(() => !!(window as unknown as Win).__apPlayground?.getTrace())
   await settled(page)
@@ -202,14 +183,14 @@ describe('KV cache in the Decoding view', () => {
 
 describe('the widget opens the views', () => {
   it('view="flash", "heads", "sinks" and the decode view with its KV-cache panel, each in zh and en', async () => {
-    const page = await session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
+    const page = await env.session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
     // The plain test page has no favicon: the browser's request for one is not the widget's error.
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(e.message))
     page.on('console', (m) => {
       if (m.type() === 'error' && !/favicon/.test(m.location().url)) errors.push(`${m.text()} (${m.location().url})`)
     })
-    await page.goto(rootUrl + '/tests/e2e/pages/two.html')
+    await page.goto(env.widgets.url + '/tests/e2e/pages/two.html')
     /** The panel's heading in `first`, then in the other language after the widget's lang attribute changes. */
     const bothLangs = async (id: string, sel: string, key: ModernKey, first: 'zh' | 'en') => {
       const heading = page.locator(`#${id} ${sel}`)
