@@ -245,7 +245,11 @@ export class KvCachePanel implements Panel {
       h(
         'tr',
         { 'data-model': m.name },
-        h('th', { scope: 'row' }, h('a', { href: m.config, target: '_blank', rel: 'noopener', text: m.name })),
+        h(
+          'th',
+          { scope: 'row' },
+          h('a', { class: 'kv-config', href: m.config, target: '_blank', rel: 'noopener', text: m.name }),
+        ),
         ...[m.layers, m.heads, m.kvHeads, m.headDim, m.context].map((v) => h('td', { text: String(v) })),
         h('td', { 'data-bytes': kvCacheBytes(m, 1), text: bytesText(kvCacheBytes(m, 1)) }),
         h('td', {

@@ -45,6 +45,8 @@ export const VIEW_STYLES = `
 .kv-cache { margin-top: 18px; padding-top: 8px; border-top: 1px solid var(--line); }
 .kv-table tr.now th, .kv-table tr.now td { background: var(--accent-soft); font-weight: 700; }
 .kv-table tr.later th { color: var(--muted); }
+/* the config.json links in the KV table's row headers: a 24 px target (WCAG 2.5.8), not inline in a sentence */
+.kv-config { display: inline-block; min-height: 24px; line-height: 24px; }
 .scaling-plot { width: 100%; max-width: 640px; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
 .scaling-plot .axis { stroke: var(--muted); stroke-width: 1; }
 .scaling-plot .grid { stroke: var(--line); stroke-width: 1; }
