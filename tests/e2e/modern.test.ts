@@ -4,8 +4,9 @@
 // against the engine in Node (the same wasm) and against the formulas.
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { settled, pageErrors } from './harness.mjs'
+import { settled } from './harness.mjs'
 import { env, useEnv } from './env'
+import { traced, usePages } from './page-fixture'
 import type { PlaygroundHandle } from '../../web/playground'
 import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
 import { kvCacheBytes, kvStepCost } from '../../web/views/kv-cache'
@@ -15,15 +16,10 @@ import { modernQuestions } from '../../web/views/modern-quiz'
 type Win = { __apPlayground: PlaygroundHandle }
 
 useEnv()
+const pages = usePages()
 
-async function openPage(query: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await env.session.browser.newPage({ viewport: { width: 1400, height: 1000 } })
-  const errors = pageErrors(page)
-  await page.goto(env.site.url + query)
-  await page.waitForSelector('.ap-root', { state: 'attached' })
-  await page.waitForFunction(() => !!(window as unknown as Win).__apPlayground?.getTrace())
-  await settled(page)
-  return { page, errors }
+async function openPage(query: string) {
+  return pages.open(env.site.url + query, { viewport: { width: 1400, height: 1000 }, ready: traced })
 }
 
 async function addWidget(page: Page, id: string, attrs: string): Promise<void> {
@@ -77,7 +73,6 @@ describe('view flash', () => {
       await page.locator('input[name="flashCausal"]').check()
       expect(await v.getAttribute('data-flash-steps')).toBe('3')
       expect(errors).toEqual([])
-      await page.close()
     })
   }
 })
@@ -103,7 +98,6 @@ describe('view heads', () => {
       await page.locator('input[name="headsWindow"]').fill('6')
       await expect.poll(() => page.locator('[data-heads="outside"] li[data-row]').count()).toBe(0)
       expect(errors).toEqual([])
-      await page.close()
     })
   }
 })
@@ -136,7 +130,6 @@ describe('view sinks', () => {
     expect(await page.locator('[data-step="sinks"] h2').innerText()).toMatch(/注意力汇聚/)
     await quizShown(page, 'sinks', 'zh')
     expect(errors).toEqual([])
-    await page.close()
   })
 })
 
@@ -176,21 +169,15 @@ describe('KV cache in the Decoding view', () => {
         2 * 32 * 8 * 128 * 4096 * 2,
       )
       expect(errors).toEqual([])
-      await page.close()
     })
   }
 })
 
 describe('the widget opens the views', () => {
   it('view="flash", "heads", "sinks" and the decode view with its KV-cache panel, each in zh and en', async () => {
-    const page = await env.session.browser.newPage({ viewport: { width: 1300, height: 1000 } })
-    // The plain test page has no favicon: the browser's request for one is not the widget's error.
-    const errors: string[] = []
-    page.on('pageerror', (e) => errors.push(e.message))
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/favicon/.test(m.location().url)) errors.push(`${m.text()} (${m.location().url})`)
+    const { page, errors } = await pages.open(env.widgets.url + '/tests/e2e/pages/two.html', {
+      viewport: { width: 1300, height: 1000 },
     })
-    await page.goto(env.widgets.url + '/tests/e2e/pages/two.html')
     /** The panel's heading in `first`, then in the other language after the widget's lang attribute changes. */
     const bothLangs = async (id: string, sel: string, key: ModernKey, first: 'zh' | 'en') => {
       const heading = page.locator(`#${id} ${sel}`)
@@ -218,6 +205,5 @@ describe('the widget opens the views', () => {
     await bothLangs('sk', '[data-step="sinks"] h2', 'sinksTitle', 'en')
     expect(await page.locator('#sk [data-sinks="verdict"]').innerText()).toMatch(/^(找到了|这里没有出现)/)
     expect(errors).toEqual([])
-    await page.close()
   })
 })
