@@ -9,7 +9,7 @@ import { env, useEnv } from './env'
 import { traced, usePages } from './page-fixture'
 import type { PlaygroundHandle } from '../../web/playground'
 import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
-import { kvCacheBytes, kvStepCost } from '../../web/views/kv-cache'
+import { kvCacheBytes, kvStepCost } from '../../web/compute/kv-cache'
 import { modernText, type ModernKey } from '../../web/views/modern-strings'
 import { modernQuestions } from '../../web/views/modern-quiz'
 

@@ -23,7 +23,18 @@ describe('one compute layer', () => {
 
   it('the scan finds the engine calls where they are', () => {
     const hits = compute.flatMap(lines).filter((l) => ENGINE_CALL.test(l))
-    for (const f of ['run.ts', 'long-rows.ts', 'decoder.ts', 'decode.ts', 'backward.ts', 'scaling.ts'])
+    for (const f of [
+      'run.ts',
+      'long-rows.ts',
+      'decoder.ts',
+      'decode.ts',
+      'backward.ts',
+      'scaling.ts',
+      'flash.ts',
+      'grouped-heads.ts',
+      'sinks.ts',
+      'kv-cache.ts',
+    ])
       expect(
         hits.some((l) => l.startsWith(`web/compute/${f}:`)),
         f,

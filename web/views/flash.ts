@@ -1,4 +1,4 @@
-// The "FlashAttention" view: step tile by tile through the engine's flashTrace (flash-model.ts) on a small input:
+// The "FlashAttention" view: step tile by tile through the engine's flashTrace (compute/flash.ts) on a small input:
 // the tile of scores being computed, each row's m and l updating, O rescaled by exp(m_old − m_new), the n×n matrix
 // greyed (never stored), the memory against n², and at the end the largest difference from plain attention.
 
@@ -7,7 +7,7 @@ import type { Engine } from 'attention-playground'
 import { h, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
 import { engineError } from '../engine-errors'
-import { FLASH_BLOCKS, flashInput, flashMemory, flashModel, type FlashModel } from './flash-model'
+import { FLASH_BLOCKS, flashInput, flashMemory, flashModel, type FlashModel } from '../compute/flash'
 import { ModernLabels, modernText, type ModernText } from './modern-strings'
 
 const num = (x: number, d = 3) => (Number.isFinite(x) ? fmt(x, d) : x > 0 ? '∞' : '−∞')

@@ -1,4 +1,4 @@
-// The "heads" view: MHA, GQA and MQA side by side on the page's sentence (heads-model.ts): which query heads share
+// The "heads" view: MHA, GQA and MQA side by side on the page's sentence (compute/grouped-heads.ts): which query heads share
 // which K/V head (one colour per K/V head), each head's weights, the K/V memory of each; then the sliding window with
 // sinks and where the tokens outside the window went.
 
@@ -7,7 +7,7 @@ import type { Engine, Tensor } from 'attention-playground'
 import { h, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
 import { engineError } from '../engine-errors'
-import { headsModel, kvHeadOf, windowCell, type Arrangement, type HeadsModel } from './heads-model'
+import { headsModel, kvHeadOf, windowCell, type Arrangement, type HeadsModel } from '../compute/grouped-heads'
 import { ModernLabels, modernText, type ModernKey, type ModernText } from './modern-strings'
 
 /** One colour per K/V head (up to 4), light enough for dark text. */

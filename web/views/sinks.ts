@@ -1,5 +1,5 @@
 // The "sinks" view: why a head with nothing to look at puts its weight on the first token, measured on a model of
-// the Train tab trained here in small chunks (sinks-model.ts), and the same head with a sink logit.
+// the Train tab trained here in small chunks (compute/sinks.ts), and the same head with a sink logit.
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor, Trainer } from 'attention-playground'
@@ -7,7 +7,7 @@ import { h, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
 import { engineError } from '../engine-errors'
 import { ModernLabels, modernText, type ModernText } from './modern-strings'
-import { SINK_CHUNK, SINK_STEPS, measureSinks, sinkTrainer, withSinkLogit, type SinkMeasure } from './sinks-model'
+import { SINK_CHUNK, SINK_STEPS, measureSinks, sinkTrainer, withSinkLogit, type SinkMeasure } from '../compute/sinks'
 
 const SHOW = 10
 

@@ -3,7 +3,7 @@
 // sliding window with sinks. The projections are drawn from the page's seed (they are not the course's W_q).
 
 import type { Engine, Tensor, Trace } from 'attention-playground'
-import { mulberry32 } from '../compute/random'
+import { mulberry32 } from './random'
 
 export const HEADS_MAX_N = 10
 

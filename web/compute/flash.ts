@@ -2,7 +2,7 @@
 // first few tokens when the rule has dq = dk, else a seeded random one), each step with the state it started from.
 
 import type { Engine, FlashStep, Tensor, Trace } from 'attention-playground'
-import { mulberry32 } from '../compute/random'
+import { mulberry32 } from './random'
 
 /** At most this many tokens: the n×n grid must fit beside its numbers. */
 export const FLASH_MAX_N = 8
