@@ -13,6 +13,7 @@
 #include "core/backward.h"
 #include "core/multihead.h"
 #include "core/pipeline.h"
+#include "core/positions.h"
 #include "core/tokenizer.h"
 #include "kernels/kernels.h"
 
@@ -137,6 +138,34 @@ Qkv qkv_from_js(const val& o, const std::string& expected) {
   return {matrix_from_js(o["query"], "query"), matrix_from_js(o["key"], "key"), matrix_from_js(o["value"], "value")};
 }
 
+std::vector<int> positions_from_js(const val& a, const std::string& name) {
+  if (a["length"].isUndefined()) throw ap::Error(name + ": expected an array of integer positions");
+  const long long n = static_cast<long long>(a["length"].as<double>());
+  if (n > ap::kMaxSeq) throw ap::Error(name + ": too long (" + std::to_string(n) + " positions)");
+  std::vector<int> out(static_cast<std::size_t>(n));
+  for (long long i = 0; i < n; ++i)
+    out[static_cast<std::size_t>(i)] = int_of(a[static_cast<int>(i)], name + "[" + std::to_string(i) + "]");
+  return out;
+}
+
+// rope: true or { base?, queryPositions?, keyPositions? } (an absent or false rope leaves it off).
+ap::RopeOptions decode_rope(const val& o, bool positionsAllowed) {
+  ap::RopeOptions r;
+  if (!has(o, "rope")) return r;
+  const val v = o["rope"];
+  if (type_of(v) == "boolean") {
+    r.enabled = v.as<bool>();
+    return r;
+  }
+  if (type_of(v) != "object") throw ap::Error("rope: expected true or an object { base? }, got a " + type_of(v));
+  r.enabled = true;
+  if (has(v, "base")) r.base = static_cast<float>(number_of(v["base"], "rope.base"));
+  if (!positionsAllowed) return r;
+  if (has(v, "queryPositions")) r.queryPositions = positions_from_js(v["queryPositions"], "rope.queryPositions");
+  if (has(v, "keyPositions")) r.keyPositions = positions_from_js(v["keyPositions"], "rope.keyPositions");
+  return r;
+}
+
 val tokenized_to_js(const ap::Tokenized& t) {
   val o = val::object();
   o.set("tokens", val::array(t.tokens));
@@ -182,12 +211,25 @@ ap::RunOptions decode_run_options(const val& o) {
   decode_scale(o, &r.hasScale, &r.scale);
   if (has(o, "temperature")) r.temperature = static_cast<float>(number_of(o["temperature"], "temperature"));
   r.mask = decode_mask(o["mask"], "mask");
+  if (has(o, "positions")) r.positions = ap::parse_positions(string_of(o["positions"], "positions"));
+  if (has(o, "ropeBase")) r.ropeBase = static_cast<float>(number_of(o["ropeBase"], "ropeBase"));
   read_matrices<std::optional<ap::Mat>>(o, {{"embeddings", &r.embeddings},
                                             {"sourceEmbeddings", &r.sourceEmbeddings},
                                             {"Wq", &r.Wq},
                                             {"Wk", &r.Wk},
                                             {"Wv", &r.Wv}});
   return r;
+}
+
+// The position steps a trace has (only those of its encoding): positions, rotatedQ, rotatedK, positionBias.
+void set_position_steps(val& out, const ap::Trace& t) {
+  if (t.positions.size() > 0) out.set("positions", tensor_to_js(t.positions));
+  if (t.rotatedQ.size() > 0) {
+    out.set("rotatedQ", tensor_to_js(t.rotatedQ));
+    out.set("rotatedK", tensor_to_js(t.rotatedK));
+  }
+  if (!t.positionBias.empty())
+    out.set("positionBias", t.positionBias.size() == 1 ? tensor_to_js(t.positionBias[0]) : stack_to_js(t.positionBias));
 }
 
 val encode_trace(const ap::Trace& t, const ap::RunOptions& r, const val& o) {
@@ -204,6 +246,7 @@ val encode_trace(const ap::Trace& t, const ap::RunOptions& r, const val& o) {
   }
   set_steps(out, {t.embeddings, t.Wq, t.Wk, t.Wv, t.Q, t.K, t.V, t.scores, t.scaledScores, t.maskedScores, t.weights,
                   t.output});
+  set_position_steps(out, t);
   out.set("maskedRows", val::array(t.maskedRows));
   out.set("scale", t.scale);
   // The options as resolved (defaults filled in), so a trace says how to reproduce it.
@@ -225,6 +268,8 @@ val encode_trace(const ap::Trace& t, const ap::RunOptions& r, const val& o) {
   resolved.set("mask", has(o, "mask") ? o["mask"] : val(std::string("none")));
   resolved.set("temperature", r.temperature);
   resolved.set("heads", r.heads);
+  resolved.set("positions", val(std::string(ap::positions_name(r.positions))));
+  resolved.set("ropeBase", r.ropeBase);
   if (r.tokenizer == "bpe") resolved.set("bpeMerges", r.tokenizerOptions.bpeMerges);
   out.set("options", resolved);
   if (t.heads == 1) {
@@ -380,6 +425,11 @@ val attention(val o) {
     if (a.needScores && !a.needWeights)
       throw ap::Error("needScores: true needs needWeights: true (the fused kernel keeps no scores)");
     a.keepSteps = a.needScores;
+    a.rope = decode_rope(o, true);
+    if (has(o, "alibiSlope")) {
+      a.hasAlibi = true;
+      a.alibiSlope = static_cast<float>(number_of(o["alibiSlope"], "alibiSlope"));
+    }
     const int batch = static_cast<int>(Q.size());
     for (int b = 0; b < batch; ++b) ap::validate_attention(Q[b], K[b], V[b], a, batch);
 
@@ -395,6 +445,11 @@ val attention(val o) {
     out.set("output", pick(&ap::AttentionResult::output));
     if (a.score == ap::ScoreRule::Concat && a.params.hasCombine())
       out.set("context", pick(&ap::AttentionResult::context));
+    if (a.rope.enabled) {
+      out.set("rotatedQ", pick(&ap::AttentionResult::rotatedQ));
+      out.set("rotatedK", pick(&ap::AttentionResult::rotatedK));
+    }
+    if (a.hasAlibi) out.set("positionBias", pick(&ap::AttentionResult::positionBias));
     if (rq == 2) {
       out.set("maskedRows", val::array(rs[0].maskedRows));
     } else {
@@ -464,6 +519,10 @@ ap::MultiHeadParams decode_multihead_params(const val& o, bool batched) {
       p.attnMask = bytes_from_js(m, "attnMask");
     }
   }
+  const ap::RopeOptions rope = decode_rope(o, false);
+  p.rope = rope.enabled;
+  p.ropeBase = rope.base;
+  if (has(o, "alibi")) p.alibi = bool_of(o["alibi"], "alibi");
   return p;
 }
 

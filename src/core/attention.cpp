@@ -237,9 +237,8 @@ void fused_attention(const Mat& Q, const Mat& K, const Mat& V, const Mask& mask,
   r.output = r.context;
 }
 
-}  // namespace
-
-AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts, int b) {
+// The step without positions (attention() applies rope and alibi around it).
+AttentionResult attend(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts, int b) {
   AttentionResult r;
   const int nq = static_cast<int>(Q.rows());
   const int nv = static_cast<int>(V.rows());
@@ -310,6 +309,39 @@ AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const Attent
     r.maskedScores.resize(0, 0);
     r.weights.resize(0, 0);
   }
+  return r;
+}
+
+}  // namespace
+
+AttentionResult attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts, int b) {
+  if (!opts.rope.enabled && !opts.hasAlibi) return attend(Q, K, V, opts, b);
+  // Positions: Q and K rotated (rope), the bias joined to the mask's additive term (alibi: after the scale,
+  // before the mask, like PyTorch's float attn_mask). The inner call sees plain attention.
+  AttentionOptions inner = opts;
+  inner.rope = RopeOptions();
+  inner.hasAlibi = false;
+  Mat bias;
+  if (opts.hasAlibi) {
+    const int nq = static_cast<int>(Q.rows()), nk = static_cast<int>(V.rows());
+    bias = alibi_bias(nq, nk, opts.alibiSlope);
+    if (inner.mask.additive.empty()) {
+      inner.mask.additive.assign(bias.data(), bias.data() + bias.size());
+    } else {
+      for (std::size_t c = 0; c < inner.mask.additive.size(); ++c) inner.mask.additive[c] += bias.data()[c];
+    }
+  }
+  AttentionResult r;
+  if (opts.rope.enabled) {
+    Mat rq = rope_rotate(Q, opts.rope.queryPositions, opts.rope.base);
+    Mat rk = rope_rotate(K, opts.rope.keyPositions, opts.rope.base);
+    r = attend(rq, rk, V, inner, b);
+    r.rotatedQ = std::move(rq);
+    r.rotatedK = std::move(rk);
+  } else {
+    r = attend(Q, K, V, inner, b);
+  }
+  r.positionBias = std::move(bias);
   return r;
 }
 

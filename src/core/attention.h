@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/common.h"
+#include "core/positions.h"
 
 namespace ap {
 
@@ -67,6 +68,9 @@ struct AttentionOptions {
   // dropped, so a row's weights sum to 1 - sinkShare[i]. Divided by the temperature like the scores.
   bool hasSinkLogit = false;
   float sinkLogit = 0.f;
+  RopeOptions rope;       // enabled: Q and K rotated by their positions before the scores
+  bool hasAlibi = false;  // true: -alibiSlope·|i - j| added to the scaled scores before the mask
+  float alibiSlope = 0.f;
 };
 
 // One batch item, every step kept. With needWeights = false only output (and context) are filled; with
@@ -81,6 +85,8 @@ struct AttentionResult {
   std::vector<int> maskedRows;
   std::vector<float> sinkShare;  // with a sink logit: each row's weight on the sink (1 for a fully masked row)
   float scale = 1.f;
+  Mat rotatedQ, rotatedK;  // rope only: Q and K as the scores saw them
+  Mat positionBias;        // alibi only: the bias [nq, nk]
 };
 
 // The multiplier of step scaledScores when the caller gives none: 1/√dk for scaled-dot, 1 for the other rules.

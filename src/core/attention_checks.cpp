@@ -19,6 +19,21 @@ void check_params_finite(const ScoreParams& p) {
 
 }  // namespace
 
+namespace {
+
+// ALiBi's slope and what it biases (attention()'s alibiSlope).
+void validate_alibi(const AttentionOptions& opts, long long nq, long long nk) {
+  AP_REQUIRE(std::isfinite(opts.alibiSlope) && opts.alibiSlope >= 0.f && opts.alibiSlope <= 1e3f,
+             "alibiSlope: must be a number from 0 to 1000, got " + fmt(opts.alibiSlope));
+  AP_REQUIRE(opts.score != ScoreRule::Concat,
+             "alibiSlope: biases the score of query i for key j by their distance, but score 'concat' has no "
+             "query-key scores (one per value row); use another score");
+  AP_REQUIRE(nq * nk <= kMaxMatrix, "alibiSlope: the bias [" + std::to_string(nq) + ", " + std::to_string(nk) +
+                                        "] is over the limit of " + std::to_string(kMaxMatrix) + " cells");
+}
+
+}  // namespace
+
 void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& opts, int batch) {
   const long long nq = Q.rows(), dq = Q.cols(), nk = K.rows(), dk = K.cols(), nv = V.rows(), dv = V.cols();
   AP_REQUIRE(nq > 0 && dq > 0, "query: needs at least one row and one column, got " + shape_str(Q));
@@ -95,6 +110,8 @@ void validate_attention(const Mat& Q, const Mat& K, const Mat& V, const Attentio
                                           " cells; pass needWeights: false for long inputs");
   }
   opts.mask.validate(batch, static_cast<int>(nq), static_cast<int>(nv));
+  validate_rope(opts.rope, nq, dq, nk, dk);
+  if (opts.hasAlibi) validate_alibi(opts, nq, nk);
 }
 
 }  // namespace ap

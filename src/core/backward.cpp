@@ -93,6 +93,9 @@ void check_loss(const PipelineLoss& l, const Trace& t) {
 
 PipelineGrads run_backward(const RunOptions& opts, const PipelineLoss& loss) {
   require_backward_rule(opts.score, "runBackward");
+  AP_REQUIRE(opts.positions == Positions::None,
+             std::string("positions: runBackward differentiates the course's program, which has no positions; got '") +
+                 positions_name(opts.positions) + "' (use 'none')");
   PipelineGrads r;
   r.trace = run(opts);
   const Trace& t = r.trace;

@@ -39,6 +39,14 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
   const ProjectionNames names = projection_names(p);
   const bool packed = p.inProjWeight.size() > 0;
   const std::string& qName = names.q;
+  if (p.rope) {
+    AP_REQUIRE((E / p.numHeads) % 2 == 0,
+               "rope: pairs dimension i with i + d/2 in each head, so it needs an even head size, got E / numHeads = " +
+                   std::to_string(E) + " / " + std::to_string(p.numHeads) + " = " + std::to_string(E / p.numHeads));
+    AP_REQUIRE(std::isfinite(p.ropeBase) && p.ropeBase >= 1.f && p.ropeBase <= 1e9f,
+               "rope.base: must be a number from 1 to 1e9, got " + fmt(p.ropeBase));
+  }
+
   Mat q = query * projection_weight(p, 0, E).transpose();
   Mat k = key * projection_weight(p, 1, E).transpose();
   Mat v = value * projection_weight(p, 2, E).transpose();
@@ -59,6 +67,10 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
   head.mask = combined_mask(p, nq, nk);
   head.keepSteps = false;
   head.needScores = false;
+  head.rope.enabled = p.rope;
+  head.rope.base = p.ropeBase;
+  const std::vector<float> slopes = p.alibi ? alibi_slopes(H) : std::vector<float>();
+  head.hasAlibi = p.alibi;
   MultiHeadResult r;
   Mat context(nq, E);
   const int KV = p.numKVHeads == 0 ? H : p.numKVHeads;
@@ -69,6 +81,7 @@ MultiHeadResult multi_head_attention(const Mat& query, const Mat& key, const Mat
     const Mat vh = v.middleCols(g * hd, hd);
     head.hasSinkLogit = !p.sinkLogits.empty();
     if (head.hasSinkLogit) head.sinkLogit = p.sinkLogits[static_cast<std::size_t>(h)];
+    if (p.alibi) head.alibiSlope = slopes[static_cast<std::size_t>(h)];
     AttentionResult a;
     try {
       a = attention(qh, kh, vh, head);

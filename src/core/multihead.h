@@ -28,6 +28,9 @@ struct MultiHeadParams {
   int window = 0;                             // the first `sinks` keys
   int sinks = 0;
   std::vector<float> sinkLogits;  // one per head, or empty: each head's learned sink logit
+  bool rope = false;              // each head's q and k rotated by position (0, 1, …)
+  float ropeBase = 10000.f;
+  bool alibi = false;  // head h's scores biased by -m_h·|i - j| (alibi_slopes)
 };
 
 struct MultiHeadResult {

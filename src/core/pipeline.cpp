@@ -1,5 +1,8 @@
 #include "core/pipeline.h"
 
+#include <algorithm>
+
+#include "core/positions.h"
 #include "core/rng.h"
 
 namespace ap {
@@ -44,6 +47,36 @@ ScoreParams draw_params(Generator& g, ScoreRule rule, int dqh, int dkh, int nk) 
   return p;
 }
 
+void check_positions_options(const RunOptions& o) {
+  if (o.positions == Positions::Rope) {
+    AP_REQUIRE(o.dq == o.dk, "positions: 'rope' rotates Q and K alike, so it needs dq = dk, got dq = " +
+                                 std::to_string(o.dq) + ", dk = " + std::to_string(o.dk));
+    AP_REQUIRE((o.dq / o.heads) % 2 == 0,
+               "positions: 'rope' pairs dimension i with i + d/2 in each head, so it needs an even dq / heads, got " +
+                   std::to_string(o.dq) + " / " + std::to_string(o.heads) + " = " + std::to_string(o.dq / o.heads));
+    AP_REQUIRE(std::isfinite(o.ropeBase) && o.ropeBase >= 1.f && o.ropeBase <= 1e9f,
+               "ropeBase: must be a number from 1 to 1e9, got " + fmt(o.ropeBase));
+  }
+  AP_REQUIRE(o.positions != Positions::Alibi || o.score != ScoreRule::Concat,
+             "positions: 'alibi' biases the score of query i for key j by their distance, but score 'concat' has no "
+             "query-key scores (one per value row); use another score or positions");
+}
+
+// The position table (sinusoidal, or learned: nn.Embedding(n, dModel) drawn right after the token embeddings)
+// for n = max(nq, nk) positions; empty for the other encodings.
+Mat position_table(Generator& g, Positions p, int n, int dModel) {
+  AP_REQUIRE(p != Positions::Learned || static_cast<long long>(n) * dModel <= kMaxMatrix,
+             "positions: the learned table [" + std::to_string(n) + ", " + std::to_string(dModel) + "] is too large");
+  if (p == Positions::Sinusoidal) return sinusoidal_table(n, dModel);
+  if (p == Positions::Learned) return g.embedding(n, dModel);
+  return Mat();
+}
+
+Mat with_positions(const Mat& embeddings, const Mat& table) {
+  if (table.size() == 0) return embeddings;
+  return embeddings + table.topRows(embeddings.rows());
+}
+
 }  // namespace
 
 bool is_self_attention(const Mat& Q, const Mat& K, const Mat& V) {
@@ -67,6 +100,34 @@ void check_run_options(const RunOptions& o) {
     AP_REQUIRE(o.dq == o.dk, std::string("dq/dk: score '") + score_name(o.score) + "' needs dq = dk, got dq = " +
                                  std::to_string(o.dq) + ", dk = " + std::to_string(o.dk));
   }
+  check_positions_options(o);
+}
+
+// Q, K, V from the embeddings (sinusoidal / learned: plus the table, added before the projections; step
+// embeddings stays the tokens' own). kvInput: the source's embeddings in cross attention.
+void project(Trace& t, const Mat& kvInput, bool cross) {
+  const Mat x = with_positions(t.embeddings, t.positions);
+  const Mat xkv = cross ? with_positions(kvInput, t.positions) : Mat();
+  t.Q = x * t.Wq;
+  t.K = (cross ? xkv : x) * t.Wk;
+  t.V = (cross ? xkv : x) * t.Wv;
+  check_no_overflow("Wq: Q = embeddings · Wq overflows", t.Q);
+  check_no_overflow("Wk: K = embeddings · Wk overflows", t.K);
+  check_no_overflow("Wv: V = embeddings · Wv overflows", t.V);
+}
+
+// One head's attention options (rope and alibi from `positions`; the slope is set per head).
+AttentionOptions head_options(const RunOptions& o) {
+  AttentionOptions a;
+  a.score = o.score;
+  a.hasScale = o.hasScale;
+  a.scale = o.scale;
+  a.mask = o.mask;
+  a.temperature = o.temperature;
+  a.rope.enabled = o.positions == Positions::Rope;
+  a.rope.base = o.ropeBase;
+  a.hasAlibi = o.positions == Positions::Alibi;
+  return a;
 }
 
 }  // namespace
@@ -92,6 +153,7 @@ Trace run(const RunOptions& o) {
 
   Generator g(o.seed);
   const Mat table = g.embedding(static_cast<int>(vocab.size()), o.dModel);
+  t.positions = position_table(g, o.positions, std::max(nq, nk), o.dModel);
   t.Wq = g.rand(o.dModel, o.dq);
   t.Wk = g.rand(o.dModel, o.dk);
   t.Wv = g.rand(o.dModel, o.dv);
@@ -110,22 +172,17 @@ Trace run(const RunOptions& o) {
     kvInput = &t.sourceEmbeddings;
   }
 
-  t.Q = t.embeddings * t.Wq;
-  t.K = *kvInput * t.Wk;
-  t.V = *kvInput * t.Wv;
-  check_no_overflow("Wq: Q = embeddings · Wq overflows", t.Q);
-  check_no_overflow("Wk: K = embeddings · Wk overflows", t.K);
-  check_no_overflow("Wv: V = embeddings · Wv overflows", t.V);
-
-  AttentionOptions a;
-  a.score = o.score;
-  a.hasScale = o.hasScale;
-  a.scale = o.scale;
-  a.mask = o.mask;
-  a.temperature = o.temperature;
+  project(t, *kvInput, o.cross);
+  AttentionOptions a = head_options(o);
+  const std::vector<float> slopes = a.hasAlibi ? alibi_slopes(o.heads) : std::vector<float>();
+  if (a.rope.enabled) {
+    t.rotatedQ.resize(nq, o.dq);
+    t.rotatedK.resize(nk, o.dk);
+  }
   t.output.resize(nq, o.dv);
   for (Eigen::Index h = 0; h < o.heads; ++h) {
     a.params = t.params[static_cast<std::size_t>(h)];
+    if (a.hasAlibi) a.alibiSlope = slopes[static_cast<std::size_t>(h)];
     const Mat Qh = t.Q.middleCols(h * dqh, dqh);
     const Mat Kh = t.K.middleCols(h * dkh, dkh);
     const Mat Vh = t.V.middleCols(h * dvh, dvh);
@@ -133,6 +190,11 @@ Trace run(const RunOptions& o) {
     AttentionResult r = attention(Qh, Kh, Vh, a);
     t.scale = r.scale;
     t.output.middleCols(h * dvh, dvh) = r.output;
+    if (a.rope.enabled) {
+      t.rotatedQ.middleCols(h * dqh, dqh) = r.rotatedQ;
+      t.rotatedK.middleCols(h * dkh, dkh) = r.rotatedK;
+    }
+    if (a.hasAlibi) t.positionBias.push_back(std::move(r.positionBias));
     t.scores.push_back(std::move(r.scores));
     t.scaledScores.push_back(std::move(r.scaledScores));
     t.maskedScores.push_back(std::move(r.maskedScores));

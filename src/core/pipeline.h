@@ -27,6 +27,8 @@ struct RunOptions {
   Mask mask;
   float temperature = 1.f;
   int heads = 1;
+  Positions positions = Positions::None;  // how word order enters (core/positions.h)
+  float ropeBase = static_cast<float>(kDefaultRopeBase);
   // Edited cells: when given they replace what the seed drew (the draws still happen, so the rest stays put).
   std::optional<Mat> embeddings, sourceEmbeddings, Wq, Wk, Wv;
 };
@@ -36,12 +38,15 @@ struct Trace {
   Tokenized sourceTokens;  // cross only
   bool selfAttention = true;
   Mat embeddings, sourceEmbeddings;
+  Mat positions;   // sinusoidal / learned: the table added to the embeddings [max(nq, nk), dModel]
   Mat Wq, Wk, Wv;  // course layout [dModel, d]: Q = embeddings · Wq
   Mat Q, K, V;
   int heads = 1;
   // One entry per head, each [nq, nk].
   std::vector<Mat> scores, scaledScores, maskedScores, weights;
-  Mat output;  // [nq, dv], heads concatenated
+  Mat rotatedQ, rotatedK;         // rope: [nq, dq], [nk, dk], each head rotated on its own
+  std::vector<Mat> positionBias;  // alibi: one [nq, nk] per head
+  Mat output;                     // [nq, dv], heads concatenated
   std::vector<int> maskedRows;
   std::vector<ScoreParams> params;  // per head
   float scale = 1.f;

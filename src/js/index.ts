@@ -131,6 +131,8 @@ const RUN_KEYS = [
   'mask',
   'temperature',
   'heads',
+  'positions',
+  'ropeBase',
   'embeddings',
   'sourceEmbeddings',
   'Wq',
@@ -149,6 +151,8 @@ const ATTENTION_KEYS = [
   'needWeights',
   'needScores',
   'sinkLogit',
+  'rope',
+  'alibiSlope',
 ] as const
 const FLASH_KEYS = ['query', 'key', 'value', 'blockRows', 'blockCols', 'causal', 'scale'] as const
 const BACKWARD_KEYS = ['query', 'key', 'value', 'gradOutput', 'score', 'scale', 'mask', 'temperature'] as const
@@ -177,6 +181,8 @@ const MHA_KEYS = [
   'window',
   'sinks',
   'sinkLogits',
+  'rope',
+  'alibi',
 ] as const
 const TENSOR_KEYS = new Set<string>([
   'embeddings',
@@ -232,6 +238,11 @@ function lossOption(value: unknown): Record<string, unknown> {
   return { ...loss, ...(loss.target !== undefined && { target: toTensor('loss.target', loss.target) }) }
 }
 
+/** rope: the keys an object may hold (true and false pass to the module, which reads them). */
+function checkRopeKeys(fn: string, rope: unknown, allowed: readonly string[]): void {
+  if (rope !== null && typeof rope === 'object' && !ArrayBuffer.isView(rope)) checkKeys(`${fn}: rope`, rope, allowed)
+}
+
 function makeEngine(module: RawModule): Engine {
   const maxThreads = module.threads()
   return {
@@ -244,6 +255,7 @@ function makeEngine(module: RawModule): Engine {
     attention(options: AttentionOptions): AttentionResult {
       const o = checkOptions('attention', options)
       checkKeys('attention', o, ATTENTION_KEYS)
+      checkRopeKeys('attention', o.rope, ['base', 'queryPositions', 'keyPositions'])
       const t = tensors(o)
       if (o.params !== undefined) {
         const p = checkOptions('attention: params', o.params)
@@ -270,6 +282,7 @@ function makeEngine(module: RawModule): Engine {
     multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult {
       const o = checkOptions('multiHeadAttention', options)
       checkKeys('multiHeadAttention', o, MHA_KEYS)
+      checkRopeKeys('multiHeadAttention', o.rope, ['base'])
       // sinkLogits: one number per head, as a 1-D Tensor for the module
       if (ArrayBuffer.isView(o.sinkLogits)) o.sinkLogits = Array.from(o.sinkLogits as unknown as ArrayLike<number>)
       const t = tensors(o)

@@ -35,6 +35,16 @@ export const STEP_NAMES = [
 ] as const
 export type StepName = (typeof STEP_NAMES)[number]
 
+/** How word order enters (docs/positions.md); 'none' is the course's program. */
+export const POSITION_ENCODINGS = ['none', 'sinusoidal', 'learned', 'rope', 'alibi'] as const
+export type PositionEncoding = (typeof POSITION_ENCODINGS)[number]
+/**
+ * The steps an encoding adds to a trace (the same names in C++, `data-step` and the tests): `positions` the
+ * table added to the embeddings (sinusoidal, learned), `rotatedQ` / `rotatedK` (rope), `positionBias` (alibi).
+ */
+export const POSITION_STEP_NAMES = ['positions', 'rotatedQ', 'rotatedK', 'positionBias'] as const
+export type PositionStepName = (typeof POSITION_STEP_NAMES)[number]
+
 export interface RunOptions {
   /** The sentence (self-attention). Default "this is my cat". */
   text?: string
@@ -58,6 +68,14 @@ export interface RunOptions {
   mask?: MaskSpec
   temperature?: number
   heads?: number
+  /**
+   * How word order enters (default 'none'): 'sinusoidal' or 'learned' add a table [n, dModel] to the
+   * embeddings before the projections; 'rope' rotates each head's Q and K by position; 'alibi' adds
+   * -m_h·|i - j| to the scaled scores before the mask.
+   */
+  positions?: PositionEncoding
+  /** rope's base (default 10000): pair i turns by position · base^(-2i/d). */
+  ropeBase?: number
   /** Edited cells: replace what the seed drew (the other draws stay the same). */
   embeddings?: TensorLike
   sourceEmbeddings?: TensorLike
@@ -99,6 +117,13 @@ export interface Trace {
   maskedScores: Tensor
   weights: Tensor
   output: Tensor
+  /** sinusoidal / learned: the table added to the embeddings, [max(nq, nk), dModel]. */
+  positions?: Tensor
+  /** rope: Q [nq, dq] and K [nk, dk] as the scores saw them (each head rotated on its own). */
+  rotatedQ?: Tensor
+  rotatedK?: Tensor
+  /** alibi: the bias added to the scaled scores, [nq, nk] or [heads, nq, nk]. */
+  positionBias?: Tensor
   /** Query rows whose keys were all masked: their weights and output are exactly 0. */
   maskedRows: number[]
   /** The scale multiplier that was applied. */
@@ -108,7 +133,21 @@ export interface Trace {
   params: ScoreParamsOut | ScoreParamsOut[]
   /** The options as resolved (defaults filled in; scale as the multiplier applied). */
   options: Required<
-    Pick<RunOptions, 'tokenizer' | 'dModel' | 'dq' | 'dk' | 'dv' | 'seed' | 'score' | 'mask' | 'temperature' | 'heads'>
+    Pick<
+      RunOptions,
+      | 'tokenizer'
+      | 'dModel'
+      | 'dq'
+      | 'dk'
+      | 'dv'
+      | 'seed'
+      | 'score'
+      | 'mask'
+      | 'temperature'
+      | 'heads'
+      | 'positions'
+      | 'ropeBase'
+    >
   > &
     Pick<RunOptions, 'text' | 'source' | 'target' | 'bpeMerges'> & { scale: number }
 }
@@ -148,6 +187,22 @@ export interface AttentionOptions {
    * is dropped, so each row's weights sum to 1 − sinkShare[i]. Divided by the temperature like the scores.
    */
   sinkLogit?: number
+  /**
+   * RoPE: query and key rotated by position before the scores (dq = dk, even). Positions default to 0, 1, …;
+   * give them to place the rows elsewhere (e.g. the same two words at (i, j) and (i + s, j + s)).
+   */
+  rope?: RopeOptions
+  /** ALiBi: -alibiSlope·|i - j| added to the scaled scores before the mask (not with score 'concat'). */
+  alibiSlope?: number
+}
+
+export interface RopeOptions {
+  /** Default 10000. */
+  base?: number
+  /** One integer position (0 … 65535) per query row. */
+  queryPositions?: ArrayLike<number>
+  /** One integer position per key row. */
+  keyPositions?: ArrayLike<number>
 }
 
 export interface AttentionResult {
@@ -166,6 +221,11 @@ export interface AttentionResult {
   selfAttention: boolean
   /** With sinkLogit: each row's weight on the sink (per batch item for batched input). */
   sinkShare?: Float32Array | Float32Array[]
+  /** With rope: the rotated query and key. */
+  rotatedQ?: Tensor
+  rotatedK?: Tensor
+  /** With alibiSlope: the bias [nq, nk] added to the scaled scores. */
+  positionBias?: Tensor
 }
 
 export interface FlashTraceOptions {
@@ -240,6 +300,10 @@ export interface MultiHeadAttentionOptions {
   sinks?: number
   /** One learned sink logit per head (gpt-oss): each row's weights then sum to 1 − sinkShare. */
   sinkLogits?: ArrayLike<number>
+  /** RoPE in each head (head size E / numHeads even), positions 0, 1, …; base default 10000. */
+  rope?: { base?: number }
+  /** ALiBi: head h's scores biased by -m_h·|i - j|, the slopes of BLOOM's build_alibi_tensor. */
+  alibi?: boolean
 }
 
 export interface MultiHeadAttentionResult {

@@ -405,6 +405,112 @@ const rows: Record<string, [string, () => void]> = {
       expectError(() => ap.run({ heads: 65 }), 'heads: must be an integer from 1 to 64, got 65')
     },
   ],
+  P1: [
+    'unknown positions encoding',
+    () => {
+      expectError(
+        () => ap.run({ positions: 'absolute' as never }),
+        "positions: unknown encoding 'absolute'; expected one of none, sinusoidal, learned, rope, alibi",
+      )
+    },
+  ],
+  P2: [
+    'rope with an odd size, or dq ≠ dk',
+    () => {
+      expectError(
+        () => ap.run({ positions: 'rope', dq: 6, dk: 6, heads: 2 }),
+        "positions: 'rope' pairs dimension i with i + d/2 in each head, so it needs an even dq / heads, got 6 / 2 = 3",
+      )
+      expectError(
+        () => ap.run({ positions: 'rope', score: 'general', dk: 16 }),
+        "positions: 'rope' rotates Q and K alike, so it needs dq = dk, got dq = 24, dk = 16",
+      )
+      expectError(
+        () => ap.attention({ query: T(3, 5), key: T(3, 5), value: T(3, 2), rope: {} }),
+        'rope: pairs dimension i with i + d/2, so it needs an even d, got d = 5',
+      )
+      const E = 6
+      expectError(
+        () =>
+          ap.multiHeadAttention({
+            query: T(2, E),
+            key: T(2, E),
+            value: T(2, E),
+            numHeads: 2,
+            inProjWeight: T(3 * E, E),
+            outProjWeight: T(E, E),
+            rope: {},
+          }),
+        'rope: pairs dimension i with i + d/2 in each head, so it needs an even head size, got E / numHeads = 6 / 2 = 3',
+      )
+    },
+  ],
+  P3: [
+    'rope positions beyond the limits, fractional, or not one per row',
+    () => {
+      const qkv = { query: T(3, 4), key: T(3, 4), value: T(3, 2) }
+      expectError(
+        () => ap.attention({ ...qkv, rope: { queryPositions: [0, 1, 70000] } }),
+        'rope.queryPositions[2]: must be an integer from 0 to 65535, got 70000',
+      )
+      expectError(
+        () => ap.attention({ ...qkv, rope: { keyPositions: [0, -1, 2] } }),
+        'rope.keyPositions[1]: must be an integer from 0 to 65535, got -1',
+      )
+      expectError(
+        () => ap.attention({ ...qkv, rope: { queryPositions: [0, 1.5, 2] } }),
+        'rope.queryPositions[1]: expected an integer, got 1.5',
+      )
+      expectError(
+        () => ap.attention({ ...qkv, rope: { keyPositions: [0, 1] } }),
+        'rope.keyPositions: expected 3 positions (one per row), got 2',
+      )
+    },
+  ],
+  P4: [
+    'rope base out of range',
+    () => {
+      expectError(() => ap.run({ positions: 'rope', ropeBase: 0 }), 'ropeBase: must be a number from 1 to 1e9, got 0')
+      expectError(
+        () => ap.attention({ query: T(3, 4), key: T(3, 4), value: T(3, 2), rope: { base: 1e10 } }),
+        'rope.base: must be a number from 1 to 1e9, got 1e+10',
+      )
+    },
+  ],
+  P5: [
+    'alibi with a rule that has no query–key scores to bias (concat)',
+    () => {
+      expectError(
+        () => ap.run({ positions: 'alibi', score: 'concat' }),
+        "positions: 'alibi' biases the score of query i for key j by their distance, but score 'concat' has no " +
+          'query-key scores (one per value row); use another score or positions',
+      )
+      const params = { W: T(3, 8), b: T(3) }
+      expectError(
+        () => ap.attention({ query: T(3, 4), key: T(3, 4), value: T(3, 2), score: 'concat', params, alibiSlope: 0.5 }),
+        "alibiSlope: biases the score of query i for key j by their distance, but score 'concat' has no " +
+          'query-key scores (one per value row); use another score',
+      )
+    },
+  ],
+  P6: [
+    'alibiSlope out of range',
+    () => {
+      expectError(
+        () => ap.attention({ query: T(3, 4), key: T(3, 4), value: T(3, 2), alibiSlope: -1 }),
+        'alibiSlope: must be a number from 0 to 1000, got -1',
+      )
+    },
+  ],
+  P7: [
+    'runBackward with positions',
+    () => {
+      expectError(
+        () => ap.runBackward({ positions: 'rope', loss: { kind: 'attend', query: 0, key: 1 } }),
+        "positions: runBackward differentiates the course's program, which has no positions; got 'rope' (use 'none')",
+      )
+    },
+  ],
   H3: [
     'numHeads not dividing E',
     () => {

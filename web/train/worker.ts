@@ -159,6 +159,9 @@ function inspectTrace(tr: Trainer): { trace: Trace; labels: string[] } {
     mask: c.mask,
     temperature: c.temperature,
     heads: c.heads,
+    // the layer's input already holds the learned or sinusoidal positions
+    positions: 'none',
+    ropeBase: 10000,
   }
   const { Wo: _wo, layerOutput: _out, probs: _p, classes: _c, layer: _l, layers: _ls, ...plain } = t
   return { trace: { ...plain, options }, labels: t.tokens }
