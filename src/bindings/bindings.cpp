@@ -232,24 +232,8 @@ void set_position_steps(val& out, const ap::Trace& t) {
     out.set("positionBias", t.positionBias.size() == 1 ? tensor_to_js(t.positionBias[0]) : stack_to_js(t.positionBias));
 }
 
-val encode_trace(const ap::Trace& t, const ap::RunOptions& r, const val& o) {
-  val out = val::object();
-  out.set("tokens", val::array(t.tokens.tokens));
-  out.set("tokenIds", val::array(t.tokens.ids));
-  out.set("vocab", val::array(t.tokens.vocab));
-  out.set("merges", merges_to_js(t.tokens.merges));
-  out.set("selfAttention", t.selfAttention);
-  if (r.cross) {
-    out.set("sourceTokens", val::array(t.sourceTokens.tokens));
-    out.set("sourceTokenIds", val::array(t.sourceTokens.ids));
-    out.set("sourceEmbeddings", tensor_to_js(t.sourceEmbeddings));
-  }
-  set_steps(out, {t.embeddings, t.Wq, t.Wk, t.Wv, t.Q, t.K, t.V, t.scores, t.scaledScores, t.maskedScores, t.weights,
-                  t.output});
-  set_position_steps(out, t);
-  out.set("maskedRows", val::array(t.maskedRows));
-  out.set("scale", t.scale);
-  // The options as resolved (defaults filled in), so a trace says how to reproduce it.
+// The options as resolved (defaults filled in), so a trace says how to reproduce it.
+val resolved_options(const ap::Trace& t, const ap::RunOptions& r, const val& o) {
   val resolved = val::object();
   if (r.cross) {
     resolved.set("source", val(r.source));
@@ -271,7 +255,29 @@ val encode_trace(const ap::Trace& t, const ap::RunOptions& r, const val& o) {
   resolved.set("positions", val(std::string(ap::positions_name(r.positions))));
   resolved.set("ropeBase", r.ropeBase);
   if (r.tokenizer == "bpe") resolved.set("bpeMerges", r.tokenizerOptions.bpeMerges);
-  out.set("options", resolved);
+  return resolved;
+}
+
+// What run() and projections() both return first: the tokens (and the source's in cross mode).
+val encode_tokens(const ap::Trace& t, const ap::RunOptions& r) {
+  val out = val::object();
+  out.set("tokens", val::array(t.tokens.tokens));
+  out.set("tokenIds", val::array(t.tokens.ids));
+  out.set("vocab", val::array(t.tokens.vocab));
+  out.set("merges", merges_to_js(t.tokens.merges));
+  out.set("selfAttention", t.selfAttention);
+  if (r.cross) {
+    out.set("sourceTokens", val::array(t.sourceTokens.tokens));
+    out.set("sourceTokenIds", val::array(t.sourceTokens.ids));
+    out.set("sourceEmbeddings", tensor_to_js(t.sourceEmbeddings));
+  }
+  return out;
+}
+
+// What run() and projections() both return last: the scale, the resolved options, the rule's parameters.
+void set_scale_options_params(val& out, const ap::Trace& t, const ap::RunOptions& r, const val& o) {
+  out.set("scale", t.scale);
+  out.set("options", resolved_options(t, r, o));
   if (t.heads == 1) {
     out.set("params", encode_params(t.params[0], r.score));
   } else {
@@ -279,6 +285,25 @@ val encode_trace(const ap::Trace& t, const ap::RunOptions& r, const val& o) {
     for (const auto& p : t.params) ps.call<void>("push", encode_params(p, r.score));
     out.set("params", ps);
   }
+}
+
+val encode_trace(const ap::Trace& t, const ap::RunOptions& r, const val& o) {
+  val out = encode_tokens(t, r);
+  set_steps(out, {t.embeddings, t.Wq, t.Wk, t.Wv, t.Q, t.K, t.V, t.scores, t.scaledScores, t.maskedScores, t.weights,
+                  t.output});
+  set_position_steps(out, t);
+  out.set("maskedRows", val::array(t.maskedRows));
+  set_scale_options_params(out, t, r, o);
+  return out;
+}
+
+// projections(): run()'s trace up to V (the same keys, in the same order; no attention steps).
+val encode_projections(const ap::Trace& t, const ap::RunOptions& r, const val& o) {
+  val out = encode_tokens(t, r);
+  set_projections(out, t.embeddings, t.Wq, t.Wk, t.Wv, t.Q, t.K, t.V);
+  out.set("heads", t.heads);
+  set_position_steps(out, t);
+  set_scale_options_params(out, t, r, o);
   return out;
 }
 
@@ -286,6 +311,13 @@ val run(val o) {
   return guarded([&] {
     const ap::RunOptions r = decode_run_options(o);
     return encode_trace(ap::run(r), r, o);
+  });
+}
+
+val projections(val o) {
+  return guarded([&] {
+    const ap::RunOptions r = decode_run_options(o);
+    return encode_projections(ap::projections(r), r, o);
   });
 }
 
@@ -656,6 +688,7 @@ int threads() { return ap::kernels::threads(); }
 
 EMSCRIPTEN_BINDINGS(attention_playground) {
   emscripten::function("run", &run);
+  emscripten::function("projections", &projections);
   emscripten::function("attention", &attention);
   emscripten::function("attentionBackward", &attentionBackward);
   emscripten::function("runBackward", &runBackward);

@@ -186,16 +186,18 @@ inline val per_head_to_js(const std::vector<ap::Mat>& ms) {
   return ms.size() == 1 ? tensor_to_js(ms[0]) : stack_to_js(ms);
 }
 
+// The steps up to V (embeddings, Wq, Wk, Wv, Q, K, V), in pipeline order: a trace's first steps, and all of
+// what ap.projections returns.
+inline void set_projections(val& o, const ap::Mat& embeddings, const ap::Mat& Wq, const ap::Mat& Wk, const ap::Mat& Wv,
+                            const ap::Mat& Q, const ap::Mat& K, const ap::Mat& V) {
+  const std::pair<const char*, const ap::Mat*> mats[] = {
+      {"embeddings", &embeddings}, {"Wq", &Wq}, {"Wk", &Wk}, {"Wv", &Wv}, {"Q", &Q}, {"K", &K}, {"V", &V}};
+  for (const auto& [name, m] : mats) o.set(name, tensor_to_js(*m));
+}
+
 inline void set_steps(val& o, const StepTensors& t) {
   // In pipeline order, which is also the order of the trace's keys.
-  const std::pair<const char*, const ap::Mat*> mats[] = {{"embeddings", &t.embeddings},
-                                                         {"Wq", &t.Wq},
-                                                         {"Wk", &t.Wk},
-                                                         {"Wv", &t.Wv},
-                                                         {"Q", &t.Q},
-                                                         {"K", &t.K},
-                                                         {"V", &t.V}};
-  for (const auto& [name, m] : mats) o.set(name, tensor_to_js(*m));
+  set_projections(o, t.embeddings, t.Wq, t.Wk, t.Wv, t.Q, t.K, t.V);
   const std::pair<const char*, const std::vector<ap::Mat>*> per_head[] = {{"scores", &t.scores},
                                                                           {"scaledScores", &t.scaledScores},
                                                                           {"maskedScores", &t.maskedScores},

@@ -1,6 +1,7 @@
 #include "core/pipeline.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/positions.h"
 #include "core/rng.h"
@@ -105,7 +106,7 @@ void check_run_options(const RunOptions& o) {
 
 // Q, K, V from the embeddings (sinusoidal / learned: plus the table, added before the projections; step
 // embeddings stays the tokens' own). kvInput: the source's embeddings in cross attention.
-void project(Trace& t, const Mat& kvInput, bool cross) {
+void project_qkv(Trace& t, const Mat& kvInput, bool cross) {
   const Mat x = with_positions(t.embeddings, t.positions);
   const Mat xkv = cross ? with_positions(kvInput, t.positions) : Mat();
   t.Q = x * t.Wq;
@@ -130,9 +131,9 @@ AttentionOptions head_options(const RunOptions& o) {
   return a;
 }
 
-}  // namespace
-
-Trace run(const RunOptions& o) {
+// Tokens, the seed's draws (positions and the rule's parameters too) and Q, K, V: everything run() computes
+// before attention (projections() is this alone).
+Trace project(const RunOptions& o) {
   check_run_options(o);
   Trace t;
   t.heads = o.heads;
@@ -157,7 +158,7 @@ Trace run(const RunOptions& o) {
   t.Wq = g.rand(o.dModel, o.dq);
   t.Wk = g.rand(o.dModel, o.dk);
   t.Wv = g.rand(o.dModel, o.dv);
-  const int dqh = o.dq / o.heads, dkh = o.dk / o.heads, dvh = o.dv / o.heads;
+  const int dqh = o.dq / o.heads, dkh = o.dk / o.heads;
   for (int h = 0; h < o.heads; ++h) t.params.push_back(draw_params(g, o.score, dqh, dkh, nk));
 
   t.embeddings = gather_rows(table, t.tokens.ids);
@@ -172,7 +173,24 @@ Trace run(const RunOptions& o) {
     kvInput = &t.sourceEmbeddings;
   }
 
-  project(t, *kvInput, o.cross);
+  project_qkv(t, *kvInput, o.cross);
+  t.scale = o.hasScale ? o.scale : default_scale(o.score, dkh);
+  return t;
+}
+
+}  // namespace
+
+Trace projections(const RunOptions& o) {
+  Trace t = project(o);
+  AP_REQUIRE(std::isfinite(t.scale), "scale: must be finite, got " + fmt(t.scale));
+  return t;
+}
+
+Trace run(const RunOptions& o) {
+  Trace t = project(o);
+  const int nq = static_cast<int>(t.tokens.ids.size());
+  const int nk = o.cross ? static_cast<int>(t.sourceTokens.ids.size()) : nq;
+  const int dqh = o.dq / o.heads, dkh = o.dk / o.heads, dvh = o.dv / o.heads;
   AttentionOptions a = head_options(o);
   const std::vector<float> slopes = a.hasAlibi ? alibi_slopes(o.heads) : std::vector<float>();
   if (a.rope.enabled) {

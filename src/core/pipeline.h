@@ -54,6 +54,11 @@ struct Trace {
 
 Trace run(const RunOptions& opts);
 
+// run() up to Q, K and V: the tokens, the seed's draws (the rule's parameters too) and the projections, by the
+// same code and with the same checks of those options; no attention, so nothing nq × nk (the long view's rows).
+// The attention fields of the Trace stay empty; `scale` is the multiplier run() would apply.
+Trace projections(const RunOptions& opts);
+
 // The course's check (lesson 000): Q = K = V element for element means self-attention.
 bool is_self_attention(const Mat& Q, const Mat& K, const Mat& V);
 

@@ -18,6 +18,8 @@ import type {
   MemoryStats,
   MultiHeadAttentionOptions,
   MultiHeadAttentionResult,
+  Projections,
+  ProjectionsOptions,
   RunBackwardOptions,
   RunBackwardResult,
   RunOptions,
@@ -64,6 +66,7 @@ export interface InitOptions {
 /** The embind module's raw functions (internal: results are `{ error }` or plain objects). */
 export interface RawModule {
   run(o: object): unknown
+  projections(o: object): unknown
   attention(o: object): unknown
   attentionBackward(o: object): unknown
   runBackward(o: object): unknown
@@ -81,6 +84,11 @@ export interface RawModule {
 export interface Engine {
   /** The course's pipeline with every step kept (defaults reproduce its PyTorch program). */
   run(options?: RunOptions): Trace
+  /**
+   * `run` up to Q, K and V (tokens, embeddings, W_q, W_k, W_v, Q, K, V, the rule's parameters, the scale), by the
+   * same code, with no attention: O(n) for a text of n tokens. Its Q, K, V are run()'s bit for bit.
+   */
+  projections(options?: ProjectionsOptions): Projections
   /** One attention call on your own Q, K, V ([n, d] or [batch, n, d]). */
   attention(options: AttentionOptions): AttentionResult
   /** The backward pass of one attention call: dL/dQ, dL/dK, dL/dV, dL/dA, dL/dS from dL/dO (docs/backward.md). */
@@ -139,6 +147,8 @@ const RUN_KEYS = [
   'Wk',
   'Wv',
 ] as const
+/** projections: run()'s options but those of attention alone. */
+const PROJECTION_KEYS = RUN_KEYS.filter((k) => k !== 'mask' && k !== 'temperature')
 const ATTENTION_KEYS = [
   'query',
   'key',
@@ -231,6 +241,14 @@ function checkText(name: string, value: unknown): void {
   }
 }
 
+/** The options of run, projections and runBackward: read, their names and texts checked, tensors converted. */
+function runOptions(name: string, options: unknown, keys: readonly string[]): Record<string, unknown> {
+  const o = checkOptions(name, options)
+  checkKeys(name, o, keys)
+  for (const k of ['text', 'source', 'target', 'bpeCorpus']) checkText(k, o[k])
+  return tensors(o)
+}
+
 /** runBackward's `loss`, checked, its target as a Tensor. */
 function lossOption(value: unknown): Record<string, unknown> {
   const loss = checkOptions('runBackward: loss', value)
@@ -246,12 +264,9 @@ function checkRopeKeys(fn: string, rope: unknown, allowed: readonly string[]): v
 function makeEngine(module: RawModule): Engine {
   const maxThreads = module.threads()
   return {
-    run(options?: RunOptions): Trace {
-      const o = checkOptions('run', options)
-      checkKeys('run', o, RUN_KEYS)
-      for (const k of ['text', 'source', 'target', 'bpeCorpus']) checkText(k, o[k])
-      return unwrap<Trace>(module.run(tensors(o)))
-    },
+    run: (options?: RunOptions) => unwrap<Trace>(module.run(runOptions('run', options, RUN_KEYS))),
+    projections: (options?: ProjectionsOptions) =>
+      unwrap<Projections>(module.projections(runOptions('projections', options, PROJECTION_KEYS))),
     attention(options: AttentionOptions): AttentionResult {
       const o = checkOptions('attention', options)
       checkKeys('attention', o, ATTENTION_KEYS)
@@ -272,11 +287,8 @@ function makeEngine(module: RawModule): Engine {
       return unwrap<AttentionBackwardResult>(module.attentionBackward(tensors(o)))
     },
     runBackward(options: RunBackwardOptions): RunBackwardResult {
-      const o = checkOptions('runBackward', options)
-      checkKeys('runBackward', o, [...RUN_KEYS, 'loss'])
-      for (const k of ['text', 'source', 'target', 'bpeCorpus']) checkText(k, o[k])
-      const t = tensors(o)
-      if (o.loss !== undefined) t.loss = lossOption(o.loss)
+      const t = runOptions('runBackward', options, [...RUN_KEYS, 'loss'])
+      if (t.loss !== undefined) t.loss = lossOption(t.loss)
       return unwrap<RunBackwardResult>(module.runBackward(t))
     },
     multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult {

@@ -152,6 +152,27 @@ export interface Trace {
     Pick<RunOptions, 'text' | 'source' | 'target' | 'bpeMerges'> & { scale: number }
 }
 
+/** `projections` options: run()'s options that shape the tokens, the embeddings and W_q, W_k, W_v, Q, K, V. */
+export type ProjectionsOptions = Omit<RunOptions, 'mask' | 'temperature'>
+
+/**
+ * run()'s trace up to V: the same tokens, draws and projections by the same code, no attention (nothing nq × nk);
+ * `positions` the table added before the projections (sinusoidal, learned); rope and alibi act in attention.
+ * `scale` is the multiplier run() would apply; `params` the rule's parameters run() would use.
+ */
+export type Projections = Omit<
+  Trace,
+  | 'scores'
+  | 'scaledScores'
+  | 'maskedScores'
+  | 'weights'
+  | 'output'
+  | 'maskedRows'
+  | 'rotatedQ'
+  | 'rotatedK'
+  | 'positionBias'
+>
+
 export interface AttentionParams {
   /** general: [dq, dk]; concat: [nv, dq + dk]. */
   W?: TensorLike

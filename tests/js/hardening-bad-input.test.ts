@@ -679,6 +679,18 @@ const rows: Record<string, [string, () => void]> = {
       )
     },
   ],
+  K8: [
+    'projections: attention options refused, run options checked as run checks them',
+    () => {
+      expectError(
+        () => ap.projections({ mask: 'causal' } as never),
+        /^projections: unknown option 'mask'; known options: text, /,
+      )
+      expectError(() => ap.projections({ temperature: 2 } as never), /^projections: unknown option 'temperature'/)
+      expectError(() => ap.projections({ dk: 16 }), "dq/dk: score 'scaled-dot' needs dq = dk, got dq = 24, dk = 16")
+      expectError(() => ap.projections({ scale: Number.NaN }), /^scale: must be finite/)
+    },
+  ],
   K5: [
     'values of the wrong type',
     () => {

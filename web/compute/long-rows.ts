@@ -1,23 +1,13 @@
 // Long texts: thousands of tokens, where the n×n matrices of a normal run would
 // take hundreds of milliseconds and megabytes per step. Nothing n×n is ever built here:
-// - Q, K and V come from two engine runs in cross mode against a single token. The vocabulary (and
-//   with it every random draw) is the one of the whole text, and one side has one token, so each run
-//   is O(n); their Q (text as the decoder side) and K, V (text as the encoder side) are bit for bit
-//   the ones a self-attention run on the text computes.
+// - Q, K and V come from ap.projections: run()'s tokens, draws and projections by the same code, without
+//   attention, so O(n); bit for bit the ones a run on the text computes.
 // - The output comes from the fused kernel (ap.attention with needWeights: false) where it applies
 //   (dot / scaled-dot, no mask or causal), otherwise from blocks of rows.
 // - The rows of scores and weights the viewer shows are computed on demand: ap.attention with just
 //   those rows of Q as the query, the whole K and V as keys and values.
 
-import type {
-  AttentionOptions,
-  AttentionResult,
-  Engine,
-  MaskSpec,
-  RunOptions,
-  Tensor,
-  Trace,
-} from 'attention-playground'
+import type { AttentionOptions, AttentionResult, Engine, MaskSpec, Tensor, Trace } from 'attention-playground'
 import { RULE_TRAITS, type EditableTensor, type PlaygroundState } from '../params'
 import { applyEdits } from './changes'
 import { headColumns, paramsForHead, setHeadColumns } from './heads'
@@ -180,57 +170,36 @@ export function computeLong(
   s: PlaygroundState,
   tok: Tokenized,
 ): { trace: Trace; long: LongData; droppedEdits: boolean } {
-  const first = tok.tokens[0]
-  const base: RunOptions = { ...baseRunOptions(s, 0, 0), mask: 'none' }
-  delete base.text
-  const queries = (o: RunOptions = {}) => engine.run({ ...base, source: first, target: s.text, ...o })
-  const keys = (o: RunOptions = {}) => engine.run({ ...base, source: s.text, target: first, ...o })
-  let a = queries()
-  let b = keys()
+  // The mask and the temperature belong to attention, which projections() does not compute.
+  const { mask: _mask, temperature: _temperature, ...options } = baseRunOptions(s, 0, 0)
+  let p = engine.projections(options)
   const same = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v, i) => v === y[i])
-  if (
-    !same(a.vocab, tok.vocab) ||
-    !same(b.vocab, tok.vocab) ||
-    !same(a.tokens, tok.tokens) ||
-    !same(b.sourceTokens ?? [], tok.tokens)
-  ) {
-    throw new Error("long view: the vocabulary of the split runs differs from the text's")
-  }
+  if (!same(p.tokens, tok.tokens)) throw new Error("long view: the projections' tokens differ from the text's")
   let dropped = false
   if (s.edits.length) {
     const tensors: Record<EditableTensor, Tensor | undefined> = {
-      embeddings: a.embeddings,
+      embeddings: p.embeddings,
       sourceEmbeddings: undefined,
-      Wq: a.Wq,
-      Wk: a.Wk,
-      Wv: a.Wv,
+      Wq: p.Wq,
+      Wk: p.Wk,
+      Wv: p.Wv,
     }
     const { overrides, dropped: d } = applyEdits(tensors, s.edits)
     dropped = d.length > 0
-    const o: RunOptions = { Wq: overrides.Wq, Wk: overrides.Wk, Wv: overrides.Wv }
-    a = queries({ ...o, embeddings: overrides.embeddings })
-    b = keys({ ...o, sourceEmbeddings: overrides.embeddings })
+    p = engine.projections({ ...options, ...overrides })
   }
   const trace: Trace = {
-    ...a,
-    tokens: tok.tokens,
-    tokenIds: tok.ids,
-    vocab: tok.vocab,
-    sourceTokens: undefined,
-    sourceTokenIds: undefined,
-    sourceEmbeddings: undefined,
-    K: b.K,
-    V: b.V,
+    ...p,
     scores: EMPTY,
     scaledScores: EMPTY,
     maskedScores: EMPTY,
     weights: EMPTY,
+    output: EMPTY,
     maskedRows: [],
-    selfAttention: true,
   }
   const long = new LongData(engine, trace, s)
   // The output is filled in by the caller (LongData.output), in a task of its own.
-  trace.output = { data: new Float32Array(long.n * a.V.shape[1]), shape: [long.n, a.V.shape[1]] }
+  trace.output = { data: new Float32Array(long.n * p.V.shape[1]), shape: [long.n, p.V.shape[1]] }
   trace.maskedRows = fullyMaskedRows(s, long.n, long.n)
   return { trace, long, droppedEdits: dropped }
 }
