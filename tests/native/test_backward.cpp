@@ -171,4 +171,26 @@ TEST(RunBackward, RejectsAMaskedTargetCell) {
   }
 }
 
+// projections() is run() up to Q, K, V by the same code: the same tensors, no attention steps, run's errors.
+TEST(Projections, EqualRunUpToQkvWithoutAttention) {
+  for (const auto score : {ap::ScoreRule::ScaledDot, ap::ScoreRule::Additive, ap::ScoreRule::Concat}) {
+    for (const int heads : {1, 2}) {
+      ap::RunOptions r;
+      r.score = score;
+      r.heads = heads;
+      const ap::Trace t = ap::run(r), p = ap::projections(r);
+      EXPECT_EQ(p.Q, t.Q);
+      EXPECT_EQ(p.K, t.K);
+      EXPECT_EQ(p.V, t.V);
+      EXPECT_EQ(p.embeddings, t.embeddings);
+      EXPECT_EQ(p.scale, t.scale);
+      ASSERT_EQ(p.params.size(), t.params.size());
+      EXPECT_TRUE(p.weights.empty() && p.scores.empty() && p.output.size() == 0);
+    }
+  }
+  ap::RunOptions bad;
+  bad.dk = 16;
+  EXPECT_THROW(ap::projections(bad), ap::Error);
+}
+
 }  // namespace
