@@ -2,7 +2,7 @@
 // W_k, W_v, the rule's parameters, the scale) are run()'s bit for bit on every case of the PyTorch fixture
 // tests/fixtures/engine-run.json (gen_fixtures.py, torch 1.13), and PyTorch's within the fixtures' tolerance.
 import { describe, expect, it } from 'vitest'
-import type { ProjectionsOptions, RunOptions } from '../../dist/index.js'
+import { POSITION_ENCODINGS, type ProjectionsOptions, type RunOptions } from '../../dist/index.js'
 import {
   ap,
   decodeInput,
@@ -60,6 +60,19 @@ describe('projections() equals run() and PyTorch', () => {
         opts.some((o: FixtureJson) => o.score === s),
         s,
       ).toBe(true)
+  })
+})
+
+describe('projections() with each position encoding', () => {
+  it.each(POSITION_ENCODINGS)("%s: Q, K, V and the position table are run()'s", (positions) => {
+    const options = { text: 'the cat sat on the mat', tokenizer: 'word', heads: 2, positions } as const
+    const t = ap.run(options)
+    const p = ap.projections(options)
+    for (const k of FRONT) expectTensorClose(p[k], t[k], `${k} = run()'s`, EXACT)
+    if (t.positions) expectTensorClose(p.positions, t.positions, 'positions', EXACT)
+    else expect(p.positions).toBeUndefined()
+    expect(p.scale).toBe(t.scale)
+    for (const k of ['rotatedQ', 'rotatedK', 'positionBias']) expect(k in p, k).toBe(false)
   })
 })
 
