@@ -29,6 +29,7 @@ import { createScheduler, type Scheduler } from './shell/scheduler'
 import { createTabs, type Tabs } from './shell/tabs'
 import { createTrainBox, type TrainBox } from './shell/train-box'
 import { BackwardView } from './views/backward'
+import { SinksView } from './views/sinks'
 import { MODEL_STYLES } from './views/model'
 import type { Recomputed } from './compute/attention-file'
 import { viewEntry } from './views/registry'
@@ -186,11 +187,14 @@ class Playground {
     this.fullPage = link
   }
 
-  /** The Train tab's "look inside this step": the backward view on the trained model's last layer. */
+  /** The Train tab's "look inside this step": the backward view on the trained model's last layer (the sinks view
+   * measures that layer too). */
   private inspect(trace: Trace, labels: string[]): void {
     const view = this.panels.views.find((v) => v.view === 'backward')?.panel
     if (!(view instanceof BackwardView)) return
     view.showTrace(trace, labels)
+    const sinks = this.panels.views.find((v) => v.view === 'sinks')?.panel
+    if (sinks instanceof SinksView) sinks.showTrained(trace)
     this.setState({ view: 'backward' })
   }
 

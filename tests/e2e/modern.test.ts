@@ -133,6 +133,38 @@ describe('view sinks', () => {
   })
 })
 
+describe("view sinks on the Train tab's model", () => {
+  it('measures the last layer "look inside this step" hands over, head by head, against an even spread', async () => {
+    const { page, errors } = await pages.open(env.site.url + '?view=sinks&lang=en', {
+      viewport: { width: 1400, height: 1000 },
+      ready: traced,
+    })
+    const v = page.locator('[data-step="sinks"]')
+    expect(await v.getAttribute('data-sinks-tab')).toBe('none')
+    expect(await page.locator('[data-sinks="train-verdict"]').innerText()).toBe(modernText('en')('sinksTabWaiting'))
+    await page.evaluate(() => (window as unknown as Win).__apPlayground.setState({ view: 'train' }))
+    const panel = page.locator('section.ap-train')
+    await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
+    await panel.locator('button[name="step"]').click()
+    await expect.poll(() => panel.locator('[data-train="grad-norms"]').textContent(), { timeout: 30_000 }).toMatch(/‖/)
+    await panel.locator('button[data-train="inspect"]').click()
+    await expect.poll(() => new URL(page.url()).searchParams.get('view')).toBe('backward')
+    await page.evaluate(() => (window as unknown as Win).__apPlayground.setState({ view: 'sinks' }))
+    await expect.poll(() => v.getAttribute('data-sinks-tab')).not.toBe('none')
+    const means = await page
+      .locator('[data-sinks="train-heads"] li')
+      .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-mean'))))
+    expect(means.length).toBeGreaterThan(0)
+    for (const m of means) expect(m).toBeGreaterThan(0)
+    for (const m of means) expect(m).toBeLessThan(1)
+    const found = await v.getAttribute('data-sinks-tab')
+    expect(await page.locator('[data-sinks="train-verdict"]').innerText()).toMatch(
+      found === 'true' ? /^Found in the Train tab/ : /^Not found in the Train tab/,
+    )
+    expect(errors).toEqual([])
+  })
+})
+
 describe('KV cache in the Decoding view', () => {
   for (const lang of ['en', 'zh'] as const) {
     it(`grows one row per step, counts both ways, sizes real models (${lang})`, async () => {

@@ -44,6 +44,32 @@ function meanOnFirst(w: Tensor, head: number): number {
   return s / Math.max(1, n - 1)
 }
 
+export interface TraceSinks {
+  /** One per head of the layer (layer -1: the Train tab's last layer). */
+  heads: HeadSink[]
+  best: HeadSink
+  /** The mean if every row spread its weight evenly over the keys it sees (its unmasked scores). */
+  uniform: number
+  found: boolean
+}
+
+/** The Train tab's model as its "look inside this step" hands it over (its last layer, any mask): each head's mean
+ * weight on position 0 over rows 1…, against an even spread over the keys each row sees. */
+export function measureTrace(t: { weights: Tensor; maskedScores: Tensor }): TraceSinks {
+  const n = t.weights.shape[t.weights.shape.length - 1]
+  const H = t.weights.shape.length === 3 ? t.weights.shape[0] : 1
+  let uniform = 0
+  for (let i = 1; i < n; i++) {
+    let seen = 0
+    for (let j = 0; j < n; j++) if (Number.isFinite(t.maskedScores.data[i * n + j])) seen++
+    if (seen > 0) uniform += 1 / seen
+  }
+  uniform /= Math.max(1, n - 1)
+  const heads = Array.from({ length: H }, (_, head) => ({ layer: -1, head, mean: meanOnFirst(t.weights, head) }))
+  const best = heads.reduce((a, b) => (b.mean > a.mean ? b : a))
+  return { heads, best, uniform, found: best.mean >= 2 * uniform }
+}
+
 /** Every head of every layer; `found` when the best one's mean on position 0 is at least twice the uniform one. */
 export function measureSinks(tr: Trainer): SinkMeasure {
   const traces: TrainTrace[] = []

@@ -67,6 +67,14 @@ const en = {
     'Found: head {h} of layer {l} puts {mean} of its weight on position 0 on average, {ratio}× the {uniform} an even spread over the keys it sees would give (the threshold here: 2×). It leans on position 0 rather than piling everything there, as the sink heads of large models do; other seeds may find none.',
   sinksNotFound:
     'Not found here: no head of this small model puts more than {mean} of its weight on position 0 on average (uniform: {uniform}). The effect shows in large models trained for long; this one is small and trained briefly, so we say so rather than fake it.',
+  sinksTabTitle: 'The model you trained in the Train tab',
+  sinksTabWaiting:
+    'Train a model in the Train tab and press “Look inside this step”: its last layer is measured here as well.',
+  sinksTabHead: 'head {h}: mean weight on position 0 over rows 1…: {mean}',
+  sinksTabFound:
+    'Found in the Train tab’s model (last layer, {n} tokens): head {h} puts {mean} of its weight on position 0 on average, {ratio}× the {uniform} an even spread would give (threshold 2×).',
+  sinksTabNotFound:
+    'Not found in the Train tab’s model (last layer, {n} tokens): its strongest head puts {mean} on position 0 on average, {ratio}× the {uniform} of an even spread (threshold 2×). A small model trained for a few hundred steps need not grow a sink; we say so rather than fake one.',
   sinksLogitTitle: 'The same head with a sink logit',
   sinksLogitLead:
     'Its scores again, with one extra logit s in the softmax (0 = "softmax off by one"). The share the sink takes is the weight that no longer has to go to position 0.',
@@ -161,6 +169,13 @@ const zh: Record<ModernKey, string> = {
     '找到了：第 {l} 层第 {h} 个头平均把 {mean} 的权重放在位置 0 上，是在它能看到的键上均匀分配（{uniform}）的 {ratio} 倍（这里的门槛是 2 倍）。它偏向位置 0，但不像大模型的汇聚头那样把几乎全部权重都堆在那里；换一个随机种子也可能一个都没有。',
   sinksNotFound:
     '这里没有出现：这个小模型没有哪个头平均在位置 0 上放超过 {mean} 的权重（均匀分配：{uniform}）。这种现象出现在训练很久的大模型里；这个模型小、训练时间短，所以我们如实说明，而不是伪造。',
+  sinksTabTitle: '你在“训练”页训练的模型',
+  sinksTabWaiting: '在“训练”页训练一个模型，再点“看看这一步的内部”：它的最后一层也会在这里测量。',
+  sinksTabHead: '第 {h} 个头：第 1 行起在位置 0 上的平均权重：{mean}',
+  sinksTabFound:
+    '在“训练”页的模型里找到了（最后一层，{n} 个词）：第 {h} 个头平均把 {mean} 的权重放在位置 0 上，是均匀分配（{uniform}）的 {ratio} 倍（门槛 2 倍）。',
+  sinksTabNotFound:
+    '在“训练”页的模型里没有出现（最后一层，{n} 个词）：最强的头平均在位置 0 上放 {mean}，是均匀分配（{uniform}）的 {ratio} 倍（门槛 2 倍）。只训练几百步的小模型不一定长出汇聚头；我们如实说明，而不是伪造。',
   sinksLogitTitle: '同一个头加上汇聚 logit',
   sinksLogitLead:
     '还是它的分数，softmax 里多一个 logit s（0 即“softmax off by one”）。汇聚项分走的份额，就是不必再放到位置 0 上的权重。',

@@ -2,12 +2,21 @@
 // the Train tab trained here in small chunks (compute/sinks.ts), and the same head with a sink logit.
 
 import type { Ctx, Panel } from '../context'
-import type { Engine, Tensor, Trainer } from 'attention-playground'
+import type { Engine, Tensor, Trace, Trainer } from 'attention-playground'
 import { h, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
 import { engineError } from '../engine-errors'
 import { ModernLabels, modernText, type ModernText } from './modern-strings'
-import { SINK_CHUNK, SINK_STEPS, measureSinks, sinkTrainer, withSinkLogit, type SinkMeasure } from '../compute/sinks'
+import {
+  SINK_CHUNK,
+  SINK_STEPS,
+  measureSinks,
+  measureTrace,
+  sinkTrainer,
+  withSinkLogit,
+  type SinkMeasure,
+  type TraceSinks,
+} from '../compute/sinks'
 
 const SHOW = 10
 
@@ -22,6 +31,10 @@ export class SinksView implements Panel {
   private pos0 = h('p', { class: 'help', 'data-sinks': 'pos0' })
   private table = h('div', { class: 'table-scroll', tabindex: 0 })
   private error = h('p', { class: 'banner decode-error', role: 'alert', hidden: true })
+  private tabVerdict = h('p', { class: 'help', 'data-sinks': 'train-verdict' })
+  private tabHeads = h('ul', { class: 'sinks-heads', 'data-sinks': 'train-heads' })
+  /** The Train tab's model (its last layer), once its "look inside this step" handed it over. */
+  private tab: { sinks: TraceSinks; n: number } | null = null
   private trainer: Trainer | null = null
   private measure: SinkMeasure | null = null
   private seed = -1
@@ -40,6 +53,13 @@ export class SinksView implements Panel {
       this.error,
       this.heads,
       this.verdict,
+      h(
+        'section',
+        { class: 'sinks-train', 'data-sinks': 'train' },
+        lb('h3', 'sinksTabTitle'),
+        this.tabVerdict,
+        this.tabHeads,
+      ),
       lb('h3', 'sinksLogitTitle'),
       lb('p', 'sinksLogitLead', 'help'),
       h('label', { class: 'field' }, lb('span', 'sinksLogit', 'lbl'), this.logit, this.logitValue),
@@ -52,6 +72,12 @@ export class SinksView implements Panel {
   render(ctx: Ctx): void {
     this.ctx = ctx
     if (ctx.state.seed !== this.seed) this.start(ctx.state.seed)
+    this.draw()
+  }
+
+  /** The Train tab's model, as its "look inside this step" hands over its last layer: measured like the one above. */
+  showTrained(trace: Trace): void {
+    this.tab = { sinks: measureTrace(trace), n: trace.tokens.length }
     this.draw()
   }
 
@@ -103,6 +129,7 @@ export class SinksView implements Panel {
     if (!ctx) return
     const tx = modernText(ctx.state.lang)
     this.labels.apply(tx)
+    this.drawTab(tx)
     const m = this.measure
     this.el.dataset.sinksDone = String(!!m)
     if (!m) {
@@ -130,6 +157,34 @@ export class SinksView implements Panel {
     }
     setText(this.verdict, tx(m.found ? 'sinksFound' : 'sinksNotFound', vars))
     this.drawSink(m, tx)
+  }
+
+  private drawTab(tx: ModernText): void {
+    const t = this.tab
+    this.el.dataset.sinksTab = t ? String(t.sinks.found) : 'none'
+    if (!t) {
+      setText(this.tabVerdict, tx('sinksTabWaiting'))
+      this.tabHeads.replaceChildren()
+      return
+    }
+    const { best, uniform, found } = t.sinks
+    const vars = {
+      n: t.n,
+      h: best.head,
+      mean: fmt(best.mean, 3),
+      uniform: fmt(uniform, 3),
+      ratio: fmt(best.mean / uniform, 2),
+    }
+    setText(this.tabVerdict, tx(found ? 'sinksTabFound' : 'sinksTabNotFound', vars))
+    this.tabHeads.replaceChildren(
+      ...t.sinks.heads.map((hd) =>
+        h('li', {
+          'data-head': hd.head,
+          'data-mean': hd.mean,
+          text: tx('sinksTabHead', { h: hd.head, mean: fmt(hd.mean, 3) }),
+        }),
+      ),
+    )
   }
 
   private drawSink(m: SinkMeasure, tx: ModernText): void {
