@@ -25,6 +25,9 @@ export interface Ctx {
   trace: Trace | null
   hl: Highlight
   sel: Selection | null
+  /** The controls' "More options" fold is open (advanced rules, tokenizers, heads, temperature, cell editing). */
+  moreOptions: boolean
+  setMoreOptions(open: boolean): void
   setState(patch: Partial<PlaygroundState>): void
   setHighlight(q: number | null, k: number | null): void
   select(sel: Selection | null): void

@@ -70,7 +70,7 @@ const en = {
   modeCross: 'Cross attention',
   modeSelfHint: 'Q, K and V all come from one sentence.',
   modeCrossHint:
-    'The decoder sentence asks (Q). K and V are the encoder sentence’s embeddings times W_k and W_v: this page runs no encoder layers, so the source embeddings stand in for the encoder’s output.',
+    'The decoder sentence asks (Q). K and V are the encoder sentence’s embeddings times W_k and W_v: this page runs no encoder layers, so the source embeddings stand in for the encoder’s output. Cross attention (encoder–decoder attention) is the lesson’s 一般注意力 (general attention: Q from one sequence, K and V from another) as the Transformer computes it. Where it differs from the lesson’s table: Q, K and V are projections by W_q, W_k, W_v, and the rule is the scaled dot product, not rules 1–2 (those are the RNN-era encoder–decoder attention).',
   text: 'Sentence',
   source: 'Encoder sentence (→ K, V)',
   target: 'Decoder sentence (→ Q)',
@@ -126,6 +126,9 @@ const en = {
   embedWidgetHint:
     'The tag loads the widget script from this site (the address in its src). To host it yourself, serve the npm package’s dist/ folder as it is (dist/widget/widget.js, with dist/attention.wasm one folder above it) and put that address in src.',
   embedOpenFull: 'Open this in the full playground ↗',
+  moreOptions: 'More options: other rules and tokenizers, heads, temperature, editing cells',
+  moreOptionsHint:
+    'The lessons’ first example needs none of these: open them when you want them. A link that uses one opens them.',
   embedLinkOnly: 'Edited cells, padded keys, masked cells and the shown head travel in the iframe’s link only.',
   exportPng: 'PNG',
   exportCsv: 'CSV',
@@ -174,6 +177,9 @@ const en = {
   helpEmbeddingsTouch: 'Each token id picks one row of a learned table (nn.Embedding). Tap a cell to edit it.',
   helpW: 'A learned projection matrix (here torch.rand). Click a cell to edit it.',
   helpWTouch: 'A learned projection matrix (here torch.rand). Tap a cell to edit it.',
+  helpEmbeddingsFolded:
+    'Each token id picks one row of a learned table (nn.Embedding). Its cells can be edited under “More options”.',
+  helpWFolded: 'A learned projection matrix (here torch.rand). Its cells can be edited under “More options”.',
   helpQ: 'What each token is looking for.',
   helpK: 'What each token has: the label a query is matched against.',
   helpV: 'What each token’s content is: the information the weights mix.',
@@ -274,7 +280,7 @@ const en = {
     'A mask hides keys a query must not see: future tokens when generating (causal — no peeking at the answer, like forecasting 10 o’clock load only from readings up to 9), or padding. Hidden cells become −∞. Cross attention takes no causal mask: every target position may see the whole source.',
   guided4Title: 'Step 4 · Softmax',
   guided4Body:
-    'Softmax turns each row of scores into weights between 0 and 1 that sum to 1. −∞ becomes exactly 0. The temperature slider makes the rows sharper or flatter.',
+    'Softmax turns each row of scores into weights between 0 and 1 that sum to 1. −∞ becomes exactly 0. The temperature slider (under “More options”) makes the rows sharper or flatter.',
   guided5Title: 'Step 5 · Weighted sum with V',
   guided5Body:
     'Each output row mixes the value rows, using that row’s weights. The token’s new representation now carries information from the tokens it attended to.',
@@ -589,7 +595,7 @@ const zh: Record<MsgKey, string> = {
   modeCross: '交叉注意力',
   modeSelfHint: 'Q、K、V 都来自同一个句子。',
   modeCrossHint:
-    '解码器句子负责提问（Q）。K、V 是编码器句子的词嵌入分别乘以 W_k、W_v 得到的：本页不运行编码器层，用源句的词嵌入代替编码器的输出。',
+    '解码器句子负责提问（Q）。K、V 是编码器句子的词嵌入分别乘以 W_k、W_v 得到的：本页不运行编码器层，用源句的词嵌入代替编码器的输出。交叉注意力（编码器–解码器注意力）就是课程中的一般注意力（Q 来自一个序列，K、V 来自另一个序列）在 Transformer 中的算法。与课程表格的不同之处：Q、K、V 是经过 W_q、W_k、W_v 的投影，计算规则是缩放点积，而不是规则 1、2（那是 RNN 时代编码器–解码器注意力的做法）。',
   text: '句子',
   source: '编码器句子（→ K、V）',
   target: '解码器句子（→ Q）',
@@ -643,6 +649,8 @@ const zh: Record<MsgKey, string> = {
   embedWidgetHint:
     '标签从本站加载组件脚本（src 中的地址）。若要自己托管，请原样提供 npm 包的 dist/ 文件夹（dist/widget/widget.js，上一级目录中有 dist/attention.wasm），并把 src 改成那个地址。',
   embedOpenFull: '在完整的演练场中打开 ↗',
+  moreOptions: '更多选项：其他计算规则和分词方式、多头、温度、修改单元格',
+  moreOptionsHint: '课程的第一个例子用不到这些，需要时再打开。用到其中某一项的链接会自动打开这里。',
   embedLinkOnly: '修改过的单元格、填充的键、遮住的格子和所显示的头只能通过 iframe 的链接带过去。',
   exportPng: 'PNG',
   exportCsv: 'CSV',
@@ -691,6 +699,8 @@ const zh: Record<MsgKey, string> = {
   helpEmbeddingsTouch: '每个词元编号取出一张可学习表格（nn.Embedding）中的一行。点一下格子即可修改。',
   helpW: '可学习的投影矩阵（这里由 torch.rand 生成）。点击单元格可修改数值。',
   helpWTouch: '可学习的投影矩阵（这里用 torch.rand 生成）。点一下格子即可修改。',
+  helpEmbeddingsFolded: '每个词元编号取出嵌入表（nn.Embedding）中的一行。打开“更多选项”后可修改单元格的数值。',
+  helpWFolded: '可学习的投影矩阵（这里由 torch.rand 生成）。打开“更多选项”后可修改单元格的数值。',
   helpQ: '每个词元“想找什么”。',
   helpK: '每个词元“我有什么”：供查询匹配的标签。',
   helpV: '每个词元“我的内容是什么”：由注意力权重加权求和的信息。',
@@ -788,7 +798,8 @@ const zh: Record<MsgKey, string> = {
   guided3Body:
     '掩码把查询不该看到的键盖住：生成时的后文（因果掩码——防止偷看答案，就像预测 10 点的负荷只能用 9 点及以前的数据），或填充位置。被盖住的单元格变为 −∞。交叉注意力不加因果掩码：目标句的每个位置都可以看整个源句。',
   guided4Title: '第 4 步 · softmax',
-  guided4Body: 'softmax 把每一行分数变成 0 到 1 之间、和为 1 的权重，−∞ 恰好变成 0。温度滑块可以让分布更尖锐或更平坦。',
+  guided4Body:
+    'softmax 把每一行分数变成 0 到 1 之间、和为 1 的权重，−∞ 恰好变成 0。温度滑块（在“更多选项”里）可以让分布更尖锐或更平坦。',
   guided5Title: '第 5 步 · 与 V 加权求和',
   guided5Body: '每一行输出按该行的权重把各行 V 混合起来。于是词元的新表示携带了它所关注的词元的信息。',
   whyTitle: '为什么需要注意力？',
@@ -844,7 +855,7 @@ const zh: Record<MsgKey, string> = {
   originDecoder: '解码器',
   originEncoder: '编码器',
   originSentence: '句子',
-  originColAspect: '维度',
+  originColAspect: '方面',
   originColAttn: '交叉注意力',
   originColSelf: '自注意力',
   originRowQ: 'Q 来源',

@@ -155,6 +155,12 @@ export type ParamSpec = ParamKind & {
   attr: string | null
   /** The views that read it ('all': every view). */
   views: readonly View[] | 'all'
+  /**
+   * Folded on a first visit, in the controls' "More options" (issue 22): `true`, the parameter's control; a list,
+   * those values of an enum (its select offers the others at once). A link or state that uses one opens the fold
+   * (`advancedInUse`). A new advanced control: mark its row here and put the control in ControlsPanel's fold.
+   */
+  advanced?: true | readonly string[]
 }
 
 const DIM = { kind: 'int', min: 1, max: 512 } as const
@@ -173,7 +179,16 @@ export const PARAMS: readonly ParamSpec[] = [
   { name: 'text', field: 'text', attr: 'text', kind: 'text', max: TEXT_CHARS, views: ['pipeline', 'flash', 'heads'] },
   { name: 'source', field: 'source', attr: 'source', kind: 'text', max: TEXT_CHARS, views: SENTENCE_VIEWS },
   { name: 'target', field: 'target', attr: 'target', kind: 'text', max: TEXT_CHARS, views: SENTENCE_VIEWS },
-  { name: 'tokenizer', field: 'tokenizer', attr: 'tokenizer', kind: 'enum', values: TOKENIZERS, views: SENTENCE_VIEWS },
+  {
+    name: 'tokenizer',
+    field: 'tokenizer',
+    attr: 'tokenizer',
+    kind: 'enum',
+    values: TOKENIZERS,
+    views: SENTENCE_VIEWS,
+    // The course's word-sorted at first.
+    advanced: ['word', 'char', 'bpe'],
+  },
   {
     name: 'score',
     field: 'score',
@@ -184,6 +199,8 @@ export const PARAMS: readonly ParamSpec[] = [
     // clashes with the lesson's 一般注意力, a category, not a scoring rule). Both are read.
     aliases: { bilinear: 'general' },
     views: ['pipeline'],
+    // The lesson's rule 3 (scaled dot, and dot: it without the scale) at first; its rules 1-2 and bilinear folded.
+    advanced: ['general', 'additive', 'concat'],
   },
   { name: 'scale', field: 'scale', attr: 'scale', kind: 'enum', values: SCALES, views: ['pipeline'] },
   { name: 'mask', field: 'mask', attr: 'mask', kind: 'enum', values: MASKS, views: ['pipeline'] },
@@ -200,8 +217,8 @@ export const PARAMS: readonly ParamSpec[] = [
     max: 0xffffffff,
     views: [...SENTENCE_VIEWS, 'scaling', 'sinks'],
   },
-  { name: 'heads', field: 'heads', attr: 'heads', kind: 'int', min: 1, max: 16, views: ['pipeline'] },
-  { name: 'head', field: 'head', attr: null, kind: 'int', min: 0, max: 15, views: ['pipeline'] },
+  { name: 'heads', field: 'heads', attr: 'heads', kind: 'int', min: 1, max: 16, views: ['pipeline'], advanced: true },
+  { name: 'head', field: 'head', attr: null, kind: 'int', min: 0, max: 15, views: ['pipeline'], advanced: true },
   {
     name: 'temperature',
     field: 'temperature',
@@ -210,6 +227,7 @@ export const PARAMS: readonly ParamSpec[] = [
     min: 0.05,
     max: 10,
     views: ['pipeline'],
+    advanced: true,
   },
   { name: 'lang', field: 'lang', attr: 'lang', kind: 'enum', values: LANGS, views: 'all' },
   // The attribute also reads present / true / false (the widget's own step before this table).
@@ -222,8 +240,28 @@ export const PARAMS: readonly ParamSpec[] = [
   { name: 'steps', field: 'steps', attr: 'steps', kind: 'list', views: 'all' },
   { name: 'pad', field: 'padKeys', attr: null, kind: 'list', views: ['pipeline'] },
   { name: 'cells', field: 'maskCells', attr: null, kind: 'list', views: ['pipeline'] },
-  { name: 'edits', field: 'edits', attr: null, kind: 'list', max: 256, views: ['pipeline'] },
+  // Editing the cells of the embeddings and W_q, W_k, W_v.
+  { name: 'edits', field: 'edits', attr: null, kind: 'list', max: 256, views: ['pipeline'], advanced: true },
 ]
+
+/** Whether a value of parameter `name` (a whole parameter when `value` is absent) is in the "More options" fold. */
+export function isAdvanced(name: string, value?: string): boolean {
+  const a = param(name).advanced
+  return a === true || (a !== undefined && value !== undefined && a.includes(value))
+}
+
+/**
+ * The advanced parameters `s` uses (PARAMS' `advanced`): a whole parameter away from its default, or one of the
+ * listed values. The controls open their fold when this becomes non-empty.
+ */
+export function advancedInUse(s: PlaygroundState): string[] {
+  return PARAMS.filter((p) => {
+    const v = s[p.field]
+    if (p.advanced === undefined) return false
+    if (p.advanced !== true) return p.advanced.includes(String(v))
+    return Array.isArray(v) ? v.length > 0 : v !== DEFAULT_STATE[p.field]
+  }).map((p) => p.name)
+}
 
 /** The parameter named `name` (a URL parameter). */
 export function param(name: string): ParamSpec {

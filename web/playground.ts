@@ -10,6 +10,7 @@ import { flushHeatmaps } from './heatmap'
 import { errorMessage, fill } from './format'
 import { isTouchScreen, translator, type Translate } from './i18n'
 import { cloneState, normalize, withoutCrossCausal, type Notice, type PlaygroundState } from './state'
+import { advancedInUse } from './params'
 import { STYLES } from './styles'
 import { VIEW_STYLES } from './views/styles'
 import { matrixCsv, panelMatrix } from './export/csv'
@@ -129,6 +130,9 @@ class Playground {
   private readonly trainInline: boolean
   private readonly panels: PanelSet
   private readonly footer = h('footer', { class: 'ap-footer' })
+  /** The "More options" fold is open; it opens by itself when the state starts using one of them (PARAMS' advanced). */
+  private more = false
+  private usesAdvanced = false
   /** The embed layout's link to the full page (null otherwise). */
   private fullPage: HTMLAnchorElement | null = null
   private readonly labelExports: (t: Translate) => void
@@ -220,6 +224,14 @@ class Playground {
       },
       get sel() {
         return self.sel
+      },
+      get moreOptions() {
+        return self.more
+      },
+      setMoreOptions: (open) => {
+        if (open === self.more || self.disposed) return
+        self.more = open
+        self.render()
       },
       setState: (patch) => self.setState(patch),
       setHighlight: (q, k) => {
@@ -335,6 +347,9 @@ class Playground {
     if (this.fullPage) this.renderFullPage(t)
     if (this.trainInline || trainOpen) void this.trainBox.show(t, state.lang)
     setText(this.footer, t('footer'))
+    const uses = advancedInUse(state).length > 0
+    if (uses && !this.usesAdvanced) this.more = true
+    this.usesAdvanced = uses
     this.panels.renderError(t, this.error, !!this.trace, state.lang)
     this.renderNotices()
     this.panels.render(this.ctx, this.long)

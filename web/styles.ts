@@ -90,6 +90,9 @@ export const STYLES = `
 .controls .range input { flex: 1; }
 .controls .val { font-variant-numeric: tabular-nums; font-size: 12px; min-width: 58px; text-align: right; }
 .controls .ctl-title { font-size: 13px; margin: 4px 0 -4px; color: var(--muted); font-weight: 600; }
+.controls .more-options { border-top: 1px solid var(--line); border-bottom: 1px solid var(--line); padding: 6px 0; }
+.controls .more-options > summary { cursor: pointer; color: var(--accent); font-weight: 600; font-size: 13px; min-height: 24px; }
+.controls .more-options[open] { display: flex; flex-direction: column; gap: 10px; }
 .segmented { display: flex; border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
 .segmented .seg { flex: 1; border: none; border-radius: 0; padding: 5px 6px; }
 .segmented .seg[aria-pressed="true"] { background: var(--accent-soft); color: var(--accent); font-weight: 600; }

@@ -118,10 +118,10 @@ describe('axe-core finds no violations', () => {
 })
 
 describe('keyboard only', () => {
-  /** Presses Tab until the focused element (inside shadow roots too) matches, at most `max` times. */
-  async function tabTo(page: Page, selector: string, max = 80): Promise<void> {
+  /** Presses Tab (Shift+Tab: `back`) until the focused element (inside shadow roots too) matches, at most `max` times. */
+  async function tabTo(page: Page, selector: string, max = 80, back = false): Promise<void> {
     for (let i = 0; i < max; i++) {
-      await page.keyboard.press('Tab')
+      await page.keyboard.press(back ? 'Shift+Tab' : 'Tab')
       const hit = await page.evaluate((sel) => {
         let a: Element | null = document.activeElement
         while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement
@@ -152,7 +152,14 @@ describe('keyboard only', () => {
     await settled(page)
     expect((await state()).guided).toBe(0)
 
-    // A cell of W_q: focus its heatmap, move with the arrows, Enter opens the editor, type, Enter commits.
+    // "More options" by keyboard (cell editing is folded on a first visit), then a cell of W_q: focus its heatmap,
+    // move with the arrows, Enter opens the editor, type, Enter commits.
+    // Back up to its summary (the tour's card is below the controls): Enter opens it.
+    await tabTo(page, 'details.more-options > summary', 80, true)
+    expect(await page.locator('details.more-options').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false)
+    await page.keyboard.press('Enter')
+    await page.locator('details.more-options[open]').waitFor({ state: 'attached' })
+    await settled(page)
     await tabTo(page, '[data-step="Wq"] canvas.hm-canvas')
     await page.keyboard.press('ArrowRight')
     await page.keyboard.press('Enter')

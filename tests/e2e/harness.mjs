@@ -232,3 +232,14 @@ export async function openLessonWidgets(page, widgetsUrl) {
     .evaluateAll((els) => Promise.all(els.map((el) => /** @type {any} */ (el).ready)))
   await settled(page)
 }
+
+/**
+ * Opens the controls' "More options" fold (closed on a first visit unless the state uses one of them): the other
+ * scoring rules and tokenizers, heads, temperature and cell editing. Resolves once the controls offer them.
+ * @param {import('playwright-core').Page | import('playwright-core').Locator} scope the page, or a widget element
+ */
+export async function openMoreOptions(scope) {
+  const fold = scope.locator('details.more-options')
+  if (!(await fold.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open))) await fold.locator('summary').click()
+  await scope.locator('.controls select[name="score"] option[value="concat"]').waitFor({ state: 'attached' })
+}

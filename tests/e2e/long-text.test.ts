@@ -3,7 +3,7 @@
 // value the page reads out for a cell equals the engine's full run (in Node) for that cell.
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { artifact, readPanel, settled } from './harness.mjs'
+import { artifact, openMoreOptions, readPanel, settled } from './harness.mjs'
 import { env, useEnv } from './env'
 import { RENDERED, usePages } from './page-fixture'
 import { init } from '../../dist/index.js'
@@ -177,6 +177,7 @@ describe('a 2,100-token text in the page', () => {
 
   it('a causal mask and two heads: the read-out cells follow the engine', async () => {
     await page.locator('select[name="mask"]').selectOption('causal')
+    await openMoreOptions(page)
     await page.locator('select[name="heads"]').selectOption('2')
     await settled(page)
     await page.locator('select[name="head"]').selectOption('1')

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import type { Page } from 'playwright-core'
-import { artifact, readPanel, settled } from './harness.mjs'
+import { artifact, openMoreOptions, readPanel, settled } from './harness.mjs'
 import { env, useEnv } from './env'
 import { RENDERED, usePages, type Opened } from './page-fixture'
 import { init } from '../../dist/index.js'
@@ -57,6 +57,7 @@ async function enterCell(page: Page, step: string, ...arrows: string[]): Promise
 
 /** Two heads, head 1 selected. */
 async function showHead1Of2(page: Page): Promise<void> {
+  await openMoreOptions(page)
   await page.locator('select[name="heads"]').selectOption('2')
   await settled(page)
   await page.locator('select[name="head"]').selectOption('1')
@@ -141,6 +142,7 @@ describe('the page in Chromium', () => {
     const { page, errors } = await openPage()
     const text = 'the quick brown fox jumps over the lazy dog'
     await page.locator('textarea[name="text"]').fill(text)
+    await openMoreOptions(page)
     await page.locator('select[name="tokenizer"]').selectOption('word')
     await settled(page)
     expect(await page.locator('[data-panel="tokens"] .tok').count()).toBe(9)
@@ -204,6 +206,7 @@ describe('the page in Chromium', () => {
     const target = 'le chat est assis'
     await page.locator('textarea[name="source"]').fill(source)
     await page.locator('textarea[name="target"]').fill(target)
+    await openMoreOptions(page)
     await page.locator('select[name="tokenizer"]').selectOption('word')
     await settled(page)
     const tr = engine.run({ source, target, tokenizer: 'word' }) as unknown as Record<string, unknown> & {
@@ -231,6 +234,8 @@ describe('the page in Chromium', () => {
 
   it('editing a cell of W_q by keyboard recomputes everything downstream', async () => {
     const { page } = await openPage()
+    // Cell editing is under "More options" (folded on a first visit).
+    await openMoreOptions(page)
     await enterCell(page, 'Wq', 'ArrowRight', 'ArrowRight')
     const editor = page.locator('[data-step="Wq"] input.hm-editor')
     await expect(editor.isVisible()).resolves.toBe(true)
@@ -385,6 +390,7 @@ describe('the page in Chromium', () => {
     // the same cell's row and column are highlighted in the other panels: the token chip of row 3
     await expect(page.locator('[data-panel="tokens"] .tok[data-i="3"]').getAttribute('class')).resolves.toContain('hl')
 
+    await openMoreOptions(page)
     const lastEmb = await lastCellPoint(page, 'embeddings')
     await page.mouse.click(lastEmb.x, lastEmb.y)
     const editor = page.locator('[data-step="embeddings"] input.hm-editor')
@@ -545,6 +551,7 @@ describe('the page in Chromium', () => {
 
   it('"copy link" copies a URL that reproduces the view', async () => {
     const { context, page } = await openClipboardPage()
+    await openMoreOptions(page)
     await page.locator('select[name="score"]').selectOption('general')
     await page.locator('select[name="mask"]').selectOption('causal')
     await settled(page)

@@ -43,6 +43,15 @@ describe('docs/glossary.md against the zh strings', () => {
     expect(rows.filter((r) => !all.includes(r.zh)).map((r) => r.zh)).toEqual([])
   })
 
+  it('维度 is a size (d_model, d_k …) only: never an axis (轴) or an aspect (方面)', () => {
+    const uses = zhStrings.filter(([, v]) => v.includes('维度'))
+    expect(uses.length).toBeGreaterThan(0)
+    // The Sizes heading and the Embed hint's list of settings name the sizes; elsewhere a d_… follows the word.
+    const other = uses.filter(([k, v]) => !['sizes', 'embedStepsHint'].includes(k) && !/维度 ?d_/.test(v))
+    expect(other.map(([k]) => k)).toEqual([])
+    expect(MESSAGES.zh.originColAspect).toBe('方面')
+  })
+
   it('no zh string names a lesson by its seed file number', () => {
     const found = zhStrings.filter(([, v]) => /第 ?0\d\d ?课|Lesson 0\d\d/.test(v)).map(([k]) => k)
     const en = Object.entries(MESSAGES.en).filter(([, v]) => /Lesson 0\d\d|lesson 0\d\d/.test(v))

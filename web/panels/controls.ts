@@ -1,5 +1,6 @@
-// The control column: preset, mode, sentences, tokenizer, rule, scaling, mask, temperature, sizes,
-// heads, seed. Every control writes into the state; the playground recomputes.
+// The control column: preset, mode, sentences, tokenizer, rule, scaling, mask, "More options" (temperature,
+// heads, the other rules and tokenizers: PARAMS' advanced), sizes, seed. Every control writes into the state;
+// the playground recomputes.
 
 import type { Ctx, Panel } from '../context'
 import { h, setText } from '../dom'
@@ -10,6 +11,7 @@ import {
   MASKS,
   RULES,
   TOKENIZERS,
+  isAdvanced,
   type MaskKind,
   type PlaygroundState,
   type Rule,
@@ -81,6 +83,9 @@ export class ControlsPanel implements Panel {
   private head = h('select', { name: 'head' })
   private headsHint = h('p', { class: 'hint', 'data-note': 'heads' })
   private resetEdits = h('button', { type: 'button', class: 'btn-small', name: 'resetEdits' })
+  /** "More options" (PARAMS' advanced): the other rules and tokenizers, heads, temperature and cell editing. */
+  private more = h('details', { class: 'more-options', 'data-more': '' })
+  private moreHint = h('p', { class: 'hint' })
   private guided = h('button', { type: 'button', class: 'btn-primary', name: 'guided' })
   /** Straight to the attention weights (on a phone they are several screens below the controls). */
   private jump = h('button', { type: 'button', class: 'btn-small jump', name: 'jumpWeights' })
@@ -131,7 +136,7 @@ export class ControlsPanel implements Panel {
       this.ruleNotes.el,
       h('label', { class: 'check' }, this.scale, this.labelled('scaleToggle')),
       lab('mask', this.mask, this.maskHint),
-      lab('temperature', h('div', { class: 'range' }, this.temp, this.tempOut), this.tempHint),
+      this.more,
       sizesTitle,
       h(
         'div',
@@ -141,9 +146,15 @@ export class ControlsPanel implements Panel {
         lab('dk', this.nums.dk),
         lab('dv', this.nums.dv),
       ),
-      h('div', { class: 'sizes' }, lab('heads', this.heads), lab('head', this.head), lab('seed', this.nums.seed)),
-      this.headsHint,
+      h('div', { class: 'sizes' }, lab('seed', this.nums.seed)),
       this.resetEdits,
+    )
+    this.more.append(
+      h('summary', {}, this.labelled('moreOptions')),
+      this.moreHint,
+      lab('temperature', h('div', { class: 'range' }, this.temp, this.tempOut), this.tempHint),
+      h('div', { class: 'sizes' }, lab('heads', this.heads), lab('head', this.head)),
+      this.headsHint,
     )
     this.bind(ctx)
   }
@@ -205,6 +216,7 @@ export class ControlsPanel implements Panel {
     this.resetEdits.addEventListener('click', () => set({ edits: [] }))
     this.guided.addEventListener('click', () => set({ guided: ctx.state.guided ? 0 : 1, view: this.tourView }))
     this.jump.addEventListener('click', () => jumpToWeights(this.el))
+    this.more.addEventListener('toggle', () => ctx.setMoreOptions(this.more.open))
   }
 
   render(ctx: Ctx): void {
@@ -225,9 +237,14 @@ export class ControlsPanel implements Panel {
     setValue(this.text, state.text)
     setValue(this.source, state.source)
     setValue(this.target, state.target)
+    this.more.open = ctx.moreOptions
+    setText(this.moreHint, t('moreOptionsHint'))
+    // Folded values stay out of the selects until the fold opens (the one in use is always offered).
+    const offered = (name: string, v: string, current: string) =>
+      ctx.moreOptions || v === current || !isAdvanced(name, v)
     fillSelect(
       this.tokenizer,
-      TOKENIZERS.map((k) => [k, t(TOK_KEYS[k])]),
+      TOKENIZERS.filter((k) => offered('tokenizer', k, state.tokenizer)).map((k) => [k, t(TOK_KEYS[k])]),
     )
     this.tokenizer.value = state.tokenizer
     if (state.tokenizer !== 'char' || state.mode !== 'self') this.autoFrom = null
@@ -236,7 +253,7 @@ export class ControlsPanel implements Panel {
     setText(this.tokUndo, t('tokAutoUndo'))
     fillSelect(
       this.rule,
-      RULES.map((k) => [k, t(RULE_KEYS[k])]),
+      RULES.filter((k) => offered('score', k, state.score)).map((k) => [k, t(RULE_KEYS[k])]),
     )
     this.rule.value = state.score
     this.scale.checked = scaleIsOn(state)

@@ -5,7 +5,7 @@
 import type { StepName, Tensor, Trace } from 'attention-playground'
 import type { Ctx, Panel } from '../context'
 import { h, setText, tokLabel } from '../dom'
-import { Heatmap, type Axis } from '../heatmap'
+import { Heatmap, type Axis, type HeatmapOptions } from '../heatmap'
 import { headMatrix, isPerHeadStep } from '../compute/heads'
 import { toggleCell, withEdit } from '../compute/changes'
 import { renderTex } from '../formula'
@@ -267,6 +267,9 @@ export function createStepPanels(ctx: Ctx): StepPanels {
   return { groups, panels }
 }
 
+/** An editable panel's help while cell editing is folded. */
+const FOLDED_HELP: Partial<Record<MsgKey, MsgKey>> = { helpEmbeddings: 'helpEmbeddingsFolded', helpW: 'helpWFolded' }
+
 export class StepPanel implements Panel {
   readonly el: HTMLElement
   private titleEl: HTMLElement
@@ -278,6 +281,8 @@ export class StepPanel implements Panel {
   private note: ScaleNote | null
   /** Under ③ only: the padding mask's keys, toggled here. */
   private pad: PadKeys | null
+  /** The heatmap's options: their `editable` follows the "More options" fold (cell editing is folded at first). */
+  private mapOpts: HeatmapOptions
 
   constructor(
     private spec: StepSpec,
@@ -290,7 +295,7 @@ export class StepPanel implements Panel {
     this.shapeEl = h('span', { class: 'shape' })
     this.formulaEl = h('div', { class: 'formula' })
     this.helpEl = h('p', { class: 'help' })
-    this.map = new Heatmap({
+    this.mapOpts = {
       name: spec.name,
       rowAxis: spec.rowAxis,
       colAxis: spec.colAxis,
@@ -315,7 +320,8 @@ export class StepPanel implements Panel {
         if (!spec.editable) return
         ctx.setState({ edits: withEdit(ctx.state.edits, { t: spec.editable, r: i, c: j, v }) })
       },
-    })
+    }
+    this.map = new Heatmap(this.mapOpts)
     this.el = h(
       'section',
       attrs,
@@ -350,7 +356,10 @@ export class StepPanel implements Panel {
     const v = this.spec.view(stepInput(ctx, trace))
     setText(this.shapeEl, v.shape)
     renderTex(this.formulaEl, v.tex)
-    setText(this.helpEl, name === 'maskedScores' && state.mask === 'cells' ? t('maskCellsHint') : t(v.help))
+    // Cell editing waits for "More options" (PARAMS' edits row): the help says where it is meanwhile.
+    this.mapOpts.editable = !!this.spec.editable && ctx.moreOptions
+    const help = this.spec.editable && !ctx.moreOptions ? (FOLDED_HELP[v.help] ?? v.help) : v.help
+    setText(this.helpEl, name === 'maskedScores' && state.mask === 'cells' ? t('maskCellsHint') : t(help))
     const m = headMatrix(v.tensor, state.head)
     this.map.setData(m.data, m.rows, m.cols, v.rows, v.cols)
     const split = name === 'Q' || name === 'K' || name === 'V' || name === 'output'
