@@ -126,6 +126,7 @@ const en = {
   embedWidgetHint:
     'The tag loads the widget script from this site (the address in its src). To host it yourself, serve the npm package’s dist/ folder as it is (dist/widget/widget.js, with dist/attention.wasm one folder above it) and put that address in src.',
   embedOpenFull: 'Open this in the full playground ↗',
+  embedPanelsHeading: 'The panels chosen for this page',
   moreOptions: 'More options: other rules and tokenizers, heads, temperature, editing cells',
   moreOptionsHint:
     'The lessons’ first example needs none of these: open them when you want them. A link that uses one opens them.',
@@ -649,6 +650,7 @@ const zh: Record<MsgKey, string> = {
   embedWidgetHint:
     '标签从本站加载组件脚本（src 中的地址）。若要自己托管，请原样提供 npm 包的 dist/ 文件夹（dist/widget/widget.js，上一级目录中有 dist/attention.wasm），并把 src 改成那个地址。',
   embedOpenFull: '在完整的演练场中打开 ↗',
+  embedPanelsHeading: '为本页选定的面板',
   moreOptions: '更多选项：其他计算规则和分词方式、多头、温度、修改单元格',
   moreOptionsHint: '课程的第一个例子用不到这些，需要时再打开。用到其中某一项的链接会自动打开这里。',
   embedLinkOnly: '修改过的单元格、填充的键、遮住的格子和所显示的头只能通过 iframe 的链接带过去。',

@@ -135,6 +135,8 @@ class Playground {
   private usesAdvanced = false
   /** The embed layout's link to the full page (null otherwise). */
   private fullPage: HTMLAnchorElement | null = null
+  private embedTitle: HTMLElement | null = null
+  private embedSub: HTMLElement | null = null
   private readonly labelExports: (t: Translate) => void
   private readonly scheduler: Scheduler
 
@@ -182,12 +184,19 @@ class Playground {
     this.update()
   }
 
-  /** The embed layout (opts.embed): the panels alone, then a link that opens this state on the full page. */
+  /**
+   * The embed layout (opts.embed): the panels alone, then a link that opens this state on the full page. The
+   * page's title stays as a heading for screen readers (the header is hidden); the link sits in the main landmark.
+   */
   private embedLayout(): void {
     for (const e of [...this.header.els, this.tabs.bar, this.panels.controls.el]) e.hidden = true
     this.app.classList.add('ap-embedded')
     const link = h('a', { class: 'full-page', target: '_blank', rel: 'noopener' })
-    this.footer.before(h('p', { class: 'full-page-line' }, link))
+    // h1 then h2 before the panels' h3 (axe: a page has a level-one heading; heading levels go down by one).
+    this.embedTitle = h('h1', { class: 'sr-only' })
+    this.embedSub = h('h2', { class: 'sr-only' })
+    this.panels.main.prepend(this.embedTitle, this.embedSub)
+    this.panels.main.append(h('p', { class: 'full-page-line' }, link))
     this.fullPage = link
   }
 
@@ -371,6 +380,8 @@ class Playground {
   private renderFullPage(t: Translate): void {
     const link = this.fullPage!
     setText(link, t('embedOpenFull'))
+    if (this.embedTitle) setText(this.embedTitle, t('title'))
+    if (this.embedSub) setText(this.embedSub, t('embedPanelsHeading'))
     const url = this.opts.shareUrl?.()
     if (!url) return
     const u = new URL(url)

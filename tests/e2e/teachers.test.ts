@@ -6,7 +6,7 @@
 //   image's pixels: the key's ends are the panel's own colours, the caption rows hold text).
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { readPanel, settled } from './harness.mjs'
+import { axeViolations, readPanel, settled } from './harness.mjs'
 import { env, useEnv } from './env'
 import { CASES, onDevice } from './devices'
 import { usePages } from './page-fixture'
@@ -117,6 +117,8 @@ describe('steps= on the page', () => {
       expect(await embedChrome(page)).toEqual({ header: false, tabs: false, controls: false })
       // No Train tab (as in the widget with steps): the panels listed are the page.
       await expect(page.locator('[role="tab"][data-view="train"]').isVisible()).resolves.toBe(false)
+      // The embed layout too: axe-core's wcag22aa rules find nothing.
+      expect(await axeViolations(page)).toEqual([])
       expect(errors).toEqual([])
     })
   }
