@@ -3,6 +3,8 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+// Emscripten's glue is the toolchain's: its patterns live with the other work-arounds.
+import { glueWasmUrl } from './scripts/toolchain.mjs'
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
 
@@ -56,13 +58,7 @@ function wasmBesideThePackage(): Plugin {
       const glue = /\/dist\/(attention(?:-[a-z]+)?\.js)$/.exec(path)
       if (glue) {
         return {
-          code: rewrite(
-            code,
-            `dist/${glue[1]}`,
-            /new URL\((['"])attention\.wasm\1,\s*import\.meta\.url\)/g,
-            runtimeUrl,
-            fail,
-          ),
+          code: rewrite(code, `dist/${glue[1]}`, glueWasmUrl(), runtimeUrl, fail),
           map: null,
         }
       }

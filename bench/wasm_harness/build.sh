@@ -4,11 +4,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${1:-$root/build/h-kern-wasm}"
 mkdir -p "$out"
-export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
-# Under npm scripts node_modules/.bin is on PATH, and the npm binaryen's wasm-opt there (for the relaxed engine)
-# writes its import renames in a form Emscripten 3.1.6 cannot read: this plain SIMD128 build takes Debian's.
-PATH=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v '/node_modules/\.bin$' | paste -sd:)
-export PATH
+# The plain SIMD128 build's environment (NODE_PATH, the PATH without npm's binaryen): scripts/toolchain.mjs.
+eval "$(node "$root/scripts/toolchain.mjs" plain-env)"
 em++ -std=c++17 -O3 -msimd128 -Wall -Wextra -I"$root/src" ${HARNESS_FLAGS:-} \
   "$root/bench/wasm_harness/harness.cpp" "$root"/src/kernels/*.cpp \
   -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=1MB \

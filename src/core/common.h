@@ -1,6 +1,11 @@
 // Shared types, errors and limits of the attention engine.
 #pragma once
 
+// The wasm engines build the kernels at -O3 and everything else at -Os; Eigen must be instantiated at one
+// level only, so no kernel source may include it (cmake/Toolchain.cmake).
+#ifdef AP_KERNEL_SOURCE
+#error "src/kernels must not include Eigen (via core/common.h): see cmake/Toolchain.cmake"
+#endif
 #include <Eigen/Core>
 #include <cmath>
 #include <cstddef>
