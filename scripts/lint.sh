@@ -14,9 +14,10 @@ done
 echo "== ESLint"
 "$bin/eslint" --max-warnings 0 src/js web tests bench scripts ./*.config.ts eslint.config.js
 
-# The tests type-check against the built package's declarations (dist/*.d.ts): on a clean clone, write
-# those alone (tsc's declarations and the glue's, as scripts/build.mjs copies them; no wasm build).
-if [[ ! -f dist/index.d.ts ]]; then
+# The tests type-check against the built package's declarations (dist/*.d.ts): on a clean clone, or when
+# src/js is newer than them, write those alone (tsc's declarations and the glue's, as scripts/build.mjs
+# copies them; no wasm build, dist/*.js untouched).
+if [[ ! -f dist/index.d.ts || -n $(find src/js tsconfig.json -newer dist/index.d.ts -print -quit) ]]; then
   "$bin/tsc" -p tsconfig.json --emitDeclarationOnly
   for engine in attention attention-relaxed attention-threads; do cp src/js/attention.d.ts "dist/$engine.d.ts"; done
 fi
@@ -28,7 +29,12 @@ for project in tsconfig.json web/tsconfig.json tests/tsconfig.json bench/tsconfi
 done
 
 echo "== import cycles in web/ (madge, type-only imports included; .madgerc)"
-"$bin/madge" --circular --no-spinner web
+# Its report is printed only when it finds a cycle (a clean run's "Processed N files (1 warning)" — the package
+# import it skips — reads like a problem).
+if ! cycles=$("$bin/madge" --circular --no-spinner web 2>&1); then
+  echo "$cycles"
+  exit 1
+fi
 
 echo "== Prettier (check only; the style is .prettierrc)"
 "$bin/prettier" --check --log-level warn src/js web tests bench scripts ./*.config.ts eslint.config.js

@@ -94,8 +94,10 @@ for m in "${MUTATIONS[@]}"; do
     # wasm
     wasm=""
     if [[ $WASM == 1 ]]; then
+      # The plain SIMD128 build's environment, and the package lookup of EMCMAKE_FLAGS: scripts/toolchain.mjs.
+      eval "$(node scripts/toolchain.mjs plain-env)"
       emcmake cmake -S . -B build/mutate-wasm -DCMAKE_BUILD_TYPE=Release -DCMAKE_FIND_ROOT_PATH_MODE_PACKAGE=BOTH >/dev/null 2>&1
-      if NODE_PATH=/usr/share/nodejs cmake --build build/mutate-wasm --target attention -j2 >"$BACKUP/wbuild.log" 2>&1; then
+      if cmake --build build/mutate-wasm --target attention -j2 >"$BACKUP/wbuild.log" 2>&1; then
         cp build/mutate-wasm/attention.wasm dist/attention.wasm
         cp build/mutate-wasm/attention.js dist/attention.js
         vout=$(node node_modules/vitest/vitest.mjs run "${VITEST_SUBSET[@]}" 2>&1 || true)
