@@ -4,9 +4,10 @@
 # how to drop it on a current emsdk.
 
 # Optimisation levels: the engine around the hot loops (src/core, src/bindings) at -Os, the kernels
-# (src/kernels) at the build type's -O3. Not a toolchain bug but the size budget (SIMD128 .wasm ≤ 150 KB
-# gzipped): measured, attention.cpp alone at -O3 made it 153.8 KB; the link stays at -O3, because emcc's
-# wasm-opt at -Os slowed the SIMD kernels tenfold. Two levels in one binary are safe only if no template is
+# (src/kernels) at the build type's -O3. Not a toolchain bug but the size budget (scripts/bench-doc.mjs
+# WASM_GZIP_BUDGET): measured 2026-12-01, everything at -O3 is +53.7 KB gzipped (+31 %) and runs ap.run() up to
+# 4x faster (docs/design.md, performance notes); the link stays at -O3, because emcc's wasm-opt at -Os slowed
+# the SIMD kernels tenfold. Two levels in one binary are safe only if no template is
 # instantiated at both: a linker keeps one copy of each (the first it meets), so Eigen's GEMM at -Os or at
 # -O3 depended on link order when train.cpp was built apart. Hence the guard: Eigen is -Os only, because
 # every source that includes it is, and a kernel source that includes it (src/core/common.h) fails to

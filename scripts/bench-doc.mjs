@@ -11,6 +11,15 @@ import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
+/**
+ * The size budget of the SIMD128 `.wasm`, gzipped (Node's zlib, level 9), which bench/run.mjs checks too. It was
+ * 150,000 bytes until 2026-12-01, when the engine had grown to 172,151 (the backward pass, the trainer's tasks,
+ * multi-head batching in the bindings) and then 182,522 (positions, ap.projections). docs/design.md's performance notes
+ * (2026-12-01) give the measured reason for 185,000: where the bytes are, and that no compile flag gets 32 KB
+ * back (the trainer, 26–35 KB gzipped, in a module of its own would).
+ */
+export const WASM_GZIP_BUDGET = 185_000
+
 /** Three significant digits, as the tables have always been read ("3.41", "63.2", "638"); "–" when absent. */
 export function num(v) {
   if (v === undefined || v === null || !Number.isFinite(v)) return '–'
@@ -105,7 +114,7 @@ function goalsSection(j, node) {
     out.push(
       '',
       `SIMD128 \`.wasm\` gzipped (Node's zlib, level 9): ${w.gzipBytes.toLocaleString('en-US')} bytes ` +
-        `(${w.bytes.toLocaleString('en-US')} raw); budget ≤ 150,000 bytes: ${w.gzipBytes <= 150_000 ? 'met' : 'not met'}.`,
+        `(${w.bytes.toLocaleString('en-US')} raw); budget ≤ ${WASM_GZIP_BUDGET.toLocaleString('en-US')} bytes: ${w.gzipBytes <= WASM_GZIP_BUDGET ? 'met' : 'not met'}.`,
     )
   }
   const c = node?.extra?.chromium
