@@ -146,6 +146,8 @@ class TrainerHandle {
       str("mask", o.mask);
       str("schedule", o.schedule);
       str("text", o.text);
+      str("positions", o.positions);
+      number("ropeBase", o.ropeBase);
       optional_integer("heads", o.heads);
       integer("dModel", o.dModel);
       optional_integer("dq", o.dq);
@@ -191,6 +193,8 @@ class TrainerHandle {
     cfg.set("scale", c.head_scale());
     cfg.set("temperature", c.temperature);
     cfg.set("mask", std::string(c.causal ? "causal" : "none"));
+    cfg.set("positions", std::string(ap::positions_name(c.positions)));
+    cfg.set("ropeBase", c.ropeBase);
     cfg.set("optimizer", t_->options().optimizer);
     cfg.set("lr", t_->base_lr());
     cfg.set("schedule", t_->schedule());

@@ -46,7 +46,7 @@ std::vector<float> rope_inv_freq(int d, float base) {
   return inv;
 }
 
-Mat rope_rotate(const Mat& X, const std::vector<int>& positions, float base) {
+Mat rope_rotate(const Mat& X, const std::vector<int>& positions, float base, bool inverse) {
   const int n = static_cast<int>(X.rows()), d = static_cast<int>(X.cols()), half = d / 2;
   const std::vector<float> inv = rope_inv_freq(d, base);
   Mat R(n, d);
@@ -54,7 +54,7 @@ Mat rope_rotate(const Mat& X, const std::vector<int>& positions, float base) {
     const float m = static_cast<float>(positions.empty() ? r : positions[static_cast<std::size_t>(r)]);
     for (int i = 0; i < half; ++i) {
       const float angle = m * inv[static_cast<std::size_t>(i)];
-      const float c = std::cos(angle), s = std::sin(angle);
+      const float c = std::cos(angle), s = inverse ? -std::sin(angle) : std::sin(angle);
       const float a = X(r, i), b = X(r, i + half);
       // q·cos + rotate_half(q)·sin, rotate_half(q) = cat(-q2, q1)
       R(r, i) = a * c - b * s;

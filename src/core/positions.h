@@ -31,7 +31,9 @@ std::vector<float> rope_inv_freq(int d, float base);
 
 // X [n, d] (d even) rotated row by row: row r by position positions[r] (0, 1, … when positions is empty):
 // x·cos + rotate_half(x)·sin with cos/sin of cat(freqs, freqs), freqs = position · inv_freq (float32).
-Mat rope_rotate(const Mat& X, const std::vector<int>& positions, float base);
+// inverse: the transposed rotation Rᵀ (each pair turned back by the same angle), which carries a gradient
+// on the rotated rows back to the rows: dX = Rᵀ·dX_rotated.
+Mat rope_rotate(const Mat& X, const std::vector<int>& positions, float base, bool inverse = false);
 
 // The rope options of one attention call; checks name `name` (e.g. "rope" or "positions").
 struct RopeOptions {

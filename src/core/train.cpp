@@ -22,7 +22,7 @@ namespace train {
 namespace {
 
 struct HeadCache {
-  Mat Qh, Kh, Vh;                  // this head's columns of Q, K, V
+  Mat Qh, Kh, Vh;                  // this head's columns of Q, K, V (rope: Q and K rotated)
   Mat scores, weights;             // steps scores and weights [n, n]
   Mat scaledScores, maskedScores;  // kept only for a trace
   ScoreCache rule;                 // additive: tanh(Wq q_i + Wk k_j); concat: [q_i; k_i]
@@ -96,6 +96,17 @@ void ModelConfig::validate() const {
   AP_REQUIRE(std::isfinite(temperature) && temperature > 0,
              "temperature: expected a finite number > 0, got " + fmt(temperature));
   AP_REQUIRE(std::isnan(scale) || std::isfinite(scale), "scale: expected a finite number, got " + fmt(scale));
+  AP_REQUIRE(positions != Positions::Alibi,
+             "positions: the trainer takes 'learned', 'sinusoidal', 'rope' or 'none', got 'alibi'");
+  if (positions == Positions::Rope) {
+    AP_REQUIRE(dq == dk, "positions: 'rope' rotates q and k alike, so it needs dq = dk, got dq = " +
+                             std::to_string(dq) + ", dk = " + std::to_string(dk));
+    AP_REQUIRE((dq / heads) % 2 == 0,
+               "positions: 'rope' pairs dimension i with i + d/2 in each head, so it needs an even dq / heads, got " +
+                   std::to_string(dq) + " / " + std::to_string(heads) + " = " + std::to_string(dq / heads));
+    AP_REQUIRE(std::isfinite(ropeBase) && ropeBase >= 1.f && ropeBase <= 1e9f,
+               "ropeBase: must be a number from 1 to 1e9, got " + fmt(ropeBase));
+  }
 }
 
 Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
@@ -108,7 +119,9 @@ Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
   E_ = add("embedding", g.embedding(cfg_.vocab, cfg_.dModel));
   // Learned positions, drawn like a second nn.Embedding but at 0.1 of its scale so that at the start
   // the token identity dominates (N(0,1) positions swamp 16-32-wide token vectors).
-  P_ = add("position", g.embedding(cfg_.maxLen, cfg_.dModel) * 0.1f);
+  // The other encodings draw nothing here (rope and none add nothing to H_0; sinusoidal is fixed).
+  if (cfg_.positions == Positions::Learned) P_ = add("position", g.embedding(cfg_.maxLen, cfg_.dModel) * 0.1f);
+  if (cfg_.positions == Positions::Sinusoidal) fixedPositions_ = sinusoidal_table(cfg_.maxLen, cfg_.dModel);
   for (int l = 0; l < cfg_.layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
     LayerIdx L;
@@ -166,6 +179,15 @@ void Model::check_ids(const std::vector<int>& ids) const {
     AP_REQUIRE(ids[i] >= 0 && ids[i] < cfg_.vocab, "ids: token " + std::to_string(i) + " is " + std::to_string(ids[i]) +
                                                        ", expected 0.." + std::to_string(cfg_.vocab - 1));
   }
+}
+
+Mat Model::input(const std::vector<int>& ids) const {
+  const int n = static_cast<int>(ids.size());
+  Mat X(n, cfg_.dModel);
+  for (int i = 0; i < n; ++i) X.row(i) = params_[E_].value.row(ids[i]);
+  if (P_ >= 0) X += params_[P_].value.topRows(n);
+  if (fixedPositions_.size() > 0) X += fixedPositions_.topRows(n);
+  return X;
 }
 
 namespace {
@@ -234,6 +256,10 @@ void layer_forward(const ModelConfig& cfg, const LayerParams& P, const Mat& X, L
     HeadCache& hc = c.h[h];
     hc.Qh = c.Q.middleCols(h * dqh, dqh);
     hc.Kh = c.K.middleCols(h * dkh, dkh);
+    if (cfg.positions == Positions::Rope) {  // the scores see q and k turned by position (attention()'s rope)
+      hc.Qh = rope_rotate(hc.Qh, {}, cfg.ropeBase);
+      hc.Kh = rope_rotate(hc.Kh, {}, cfg.ropeBase);
+    }
     hc.Vh = c.V.middleCols(h * dvh, dvh);
     hc.scores = compute_scores(hc.Qh, hc.Kh, cfg.score, head_params(cfg.score, P, h, n), &hc.rule);
     // An overflowed score is not an input error here: a diverging model shows it in its loss.
@@ -323,6 +349,10 @@ Mat layer_backward(const ModelConfig& cfg, const LayerParams& P, const LayerCach
         break;
       }
     }
+    if (cfg.positions == Positions::Rope) {  // the rule's gradients reach the rotated q, k: dQ = Rᵀ·dQ_rotated
+      dQh = rope_rotate(Mat(dQh), {}, cfg.ropeBase, true);
+      dKh = rope_rotate(Mat(dKh), {}, cfg.ropeBase, true);
+    }
   }
   mm_tn(mview(G.Wq), cview(c.X), cview(dQ), true);
   mm_tn(mview(G.Wk), cview(c.X), cview(dK), true);
@@ -347,8 +377,7 @@ double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, in
                "pointer: expected positions in 0.." + std::to_string(n - 1) + ", got from " +
                    std::to_string(ex.pointerFrom) + " to " + std::to_string(ex.pointerTo));
   }
-  Mat X(n, cfg_.dModel);
-  for (int i = 0; i < n; ++i) X.row(i) = params_[E_].value.row(ex.ids[i]) + params_[P_].value.row(i);
+  Mat X = input(ex.ids);
   std::vector<LayerCache> caches(layers_.size());
   for (size_t l = 0; l < layers_.size(); ++l) {
     layer_forward(cfg_, layer_params(layers_[l], params_), X, caches[l]);
@@ -407,7 +436,7 @@ double Model::example(const Example& ex, float norm, std::vector<Mat>* grads, in
     if (anyHead || pointer) {
       for (int i = 0; i < n; ++i) {
         (*grads)[E_].row(ex.ids[i]) += d.row(i);
-        (*grads)[P_].row(i) += d.row(i);
+        if (P_ >= 0) (*grads)[P_].row(i) += d.row(i);
       }
     }
   }
@@ -441,8 +470,7 @@ Score Model::loss(const std::vector<Example>& batch, std::vector<Mat>* grads) co
 std::vector<LayerTrace> Model::trace(const std::vector<int>& ids) const {
   check_ids(ids);
   const int n = static_cast<int>(ids.size()), H = cfg_.heads;
-  Mat X(n, cfg_.dModel);
-  for (int i = 0; i < n; ++i) X.row(i) = params_[E_].value.row(ids[i]) + params_[P_].value.row(i);
+  Mat X = input(ids);
   std::vector<LayerTrace> out;
   for (const LayerIdx& L : layers_) {
     LayerCache c;
@@ -556,6 +584,8 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
   cfg.score = parse_score(o.score);
   cfg.scale = o.scale;
   cfg.temperature = o.temperature;
+  cfg.positions = parse_positions(o.positions);
+  cfg.ropeBase = o.ropeBase;
   if (o.mask == "auto")
     cfg.causal = task_.causal;
   else if (o.mask == "none")

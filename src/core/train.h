@@ -3,7 +3,9 @@
 // ap::Generator (PyTorch's generator) and so are the minibatches.
 //
 // The model, for a sequence of token ids x_0..x_{n-1}:
-//   H_0 = E[x] + P[0..n)                       token embedding + learned position embedding
+//   H_0 = E[x] + P[0..n)                       token embedding + positions (ModelConfig::positions):
+//          learned: P a parameter (the default); sinusoidal: the fixed table; rope and none: H_0 = E[x]
+//          (rope turns each head's q and k by position, core/positions.h, before the scores)
 //   for each layer l:  H_{l+1} = H_l + MHA_l(H_l)     (residual)
 //     MHA: Q = H·Wq, K = H·Wk, V = H·Wv (course layout: W is [dModel, d]); split into heads by columns;
 //          per head: ap::compute_scores, then ap::weights_from_scores (·scale, mask, softmax), ·V;
@@ -22,6 +24,7 @@
 
 #include "core/attention.h"
 #include "core/common.h"
+#include "core/positions.h"
 
 namespace ap {
 class Generator;
@@ -44,6 +47,8 @@ struct ModelConfig {
   float scale = std::numeric_limits<float>::quiet_NaN();  // NaN: ap::default_scale for dk per head
   float temperature = 1.0f;
   bool causal = false;
+  Positions positions = Positions::Learned;  // learned, sinusoidal, rope or none (not alibi)
+  float ropeBase = static_cast<float>(kDefaultRopeBase);
 
   float head_scale() const;  // the multiplier of step scaledScores: scale, or the default when NaN
   void validate() const;     // throws ap::Error naming the option
@@ -112,10 +117,12 @@ class Model {
  private:
   ModelConfig cfg_;
   std::vector<Param> params_;
-  int E_ = -1, P_ = -1, Wh_ = -1, bh_ = -1;
+  int E_ = -1, P_ = -1, Wh_ = -1, bh_ = -1;  // P_: learned positions only
+  Mat fixedPositions_;                       // sinusoidal: the table [maxLen, dModel]
   std::vector<LayerIdx> layers_;
 
   void check_ids(const std::vector<int>& ids) const;
+  Mat input(const std::vector<int>& ids) const;  // H_0: the tokens' embeddings plus the positions, if added
   double example(const Example& ex, float norm, std::vector<Mat>* grads, int& correct, int& terms) const;
 };
 
@@ -189,9 +196,11 @@ struct TrainerOptions {
   float temperature = 1.0f;
   float scale = std::numeric_limits<float>::quiet_NaN();
   int batchSize = 32;
-  std::string mask = "auto";  // auto (the task's), none, causal
-  std::string text;           // next-char: the text to learn
-  int context = 16;           // next-char: window length
+  std::string mask = "auto";          // auto (the task's), none, causal
+  std::string positions = "learned";  // learned, sinusoidal, rope or none
+  float ropeBase = static_cast<float>(kDefaultRopeBase);
+  std::string text;  // next-char: the text to learn
+  int context = 16;  // next-char: window length
 };
 
 // The learning rate's factor before update `step` (0-based) under "warmup-cosine": linear warm-up over

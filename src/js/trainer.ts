@@ -10,7 +10,8 @@
  * tr.dispose()
  * ```
  *
- * The model: token embedding + a learned position embedding, `layers` residual multi-head attention
+ * The model: token embedding + a learned position embedding (`positions`: or the sinusoidal table, or RoPE in
+ * every head, or none), `layers` residual multi-head attention
  * layers (Q = H·Wq, K = H·Wk, V = H·Wv, any scoring rule, mask, softmax with temperature, ·V, heads
  * concatenated, ·Wo + bo), then the task's output:
  * - `coreference` (2 layers by default): the answer *is* the last layer's attention row of "it"
@@ -82,6 +83,14 @@ export interface TrainerOptions {
   text?: string
   /** next-char: window length. Default 16. */
   context?: number
+  /**
+   * How word order enters (docs/positions.md): 'learned' (default: a position table trained with the rest),
+   * 'sinusoidal' (the fixed table added to the embeddings), 'rope' (each layer's and head's q and k turned by
+   * position before the scores; nothing added to the residual stream; needs dq = dk, even per head) or 'none'.
+   */
+  positions?: 'learned' | 'sinusoidal' | 'rope' | 'none'
+  /** rope's base. Default 10000. */
+  ropeBase?: number
 }
 
 export interface TrainScore {
@@ -137,6 +146,8 @@ export interface TrainerInfo {
     seed: number
     schedule: 'constant' | 'warmup-cosine'
     lrInUse: number
+    positions: 'learned' | 'sinusoidal' | 'rope' | 'none'
+    ropeBase: number
   }
 }
 
@@ -234,6 +245,8 @@ const KEYS = [
   'text',
   'context',
   'schedule',
+  'positions',
+  'ropeBase',
 ] as const
 
 // Frees the wasm side of a trainer that was dropped without dispose().

@@ -549,6 +549,31 @@ describe('the page in Chromium', () => {
     expect(errors).toEqual([])
   })
 
+  it('the Train tab trains with RoPE or sinusoidal positions (zh and en)', async () => {
+    for (const lang of ['en', 'zh'] as const) {
+      const { page, errors } = await pages.open(env.site.url + `?view=train&lang=${lang}`, {
+        viewport: { width: 1400, height: 1000 },
+      })
+      const panel = page.locator('section.ap-train')
+      await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
+      const select = panel.locator('select[name="positions"]')
+      expect(await select.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(
+        ['learned', 'sinusoidal', 'rope'],
+      )
+      for (const positions of ['rope', 'sinusoidal'] as const) {
+        await select.selectOption(positions)
+        await panel.locator('button[name="step"]').click()
+        await expect
+          .poll(() => panel.locator('[data-train="grad-norms"]').textContent(), { timeout: 30_000 })
+          .toMatch(/‖dL\/dWq‖ = [\d.e+-]+/)
+        // the gradients view runs the course program, which has no positions: not offered for a RoPE model
+        expect(await panel.locator('button[data-train="inspect"]').isVisible()).toBe(positions !== 'rope')
+      }
+      expect(await panel.locator('.tr-error').textContent()).toBe('')
+      expect(errors).toEqual([])
+    }
+  })
+
   it('"copy link" copies a URL that reproduces the view', async () => {
     const { context, page } = await openClipboardPage()
     await openMoreOptions(page)

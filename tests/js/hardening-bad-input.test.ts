@@ -511,6 +511,19 @@ const rows: Record<string, [string, () => void]> = {
       )
     },
   ],
+  P8: [
+    "a trainer's positions it does not take, or rope with an odd size",
+    () => {
+      expectError(
+        () => ap.createTrainer({ positions: 'alibi' as never }),
+        "positions: the trainer takes 'learned', 'sinusoidal', 'rope' or 'none', got 'alibi'",
+      )
+      expectError(
+        () => ap.createTrainer({ positions: 'rope', dModel: 12, heads: 4 }),
+        "positions: 'rope' pairs dimension i with i + d/2 in each head, so it needs an even dq / heads, got 12 / 4 = 3",
+      )
+    },
+  ],
   H3: [
     'numHeads not dividing E',
     () => {

@@ -2,7 +2,7 @@
 // (tests/fixtures/gen_fixtures.py) and comparing tensors with a message that shows the worst cell.
 import { readFileSync } from 'node:fs'
 import { beforeAll, expect, it } from 'vitest'
-import { init, type Engine, type Tensor } from '../../dist/index.js'
+import { init, type Engine, type Tensor, type Trainer } from '../../dist/index.js'
 import { mulberry32 } from '../../web/compute/random'
 
 // The package is loaded as built (dist/), with the types tsc emitted there.
@@ -220,6 +220,34 @@ export function expectAllClose(actual: ArrayLike<number>, expected: ArrayLike<nu
 
 // maskedRows may come back as indices (number[] / Int32Array) or as one flag per row; the contract
 // says "rows whose keys were all masked", so compare as a sorted list of row indices.
+/**
+ * A trainer on a fixture case of PyTorch autograd (float64): it must hold exactly the reference's parameters,
+ * which it is given; then the loss, the accuracy and every parameter's gradient on the case's batch, each
+ * within 1e-4 of the tensor's largest gradient (float32 engine).
+ */
+export function expectGradientsLike(tr: Trainer, c: FixtureJson): void {
+  const params: Record<string, Tensor> = {}
+  for (const [k, v] of Object.entries<TensorJson>(c.params)) params[k] = toTensor(v)
+  expect(Object.keys(tr.parameters()).sort()).toEqual(Object.keys(params).sort())
+  tr.setParameters(params)
+  const g = tr.gradients(c.batch)
+  expect(Math.abs(g.loss - c.loss)).toBeLessThan(1e-5 * Math.max(1, Math.abs(c.loss)))
+  expect(g.accuracy).toBeCloseTo(c.accuracy, 10)
+  for (const [k, ref] of Object.entries<Tensor>(c.grads)) {
+    const got = g.grads[k]
+    expect(got?.shape, k).toEqual(ref.shape)
+    let maxRef = 0
+    let maxErr = 0
+    for (let i = 0; i < ref.data.length; i++) {
+      maxRef = Math.max(maxRef, Math.abs(ref.data[i]))
+      maxErr = Math.max(maxErr, Math.abs(got.data[i] - ref.data[i]))
+    }
+    expect(maxErr, `${k}: max error ${maxErr} (largest gradient ${maxRef})`).toBeLessThanOrEqual(
+      1e-4 * Math.max(maxRef, 1e-3),
+    )
+  }
+}
+
 export function maskedRowList(m: unknown): number[] {
   if (m == null) return []
   const arr = Array.from(m as ArrayLike<number | boolean>)

@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { Tensor, TrainerOptions } from '../../dist/index.js'
-import { loadFixture, toTensor, type TensorJson, ap, useEngine, itEachCase } from './helpers'
+import { loadFixture, toTensor, type TensorJson, ap, useEngine, itEachCase, expectGradientsLike } from './helpers'
 
 useEngine()
 
@@ -34,28 +34,7 @@ describe('trainer gradients equal PyTorch autograd', () => {
         const { task, ...cfg } = c.config
         const tr = create({ task, seed: 0, ...cfg })
         try {
-          const params: Record<string, Tensor> = {}
-          for (const [k, v] of Object.entries<TensorJson>(c.params)) params[k] = toTensor(v)
-          // the model must have exactly the reference's parameters
-          expect(Object.keys(tr.parameters()).sort()).toEqual(Object.keys(params).sort())
-          tr.setParameters(params)
-          const g = tr.gradients(c.batch)
-          expect(Math.abs(g.loss - c.loss)).toBeLessThan(1e-5 * Math.max(1, Math.abs(c.loss)))
-          expect(g.accuracy).toBeCloseTo(c.accuracy, 10)
-          for (const [k, ref] of Object.entries<Tensor>(c.grads)) {
-            const got = g.grads[k]
-            expect(got?.shape, k).toEqual(ref.shape)
-            // float32 engine vs float64 reference: errors relative to the tensor's largest gradient
-            let maxRef = 0
-            let maxErr = 0
-            for (let i = 0; i < ref.data.length; i++) {
-              maxRef = Math.max(maxRef, Math.abs(ref.data[i]))
-              maxErr = Math.max(maxErr, Math.abs(got.data[i] - ref.data[i]))
-            }
-            expect(maxErr, `${k}: max error ${maxErr} (largest gradient ${maxRef})`).toBeLessThanOrEqual(
-              1e-4 * Math.max(maxRef, 1e-3),
-            )
-          }
+          expectGradientsLike(tr, c)
         } finally {
           tr.dispose()
         }

@@ -161,6 +161,16 @@ function buildSettings(settings: TrainSettings, bind: Bind) {
       ['1', '2', '4'].map((s) => [s, null]),
       String(settings.heads),
     ),
+    positions: select(
+      'positions',
+      'positions',
+      [
+        ['learned', 'posLearned'],
+        ['sinusoidal', 'posSinusoidal'],
+        ['rope', 'posRope'],
+      ],
+      settings.positions,
+    ),
     optim: select(
       'optimizer',
       'optimizer',
@@ -193,6 +203,7 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     grads: canvas(440, 190, 'img'),
     gradText: el('p', { class: 'tr-grads', 'data-train': 'grad-norms' }),
     inspectBtn: bind(el('button', { type: 'button', name: 'inspect', 'data-train': 'inspect' }), 'inspect'),
+    inspectNote: bind(el('p', { class: 'tr-note', hidden: '' }), 'inspectRope'),
     attn: canvas(340, 340, 'img'),
     pca: canvas(340, 340, 'img'),
     section: el('section', { class: 'ap-train', 'data-step': 'train', 'data-panel': 'train' }),
@@ -209,6 +220,7 @@ function buildUi(settings: TrainSettings, bind: Bind) {
       ui.task.label,
       ui.score.label,
       ui.heads.label,
+      ui.positions.label,
       ui.optim.label,
       el('label', {}, bind(el('span'), 'lr'), ui.lrInput),
       el('label', {}, bind(el('span'), 'seed'), ui.seedInput),
@@ -229,6 +241,7 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     el('div', { class: 'tr-charts' }, fig(ui.curves, 'curves'), fig(ui.grads, 'gradNorms')),
     ui.gradText,
     el('div', { class: 'tr-row' }, ui.inspectBtn),
+    ui.inspectNote,
     el('div', { class: 'tr-charts' }, fig(ui.attn, 'attention'), fig(ui.pca, 'pca')),
     ui.induction.el,
   )
@@ -245,6 +258,7 @@ function readSettings(ui: Ui, dModel: number): TrainSettings {
     task: ui.task.input.value as TrainSettings['task'],
     score: ui.score.input.value as TrainSettings['score'],
     heads: Number(ui.heads.input.value),
+    positions: ui.positions.input.value as TrainSettings['positions'],
     dModel,
     optimizer: ui.optim.input.value as TrainSettings['optimizer'],
     lr: Number.isFinite(lr) && lr > 0 ? lr : 0.01,
@@ -328,7 +342,7 @@ class TrainPanel {
     ui.task.input.addEventListener('change', () => {
       ui.heads.input.value = ui.task.input.value === 'induction' ? '2' : String(DEFAULT_TRAIN_SETTINGS.heads)
     })
-    for (const s of [ui.task.input, ui.score.input, ui.heads.input, ui.optim.input, ui.seedInput])
+    for (const s of [ui.task.input, ui.score.input, ui.heads.input, ui.positions.input, ui.optim.input, ui.seedInput])
       s.addEventListener('change', reset)
     ui.textArea.addEventListener('change', () => {
       if (ui.task.input.value === 'next-char') reset()
@@ -489,6 +503,9 @@ class TrainPanel {
     const { ui } = this
     Object.assign(this.settings, readSettings(ui, this.settings.dModel))
     ui.textLabel.hidden = this.settings.task !== 'next-char'
+    // the gradients view runs the course program (no positions): a RoPE model's last layer is not that
+    ui.inspectBtn.hidden = this.settings.positions === 'rope'
+    ui.inspectNote.hidden = this.settings.positions !== 'rope'
     ui.induction.el.hidden = this.settings.task !== 'induction'
     ui.induction.clear()
     ui.sentenceInput.dataset.auto = '1'

@@ -11,6 +11,8 @@ export interface TrainSettings {
   optimizer: 'adam' | 'sgd'
   lr: number
   seed: number
+  /** How word order enters the model (docs/positions.md): a learned table, the sinusoidal table, or RoPE. */
+  positions: 'learned' | 'sinusoidal' | 'rope'
   /** next-char only */
   text?: string
 }
@@ -24,6 +26,7 @@ export const DEFAULT_TRAIN_SETTINGS: Readonly<TrainSettings> = Object.freeze({
   optimizer: 'adam',
   lr: 0.01,
   seed: 0,
+  positions: 'learned',
 })
 
 export type ToWorker =

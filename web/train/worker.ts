@@ -48,6 +48,7 @@ function create(engine: Engine, settings: TrainSettings): Trainer {
     optimizer: settings.optimizer,
     lr: settings.lr,
     seed: settings.seed,
+    positions: settings.positions,
     // the lr field is the peak: left playing, a constant lr makes some seeds unlearn what they had learned;
     // induction is the exception (its phase change comes after the decay would have ended)
     schedule: settings.task === 'induction' ? 'constant' : 'warmup-cosine',
