@@ -20,6 +20,7 @@ export const RECIPE = {
   optimizer: 'adam',
   lr: 0.01,
   seed: 0,
+  positions: 'learned',
   schedule: 'warmup-cosine',
   steps: 200,
 }

@@ -236,6 +236,8 @@ const ALLOWED = new Set([
   'Luong',
   'concat',
   'dim',
+  // the name of the algorithm the flash view steps through (Dao et al. 2022), like the papers' names above
+  'FlashAttention',
 ])
 
 function latinWordsOf(text: string): string[] {

@@ -9,6 +9,7 @@ export const TRAINED_COREFERENCE = {
     optimizer: 'adam',
     lr: 0.01,
     seed: 0,
+    positions: 'learned',
     schedule: 'warmup-cosine',
     steps: 200,
   },

@@ -30,7 +30,7 @@ export class FlashView implements Panel {
   private play = h('button', { type: 'button', name: 'flashPlay', 'aria-pressed': 'false' })
   private reset = h('button', { type: 'button', name: 'flashReset' })
   private input = h('p', { class: 'hint', 'data-flash': 'input' })
-  private counter = h('p', { class: 'decode-counter', role: 'status', 'data-flash': 'counter' })
+  private counter = h('p', { class: 'flash-counter', role: 'status', 'data-flash': 'counter' })
   private grid = h('div', { class: 'table-scroll', tabindex: 0 })
   private rows = h('div', { class: 'table-scroll', tabindex: 0 })
   private memory = h('p', { class: 'help', 'data-flash': 'memory' })

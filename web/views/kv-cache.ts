@@ -24,7 +24,7 @@ export class KvCachePanel implements Panel {
   private labels = new ModernLabels()
   private back = h('button', { type: 'button', name: 'kvBack', text: '◀' })
   private next = h('button', { type: 'button', name: 'kvNext', text: '▶' })
-  private status = h('p', { class: 'decode-counter', role: 'status', 'data-kv': 'status' })
+  private status = h('p', { class: 'kv-counter', role: 'status', 'data-kv': 'status' })
   private cache = h('div', { class: 'table-scroll', tabindex: 0 })
   private counters = h('div', { class: 'table-scroll', tabindex: 0 })
   private sizes = h('div', { class: 'table-scroll', tabindex: 0 })

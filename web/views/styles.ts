@@ -9,7 +9,9 @@ export const VIEW_STYLES = `
 .decode-ctrl { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 10px 0; }
 .decode-ctrl button { padding: 6px 12px; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: var(--ink); cursor: pointer; }
 .decode-ctrl button:disabled { color: var(--muted); cursor: default; }
-.decode-counter { margin: 0; font-weight: 600; }
+.decode-counter,
+.kv-counter,
+.flash-counter { margin: 0; font-weight: 600; }
 .decode-row { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; margin: 6px 0; }
 .decode-row .lbl { min-width: 12em; color: var(--muted); }
 .decode-tok { padding: 2px 8px; border: 1px solid var(--line); border-radius: 6px; background: var(--card); }
