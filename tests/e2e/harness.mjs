@@ -51,7 +51,13 @@ export async function serveStatic(dir = SITE) {
   if (!addr || typeof addr === 'string') throw new Error('server did not bind')
   return {
     url: `http://127.0.0.1:${addr.port}/`,
-    close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
+    // closeAllConnections: a page the fixture closes only after the test keeps its keep-alive sockets open,
+    // and server.close() alone waits for them.
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve(undefined))
+        server.closeAllConnections()
+      }),
   }
 }
 
@@ -185,7 +191,13 @@ export async function serveRoot() {
   if (!addr || typeof addr === 'string') throw new Error('server did not bind')
   return {
     url: `http://127.0.0.1:${addr.port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
+    // closeAllConnections: a page the fixture closes only after the test keeps its keep-alive sockets open,
+    // and server.close() alone waits for them.
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve(undefined))
+        server.closeAllConnections()
+      }),
   }
 }
 
