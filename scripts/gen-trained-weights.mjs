@@ -7,22 +7,21 @@
 // Deterministic: the same recipe on the same engine ('simd128', forced) gives the same bits;
 // tests/js/web-trained.test.ts trains again from the recipe written into the file and compares.
 import { execFileSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { transformSync } from 'esbuild'
 import { init } from '../dist/index.js'
 
-/** The Train tab's defaults (web/train/protocol.ts, worker.ts), trained for a fixed number of steps. */
-export const RECIPE = {
-  task: 'coreference',
-  score: 'scaled-dot',
-  heads: 1,
-  dModel: 32,
-  optimizer: 'adam',
-  lr: 0.01,
-  seed: 0,
-  positions: 'learned',
-  schedule: 'warmup-cosine',
-  steps: 200,
+/**
+ * The recipe: the Train tab's defaults, read from the one place they are written (web/train/protocol.ts; its
+ * imports are type-only, so esbuild's TypeScript strip is all it takes to run it here), with the schedule its
+ * worker adds, trained for a fixed number of steps.
+ */
+async function trainTabRecipe() {
+  const source = readFileSync(fileURLToPath(new URL('../web/train/protocol.ts', import.meta.url)), 'utf8')
+  const { code } = transformSync(source, { loader: 'ts', format: 'esm' })
+  const { DEFAULT_TRAIN_SETTINGS } = await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)
+  return { ...DEFAULT_TRAIN_SETTINGS, schedule: 'warmup-cosine', steps: 200 }
 }
 
 /** @param {Float32Array} a */
@@ -33,7 +32,7 @@ function base64(a) {
 /**
  * Trains by the recipe on the given engine; returns the parameters (base64 float32) and the held-out score.
  * @param {import('../dist/index.js').Engine} engine
- * @param {typeof RECIPE} recipe
+ * @param {import('../dist/index.js').TrainerOptions & { steps: number }} recipe
  */
 export function train(engine, recipe) {
   const { steps, ...options } = recipe
@@ -52,10 +51,11 @@ export function train(engine, recipe) {
 
 async function main() {
   const engine = await init({ backend: 'simd128' })
-  const { heldOut, params, layers } = train(engine, RECIPE)
+  const recipe = await trainTabRecipe()
+  const { heldOut, params, layers } = train(engine, recipe)
   const out = fileURLToPath(new URL('../web/compute/trained-coreference.ts', import.meta.url))
   const body = {
-    recipe: RECIPE,
+    recipe,
     backend: 'simd128',
     layers,
     heldOut: { loss: heldOut.loss, accuracy: heldOut.accuracy },

@@ -27,3 +27,9 @@ export function engineError(lang: Lang, message: string): { text: string; detail
   const hit = ZH.find(([re]) => re.test(message))
   return { text: hit ? hit[1] : ZH_FALLBACK, detail: message }
 }
+
+/** An engine error as one line in the page's language: the sentence, and on the Chinese page the engine's words in brackets. */
+export function engineErrorText(lang: Lang, e: unknown): string {
+  const msg = engineError(lang, e instanceof Error ? e.message : String(e))
+  return msg.detail ? `${msg.text} (${msg.detail})` : msg.text
+}

@@ -1,10 +1,12 @@
 #include "core/attention.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
 
+#include "core/enum_names.h"
 #include "kernels/kernels.h"
 
 namespace ap {
@@ -41,12 +43,9 @@ std::vector<double> sink_shares(const Mat& S, float sink, double invTemp, std::v
 }  // namespace
 
 ScoreRule parse_score(const std::string& name) {
-  if (name == "dot") return ScoreRule::Dot;
-  if (name == "scaled-dot") return ScoreRule::ScaledDot;
-  if (name == "general") return ScoreRule::General;
-  if (name == "additive") return ScoreRule::Additive;
-  if (name == "concat") return ScoreRule::Concat;
-  throw Error("score: unknown rule '" + name + "'; expected one of dot, scaled-dot, general, additive, concat");
+  static constexpr std::array kRules{ScoreRule::Dot, ScoreRule::ScaledDot, ScoreRule::General, ScoreRule::Additive,
+                                     ScoreRule::Concat};
+  return parse_enum_name(name, kRules, score_name, "score", "rule");
 }
 
 const char* score_name(ScoreRule rule) {

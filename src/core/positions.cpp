@@ -1,18 +1,18 @@
 #include "core/positions.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
+
+#include "core/enum_names.h"
 
 namespace ap {
 
 Positions parse_positions(const std::string& name) {
-  if (name == "none") return Positions::None;
-  if (name == "sinusoidal") return Positions::Sinusoidal;
-  if (name == "learned") return Positions::Learned;
-  if (name == "rope") return Positions::Rope;
-  if (name == "alibi") return Positions::Alibi;
-  throw Error("positions: unknown encoding '" + name + "'; expected one of none, sinusoidal, learned, rope, alibi");
+  static constexpr std::array kEncodings{Positions::None, Positions::Sinusoidal, Positions::Learned, Positions::Rope,
+                                         Positions::Alibi};
+  return parse_enum_name(name, kEncodings, positions_name, "positions", "encoding");
 }
 
 const char* positions_name(Positions p) {

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createTrainerFor } from '../../dist/trainer.js'
-import { readAttentionFile, writeSafetensors } from '../../dist/index.js'
+import { readAttentionFile, writeSafetensors, type MultiHeadAttentionOptions } from '../../dist/index.js'
 import { expectCourseProgram, rng, type Tensor, ap, useEngine } from './helpers'
 
 useEngine()
@@ -27,6 +27,17 @@ const withValue = (t: Tensor, i: number, x: number): Tensor => {
   data[i] = x
   return { data, shape: t.shape }
 }
+// multiHeadAttention on two rows of E features, packed projections, numHeads heads, and the options under test.
+const mhaCall = (E: number, numHeads: number, extra: Partial<MultiHeadAttentionOptions> = {}) =>
+  ap.multiHeadAttention({
+    query: T(2, E),
+    key: T(2, E),
+    value: T(2, E),
+    numHeads,
+    inProjWeight: T(3 * E, E),
+    outProjWeight: T(E, E),
+    ...extra,
+  })
 const q = T(5, 6),
   k = T(5, 6),
   v = T(5, 7)
@@ -429,18 +440,8 @@ const rows: Record<string, [string, () => void]> = {
         () => ap.attention({ query: T(3, 5), key: T(3, 5), value: T(3, 2), rope: {} }),
         'rope: pairs dimension i with i + d/2, so it needs an even d, got d = 5',
       )
-      const E = 6
       expectError(
-        () =>
-          ap.multiHeadAttention({
-            query: T(2, E),
-            key: T(2, E),
-            value: T(2, E),
-            numHeads: 2,
-            inProjWeight: T(3 * E, E),
-            outProjWeight: T(E, E),
-            rope: {},
-          }),
+        () => mhaCall(6, 2, { rope: {} }),
         'rope: pairs dimension i with i + d/2 in each head, so it needs an even head size, got E / numHeads = 6 / 2 = 3',
       )
     },
@@ -527,19 +528,7 @@ const rows: Record<string, [string, () => void]> = {
   H3: [
     'numHeads not dividing E',
     () => {
-      const E = 4
-      expectError(
-        () =>
-          ap.multiHeadAttention({
-            query: T(2, E),
-            key: T(2, E),
-            value: T(2, E),
-            numHeads: 3,
-            inProjWeight: T(3 * E, E),
-            outProjWeight: T(E, E),
-          }),
-        'numHeads: must divide the embedding size E = 4, got 3',
-      )
+      expectError(() => mhaCall(4, 3), 'numHeads: must divide the embedding size E = 4, got 3')
     },
   ],
   K1: [
@@ -567,18 +556,8 @@ const rows: Record<string, [string, () => void]> = {
   H4: [
     'numKVHeads not dividing numHeads',
     () => {
-      const E = 8
       expectError(
-        () =>
-          ap.multiHeadAttention({
-            query: T(2, E),
-            key: T(2, E),
-            value: T(2, E),
-            numHeads: 4,
-            numKVHeads: 3,
-            inProjWeight: T(3 * E, E),
-            outProjWeight: T(E, E),
-          }),
+        () => mhaCall(8, 4, { numKVHeads: 3 }),
         'numKVHeads: must divide numHeads = 4 (each K/V head serves numHeads / numKVHeads query heads), got 3',
       )
     },
@@ -591,18 +570,8 @@ const rows: Record<string, [string, () => void]> = {
         () => ap.attention({ query: X, key: X, value: X, mask: { window: 0 } }),
         "mask.window: a sliding window needs at least 1 key (the query's own), got 0",
       )
-      const E = 4
       expectError(
-        () =>
-          ap.multiHeadAttention({
-            query: T(2, E),
-            key: T(2, E),
-            value: T(2, E),
-            numHeads: 2,
-            inProjWeight: T(3 * E, E),
-            outProjWeight: T(E, E),
-            window: -2,
-          }),
+        () => mhaCall(4, 2, { window: -2 }),
         "window: a sliding window needs at least 1 key (the query's own), got -2",
       )
     },
@@ -615,18 +584,8 @@ const rows: Record<string, [string, () => void]> = {
         () => ap.attention({ query: X, key: X, value: X, mask: { window: 2, sinks: 5 } }),
         'mask.sinks: the kept first keys must be from 0 to the 4 keys, got 5',
       )
-      const E = 4
       expectError(
-        () =>
-          ap.multiHeadAttention({
-            query: T(2, E),
-            key: T(2, E),
-            value: T(2, E),
-            numHeads: 2,
-            inProjWeight: T(3 * E, E),
-            outProjWeight: T(E, E),
-            sinks: 1,
-          }),
+        () => mhaCall(4, 2, { sinks: 1 }),
         'sinks: needs a window (the first keys kept besides a sliding window)',
       )
     },
@@ -639,20 +598,7 @@ const rows: Record<string, [string, () => void]> = {
         () => ap.attention({ query: X, key: X, value: X, sinkLogit: NaN }),
         'sinkLogit: must be finite, got nan',
       )
-      const E = 8
-      expectError(
-        () =>
-          ap.multiHeadAttention({
-            query: T(2, E),
-            key: T(2, E),
-            value: T(2, E),
-            numHeads: 4,
-            inProjWeight: T(3 * E, E),
-            outProjWeight: T(E, E),
-            sinkLogits: [0, 1],
-          }),
-        'sinkLogits: expected 4 values (one per head), got 2',
-      )
+      expectError(() => mhaCall(8, 4, { sinkLogits: [0, 1] }), 'sinkLogits: expected 4 values (one per head), got 2')
     },
   ],
   T1: [

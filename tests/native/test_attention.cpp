@@ -7,19 +7,13 @@
 
 #include "core/attention.h"
 #include "core/multihead.h"
+#include "random_mat.h"
 
 using ap::Mat;
 using ap::Vec;
+using ap::testing::random_mat;
 
 namespace {
-
-Mat random_mat(int r, int c, unsigned seed, float scale = 1.f) {
-  std::mt19937 g(seed);
-  std::normal_distribution<float> d(0.f, scale);
-  Mat m(r, c);
-  for (int i = 0; i < m.size(); ++i) m.data()[i] = d(g);
-  return m;
-}
 
 Vec random_vec(int n, unsigned seed) { return random_mat(n, 1, seed).col(0); }
 

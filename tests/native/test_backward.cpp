@@ -8,20 +8,14 @@
 #include <random>
 
 #include "core/backward.h"
+#include "random_mat.h"
 
 using ap::Mat;
+using ap::testing::random_mat;
 
 namespace {
 
 using DMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-Mat random_mat(int r, int c, unsigned seed) {
-  std::mt19937 g(seed);
-  std::normal_distribution<float> d(0.f, 1.f);
-  Mat m(r, c);
-  for (int i = 0; i < m.size(); ++i) m.data()[i] = d(g);
-  return m;
-}
 
 // Σ O ⊙ G for O = softmax(c·Q·Kᵀ, masked) · V, in double.
 double forward_loss(const DMat& Q, const DMat& K, const DMat& V, const DMat& G, double c, const ap::Mask& mask) {

@@ -16,8 +16,10 @@
 #include "core/multihead.h"
 #include "core/pipeline.h"
 #include "core/positions.h"
+#include "random_mat.h"
 
 using ap::Mat;
+using ap::testing::random_mat;
 
 namespace {
 
@@ -69,14 +71,6 @@ double max_rel(const Mat& a, const Mat& b) {
   double m = 0;
   for (int i = 0; i < std::min(a.size(), b.size()); ++i)
     m = std::max(m, std::fabs(double(a.data()[i]) - b.data()[i]) / std::max(1.0, std::fabs(double(b.data()[i]))));
-  return m;
-}
-
-Mat random_mat(int r, int c, unsigned seed) {
-  std::mt19937 g(seed);
-  std::normal_distribution<float> d(0.f, 1.f);
-  Mat m(r, c);
-  for (int i = 0; i < m.size(); ++i) m.data()[i] = d(g);
   return m;
 }
 

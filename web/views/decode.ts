@@ -6,10 +6,11 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor } from 'attention-playground'
-import { h, prefersReducedMotion, setText, tokLabel, Texts } from '../dom'
+import { h, setText, tokLabel, Texts } from '../dom'
 import { fill, fmt, shapeOf } from '../format'
 import type { MsgKey } from '../i18n'
-import { engineError } from '../engine-errors'
+import { engineErrorText } from '../engine-errors'
+import { StepPlayer } from './player'
 import { decodeModel, type DecodeModel, type DecodeStep } from '../compute/decode'
 import { KvCachePanel } from './kv-cache'
 
@@ -60,7 +61,11 @@ export class DecodeView implements Panel {
   private key = ''
   /** The step shown (0-based); the state's `step` is 1-based. */
   private t = 0
-  private timer: ReturnType<typeof setInterval> | null = null
+  private player = new StepPlayer(
+    () => (this.model ? { at: this.t, last: this.model.steps.length - 1 } : null),
+    (k) => this.go(k),
+    () => this.draw(),
+  )
   private ctx: Ctx | null = null
   private kv: KvCachePanel
 
@@ -105,15 +110,15 @@ export class DecodeView implements Panel {
     this.source.addEventListener('input', () => ctx.setState({ source: this.source.value }))
     this.target.addEventListener('input', () => ctx.setState({ target: this.target.value }))
     this.back.addEventListener('click', () => {
-      this.stop()
+      this.player.stop()
       this.go(this.t - 1)
     })
     this.step.addEventListener('click', () => {
-      this.stop()
+      this.player.stop()
       this.go(this.t + 1)
     })
     this.ctx = ctx
-    this.play.addEventListener('click', () => this.toggle())
+    this.play.addEventListener('click', () => this.player.toggle())
   }
 
   render(ctx: Ctx): void {
@@ -137,9 +142,8 @@ export class DecodeView implements Panel {
         this.model = decodeModel(this.engine, state)
         this.error.hidden = true
       } catch (e) {
-        const msg = engineError(state.lang, e instanceof Error ? e.message : String(e))
         this.error.hidden = false
-        this.error.textContent = msg.detail ? `${msg.text} (${msg.detail})` : msg.text
+        this.error.textContent = engineErrorText(state.lang, e)
       }
     }
     if (this.model) this.t = Math.max(0, Math.min(this.model.steps.length - 1, state.step - 1))
@@ -154,34 +158,8 @@ export class DecodeView implements Panel {
     if (step !== this.ctx.state.step) this.ctx.setState({ step })
   }
 
-  private toggle(): void {
-    if (this.timer) {
-      this.stop()
-      this.draw()
-      return
-    }
-    if (this.model && this.t >= this.model.steps.length - 1) this.go(0)
-    this.timer = setInterval(
-      () => {
-        if (!this.model || this.t >= this.model.steps.length - 1) {
-          this.stop()
-          this.draw()
-          return
-        }
-        this.go(this.t + 1)
-      },
-      prefersReducedMotion() ? 1600 : 900,
-    )
-    this.draw()
-  }
-
-  private stop(): void {
-    if (this.timer) clearInterval(this.timer)
-    this.timer = null
-  }
-
   dispose(): void {
-    this.stop()
+    this.player.stop()
   }
 
   private draw(): void {
@@ -204,8 +182,8 @@ export class DecodeView implements Panel {
     const n = m.sourceTokens.length
     setText(this.back, tr('decodeBack'))
     setText(this.step, tr('decodeNext'))
-    setText(this.play, this.timer ? tr('whyPause') : tr('whyPlay'))
-    this.play.setAttribute('aria-pressed', String(!!this.timer))
+    setText(this.play, this.player.playing ? tr('whyPause') : tr('whyPlay'))
+    this.play.setAttribute('aria-pressed', String(this.player.playing))
     this.back.disabled = t === 0
     this.step.disabled = t >= m.steps.length - 1
     setText(

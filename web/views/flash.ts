@@ -6,7 +6,8 @@ import type { Ctx, Panel } from '../context'
 import type { Engine } from 'attention-playground'
 import { h, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
-import { engineError } from '../engine-errors'
+import { engineErrorText } from '../engine-errors'
+import { StepPlayer } from './player'
 import { FLASH_BLOCKS, flashInput, flashMemory, flashModel, type FlashModel } from '../compute/flash'
 import { ModernLabels, modernText, type ModernText } from './modern-strings'
 
@@ -40,7 +41,11 @@ export class FlashView implements Panel {
   private model: FlashModel | null = null
   private key = ''
   private k = 0
-  private timer: ReturnType<typeof setInterval> | null = null
+  private player = new StepPlayer(
+    () => (this.model ? { at: this.k, last: this.model.steps.length - 1 } : null),
+    (k) => this.go(k),
+    () => this.draw(),
+  )
   private ctx: Ctx | null = null
 
   constructor(private engine: Engine) {
@@ -74,7 +79,7 @@ export class FlashView implements Panel {
     this.back.addEventListener('click', () => this.go(this.k - 1))
     this.step.addEventListener('click', () => this.go(this.k + 1))
     this.reset.addEventListener('click', () => this.go(0))
-    this.play.addEventListener('click', () => this.toggle())
+    this.play.addEventListener('click', () => this.player.toggle())
   }
 
   render(ctx: Ctx): void {
@@ -94,9 +99,8 @@ export class FlashView implements Panel {
         this.model = flashModel(this.engine, flashInput(tr, ctx.state.seed), br, bc, causal)
         this.error.hidden = true
       } catch (e) {
-        const msg = engineError(ctx.state.lang, e instanceof Error ? e.message : String(e))
         this.error.hidden = false
-        setText(this.error, msg.detail ? `${msg.text} (${msg.detail})` : msg.text)
+        setText(this.error, engineErrorText(ctx.state.lang, e))
         this.model = null
       }
       this.k = 0
@@ -114,31 +118,8 @@ export class FlashView implements Panel {
     this.draw()
   }
 
-  private toggle(): void {
-    if (this.timer) {
-      this.stop()
-      this.draw()
-      return
-    }
-    if (this.model && this.k >= this.model.steps.length - 1) this.k = 0
-    this.timer = setInterval(() => {
-      if (!this.model || this.k >= this.model.steps.length - 1) {
-        this.stop()
-        this.draw()
-        return
-      }
-      this.go(this.k + 1)
-    }, 900)
-    this.draw()
-  }
-
-  private stop(): void {
-    if (this.timer) clearInterval(this.timer)
-    this.timer = null
-  }
-
   dispose(): void {
-    this.stop()
+    this.player.stop()
   }
 
   private draw(): void {
@@ -149,8 +130,8 @@ export class FlashView implements Panel {
     setText(this.back, tx('flashBack'))
     setText(this.step, tx('flashStep'))
     setText(this.reset, tx('flashReset'))
-    setText(this.play, tx(this.timer ? 'flashPause' : 'flashPlay'))
-    this.play.setAttribute('aria-pressed', String(!!this.timer))
+    setText(this.play, tx(this.player.playing ? 'flashPause' : 'flashPlay'))
+    this.play.setAttribute('aria-pressed', String(this.player.playing))
     const m = this.model
     if (!m) return
     const last = this.k >= m.steps.length - 1

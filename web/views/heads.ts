@@ -6,7 +6,7 @@ import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor } from 'attention-playground'
 import { h, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
-import { engineError } from '../engine-errors'
+import { engineErrorText } from '../engine-errors'
 import { headsModel, kvHeadOf, windowCell, type Arrangement, type HeadsModel } from '../compute/grouped-heads'
 import { ModernLabels, modernText, type ModernKey, type ModernText } from './modern-strings'
 
@@ -103,9 +103,8 @@ export class HeadsView implements Panel {
         this.model = headsModel(this.engine, ctx.trace, ctx.state.seed, w, k)
         this.error.hidden = true
       } catch (e) {
-        const msg = engineError(ctx.state.lang, e instanceof Error ? e.message : String(e))
         this.error.hidden = false
-        setText(this.error, msg.detail ? `${msg.text} (${msg.detail})` : msg.text)
+        setText(this.error, engineErrorText(ctx.state.lang, e))
         this.model = null
       }
     }

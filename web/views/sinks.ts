@@ -5,7 +5,7 @@ import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor, Trace, Trainer } from 'attention-playground'
 import { h, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
-import { engineError } from '../engine-errors'
+import { engineErrorText } from '../engine-errors'
 import { ModernLabels, modernText, type ModernText } from './modern-strings'
 import {
   SINK_CHUNK,
@@ -112,9 +112,8 @@ export class SinksView implements Panel {
   }
 
   private fail(e: unknown): void {
-    const msg = engineError(this.ctx?.state.lang ?? 'en', e instanceof Error ? e.message : String(e))
     this.error.hidden = false
-    setText(this.error, msg.detail ? `${msg.text} (${msg.detail})` : msg.text)
+    setText(this.error, engineErrorText(this.ctx?.state.lang ?? 'en', e))
   }
 
   dispose(): void {
