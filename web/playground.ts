@@ -69,6 +69,8 @@ export interface PlaygroundHandle {
   getState(): PlaygroundState
   /** The last successful trace (for tests and the benchmark). */
   getTrace(): Trace | null
+  /** The engine and its threads in words (the package's `backendInfo`), e.g. 'relaxed-simd, 1 thread: not cross-origin isolated'. */
+  backend(): string
   /** Replaces the notices (invalid parameters or attributes) shown above the panels. */
   setNotices(notices: Notice[]): void
   /** A Python program (torch) that prints the numbers on screen. Throws before the first result. */
@@ -423,6 +425,7 @@ class Playground {
       setState: (patch) => this.setState(patch),
       getState: () => cloneState(this.state),
       getTrace: () => this.trace,
+      backend: () => this.engine.backendInfo,
       setNotices: (list) => {
         if (this.disposed) return
         this.notices = [...list]

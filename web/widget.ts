@@ -155,6 +155,11 @@ export class AttentionPlaygroundElement extends BaseElement {
     return this.handle?.getTrace() ?? null
   }
 
+  /** The engine and its threads in words, e.g. 'relaxed-simd, 1 thread: init({ threads: 1 })' (null before `ready`). */
+  get backend(): string | null {
+    return this.handle?.backend() ?? null
+  }
+
   /** How many renders have reached the screen (tests wait on it after changing an attribute). */
   get renderCount(): number {
     return this.renders

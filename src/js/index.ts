@@ -114,6 +114,11 @@ export interface Engine {
   warmUp(): void
   /** The engine running: 'relaxed-simd' (FMA) or 'simd128' (see {@link Backend}). */
   readonly backend: Backend
+  /**
+   * The engine and its threads in words, with why that many: e.g. 'relaxed-simd, 4 threads: cross-origin isolated',
+   * 'relaxed-simd, 1 thread: not cross-origin isolated' (a static host without COOP/COEP, such as GitHub Pages).
+   */
+  readonly backendInfo: string
   /** Threads the kernels use (1 unless the page is cross-origin isolated; see {@link InitOptions.threads}). */
   readonly threads: number
   /** Changes the thread count (1 .. the count init() started with); returns the count in effect. */
@@ -261,8 +266,9 @@ function checkRopeKeys(fn: string, rope: unknown, allowed: readonly string[]): v
   if (rope !== null && typeof rope === 'object' && !ArrayBuffer.isView(rope)) checkKeys(`${fn}: rope`, rope, allowed)
 }
 
-function makeEngine(module: RawModule): Engine {
+function makeEngine({ module, why }: Loaded): Engine {
   const maxThreads = module.threads()
+  const backend = module.backend() as Backend
   return {
     run: (options?: RunOptions) => unwrap<Trace>(module.run(runOptions('run', options, RUN_KEYS))),
     projections: (options?: ProjectionsOptions) =>
@@ -321,7 +327,8 @@ function makeEngine(module: RawModule): Engine {
     createTrainer: (options?: TrainerOptions) => createTrainerFor(module, options),
     memoryStats: () => module.memoryStats(),
     warmUp: () => module.warmUp(),
-    backend: module.backend() as Backend,
+    backend,
+    backendInfo: `${backend}, ${maxThreads} thread${maxThreads > 1 ? 's' : ''}: ${why}`,
     get threads() {
       return module.threads()
     },
@@ -419,8 +426,8 @@ function pickBackend(options: InitOptions): Backend {
   return supportsRelaxedSimd() ? 'relaxed-simd' : 'simd128'
 }
 
-/** Threads wanted: the option, or one per core (at most 4) where the page can share memory with workers. */
-function pickThreads(options: InitOptions, backend: Backend): number {
+/** Threads wanted: the option, or one per core (at most 4) where the page can share memory with workers; and why. */
+function pickThreads(options: InitOptions, backend: Backend): { threads: number; why: string } {
   const isolated =
     (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true &&
     typeof SharedArrayBuffer === 'function'
@@ -439,17 +446,28 @@ function pickThreads(options: InitOptions, backend: Backend): number {
         `init: threads: ${t} needs the 'relaxed-simd' engine, and this runtime runs '${backend}'`,
       )
     }
-    return t
+    return { threads: t, why: `init({ threads: ${t} })` }
   }
   // Automatic only on a page's main thread: a worker (the trainer's) keeps one.
-  if (!isolated || backend !== 'relaxed-simd' || options.wasmBinary || isNode || typeof window === 'undefined') return 1
+  const one = (why: string) => ({ threads: 1, why })
+  if (isNode) return one('Node')
+  if (typeof window === 'undefined') return one('a worker')
+  if (!isolated) return one('not cross-origin isolated')
+  if (backend !== 'relaxed-simd') return one('the threaded engine needs relaxed SIMD')
+  if (options.wasmBinary) return one('init({ wasmBinary })')
   const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1
-  return Math.max(1, Math.min(4, cores))
+  return { threads: Math.max(1, Math.min(4, cores)), why: 'cross-origin isolated' }
 }
 
-async function instantiate(options: InitOptions): Promise<RawModule> {
+/** A loaded module and why it runs the threads it does (for `backendInfo`). */
+interface Loaded {
+  module: RawModule
+  why: string
+}
+
+async function instantiate(options: InitOptions): Promise<Loaded> {
   const backend = pickBackend(options)
-  const threads = pickThreads(options, backend)
+  const { threads, why } = pickThreads(options, backend)
   const file = threads > 1 ? THREADS_FILE : WASM_FILE[backend]
   const moduleArgs: Record<string, unknown> = {}
   if (options.wasmBinary) {
@@ -481,7 +499,7 @@ async function instantiate(options: InitOptions): Promise<RawModule> {
         : createAttentionModule
   const module = (await factory(moduleArgs)) as RawModule
   if (threads > 1) module.setThreads(threads)
-  return module
+  return { module, why }
 }
 
 let defaultEngine: Promise<Engine> | undefined

@@ -23,8 +23,12 @@ const TYPES = {
   '.woff2': 'font/woff2',
 }
 
-/** @returns {Promise<{ url: string, close(): Promise<void> }>} */
-export async function serveStatic(dir = SITE) {
+/**
+ * @param {string} [dir] the folder served
+ * @param {Record<string, string>} [headers] sent with every file (e.g. a host's COOP/COEP)
+ * @returns {Promise<{ url: string, close(): Promise<void> }>}
+ */
+export async function serveStatic(dir = SITE, headers = {}) {
   if (!existsSync(join(dir, 'index.html')))
     throw new Error(`${dir}/index.html is missing: build the site first (npx vite build)`)
   const server = createServer((req, res) => {
@@ -40,6 +44,7 @@ export async function serveStatic(dir = SITE) {
       res.writeHead(200, {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
         'cache-control': 'no-store',
+        ...headers,
       })
       res.end(body)
     } catch {

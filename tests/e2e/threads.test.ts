@@ -21,7 +21,7 @@ interface CaseResult {
 /** The test page's globals (set by PAGE's module script; the code runs in the page, outside Vite's transform). */
 type ThreadsWindow = Window & {
   ready?: boolean
-  info?: () => Promise<{ isolated: boolean; threaded: boolean; backend: string }>
+  info?: () => Promise<{ isolated: boolean; threaded: boolean; backend: string; backendInfo: string; threads: number }>
   runCase?: (c: { causal: boolean; needWeights: boolean }) => Promise<CaseResult>
 }
 
@@ -29,7 +29,7 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>threads</title><script
 import { init } from '/dist/index.js'
 window.info = async () => {
   const ap = await init()
-  return { isolated: crossOriginIsolated, threaded: ap.threads >= 2, backend: ap.backend }
+  return { isolated: crossOriginIsolated, threaded: ap.threads >= 2, backend: ap.backend, backendInfo: ap.backendInfo, threads: ap.threads }
 }
 const n = 300, d = 64
 function rand(seed) {
@@ -103,7 +103,10 @@ beforeAll(async () => {
 describe('threads on a cross-origin isolated page', () => {
   it('init() picks the threaded relaxed-SIMD engine, with more than one thread', async () => {
     const info = await page.evaluate(() => (window as ThreadsWindow).info?.())
-    expect(info).toEqual({ isolated: true, threaded: true, backend: 'relaxed-simd' })
+    const { backendInfo, threads, ...rest } = info!
+    expect(rest).toEqual({ isolated: true, threaded: true, backend: 'relaxed-simd' })
+    // said in words too (ap.backendInfo), with why
+    expect(backendInfo).toBe(`relaxed-simd, ${threads} threads: cross-origin isolated`)
   })
 
   for (const needWeights of [false, true])

@@ -15,6 +15,7 @@ describe('engine selection', () => {
     expect(ap.backend).toBe(flag ? 'relaxed-simd' : 'simd128')
     expect(ap.threads).toBe(1)
     expect(ap.module.backend()).toBe(ap.backend)
+    expect(ap.backendInfo).toBe(`${ap.backend}, 1 thread: Node`)
   })
 
   it('forcing an engine the runtime cannot run is an error naming the fix', async () => {
@@ -37,6 +38,7 @@ describe('engine selection', () => {
     )
     await expect(init({ threads: 0 })).rejects.toThrow(/init: threads must be an integer ≥ 1, got 0/)
     const ap = await init({ threads: 1 })
+    expect(ap.backendInfo).toBe(`${ap.backend}, 1 thread: init({ threads: 1 })`)
     expect(() => ap.setThreads(2)).toThrow(/setThreads: n must be an integer from 1 to 1, got 2/)
     expect(ap.setThreads(1)).toBe(1)
     const r = ap.attention({

@@ -1,0 +1,80 @@
+// A static host without COOP/COEP (GitHub Pages, most course platforms): the built site served as plain files
+// (env.site, no headers) runs the page on one thread with no error, shows the course's numbers in zh and en,
+// and says why in `backendInfo` (the page's handle and the widget's `backend`). The isolated case (the headers
+// sent) is tests/e2e/threads.test.ts. The site's `_headers` file (Netlify, Cloudflare Pages) applied as such a
+// host applies it makes the page isolated and threaded.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { readPanel, serveStatic, SITE } from './harness.mjs'
+import { env, useEnv } from './env'
+import { traced, usePages } from './page-fixture'
+import { courseWeights } from '../js/packed'
+import type { PlaygroundHandle } from '../../web/playground'
+
+type PageWindow = Window & { __apPlayground: PlaygroundHandle }
+
+useEnv()
+const pages = usePages()
+
+describe('the built site on a host that sends no COOP/COEP', () => {
+  for (const lang of ['zh', 'en'] as const) {
+    it(`runs on one thread, says so and shows the course's weights (${lang})`, async () => {
+      const { page, errors, failed } = await pages.open(`${env.site.url}?lang=${lang}`, { ready: traced })
+      const got = await page.evaluate(() => ({
+        isolated: crossOriginIsolated,
+        info: (window as unknown as PageWindow).__apPlayground.backend(),
+        lang: document.documentElement.lang,
+      }))
+      expect(got).toEqual({
+        isolated: false,
+        info: 'relaxed-simd, 1 thread: not cross-origin isolated',
+        lang: lang === 'zh' ? 'zh-CN' : 'en',
+      })
+      const expected = courseWeights()
+      const shown = (await readPanel(page as Page, 'weights')).values.flat()
+      expect(shown.length).toBe(16)
+      shown.forEach((v, i) => expect(Math.abs(v - expected[i]), `weights[${i}]`).toBeLessThan(5e-3))
+      expect(errors).toEqual([])
+      expect(failed).toEqual([])
+    }, 60_000)
+  }
+})
+
+/** site/_headers (Netlify's format: a path pattern, then its headers indented), the headers for every path. */
+function headersFile(): Record<string, string> {
+  const lines = readFileSync(join(SITE, '_headers'), 'utf8').split('\n')
+  const all = lines.findIndex((l) => l.trim() === '/*')
+  const out: Record<string, string> = {}
+  for (const l of lines.slice(all + 1)) {
+    const m = /^\s+([\w-]+):\s*(.+?)\s*$/.exec(l)
+    if (!m) break
+    out[m[1]] = m[2]
+  }
+  return out
+}
+
+describe('site/_headers, applied as Netlify or Cloudflare Pages apply it', () => {
+  it('names the two headers, and with them the page is cross-origin isolated and threaded', async () => {
+    const headers = headersFile()
+    expect(headers).toEqual({
+      'Cross-Origin-Opener-Policy': 'same-origin',
+      'Cross-Origin-Embedder-Policy': 'require-corp',
+    })
+    const host = await serveStatic(SITE, headers)
+    try {
+      const { page, errors, failed } = await pages.open(`${host.url}?lang=en`, { ready: traced })
+      const got = await page.evaluate(() => ({
+        isolated: crossOriginIsolated,
+        info: (window as unknown as PageWindow).__apPlayground.backend(),
+      }))
+      expect(got.isolated).toBe(true)
+      expect(got.info).toMatch(/^relaxed-simd, [2-4] threads: cross-origin isolated$/)
+      expect(errors).toEqual([])
+      expect(failed).toEqual([])
+    } finally {
+      await host.close()
+    }
+  }, 60_000)
+})
