@@ -1,23 +1,25 @@
-// The docs-site recipe of docs/embedding.md, as a course author follows it: a VitePress site (markdown) with the
-// widget in a page, built with `vitepress build` against the packed package, served and opened in Chromium;
-// and the plain-HTML recipe, the page in an <iframe> of a markdown page, from another origin.
-import { execFileSync } from 'node:child_process'
+// The docs-site recipes of docs/docs-sites.md, as a course author follows them: VitePress (markdown, bundled),
+// Sphinx and MkDocs (the package's dist/ copied into the static files), each built from the packed package with
+// the files exactly as the page shows them, served as plain files and opened in Chromium, where a page's two
+// widgets (en, zh) show the course's weights; and the plain-HTML recipe, the page in an <iframe> of a markdown
+// page, from another origin.
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { readPanel, serveStatic, SITE } from './harness.mjs'
-import { courseWeights, docBlock, ROOT } from '../js/packed'
+import { courseWeights, ROOT } from '../js/packed'
+import { build, expectCourseWidgets, runRecipeShell, writeRecipe } from './docs-sites'
 import { browser, usePackedProject, work } from './scratch'
 import { usePages } from './page-fixture'
 
 const VITEPRESS = join(ROOT, 'node_modules/vitepress/bin/vitepress.js')
 
-// docs/embedding.md's VitePress recipe, file by file.
-const FILES: Record<string, string> = {
-  '.vitepress/config.mjs': docBlock('// docs/.vitepress/config.mjs'),
-  '.vitepress/theme/index.js': docBlock('// docs/.vitepress/theme/index.js'),
-  'index.md': docBlock('<!-- any page, e.g. docs/index.md -->'),
+// docs/docs-sites.md's VitePress recipe, file by file (the path: the marker each block starts with).
+const VITEPRESS_FILES: Record<string, string> = {
+  'docs/.vitepress/config.mjs': '// docs/.vitepress/config.mjs',
+  'docs/.vitepress/theme/index.js': '// docs/.vitepress/theme/index.js',
+  'docs/index.md': '<!-- any page, e.g. docs/index.md -->',
 }
 
 usePackedProject('ap-docs-', {
@@ -27,10 +29,7 @@ usePackedProject('ap-docs-', {
   prepare: (dir) => {
     // vitepress comes from the repository's devDependencies, as the course project would have its own.
     symlinkSync(join(ROOT, 'node_modules/vitepress'), join(dir, 'node_modules/vitepress'))
-    for (const [f, text] of Object.entries(FILES)) {
-      mkdirSync(join(dir, 'docs', f, '..'), { recursive: true })
-      writeFileSync(join(dir, 'docs', f), text)
-    }
+    writeRecipe(dir, VITEPRESS_FILES)
   },
 })
 
@@ -51,25 +50,12 @@ function expectCourse(values: number[], tol: number, what: string) {
 }
 
 describe('VitePress', () => {
-  it('a markdown page with the widget: built, served, the course numbers on screen', async () => {
-    try {
-      execFileSync('node', [VITEPRESS, 'build', 'docs'], { cwd: work, stdio: 'pipe', encoding: 'utf8' })
-    } catch (e) {
-      const err = e as { stdout?: string; stderr?: string }
-      throw new Error(`vitepress build failed:\n${err.stdout}\n${err.stderr}`, { cause: e })
-    }
+  it('a markdown page with the widgets: built, served, the course numbers on screen in en and zh', async () => {
+    build('node', [VITEPRESS, 'build', 'docs'], work)
     const server = await serveStatic(join(work, 'docs/.vitepress/dist'))
     const { tab, problems } = await openTab(server.url)
     try {
-      const widget = tab.locator('attention-playground')
-      await widget.evaluate((el) =>
-        customElements.whenDefined(el.localName).then(() => (el as unknown as { ready: Promise<void> }).ready),
-      )
-      const trace = await widget.evaluate((el) =>
-        Array.from((el as unknown as { trace: { weights: { data: Float32Array } } }).trace.weights.data),
-      )
-      expectCourse(trace, 1e-5, 'widget trace weights')
-      expectCourse((await readPanel(tab as Page, 'weights')).values.flat(), 5e-3, 'shown weights')
+      await expectCourseWidgets(tab)
       // the page around it is VitePress's own, hydrated (its title and the markdown's heading)
       expect(await tab.locator('h1').first().textContent()).toContain('Self-attention')
       expect(problems()).toEqual([])
@@ -77,6 +63,51 @@ describe('VitePress', () => {
       await server.close()
     }
   }, 600_000)
+})
+
+/** A generator's own project folder under the scratch project, resolving the installed package from it. */
+function siteProject(name: string): string {
+  const dir = join(work, name)
+  mkdirSync(dir, { recursive: true })
+  symlinkSync(join(work, 'node_modules'), join(dir, 'node_modules'))
+  return dir
+}
+
+/** Serves a built site and checks its page: two widgets with the course's numbers, the generator's heading. */
+async function expectBuiltSite(out: string, heading: string): Promise<void> {
+  const server = await serveStatic(out)
+  const { tab, problems } = await openTab(server.url)
+  try {
+    await expectCourseWidgets(tab)
+    expect(await tab.locator('h1').first().textContent()).toContain(heading)
+    expect(problems()).toEqual([])
+  } finally {
+    await server.close()
+  }
+}
+
+describe("Sphinx (Debian's python3-sphinx)", () => {
+  it('the dist/ folder in _static, the module in conf.py, the tags in raw HTML: built, served, en and zh', async () => {
+    const dir = siteProject('sphinx')
+    writeRecipe(dir, { 'docs/conf.py': '# docs/conf.py', 'docs/index.rst': '.. docs/index.rst' })
+    runRecipeShell(dir, "# Sphinx: the package's dist/")
+    build('sphinx-build', ['-q', '-b', 'html', 'docs', 'docs/_build/html'], dir)
+    await expectBuiltSite(join(dir, 'docs/_build/html'), 'Self-attention')
+  }, 300_000)
+})
+
+describe("MkDocs with Material (Debian's mkdocs, mkdocs-material)", () => {
+  it('the dist/ folder in docs/, the module in the theme override, the tags in markdown: built, served, en and zh', async () => {
+    const dir = siteProject('mkdocs')
+    writeRecipe(dir, {
+      'mkdocs.yml': '# mkdocs.yml',
+      'overrides/main.html': '{# overrides/main.html #}',
+      'docs/index.md': '<!-- docs/index.md -->',
+    })
+    runRecipeShell(dir, "# MkDocs: the package's dist/")
+    build('mkdocs', ['build', '--quiet'], dir)
+    await expectBuiltSite(join(dir, 'site'), 'Self-attention')
+  }, 300_000)
 })
 
 describe('plain HTML: the page in an <iframe>', () => {
