@@ -7,7 +7,7 @@
  */
 import { AttentionError } from './util.js'
 import type { Tensor } from './util.js'
-import { readSafetensors } from './safetensors.js'
+import { filePreview, readSafetensors } from './safetensors.js'
 
 export const ATTENTION_FILE_LIMITS = {
   /** Tokens on one side. */
@@ -109,7 +109,13 @@ function layerList(metadata: Record<string, string>, tensors: Tensors): LayerMet
       .map((k) => /^attention\.(\d+)\.weights$/.exec(k))
       .filter((m) => m)
       .map((m) => Number(m![1]))
-    list = Array.from({ length: idx.length ? Math.max(...idx) + 1 : 0 }, () => ({}))
+    const last = idx.reduce((a, b) => Math.max(a, b), -1)
+    if (last >= ATTENTION_FILE_LIMITS.layers) {
+      throw new AttentionError(
+        `attention.${last}.weights: layer ${last} is over the limit of ${ATTENTION_FILE_LIMITS.layers} layers (0 to ${ATTENTION_FILE_LIMITS.layers - 1})`,
+      )
+    }
+    list = Array.from({ length: last + 1 }, () => ({}))
   }
   if (!Array.isArray(list) || !list.every((l) => l !== null && typeof l === 'object')) {
     throw new AttentionError('__metadata__.layers: must be a JSON list of objects')
@@ -130,6 +136,22 @@ interface Sides {
   sourceTokens?: string[]
 }
 
+/** The weights' heads and sides within the limits (before a missing token list is filled in from them). */
+function checkSizes(p: string, [heads, nq, nk]: number[]): void {
+  if (heads < 1 || heads > ATTENTION_FILE_LIMITS.heads) {
+    throw new AttentionError(`${p}.weights: ${heads} heads, expected 1 to ${ATTENTION_FILE_LIMITS.heads}`)
+  }
+  for (const [n, what] of [
+    [nq, 'queries'],
+    [nk, 'keys'],
+  ] as const) {
+    if (n < 1 || n > ATTENTION_FILE_LIMITS.tokens)
+      throw new AttentionError(
+        `${p}.weights: ${n} ${what} in shape ${shapeStr([heads, nq, nk])}; expected 1 to ${ATTENTION_FILE_LIMITS.tokens} tokens a side`,
+      )
+  }
+}
+
 /** Layer i's weights, checked against its tokens. */
 function readLayer(i: number, m: LayerMeta, count: number, tensors: Tensors, sides: Sides): AttentionFileLayer {
   const p = `attention.${i}`
@@ -137,6 +159,7 @@ function readLayer(i: number, m: LayerMeta, count: number, tensors: Tensors, sid
   if (!w) throw new AttentionError(`${p}.weights: missing (the metadata lists ${count} layers)`)
   if (w.shape.length !== 3)
     throw new AttentionError(`${p}.weights: expected [heads, queries, keys], got ${shapeStr(w.shape)}`)
+  checkSizes(p, w.shape)
   const qSide = m.queries === 'source_tokens' ? 'source_tokens' : 'tokens'
   const kSide =
     m.keys === 'source_tokens'
@@ -152,9 +175,6 @@ function readLayer(i: number, m: LayerMeta, count: number, tensors: Tensors, sid
   const qt = (qSide === 'tokens' ? sides.tokens : sides.sourceTokens)!
   const kt = (kSide === 'tokens' ? sides.tokens : sides.sourceTokens)!
   const heads = w.shape[0]
-  if (heads < 1 || heads > ATTENTION_FILE_LIMITS.heads) {
-    throw new AttentionError(`${p}.weights: ${heads} heads, expected 1 to ${ATTENTION_FILE_LIMITS.heads}`)
-  }
   if (w.shape[1] !== qt.length || w.shape[2] !== kt.length) {
     const side = (s: string) => (s === 'tokens' ? 'tokens' : 'source tokens')
     throw new AttentionError(
@@ -212,7 +232,7 @@ function readQkv(p: string, m: LayerMeta, tensors: Tensors, layer: AttentionFile
   layer.v = { data: v.data, shape: [...v.shape] }
   const scale = m.scale === undefined ? 1 / Math.sqrt(d) : m.scale
   if (typeof scale !== 'number' || !Number.isFinite(scale) || scale <= 0) {
-    throw new AttentionError(`${p}: scale must be a finite number > 0, got ${JSON.stringify(scale)}`)
+    throw new AttentionError(`${p}: scale must be a finite number > 0, got ${filePreview(scale)}`)
   }
   layer.scale = scale
 }

@@ -42,6 +42,25 @@ function bytesOf(input: ArrayBuffer | ArrayBufferView): Uint8Array {
 
 const fmtBytes = (n: number) => n.toLocaleString('en-US')
 
+/** A name from the file as its messages quote it: at most 60 characters (a file may name a tensor with megabytes). */
+export function fileLabel(name: string): string {
+  return name.length > 60 ? `${name.slice(0, 57)}...` : name
+}
+
+/**
+ * A value from the file as its messages quote it: at most `max` characters of its JSON, and never a throw (a value
+ * nested 100,000 arrays deep overflows JSON.stringify's stack).
+ */
+export function filePreview(v: unknown, max = 60): string {
+  let text: string
+  try {
+    text = JSON.stringify(v) ?? String(v)
+  } catch {
+    return '(a value nested too deep to quote)'
+  }
+  return text.length > max ? `${text.slice(0, max)}...` : text
+}
+
 /**
  * The header length the file's first 8 bytes declare, checked against the limit and (when known) the
  * file size. Call it on the first 8 bytes before reading a whole file.
@@ -106,19 +125,62 @@ function decode(dtype: SafetensorsDtype, src: Uint8Array): Float32Array {
 function checkShape(name: string, shape: unknown): number[] {
   if (!Array.isArray(shape) || shape.length > SAFETENSORS_LIMITS.rank) {
     throw new AttentionError(
-      `${name}: shape must be a list of at most ${SAFETENSORS_LIMITS.rank} sizes, got ${JSON.stringify(shape)?.slice(0, 60)}`,
+      `${name}: shape must be a list of at most ${SAFETENSORS_LIMITS.rank} sizes, got ${filePreview(shape)}`,
     )
   }
   let count = 1
   for (const d of shape) {
     if (!Number.isSafeInteger(d) || d < 0)
-      throw new AttentionError(`${name}: shape sizes must be integers ≥ 0, got ${JSON.stringify(shape).slice(0, 60)}`)
+      throw new AttentionError(`${name}: shape sizes must be integers ≥ 0, got ${filePreview(shape)}`)
     count *= d
   }
   if (count > SAFETENSORS_LIMITS.elements) {
     throw new AttentionError(`${name}: shape [${shape.join(', ')}] has ${count} elements, over the limit of 2^28`)
   }
   return shape as number[]
+}
+
+interface Entry {
+  name: string
+  /** The name as messages quote it. */
+  label: string
+  dtype: SafetensorsDtype
+  shape: number[]
+  begin: number
+  end: number
+}
+
+/** One tensor's header entry, checked against the data's length. */
+function readEntry(key: string, e: unknown, dataLen: number): Entry {
+  const name = fileLabel(key)
+  if (!isObject(e)) throw new AttentionError(`${name}: expected { dtype, shape, data_offsets }`)
+  const dtype = e.dtype
+  if (dtype !== 'F32' && dtype !== 'F16' && dtype !== 'BF16') {
+    throw new AttentionError(`${name}: dtype ${filePreview(dtype, 20)} is not supported; expected F32, F16 or BF16`)
+  }
+  const shape = checkShape(name, e.shape)
+  const off = e.data_offsets
+  if (
+    !Array.isArray(off) ||
+    off.length !== 2 ||
+    !off.every((x) => Number.isSafeInteger(x) && x >= 0) ||
+    off[0] > off[1]
+  ) {
+    throw new AttentionError(`${name}: data_offsets must be [begin, end] with 0 ≤ begin ≤ end, got ${filePreview(off)}`)
+  }
+  const [begin, end] = off as number[]
+  if (end > dataLen) {
+    throw new AttentionError(
+      `${name}: data_offsets [${begin}, ${end}] run past the end of the data (${fmtBytes(dataLen)} bytes); the file is truncated or its header is wrong`,
+    )
+  }
+  const need = shape.reduce((a, b) => a * b, 1) * ITEM_BYTES[dtype]
+  if (end - begin !== need) {
+    throw new AttentionError(
+      `${name}: data_offsets [${begin}, ${end}] hold ${end - begin} bytes but ${dtype} [${shape.join(', ')}] needs ${need}`,
+    )
+  }
+  return { name: key, label: name, dtype, shape, begin, end }
 }
 
 /** Reads a whole safetensors file (float tensors only). Throws an AttentionError naming the tensor for anything inconsistent. */
@@ -134,48 +196,18 @@ export function readSafetensors(input: ArrayBuffer | ArrayBufferView): Safetenso
   if (!isObject(header)) throw new AttentionError('file: the header must be a JSON object of tensors')
   const dataLen = bytes.length - 8 - n
   const metadata: Record<string, string> = {}
-  const entries: Array<{ name: string; dtype: SafetensorsDtype; shape: number[]; begin: number; end: number }> = []
-  for (const [name, e] of Object.entries(header)) {
-    if (name === '__metadata__') {
-      if (!isObject(e)) throw new AttentionError('__metadata__: must be an object of strings')
-      for (const [k, v] of Object.entries(e)) {
-        if (typeof v !== 'string') throw new AttentionError(`__metadata__.${k}: must be a string, got ${typeof v}`)
-        metadata[k] = v
-      }
+  const entries: Entry[] = []
+  for (const [key, e] of Object.entries(header)) {
+    if (key !== '__metadata__') {
+      entries.push(readEntry(key, e, dataLen))
       continue
     }
-    if (!isObject(e)) throw new AttentionError(`${name}: expected { dtype, shape, data_offsets }`)
-    const dtype = e.dtype
-    if (dtype !== 'F32' && dtype !== 'F16' && dtype !== 'BF16') {
-      throw new AttentionError(
-        `${name}: dtype ${JSON.stringify(dtype)?.slice(0, 20)} is not supported; expected F32, F16 or BF16`,
-      )
+    if (!isObject(e)) throw new AttentionError('__metadata__: must be an object of strings')
+    for (const [k, v] of Object.entries(e)) {
+      if (typeof v !== 'string')
+        throw new AttentionError(`__metadata__.${fileLabel(k)}: must be a string, got ${typeof v}`)
+      metadata[k] = v
     }
-    const shape = checkShape(name, e.shape)
-    const off = e.data_offsets
-    if (
-      !Array.isArray(off) ||
-      off.length !== 2 ||
-      !off.every((x) => Number.isSafeInteger(x) && x >= 0) ||
-      off[0] > off[1]
-    ) {
-      throw new AttentionError(
-        `${name}: data_offsets must be [begin, end] with 0 ≤ begin ≤ end, got ${JSON.stringify(off)?.slice(0, 60)}`,
-      )
-    }
-    const [begin, end] = off as number[]
-    if (end > dataLen) {
-      throw new AttentionError(
-        `${name}: data_offsets [${begin}, ${end}] run past the end of the data (${fmtBytes(dataLen)} bytes); the file is truncated or its header is wrong`,
-      )
-    }
-    const need = shape.reduce((a, b) => a * b, 1) * ITEM_BYTES[dtype]
-    if (end - begin !== need) {
-      throw new AttentionError(
-        `${name}: data_offsets [${begin}, ${end}] hold ${end - begin} bytes but ${dtype} [${shape.join(', ')}] needs ${need}`,
-      )
-    }
-    entries.push({ name, dtype, shape, begin, end })
   }
   entries.sort((a, b) => a.begin - b.begin || a.end - b.end)
   for (let i = 1; i < entries.length; i++) {
@@ -183,7 +215,7 @@ export function readSafetensors(input: ArrayBuffer | ArrayBufferView): Safetenso
       b = entries[i]
     if (b.begin < a.end) {
       throw new AttentionError(
-        `${b.name}: data_offsets [${b.begin}, ${b.end}] overlap those of ${a.name} [${a.begin}, ${a.end}]`,
+        `${b.label}: data_offsets [${b.begin}, ${b.end}] overlap those of ${a.label} [${a.begin}, ${a.end}]`,
       )
     }
   }

@@ -11,6 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createTrainerFor } from '../../dist/trainer.js'
 import { readAttentionFile, writeSafetensors, type MultiHeadAttentionOptions } from '../../dist/index.js'
 import { expectCourseProgram, rng, type Tensor, ap, useEngine } from './helpers'
+// a file whose header is a text as it is (JSON.stringify cannot write every hostile header)
+import { join as rawText } from './file-mutants'
 
 useEngine()
 // The module keeps working after whatever the row threw at it.
@@ -905,6 +907,41 @@ const rows: Record<string, [string, () => void]> = {
       expectFileError(
         writeSafetensors({ 'attention.0.weights': w }, modelMeta(['a', 'b', 'c'])),
         "attention.0.weights: NaN at [1, 1, 2]; the file's values must be finite",
+      )
+    },
+  ],
+  F7: [
+    'a model file whose names or values cannot be quoted whole',
+    () => {
+      const long = 'x'.repeat(5000)
+      expectFileError(
+        rawFile({ [long]: { dtype: 'I64', shape: [1], data_offsets: [0, 8] } }, new Uint8Array(8)),
+        `${'x'.repeat(57)}...: dtype "I64" is not supported; expected F32, F16 or BF16`,
+      )
+      const deep = '['.repeat(100_000) + ']'.repeat(100_000)
+      const text = `{"attention.0.weights":{"dtype":"F32","shape":${deep},"data_offsets":[0,4]}}`
+      expectFileError(
+        rawText(text, new Uint8Array(4)),
+        'attention.0.weights: shape sizes must be integers ≥ 0, got (a value nested too deep to quote)',
+      )
+    },
+  ],
+  F8: [
+    'a model file layer index or token count over the limits',
+    () => {
+      expectFileError(
+        rawFile(
+          { 'attention.99999999999.weights': { dtype: 'F32', shape: [1, 1, 1], data_offsets: [0, 4] } },
+          new Uint8Array(4),
+        ),
+        'attention.99999999999.weights: layer 99999999999 is over the limit of 1024 layers (0 to 1023)',
+      )
+      expectFileError(
+        rawFile(
+          { 'attention.0.weights': { dtype: 'F32', shape: [1, 1e9, 0], data_offsets: [0, 0] } },
+          new Uint8Array(0),
+        ),
+        'attention.0.weights: 1000000000 queries in shape [1, 1000000000, 0]; expected 1 to 16384 tokens a side',
       )
     },
   ],
