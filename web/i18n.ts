@@ -25,6 +25,10 @@ const en = {
   modelLoading: 'Loading',
   modelLoadFailed: 'Could not open',
   modelNone: 'No file open yet.',
+  modelDownloading: 'Downloading',
+  modelBytesOf: 'of',
+  modelCancel: 'Cancel download',
+  modelCancelled: 'Download cancelled:',
   modelSampleNote:
     'A sample to start with: a small nn.TransformerEncoder (2 layers, 2 heads, causal mask, learned positions) trained ' +
     "in PyTorch on the Train tab's induction task — random words in which a segment repeats — by " +
@@ -553,6 +557,10 @@ const zh: Record<MsgKey, string> = {
   modelLoading: '正在加载',
   modelLoadFailed: '无法打开',
   modelNone: '尚未打开文件。',
+  modelDownloading: '正在下载',
+  modelBytesOf: '/',
+  modelCancel: '取消下载',
+  modelCancelled: '已取消下载：',
   modelSampleNote:
     '先看一个示例：一个小型 nn.TransformerEncoder（2 层、每层 2 个头、因果掩码、可学习的位置编码），' +
     '由 tests/fixtures/gen_induction_sample.py 在 PyTorch 中用“训练”页的归纳任务（随机词中有一段重复出现）训练，' +

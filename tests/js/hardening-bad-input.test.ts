@@ -7,12 +7,15 @@
 // tests/js/engine-errors.test.ts (the engine's own suite) covers more variants per class; this file is
 // the user-facing contract, message by message.
 import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createTrainerFor } from '../../dist/trainer.js'
 import { readAttentionFile, writeSafetensors, type MultiHeadAttentionOptions } from '../../dist/index.js'
 import { expectCourseProgram, rng, type Tensor, ap, useEngine } from './helpers'
 // a file whose header is a text as it is (JSON.stringify cannot write every hostile header)
 import { join as rawText } from './file-mutants'
+import { isAbort, readModelResponse, readModelUrl, type DownloadProgress } from '../../web/views/model-file'
 
 useEngine()
 // The module keeps working after whatever the row threw at it.
@@ -69,6 +72,20 @@ function rawFile(header: object, data: Uint8Array, declared?: number): Uint8Arra
   out.set(json, 8)
   out.set(data, 8 + json.length)
   return out
+}
+/** A body of 100 chunks of 1 MiB (a safetensors header length of 64 first), counting the chunks pulled. */
+function mibBody() {
+  let pulled = 0
+  const stream = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (pulled === 100) return c.close()
+      const b = new Uint8Array(2 ** 20)
+      if (pulled === 0) b[0] = 64
+      pulled++
+      c.enqueue(b)
+    },
+  })
+  return { stream, pulled: () => pulled }
 }
 const modelMeta = (tokens: string[]) => ({ format: 'attention-playground/1', tokens: JSON.stringify(tokens) })
 const uniform = (h: number, n: number) => filled([h, n, n], 1 / n)
@@ -943,6 +960,78 @@ const rows: Record<string, [string, () => void]> = {
         ),
         'attention.0.weights: 1000000000 queries in shape [1, 1000000000, 0]; expected 1 to 16384 tokens a side',
       )
+    },
+  ],
+  F9: [
+    'a download over 64 MiB',
+    async () => {
+      const limit =
+        'over the download limit of 67,108,864 bytes (64 MiB); download stopped. Save the file and open it from disk (up to 512 MiB)'
+      // Refused from its Content-Length, before the body is read.
+      const declared = mibBody()
+      await expect(
+        readModelResponse(new Response(declared.stream, { headers: { 'content-length': '70000000' } })),
+      ).rejects.toThrow(`src: the server declares 70,000,000 bytes (Content-Length), ${limit}`)
+      expect(declared.pulled(), 'chunks pulled').toBeLessThanOrEqual(1)
+      // No length: stopped at the first chunk past the limit (65 of its 100 MiB).
+      const none = mibBody()
+      await expect(readModelResponse(new Response(none.stream))).rejects.toThrow(
+        `src: 68,157,440 bytes received, ${limit}`,
+      )
+      expect(none.pulled()).toBe(65)
+      // A length that is not the body's (compressed bytes): the same stop, naming what was declared.
+      const gz = mibBody()
+      const headers = { 'content-length': '70000', 'content-encoding': 'gzip' }
+      await expect(readModelResponse(new Response(gz.stream, { headers }))).rejects.toThrow(
+        `src: 68,157,440 bytes received where the server declared 70,000 (Content-Length, of compressed bytes), ${limit}`,
+      )
+      expect(gz.pulled()).toBe(65)
+    },
+  ],
+  F10: [
+    'a download cancelled',
+    async () => {
+      // 10 MB sent 64 KiB at a time; the download is cancelled after its third progress report.
+      let ended!: (allSent: boolean) => void
+      const serverSaw = new Promise<boolean>((r) => (ended = r))
+      const server = createServer((_, res) => {
+        res.writeHead(200, { 'content-length': '10000000' })
+        let sent = 0
+        const first = new Uint8Array(65536)
+        first[0] = 64
+        const timer = setInterval(() => {
+          res.write(sent ? new Uint8Array(65536) : first)
+          sent += 65536
+        }, 20)
+        res.on('close', () => {
+          clearInterval(timer)
+          ended(res.writableFinished)
+        })
+      })
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+      const doc = globalThis as { document?: { baseURI: string } }
+      doc.document = { baseURI: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` }
+      try {
+        const abort = new AbortController()
+        const seen: DownloadProgress[] = []
+        const read = readModelUrl('/slow.safetensors', abort.signal, (p) => {
+          seen.push(p)
+          if (seen.length === 3) abort.abort()
+        })
+        const e = await read.then(
+          () => null,
+          (err: unknown) => err,
+        )
+        expect(isAbort(e), String(e)).toBe(true)
+        expect(seen.length).toBe(3)
+        expect(seen.every((p) => p.total === 10_000_000 && p.got > 0 && p.got < 10_000_000)).toBe(true)
+        // The server's connection was closed before it had sent the file.
+        expect(await serverSaw).toBe(false)
+      } finally {
+        delete doc.document
+        server.closeAllConnections()
+        server.close()
+      }
     },
   ],
 }

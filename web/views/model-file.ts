@@ -29,8 +29,82 @@ export async function readModelFile(f: File): Promise<AttentionFile> {
   return readAttentionFile(await f.arrayBuffer())
 }
 
-/** Fetches `url` (http, https or blob, relative to the page), stopping as soon as its first bytes show it is refused. */
-export async function readModelUrl(url: string, cancelled: () => boolean): Promise<AttentionFile | null> {
+/**
+ * The most a download (`?src=`, the widget's `src`) may bring: a link anyone can share must not make a learner's
+ * browser fetch hundreds of megabytes. Checked against Content-Length before the body is read and against the
+ * bytes received while it streams (the length may be absent, or describe compressed bytes: a small gzip body can
+ * unpack to gigabytes). A file opened from disk is the user's own choice and has MODEL_FILE_BYTES.
+ */
+export const MODEL_DOWNLOAD_BYTES = 64 * 1024 * 1024
+
+/** Bytes received so far and the total the server declared (null: not declared, or not the body's size). */
+export interface DownloadProgress {
+  got: number
+  total: number | null
+}
+
+const bytesText = (n: number) => n.toLocaleString('en-US')
+
+function downloadLimitError(seen: string): Error {
+  return new Error(
+    `src: ${seen}, over the download limit of ${bytesText(MODEL_DOWNLOAD_BYTES)} bytes (64 MiB); download stopped. Save the file and open it from disk (up to 512 MiB)`,
+  )
+}
+
+/**
+ * Reads a fetched model file's body, stopping as soon as it is refused: the declared size, then every chunk
+ * against the limit, the first 8 bytes against the header limit. Progress is reported after every chunk.
+ */
+export async function readModelResponse(
+  res: Response,
+  onProgress?: (p: DownloadProgress) => void,
+): Promise<AttentionFile> {
+  const declared = Number(res.headers.get('content-length') ?? NaN)
+  // With a content encoding, Content-Length counts the compressed bytes, not the body the reader sees.
+  const encoded = !!res.headers.get('content-encoding') && res.headers.get('content-encoding') !== 'identity'
+  const total = Number.isFinite(declared) && !encoded ? declared : null
+  if (Number.isFinite(declared) && declared > MODEL_DOWNLOAD_BYTES) {
+    res.body?.cancel().catch(() => {}) // the connection is closed: nothing of the body is read
+    throw downloadLimitError(`the server declares ${bytesText(declared)} bytes (Content-Length)`)
+  }
+  if (!res.body) return readModelBytes(new Uint8Array(await res.arrayBuffer()))
+  const reader = res.body.getReader()
+  const chunks: Uint8Array[] = []
+  let got = 0
+  let checked = false
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks.push(value)
+      got += value.length
+      if (got > MODEL_DOWNLOAD_BYTES) {
+        const lie = Number.isFinite(declared)
+          ? ` where the server declared ${bytesText(declared)} (Content-Length${encoded ? ', of compressed bytes' : ''})`
+          : ''
+        throw downloadLimitError(`${bytesText(got)} bytes received${lie}`)
+      }
+      if (!checked && got >= 8) {
+        checked = true
+        safetensorsHeaderLength(concat(chunks, 8), total ?? undefined)
+      }
+      onProgress?.({ got, total: total !== null && got <= total ? total : null })
+    }
+  } finally {
+    reader.cancel().catch(() => {})
+  }
+  return readModelBytes(concat(chunks, got))
+}
+
+/** The name of the error a cancelled download ends in (the caller's AbortController). */
+export const isAbort = (e: unknown): boolean => e instanceof Error && e.name === 'AbortError'
+
+/** Fetches `url` (http, https or blob, relative to the page); `signal` cancels it (the promise rejects with an AbortError). */
+export async function readModelUrl(
+  url: string,
+  signal: AbortSignal,
+  onProgress?: (p: DownloadProgress) => void,
+): Promise<AttentionFile> {
   let u: URL
   try {
     u = new URL(url, document.baseURI)
@@ -41,41 +115,23 @@ export async function readModelUrl(url: string, cancelled: () => boolean): Promi
     throw new Error(`src: only http, https and blob URLs are read, got ${u.protocol}`)
   let res: Response
   try {
-    res = await fetch(u.href)
+    res = await fetch(u.href, { signal })
   } catch (e) {
+    if (isAbort(e)) throw e
     throw new Error(
       `src: could not fetch ${u.href} (${e instanceof Error ? e.message : String(e)}; a file on another site needs CORS)`,
       { cause: e },
     )
   }
   if (!res.ok) throw new Error(`src: HTTP ${res.status} ${res.statusText} for ${u.href}`)
-  const declared = Number(res.headers.get('content-length') ?? NaN)
-  if (Number.isFinite(declared)) checkSize(declared)
-  if (!res.body) return readModelBytes(await res.arrayBuffer())
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let got = 0
-  let checked = false
   try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (cancelled()) return null
-      if (done) break
-      chunks.push(value)
-      got += value.length
-      checkSize(got)
-      if (!checked && got >= 8) {
-        checked = true
-        const head = concat(chunks, 8)
-        safetensorsHeaderLength(head, Number.isFinite(declared) ? declared : undefined)
-      }
-    }
-  } finally {
-    reader.cancel().catch(() => {})
+    return await readModelResponse(res, onProgress)
+  } catch (e) {
+    if (isAbort(e) || !(e instanceof TypeError)) throw e
+    // the connection broke mid-body (e.g. fewer bytes than its Content-Length)
+    throw new Error(`src: the download of ${u.href} broke off (${e.message})`, { cause: e })
   }
-  return readModelBytes(concat(chunks, got))
 }
-
 function concat(chunks: Uint8Array[], n: number): Uint8Array {
   const out = new Uint8Array(n)
   let p = 0

@@ -17,12 +17,17 @@ import { fmt, shapeOf } from '../format'
 import type { Translate } from '../i18n'
 import {
   MODEL_FILE_BYTES,
+  isAbort,
   readModelBytes,
   readModelFile,
   readModelUrl,
   type AttentionFile,
   type AttentionFileLayer,
+  type DownloadProgress,
 } from './model-file'
+
+/** Reads a file, given the load's AbortSignal and a progress callback (downloads use both). */
+type Reader = (signal: AbortSignal, onProgress: (p: DownloadProgress) => void) => Promise<AttentionFile>
 
 const THUMB = 52
 /** The long view's data source for a file's layer: rows come from the file (scores from Q·Kᵀ when it has Q and K). */
@@ -66,6 +71,10 @@ export class ModelView implements Panel {
   private fileLabelText = h('span')
   private dropText = h('span', { class: 'model-drop-text' })
   private status = h('p', { class: 'model-status', role: 'status' })
+  /** A download's bytes so far (its text in `status`) and the button that cancels it. */
+  private progress = h('progress', { class: 'model-progress', max: 1, hidden: true })
+  private cancelBtn = h('button', { type: 'button', class: 'btn-small model-cancel', hidden: true })
+  private abort: AbortController | null = null
   private sampleNote = h('p', { class: 'model-sample-note help', hidden: true })
   private error = h('p', { class: 'model-error', role: 'alert', hidden: true })
   private info = h('p', { class: 'model-info' })
@@ -146,7 +155,7 @@ export class ModelView implements Panel {
       this.help,
       h('div', { class: 'model-load' }, fileLabel, this.dropText),
       this.sampleNote,
-      this.status,
+      h('div', { class: 'model-download' }, this.status, this.progress, this.cancelBtn),
       this.error,
       this.info,
       h(
@@ -167,8 +176,9 @@ export class ModelView implements Panel {
     this.bindFileDrop()
   }
 
-  /** A model file comes in through the file input or by dropping it on the view. */
+  /** A model file comes in through the file input or by dropping it on the view; a download can be cancelled. */
   private bindFileDrop(): void {
+    this.cancelBtn.addEventListener('click', () => this.abort?.abort())
     this.fileInput.addEventListener('change', () => {
       const f = this.fileInput.files?.[0]
       if (f) void this.openFile(f)
@@ -207,7 +217,7 @@ export class ModelView implements Panel {
   loadSrc(url: string): void {
     if (!url || url === this.loadedSrc) return
     this.loadedSrc = url
-    void this.load(url, (gen) => readModelUrl(url, () => gen !== this.loadGen))
+    void this.load(url, (signal, onProgress) => readModelUrl(url, signal, onProgress))
   }
 
   /** Opens the sample once, when the view is shown with nothing else to open. */
@@ -216,7 +226,7 @@ export class ModelView implements Panel {
     this.sampleTried = true
     const url = this.sample
     const name = url.slice(url.lastIndexOf('/') + 1)
-    void this.load(name, (gen) => readModelUrl(url, () => gen !== this.loadGen), true)
+    void this.load(name, (signal, onProgress) => readModelUrl(url, signal, onProgress), true)
   }
 
   openFile(f: File): Promise<void> {
@@ -228,17 +238,16 @@ export class ModelView implements Panel {
     return this.load(name, async () => readModelBytes(bytes))
   }
 
-  private async load(
-    name: string,
-    read: (gen: number) => Promise<AttentionFile | null>,
-    sample = false,
-  ): Promise<void> {
+  private async load(name: string, read: Reader, sample = false): Promise<void> {
     const gen = ++this.loadGen
+    this.abort?.abort() // a newer load replaces a download still running
+    const abort = (this.abort = new AbortController())
     setText(this.status, `${this.t('modelLoading')} ${name}…`)
     this.error.hidden = true
     try {
-      const file = await read(gen)
-      if (gen !== this.loadGen || !file) return
+      const file = await read(abort.signal, (p) => this.showProgress(name, p))
+      if (gen !== this.loadGen) return
+      this.endDownload()
       this.file = file
       this.fileName = name
       this.showingSample = sample
@@ -249,15 +258,42 @@ export class ModelView implements Panel {
       this.showHead()
     } catch (e) {
       if (gen !== this.loadGen) return
-      setText(this.status, '')
-      this.error.hidden = false
+      this.endDownload()
+      setText(this.status, isAbort(e) ? `${this.t('modelCancelled')} ${name}` : '')
+      this.error.hidden = isAbort(e)
+      if (isAbort(e)) return this.rendered()
       // The previous file, if any, stays on screen.
       this.error.textContent = `${this.t('modelLoadFailed')} ${name}: ${e instanceof Error ? e.message : String(e)}`
     }
+    this.rendered()
+  }
+
+  /** Renders and tells the page a load ended (`detail.error`: it failed; a cancelled download is no error). */
+  private rendered(): void {
     this.render(this.lastCtx)
     this.el.dispatchEvent(
       new CustomEvent('ap-model', { bubbles: true, composed: true, detail: { error: !this.error.hidden } }),
     )
+  }
+
+  /** A download's progress: the bar after every chunk, the (spoken) text when the percentage or the megabyte changes. */
+  private showProgress(name: string, p: DownloadProgress): void {
+    const t = this.t
+    if (p.total !== null && p.got >= p.total && this.progress.hidden) return // all in one chunk: a small file
+    this.progress.hidden = this.cancelBtn.hidden = false
+    setText(this.cancelBtn, t('modelCancel'))
+    const mb = (n: number) => (n / 1e6).toFixed(1)
+    if (p.total) this.progress.value = p.got / p.total
+    else this.progress.removeAttribute('value') // indeterminate: the size is not known
+    const text = p.total
+      ? `${t('modelDownloading')} ${name}: ${mb(p.got)} ${t('modelBytesOf')} ${mb(p.total)} MB (${Math.floor((100 * p.got) / p.total)} %)`
+      : `${t('modelDownloading')} ${name}: ${mb(p.got)} MB`
+    if (this.status.textContent !== text) setText(this.status, text)
+  }
+
+  private endDownload(): void {
+    this.abort = null
+    this.progress.hidden = this.cancelBtn.hidden = true
   }
 
   private linesCtx(): Ctx {
@@ -445,6 +481,7 @@ export class ModelView implements Panel {
 
   dispose(): void {
     this.loadGen++
+    this.abort?.abort()
     this.big.dispose()
     for (const { map } of this.maps.values()) map.dispose()
     this.long.dispose?.()
@@ -497,6 +534,9 @@ export const MODEL_STYLES = `
 .model-thumb[aria-pressed="true"] { border-color: var(--warm); }
 .model-thumb canvas { width: 52px; height: 52px; image-rendering: pixelated; }
 .model-diff { font-weight: 600; }
+.model-download { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 12px; }
+.model-download .model-status { margin: 6px 0; }
+.model-progress { width: min(240px, 100%); height: 10px; }
 .model-sample-note { border-left: 3px solid var(--accent); padding: 4px 10px; }
 /* The page's error banner look, under its own class: the pipeline's .banner.error stays unique. */
 .model-error { border-radius: var(--radius); padding: 10px 14px; background: #fdecea; border: 1px solid #f5c2bd; color: #7a1a12; }
