@@ -1036,6 +1036,9 @@ const rows: Record<string, [string, () => void]> = {
   ],
 }
 
+// Rows about the page itself, not the package (a Web Worker killed): tested in Chromium by the file named here.
+const BROWSER_ROWS: Record<string, string> = { R1: 'tests/e2e/train-crash.test.ts' }
+
 describe('docs/bad-input.md, one test per row', () => {
   for (const [id, [title, body]] of Object.entries(rows)) it(`${id} ${title}`, body)
 })
@@ -1045,6 +1048,14 @@ describe('the table and the tests agree', () => {
     const doc = readFileSync(new URL('../../docs/bad-input.md', import.meta.url), 'utf8')
     const ids = [...doc.matchAll(/^\| ([A-Z]\d+) \|/gm)].map((m) => m[1])
     expect(ids.length).toBeGreaterThan(20)
-    expect(ids.sort()).toEqual(Object.keys(rows).sort())
+    expect(ids.sort()).toEqual([...Object.keys(rows), ...Object.keys(BROWSER_ROWS)].sort())
+  })
+
+  it('the rows only a browser can show have their tests, named by the id, in the e2e file the row names', () => {
+    for (const [id, file] of Object.entries(BROWSER_ROWS)) {
+      const text = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')
+      // it('R1 …'), it(`R1 …`)
+      expect(text, `${file} names no test after ${id}`).toMatch(new RegExp(`\\bit\\(\\s*['"\`]${id} `))
+    }
   })
 })

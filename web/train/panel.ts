@@ -7,6 +7,7 @@
 import {
   DEFAULT_TRAIN_SETTINGS,
   type FromWorker,
+  type Pong,
   type ReadyInfo,
   type Snapshot,
   type ToWorker,
@@ -45,7 +46,12 @@ export interface TrainPanelOptions {
   settings?: Partial<TrainSettings>
   /** "Look inside this step": called with the last layer's attention as a trace for the backward view. */
   onInspect?: (trace: Trace, labels: string[]) => void
+  /** A worker that answers no ping for this long is taken for dead (default WATCHDOG_MS). */
+  watchdogMs?: number
 }
+
+/** A worker killed from outside sends no event: after its first message it is pinged, and silent this long it is dead. */
+export const WATCHDOG_MS = 15_000
 
 export interface TrainPanelHandle {
   readonly el: HTMLElement
@@ -197,6 +203,7 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     status: el('p', { class: 'tr-status', role: 'status', 'aria-live': 'polite' }),
     note: el('p', { class: 'tr-note' }),
     error: el('p', { class: 'tr-error', role: 'alert' }),
+    restartBtn: bind(el('button', { type: 'button', name: 'restart', 'data-train': 'restart', hidden: '' }), 'restart'),
     goal: el('p', { class: 'tr-goal', role: 'status', 'data-goal': '' }),
     sentenceInput: el('input', { type: 'text', name: 'sentence', class: 'tr-sentence' }),
     curves: canvas(440, 190, 'img'),
@@ -238,6 +245,7 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     ui.goal,
     ui.note,
     ui.error,
+    ui.restartBtn,
     el('div', { class: 'tr-charts' }, fig(ui.curves, 'curves'), fig(ui.grads, 'gradNorms')),
     ui.gradText,
     el('div', { class: 'tr-row' }, ui.inspectBtn),
@@ -284,7 +292,12 @@ class TrainPanel {
   private t: TrainTranslate
   private readonly labels: Array<[Element, TrainKey]> = []
   private readonly settings: TrainSettings
-  private readonly worker: Worker
+  private worker!: Worker
+  /** The watchdog: a ping every WATCHDOG_MS / 5; a worker silent for WATCHDOG_MS after its first answer is dead. */
+  private watchdog = 0
+  private lastHeard = 0
+  /** Why the worker stopped (an error's message, or null: it went silent), while Restart is offered. */
+  private crash: { reason: string | null } | null = null
   private readonly removeStyles: () => void
   private info: ReadyInfo | null = null
   private snap: Snapshot | null = null
@@ -315,15 +328,63 @@ class TrainPanel {
     })
     root.append(this.ui.section)
     this.removeStyles = adoptStyles(this.ui.section, CSS)
-    this.worker = opts.workerUrl
-      ? new Worker(opts.workerUrl, { type: 'module' })
-      : new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' })
-    this.worker.onmessage = (e: MessageEvent<FromWorker>) => this.receive(e.data)
-    this.worker.onerror = (e) => {
-      this.ui.error.textContent = `${this.t('workerFailed')} ${e.message || 'worker error'}`
-    }
+    this.startWorker()
     this.listen()
     this.relabel()
+    this.reset()
+  }
+
+  /** A fresh worker (at the start, and when Restart replaces one that crashed). */
+  private startWorker(): void {
+    const w = (this.worker = this.opts.workerUrl
+      ? new Worker(this.opts.workerUrl, { type: 'module' })
+      : new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' }))
+    this.lastHeard = 0
+    w.onmessage = (e: MessageEvent<FromWorker | Pong>) => {
+      this.lastHeard = performance.now()
+      if (e.data.type !== 'pong') this.receive(e.data)
+    }
+    // An error nobody caught inside the worker (a throw outside a handler, a failed load): it is gone for us.
+    w.onerror = (e) => {
+      e.preventDefault()
+      this.crashed(e.message || 'worker error')
+    }
+    w.onmessageerror = () => this.crashed('messageerror')
+    clearInterval(this.watchdog)
+    const limit = this.opts.watchdogMs ?? WATCHDOG_MS
+    this.watchdog = window.setInterval(() => {
+      if (!this.lastHeard) return // not started yet: a load failure is an error event
+      if (performance.now() - this.lastHeard > limit) this.crashed(null)
+      else this.send({ type: 'ping' })
+    }, limit / 5)
+  }
+
+  /** The worker died (killed, or an uncaught error): the panel says so and offers Restart; the page goes on. */
+  private crashed(reason: string | null): void {
+    if (this.disposed || this.crash) return
+    this.crash = { reason }
+    clearInterval(this.watchdog)
+    this.worker.terminate()
+    if (this.snap) this.snap = { ...this.snap, playing: false }
+    this.showStatus()
+    this.showCrash()
+    this.ui.restartBtn.hidden = false
+    for (const b of [this.ui.playBtn, this.ui.stepBtn, this.ui.inspectBtn]) b.disabled = true
+  }
+
+  private showCrash(): void {
+    if (!this.crash) return
+    const seconds = Math.round((this.opts.watchdogMs ?? WATCHDOG_MS) / 1000)
+    const reason = this.crash.reason ?? this.t('workerSilent', { seconds })
+    this.ui.error.textContent = this.t('workerCrashed', { reason })
+  }
+
+  private restart(): void {
+    this.crash = null
+    this.ui.restartBtn.hidden = true
+    this.ui.error.textContent = ''
+    for (const b of [this.ui.playBtn, this.ui.stepBtn, this.ui.inspectBtn]) b.disabled = false
+    this.startWorker()
     this.reset()
   }
 
@@ -338,6 +399,7 @@ class TrainPanel {
     ui.stepBtn.addEventListener('click', () => this.send({ type: 'step', n: 10 }))
     ui.inspectBtn.addEventListener('click', () => this.send({ type: 'inspect' }))
     ui.resetBtn.addEventListener('click', reset)
+    ui.restartBtn.addEventListener('click', () => this.restart())
     // induction's default is 2 heads a layer (the roles need room); the other tasks start at 1
     ui.task.input.addEventListener('change', () => {
       ui.heads.input.value = ui.task.input.value === 'induction' ? '2' : String(DEFAULT_TRAIN_SETTINGS.heads)
@@ -375,6 +437,7 @@ class TrainPanel {
       [this.ui.pca, 'pca'],
     ] as const)
       c.setAttribute('aria-label', t(key))
+    this.showCrash()
     this.drawAll()
   }
 
@@ -520,6 +583,7 @@ class TrainPanel {
 
   dispose(): void {
     this.disposed = true
+    clearInterval(this.watchdog)
     if (this.frame) cancelAnimationFrame(this.frame)
     this.worker.terminate()
     this.ui.section.remove()

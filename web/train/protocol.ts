@@ -37,6 +37,8 @@ export type ToWorker =
   | { type: 'lr'; lr: number }
   | { type: 'sentence'; text: string }
   | { type: 'inspect' }
+  /** The panel's watchdog: the worker answers 'pong' at once (web/train/panel.ts restarts a worker that stops answering). */
+  | { type: 'ping' }
 
 export interface Snapshot {
   steps: number
@@ -84,3 +86,8 @@ export type FromWorker =
   | { type: 'error'; message: string }
   /** "Look inside this step": the last layer's attention on the sentence, as run options the backward view runs. */
   | { type: 'inspect'; trace: Trace; labels: string[] }
+
+/** The worker's answer to a ping (the panel's watchdog), apart from FromWorker: only the panel reads it. */
+export interface Pong {
+  type: 'pong'
+}

@@ -49,6 +49,10 @@ const en = {
     'step {steps} · loss {loss} · training accuracy {train} · held-out accuracy {test} · learning rate in use {lr}',
   heldOutNote: '{test} held-out sentences use word combinations never seen in training.',
   workerFailed: 'Training stopped:',
+  workerCrashed:
+    'The training worker stopped ({reason}). The rest of the page still works; Restart starts a fresh worker with a new model and the same settings.',
+  workerSilent: 'no answer for {seconds} s',
+  restart: 'Restart',
   taskInduction: 'induction (copy a repeated segment)',
   inductionExplain:
     'Each sequence holds a segment of 4–8 words that appears twice in a row, at a random place; the rest is random. ' +
@@ -129,6 +133,10 @@ const zh: Record<Key, string> = {
   status: '第 {steps} 步 · 损失 {loss} · 训练准确率 {train} · 留出集准确率 {test} · 当前学习率 {lr}',
   heldOutNote: '{test} 个留出句子使用训练中从未出现过的词语组合。',
   workerFailed: '训练已停止：',
+  workerCrashed:
+    '训练用的 Worker 已停止（{reason}）。页面的其他部分仍可使用；“重新启动”会新建一个 Worker，用相同的设置从头训练一个新模型。',
+  workerSilent: '{seconds} 秒无响应',
+  restart: '重新启动',
   taskInduction: '归纳（复制重复出现的片段）',
   inductionExplain:
     '每个序列里有一段 4–8 个词的片段，在随机位置连续出现两次；其余的词都是随机的。' +

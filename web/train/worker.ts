@@ -4,11 +4,11 @@
 import { init, type Engine, type Tensor, type Trace, type Trainer, type TrainerOptions } from 'attention-playground'
 import { Pca2 } from './pca'
 import { errorMessage } from '../format'
-import type { FromWorker, InductionSnapshot, Snapshot, ToWorker, TrainSettings } from './protocol'
+import type { FromWorker, InductionSnapshot, Pong, Snapshot, ToWorker, TrainSettings } from './protocol'
 import type { HeadScores } from 'attention-playground'
 
 const scope = self as unknown as {
-  postMessage(m: FromWorker, transfer?: Transferable[]): void
+  postMessage(m: FromWorker | Pong, transfer?: Transferable[]): void
   onmessage: ((e: MessageEvent<ToWorker>) => void) | null
 }
 
@@ -30,7 +30,7 @@ let timer: ReturnType<typeof setTimeout> | null = null
 const CHUNK_STEPS = 5
 const EVAL_EVERY = 4
 
-function post(m: FromWorker, transfer: Transferable[] = []) {
+function post(m: FromWorker | Pong, transfer: Transferable[] = []) {
   scope.postMessage(m, transfer)
 }
 
@@ -201,7 +201,7 @@ function loop() {
   timer = setTimeout(loop, 0)
 }
 
-async function handle(m: ToWorker) {
+async function handle(m: Exclude<ToWorker, { type: 'ping' }>) {
   if (m.type === 'reset') {
     playing = false
     if (timer) clearTimeout(timer)
@@ -265,5 +265,6 @@ async function handle(m: ToWorker) {
 }
 
 scope.onmessage = (e) => {
-  handle(e.data).catch(fail)
+  if (e.data.type === 'ping') post({ type: 'pong' })
+  else handle(e.data).catch(fail)
 }

@@ -1,0 +1,84 @@
+// The Train tab's Web Worker dying, in real Chromium on the built page: an error thrown inside it that nothing
+// catches, or the worker gone silent (closed from inside, as a browser killing it leaves it: no event at all, so the
+// panel's watchdog notices after WATCHDOG_MS of unanswered pings). Either way the panel says so (en and zh), offers
+// Restart, and Restart starts a fresh worker that trains; the rest of the page keeps working (docs/bad-input.md R1).
+import type { Page, Worker } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { env, useEnv } from './env'
+import { usePages } from './page-fixture'
+import { WATCHDOG_MS } from '../../web/train/panel'
+
+useEnv()
+const pages = usePages()
+
+/** The page on the Train tab, with the training worker once it has answered (its first snapshot is drawn). */
+async function openTrain(lang: 'en' | 'zh'): Promise<{ page: Page; errors: string[]; worker: () => Worker }> {
+  const { page, errors } = await pages.open(undefined, { viewport: { width: 1400, height: 1000 } })
+  const workers: Worker[] = []
+  page.on('worker', (w) => workers.push(w))
+  await page.goto(`${env.site.url}?view=train&lang=${lang}`)
+  const panel = page.locator('section.ap-train')
+  await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
+  return {
+    page,
+    errors,
+    // the Train panel's worker: the last one the page started (the engine runs one thread here: no other workers)
+    worker: () => {
+      expect(workers.length).toBeGreaterThan(0)
+      return workers[workers.length - 1]
+    },
+  }
+}
+
+/** Restart gives a fresh worker that trains (10 steps), and the pipeline view still computes. */
+async function restartAndTrain(page: Page, restartLabel: string, stepText: RegExp): Promise<void> {
+  const panel = page.locator('section.ap-train')
+  const restart = panel.locator('button[data-train="restart"]')
+  expect(await restart.textContent()).toBe(restartLabel)
+  expect(await panel.locator('button[name="step"]').isDisabled()).toBe(true)
+  await restart.click()
+  expect(await restart.isHidden()).toBe(true)
+  await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
+  await panel.locator('button[name="step"]').click()
+  await expect.poll(() => panel.locator('.tr-status').textContent(), { timeout: 30_000 }).toMatch(stepText)
+  expect(await panel.locator('.tr-error').textContent()).toBe('')
+  // the rest of the page: the pipeline tab computes the course's weights
+  await page.locator('[role="tab"][data-view="pipeline"]').click()
+  await expect.poll(() => page.locator('[data-step="weights"]').isVisible(), { timeout: 30_000 }).toBe(true)
+}
+
+describe('the Train tab when its worker dies', () => {
+  it('R1 an error thrown inside the worker: a message (en), Restart, a fresh worker that trains', async () => {
+    const { page, errors, worker } = await openTrain('en')
+    const panel = page.locator('section.ap-train')
+    const first = worker()
+    // an exception no handler catches, thrown on the worker's own event loop
+    await first.evaluate(() => {
+      setTimeout(() => {
+        throw new Error('boom from a test')
+      })
+    })
+    await expect
+      .poll(() => panel.locator('.tr-error').textContent(), { timeout: 15_000 })
+      .toMatch(
+        /^The training worker stopped \(.*boom from a test\)\. The rest of the page still works; Restart starts a fresh worker/,
+      )
+    await restartAndTrain(page, 'Restart', /^step 10 · loss /)
+    expect(worker()).not.toBe(first)
+    // The worker's own error is handled (the Worker's error event), not reported as the page's.
+    expect(errors.filter((e) => !/boom from a test/.test(e))).toEqual([])
+  }, 120_000)
+
+  it(`R1 a worker that goes silent (closed from inside: no event): after ${WATCHDOG_MS / 1000} s the message (zh), Restart`, async () => {
+    const { page, errors, worker } = await openTrain('zh')
+    const panel = page.locator('section.ap-train')
+    await worker().evaluate(() => self.close())
+    await expect
+      .poll(() => panel.locator('.tr-error').textContent(), { timeout: WATCHDOG_MS + 20_000, interval: 500 })
+      .toBe(
+        `训练用的 Worker 已停止（${WATCHDOG_MS / 1000} 秒无响应）。页面的其他部分仍可使用；“重新启动”会新建一个 Worker，用相同的设置从头训练一个新模型。`,
+      )
+    await restartAndTrain(page, '重新启动', /^第 10 步 · 损失 /)
+    expect(errors).toEqual([])
+  }, 120_000)
+})
