@@ -4,7 +4,8 @@
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { gzipSync } from 'node:zlib'
 import { EMCMAKE_FLAGS, plainEnv, plainPath, relaxedEnv, threadGlue } from './toolchain.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -76,6 +77,24 @@ if (
   stale('dist/widget/widget.js', ['web', 'src/js', 'vite.widget.config.ts', 'dist/attention.wasm'])
 ) {
   sh('node', [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'vite.widget.config.ts'])
+}
+
+// The notebook helper (python/attention_playground) inlines the widget and the SIMD128 engine in each output:
+// gzip'd copies of dist/widget/widget.js and dist/attention.wasm (git-ignored build outputs, shipped in the package).
+const PY_ASSETS = 'python/attention_playground/assets'
+if (stale(`${PY_ASSETS}/attributes.json`, ['dist/widget/widget.js', 'dist/attention.wasm'])) {
+  mkdirSync(join(root, PY_ASSETS), { recursive: true })
+  for (const [from, to] of [
+    ['dist/attention.wasm', 'attention.wasm.gz'],
+    ['dist/widget/widget.js', 'widget.js.gz'],
+  ]) {
+    writeFileSync(join(root, PY_ASSETS, to), gzipSync(readFileSync(join(root, from)), { level: 9 }))
+  }
+  // The attribute names show_run() accepts: the widget's own list (importing it in Node defines nothing).
+  const widget = await import(pathToFileURL(join(root, 'dist/widget/widget.js')).href)
+  const names = widget.AttentionPlaygroundElement.observedAttributes
+  writeFileSync(join(root, PY_ASSETS, 'attributes.json'), JSON.stringify(names) + '\n')
+  console.log(`build: wrote ${PY_ASSETS}/widget.js.gz, attention.wasm.gz, attributes.json`)
 }
 
 if (args.has('--native') && stale('build/native/.stamp', [...coreInputs, 'tests/native', 'bench/native_bench.cpp'])) {

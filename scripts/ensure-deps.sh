@@ -11,6 +11,8 @@ want=(cmake make g++ libeigen3-dev emscripten clang-16 lld-16)
 if [[ "${1:-}" == "--test" ]]; then
   want+=(libgtest-dev chromium fonts-noto-cjk clang libclang-rt-14-dev wabt python3-torch poppler-utils clang-format clang-tidy
     python3-sphinx mkdocs mkdocs-material)
+  # the notebook helper's tests: a Jupyter Notebook server, nbconvert, a kernel, pip (pip install ./python), html5lib
+  want+=(jupyter-notebook python3-nbconvert python3-ipykernel python3-pip python3-setuptools python3-html5lib)
 fi
 
 missing=()

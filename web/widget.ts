@@ -56,10 +56,34 @@ function wasmUrl(file: string): string {
     : new URL(['..', 'attention.wasm'].join('/'), import.meta.url).href
 }
 
+/** The engine's bytes handed over by setEngineWasm (a page that inlines everything), else null: fetch the file. */
+let engineWasm: ArrayBuffer | Uint8Array | null = null
+
+/**
+ * Hands the widget the engine's wasm (the bytes of the package's `dist/attention.wasm`, the SIMD128 engine) instead
+ * of fetching `../attention.wasm` beside this module: for a page that carries everything inline, such as a notebook's
+ * output (python/attention_playground), where this module is imported from a `blob:` URL and has no folder. Call it
+ * before the first `<attention-playground>` connects: the engine is loaded once per page, and afterwards this throws.
+ */
+export function setEngineWasm(wasm: ArrayBuffer | Uint8Array): void {
+  if (!(wasm instanceof ArrayBuffer) && !(wasm instanceof Uint8Array)) {
+    throw new TypeError(
+      `setEngineWasm: expected an ArrayBuffer or Uint8Array, got ${wasm === null ? 'null' : typeof wasm}`,
+    )
+  }
+  if (enginePromise) {
+    throw new Error(
+      'setEngineWasm: the engine is already loading or loaded (it is loaded once per page); call it before the first <attention-playground> connects',
+    )
+  }
+  engineWasm = wasm
+}
+
 function loadEngine(): Promise<Engine> {
   if (!enginePromise) {
     // One thread: the widget is one file, and a pthread worker would have to import the engine glue on its own.
-    enginePromise = init({ locateFile: wasmUrl, threads: 1 }).then((e) => (loadedEngine = e))
+    const source = engineWasm ? { wasmBinary: engineWasm } : { locateFile: wasmUrl }
+    enginePromise = init({ ...source, threads: 1 }).then((e) => (loadedEngine = e))
     enginePromise.catch(() => {
       enginePromise = null
     }) // a failed fetch may be retried by the next element

@@ -472,6 +472,9 @@ async function instantiate(options: InitOptions): Promise<Loaded> {
   const moduleArgs: Record<string, unknown> = {}
   if (options.wasmBinary) {
     moduleArgs.wasmBinary = options.wasmBinary
+    // The glue would otherwise resolve its file's URL against import.meta.url, which fails for a module
+    // imported from a blob: or data: URL (a notebook's inlined widget); with the bytes given, no URL is read.
+    moduleArgs.locateFile = (f: string) => f
   } else if (options.locateFile) {
     const locate = options.locateFile
     // Both glues ask for "attention.wasm" (the name they were linked under): hand over the engine's own file.

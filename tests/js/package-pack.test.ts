@@ -31,6 +31,19 @@ describe('npm pack', () => {
     expect(listing).toContain('package/README.md')
     // The exporter, at the same path as in the repository (course notebooks import it from there).
     expect(listing).toContain('package/python/export_attention.py')
+    // The notebook helper: `pip install node_modules/attention-playground/python` (see python-package below).
+    for (const f of [
+      'pyproject.toml',
+      'attention_playground/__init__.py',
+      'attention_playground/exporter.py',
+      'attention_playground/loader.js',
+      'attention_playground/assets/widget.js.gz',
+      'attention_playground/assets/attention.wasm.gz',
+      'attention_playground/assets/attributes.json',
+    ]) {
+      expect(listing, f).toContain(`package/python/${f}`)
+    }
+    expect(listing.some((f) => f.includes('__pycache__') || f.endsWith('.pyc'))).toBe(false)
     expect(listing).toContain('package/package.json')
     expect(listing.some((f) => f.startsWith('package/src/') || f.startsWith('package/tests/'))).toBe(false)
   })
