@@ -38,6 +38,15 @@ describe('README.md', () => {
     expect(out).toEqual(promised)
   })
 
+  it('the notebook recipe is the first code cell of the notebook the e2e test runs (tests/e2e/notebook.test.ts)', () => {
+    const nb = JSON.parse(readFileSync(join(ROOT, 'tests/e2e/fixtures/notebook/attention.ipynb'), 'utf8'))
+    const cell = nb.cells.find((c: { cell_type: string }) => c.cell_type === 'code')
+    const recipe = block('Quick start: course authors', 'python')
+    expect(recipe).toBe((cell.source as string[]).join('') + '\n')
+    expect(recipe.trim().split('\n').length).toBeLessThanOrEqual(6)
+    expect(readme).toContain('](docs/notebook.png)')
+  })
+
   it('links only to documents that exist', () => {
     const links = [...readme.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => m[1])
     expect(links.length).toBeGreaterThanOrEqual(6)
