@@ -29,6 +29,7 @@ const en = {
   modelBytesOf: 'of',
   modelCancel: 'Cancel download',
   modelCancelled: 'Download cancelled:',
+  modelDownloadLimit: 'stopped at the download limit:',
   modelSampleNote:
     'A sample to start with: a small nn.TransformerEncoder (2 layers, 2 heads, causal mask, learned positions) trained ' +
     "in PyTorch on the Train tab's induction task — random words in which a segment repeats — by " +
@@ -561,6 +562,7 @@ const zh: Record<MsgKey, string> = {
   modelBytesOf: '/',
   modelCancel: '取消下载',
   modelCancelled: '已取消下载：',
+  modelDownloadLimit: '下载超过了 64 MiB 的上限，已停止；请先保存文件，再从磁盘打开（上限 512 MiB）：',
   modelSampleNote:
     '先看一个示例：一个小型 nn.TransformerEncoder（2 层、每层 2 个头、因果掩码、可学习的位置编码），' +
     '由 tests/fixtures/gen_induction_sample.py 在 PyTorch 中用“训练”页的归纳任务（随机词中有一段重复出现）训练，' +

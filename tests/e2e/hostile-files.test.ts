@@ -247,6 +247,22 @@ describe('downloads: a stated limit, progress and cancel', () => {
       expect(await shownName(page)).toBe('encoder.safetensors')
       expect(await page.locator('progress.model-progress').isHidden()).toBe(true)
     }
+    expect(await err.textContent()).toMatch(/^Could not open .*: stopped at the download limit: src: /)
+    await stillWorks(page, page.locator('input[name="modelFile"]'))
+    expect(errors).toEqual([])
+  })
+
+  it('a ?src= link to a file with no length, in Chinese: stopped, the limit said in Chinese with the sizes', async () => {
+    const { page, errors } = await pages.open(`${env.site.url}?src=${files}/no-length.safetensors&lang=zh`, {
+      viewport: { width: 1300, height: 900 },
+    })
+    const err = page.locator('[data-step="model"] .model-error')
+    await expect
+      .poll(() => err.textContent(), { timeout: 20_000 })
+      .toMatch(
+        /^无法打开 http:\/\/127\.0\.0\.1:\d+\/no-length\.safetensors: 下载超过了 64 MiB 的上限，已停止；请先保存文件，再从磁盘打开（上限 512 MiB）： src: \d{2},\d{3},\d{3} bytes received, /,
+      )
+    expect(await page.locator('progress.model-progress').isHidden()).toBe(true)
     await stillWorks(page, page.locator('input[name="modelFile"]'))
     expect(errors).toEqual([])
   })

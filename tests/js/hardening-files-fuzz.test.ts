@@ -14,10 +14,10 @@ import { runInNewContext } from 'node:vm'
 import { setFlagsFromString } from 'node:v8'
 import { describe, expect, it } from 'vitest'
 import { AttentionError, safetensorsHeaderLength, type AttentionFile, type Engine } from '../../dist/index.js'
-import { readModelBytes } from '../../web/views/model-file'
+import { readModelBytes, readModelResponse } from '../../web/views/model-file'
 import { recompute, PIPELINE_CELLS } from '../../web/compute/attention-file'
 import { ap, useEngine } from './helpers'
-import { baseFiles, mutant } from './file-mutants'
+import { baseFiles, gen, mutant } from './file-mutants'
 
 const SECONDS = Number(process.env.AP_FUZZ_SECONDS ?? 4)
 const MIN_INPUTS = 300
@@ -158,6 +158,53 @@ describe('model files: mutants of real files through the page’s readers and th
       expect(wasmGrowth).toBeLessThanOrEqual(16 * 2 ** 20)
     },
   )
+})
+
+/** `bytes` as a fetch Response would bring them: in chunks of random sizes, with a true, a wrong or no Content-Length. */
+function response(seed: number, bytes: Uint8Array): Response {
+  const g = gen(seed ^ 0x5eed)
+  const parts: Uint8Array[] = []
+  for (let at = 0; at < bytes.length;) {
+    const n = g.pick([1, 7, 8, 9, 100, 4096, 65536])
+    parts.push(bytes.slice(at, at + n))
+    at += n
+  }
+  const length = g.pick([
+    String(bytes.length),
+    String(bytes.length + g.int(1, 100)),
+    String(Math.max(0, bytes.length - 9)),
+    null,
+  ])
+  const stream = new ReadableStream<Uint8Array>({
+    pull(c) {
+      const p = parts.shift()
+      if (p) c.enqueue(p)
+      else c.close()
+    },
+  })
+  return new Response(stream, length === null ? {} : { headers: { 'content-length': length } })
+}
+
+describe('model files as downloads (?src=, the widget’s src): the same mutants through readModelResponse', () => {
+  it('400 mutants in random chunks, with true, wrong or no Content-Length: an AttentionError, an src error or a valid file', async () => {
+    const counts = { ok: 0, error: 0 }
+    const failures: string[] = []
+    for (let i = 0; i < 400; i++) {
+      const seed = SEED + 1_000_000 + i
+      const { bytes } = mutant(seed, bases)
+      try {
+        checkFile(await readModelResponse(response(seed, bytes)))
+        counts.ok++
+      } catch (e) {
+        if (isDocumented(e) || (e instanceof Error && e.constructor === Error && /^src: \S/.test(e.message)))
+          counts.error++
+        else failures.push(`seed ${seed}: ${(e as Error)?.name}: ${String((e as Error)?.message).slice(0, 200)}`)
+      }
+    }
+    console.log(`model-file downloads: ${counts.ok} valid, ${counts.error} refused`)
+    expect(failures).toEqual([])
+    expect(counts.ok).toBeGreaterThan(0)
+  })
 })
 
 function timedQuiet(bytes: Uint8Array): void {

@@ -45,11 +45,17 @@ export interface DownloadProgress {
 
 const bytesText = (n: number) => n.toLocaleString('en-US')
 
-function downloadLimitError(seen: string): Error {
-  return new Error(
-    `src: ${seen}, over the download limit of ${bytesText(MODEL_DOWNLOAD_BYTES)} bytes (64 MiB); download stopped. Save the file and open it from disk (up to 512 MiB)`,
-  )
+/** A download stopped at MODEL_DOWNLOAD_BYTES (the view puts its own sentence in the page's language before it). */
+export class DownloadLimitError extends Error {
+  constructor(seen: string) {
+    super(
+      `src: ${seen}, over the download limit of ${bytesText(MODEL_DOWNLOAD_BYTES)} bytes (64 MiB); download stopped. Save the file and open it from disk (up to 512 MiB)`,
+    )
+    this.name = 'DownloadLimitError'
+  }
 }
+
+const downloadLimitError = (seen: string) => new DownloadLimitError(seen)
 
 /**
  * Reads a fetched model file's body, stopping as soon as it is refused: the declared size, then every chunk

@@ -16,6 +16,7 @@ import { viridis } from '../palette'
 import { fmt, shapeOf } from '../format'
 import type { Translate } from '../i18n'
 import {
+  DownloadLimitError,
   MODEL_FILE_BYTES,
   isAbort,
   readModelBytes,
@@ -263,7 +264,10 @@ export class ModelView implements Panel {
       this.error.hidden = isAbort(e)
       if (isAbort(e)) return this.rendered()
       // The previous file, if any, stays on screen.
-      this.error.textContent = `${this.t('modelLoadFailed')} ${name}: ${e instanceof Error ? e.message : String(e)}`
+      const why = e instanceof Error ? e.message : String(e)
+      // the limit in the page's language, then the sizes as the reader gave them
+      const said = e instanceof DownloadLimitError ? `${this.t('modelDownloadLimit')} ${why}` : why
+      this.error.textContent = `${this.t('modelLoadFailed')} ${name}: ${said}`
     }
     this.rendered()
   }
