@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { readPanel, serveStatic, SITE } from './harness.mjs'
 import { courseWeights, ROOT } from '../js/packed'
-import { build, expectCourseWidgets, runRecipeShell, writeRecipe } from './docs-sites'
+import { build, expectBuiltSite, expectCourseWidgets, runRecipeShell, writeRecipe } from './docs-sites'
 import { browser, usePackedProject, work } from './scratch'
 import { usePages } from './page-fixture'
 
@@ -73,26 +73,13 @@ function siteProject(name: string): string {
   return dir
 }
 
-/** Serves a built site and checks its page: two widgets with the course's numbers, the generator's heading. */
-async function expectBuiltSite(out: string, heading: string): Promise<void> {
-  const server = await serveStatic(out)
-  const { tab, problems } = await openTab(server.url)
-  try {
-    await expectCourseWidgets(tab)
-    expect(await tab.locator('h1').first().textContent()).toContain(heading)
-    expect(problems()).toEqual([])
-  } finally {
-    await server.close()
-  }
-}
-
 describe("Sphinx (Debian's python3-sphinx)", () => {
   it('the dist/ folder in _static, the module in conf.py, the tags in raw HTML: built, served, en and zh', async () => {
     const dir = siteProject('sphinx')
     writeRecipe(dir, { 'docs/conf.py': '# docs/conf.py', 'docs/index.rst': '.. docs/index.rst' })
     runRecipeShell(dir, "# Sphinx: the package's dist/")
     build('sphinx-build', ['-q', '-b', 'html', 'docs', 'docs/_build/html'], dir)
-    await expectBuiltSite(join(dir, 'docs/_build/html'), 'Self-attention')
+    await expectBuiltSite(pages, join(dir, 'docs/_build/html'), 'Self-attention')
   }, 300_000)
 })
 
@@ -106,7 +93,7 @@ describe("MkDocs with Material (Debian's mkdocs, mkdocs-material)", () => {
     })
     runRecipeShell(dir, "# MkDocs: the package's dist/")
     build('mkdocs', ['build', '--quiet'], dir)
-    await expectBuiltSite(join(dir, 'site'), 'Self-attention')
+    await expectBuiltSite(pages, join(dir, 'site'), 'Self-attention')
   }, 300_000)
 })
 

@@ -5,7 +5,8 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Locator, Page } from 'playwright-core'
 import { expect } from 'vitest'
-import { readPanel } from './harness.mjs'
+import { readPanel, serveStatic } from './harness.mjs'
+import type { Pages } from './page-fixture'
 import { courseWeights, docBlock } from '../js/packed'
 import { init } from '../../dist/index.js'
 import { translator } from '../../web/i18n'
@@ -85,5 +86,22 @@ export async function expectCourseWidgets(tab: Page, langs: readonly ('en' | 'zh
     expect(await summary.textContent()).toBe(translator(lang)('showNumbers'))
     const shown = (await readPanel(w as unknown as Page, 'weights')).values.flat()
     expectClose(shown, pytorch, 5e-4 + 1e-6, `${lang} widget's shown weights`)
+  }
+}
+
+/**
+ * Serves a built site as plain files (no COOP/COEP) and checks its front page: the two widgets with the course's
+ * numbers, the generator's own heading, and nothing gone wrong (script or console errors, failed requests).
+ */
+export async function expectBuiltSite(pages: Pages, out: string, heading: string): Promise<void> {
+  const server = await serveStatic(out)
+  try {
+    const { page: tab, errors, failed } = await pages.open(server.url)
+    await expectCourseWidgets(tab)
+    expect(await tab.locator('h1').first().textContent()).toContain(heading)
+    // failed requests are listed by URL in `failed` (their console line has none)
+    expect([...errors.filter((e) => !e.startsWith('Failed to load resource')), ...failed]).toEqual([])
+  } finally {
+    await server.close()
   }
 }
