@@ -2,7 +2,8 @@
 // widget (its `src`): the worst mutants of the model-file fuzzing (tests/fuzz/regressions/model-files and a few
 // seeds of tests/js/file-mutants.ts) each end in a message as text, the last good file stays and the page keeps
 // working; downloads from a local server that sends a big file slowly, one whose Content-Length is not the body's
-// (gzip), one with no length and one that declares too much stop at 64 MiB with the sizes in the message, show
+// (gzip), one with no length and one that declares too much stop at 64 MiB with the sizes in the message (one that
+// declares more than it sends ends in a broken-off download), show
 // their progress (zh and en) and can be cancelled, after which the page opens files as before.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -80,6 +81,12 @@ beforeAll(async () => {
     } else if (path === '/declared.safetensors') {
       res.writeHead(200, { ...cors, 'content-length': String(70_000_000) })
       res.write(Buffer.alloc(65536)) // and nothing more: the page must not wait for it
+    } else if (path === '/short.safetensors') {
+      // declares 1,000,000 bytes, sends 65,536 and hangs up
+      res.writeHead(200, { ...cors, 'content-length': String(1_000_000) })
+      const first = Buffer.alloc(65536)
+      first[0] = 64
+      res.write(first, () => setTimeout(() => res.destroy(), 50))
     } else res.writeHead(404, cors).end()
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
@@ -248,8 +255,21 @@ describe('downloads: a stated limit, progress and cancel', () => {
       expect(await page.locator('progress.model-progress').isHidden()).toBe(true)
     }
     expect(await err.textContent()).toMatch(/^Could not open .*: stopped at the download limit: src: /)
+    // A Content-Length larger than what comes: the connection breaks off, and the message says so.
+    await page.evaluate((src) => window.__apPlayground!.setState({ src }), `${files}/short.safetensors`)
+    await expect
+      .poll(() => err.textContent(), { timeout: 20_000 })
+      .toMatch(
+        /^Could not open http:.*\/short\.safetensors: src: the download of http:.*\/short\.safetensors broke off \(/,
+      )
+    expect(await shownName(page)).toBe('encoder.safetensors')
     await stillWorks(page, page.locator('input[name="modelFile"]'))
-    expect(errors).toEqual([])
+    // no script error; the one console line is the browser's own for the broken-off download
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^Failed to load resource: net::ERR_CONTENT_LENGTH_MISMATCH \(http:.*\/short\.safetensors\)$/,
+      ),
+    ])
   })
 
   it('a ?src= link to a file with no length, in Chinese: stopped, the limit said in Chinese with the sizes', async () => {

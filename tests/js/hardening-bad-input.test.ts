@@ -7,7 +7,7 @@
 // tests/js/engine-errors.test.ts (the engine's own suite) covers more variants per class; this file is
 // the user-facing contract, message by message.
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:http'
+import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createTrainerFor } from '../../dist/trainer.js'
@@ -73,6 +73,26 @@ function rawFile(header: object, data: Uint8Array, declared?: number): Uint8Arra
   out.set(data, 8 + json.length)
   return out
 }
+/** The first 64 KiB of a file as a download starts: a safetensors header length of 64, then zeros. */
+const SAFETENSORS_START = new Uint8Array(65536)
+SAFETENSORS_START[0] = 64
+
+/** Runs `test` with a local server answering every request with `respond`, as the page's base URL (document.baseURI). */
+async function withServer(respond: (res: ServerResponse) => void, test: (base: string) => Promise<void>) {
+  const server = createServer((_, res) => respond(res))
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  const doc = globalThis as { document?: { baseURI: string } }
+  doc.document = { baseURI: base }
+  try {
+    await test(base)
+  } finally {
+    delete doc.document
+    server.closeAllConnections()
+    server.close()
+  }
+}
+
 /** A body of 100 chunks of 1 MiB (a safetensors header length of 64 first), counting the chunks pulled. */
 function mibBody() {
   let pulled = 0
@@ -994,44 +1014,53 @@ const rows: Record<string, [string, () => void]> = {
       // 10 MB sent 64 KiB at a time; the download is cancelled after its third progress report.
       let ended!: (allSent: boolean) => void
       const serverSaw = new Promise<boolean>((r) => (ended = r))
-      const server = createServer((_, res) => {
-        res.writeHead(200, { 'content-length': '10000000' })
-        let sent = 0
-        const first = new Uint8Array(65536)
-        first[0] = 64
-        const timer = setInterval(() => {
-          res.write(sent ? new Uint8Array(65536) : first)
-          sent += 65536
-        }, 20)
-        res.on('close', () => {
-          clearInterval(timer)
-          ended(res.writableFinished)
-        })
-      })
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-      const doc = globalThis as { document?: { baseURI: string } }
-      doc.document = { baseURI: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` }
-      try {
-        const abort = new AbortController()
-        const seen: DownloadProgress[] = []
-        const read = readModelUrl('/slow.safetensors', abort.signal, (p) => {
-          seen.push(p)
-          if (seen.length === 3) abort.abort()
-        })
-        const e = await read.then(
-          () => null,
-          (err: unknown) => err,
-        )
-        expect(isAbort(e), String(e)).toBe(true)
-        expect(seen.length).toBe(3)
-        expect(seen.every((p) => p.total === 10_000_000 && p.got > 0 && p.got < 10_000_000)).toBe(true)
-        // The server's connection was closed before it had sent the file.
-        expect(await serverSaw).toBe(false)
-      } finally {
-        delete doc.document
-        server.closeAllConnections()
-        server.close()
-      }
+      await withServer(
+        (res) => {
+          res.writeHead(200, { 'content-length': '10000000' })
+          let sent = 0
+          const timer = setInterval(() => {
+            res.write(sent ? new Uint8Array(65536) : SAFETENSORS_START)
+            sent += 65536
+          }, 20)
+          res.on('close', () => {
+            clearInterval(timer)
+            ended(res.writableFinished)
+          })
+        },
+        async () => {
+          const abort = new AbortController()
+          const seen: DownloadProgress[] = []
+          const read = readModelUrl('/slow.safetensors', abort.signal, (p) => {
+            seen.push(p)
+            if (seen.length === 3) abort.abort()
+          })
+          const e = await read.then(
+            () => null,
+            (err: unknown) => err,
+          )
+          expect(isAbort(e), String(e)).toBe(true)
+          expect(seen.length).toBe(3)
+          expect(seen.every((p) => p.total === 10_000_000 && p.got > 0 && p.got < 10_000_000)).toBe(true)
+          // The server's connection was closed before it had sent the file.
+          expect(await serverSaw).toBe(false)
+        },
+      )
+    },
+  ],
+  F11: [
+    'a download that breaks off (fewer bytes than its Content-Length)',
+    async () => {
+      await withServer(
+        (res) => {
+          res.writeHead(200, { 'content-length': '1000000' })
+          res.write(SAFETENSORS_START, () => setTimeout(() => res.destroy(), 20))
+        },
+        async (base) => {
+          await expect(readModelUrl('/short.safetensors', new AbortController().signal)).rejects.toThrow(
+            new RegExp(`^src: the download of ${base.replace(/\./g, '\\.')}short\\.safetensors broke off \\(\\S`),
+          )
+        },
+      )
     },
   ],
 }
