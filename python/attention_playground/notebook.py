@@ -12,13 +12,15 @@ import os
 import tempfile
 import uuid
 
-from .reader import read_attention_file
+from .reader import AttentionFileError, read_attention_file
 
 __all__ = ["Playground", "show", "show_file", "show_run", "attributes"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _ASSETS = os.path.join(_HERE, "assets")
 _cache = {}
+#: The largest file show() and show_file() embed: the widget's download limit for its src (a blob: URL here).
+SHOW_BYTES = 64 * 1024 * 1024
 
 FALLBACK = ("Attention Playground: loading… If this stays, the output's scripts did not run: trust the notebook "
             "(File → Trust Notebook) or run the cell again. / 注意力演练场：加载中…若一直如此，说明输出中的脚本未运行："
@@ -127,12 +129,21 @@ def show_run(text=None, **options):
 def show_file(path, **options):
     """An attention file (safetensors, written by export()) in the widget's model view. The file is read and
     checked here first: a bad file raises AttentionFileError (a ValueError) naming what is wrong."""
+    _check_size(os.path.getsize(path))  # before reading it
     with open(path, "rb") as f:
         data = f.read()
     return _show_bytes(data, options)
 
 
+def _check_size(n):
+    if n > SHOW_BYTES:
+        raise AttentionFileError(f"file: {n:,} bytes, over the limit of {SHOW_BYTES:,} bytes (64 MiB) that a notebook "
+                                 "output hands to the widget (its src download limit); export fewer layers or a shorter "
+                                 "input, or open the file in the page (up to 512 MiB)")
+
+
 def _show_bytes(data, options):
+    _check_size(len(data))
     read_attention_file(data)
     if "src" in options:
         raise TypeError("src: the widget shows the file given; pass no src")

@@ -32,12 +32,18 @@ class AttentionFileError(ValueError):
     """A file that is not a readable attention file; the message names the tensor or field and what is wrong."""
 
 
+def _label(name):
+    """A name from the file as messages quote it: at most 60 characters (a file may name a tensor with megabytes)."""
+    return name if len(name) <= 60 else name[:57] + "..."
+
+
 def _short(v, n=60):
+    """A value from the file as messages quote it: at most n characters of its JSON, never an exception."""
     try:
         s = json.dumps(v, ensure_ascii=False)
-    except (TypeError, ValueError):
-        s = repr(v)
-    return s[:n]
+    except (TypeError, ValueError, RecursionError):
+        return "(a value nested too deep to quote)"
+    return s if len(s) <= n else s[:n] + "..."
 
 
 def _header_length(b):
@@ -124,13 +130,14 @@ def read_safetensors(data):
                 raise AttentionFileError("__metadata__: must be an object of strings")
             for k, v in e.items():
                 if not isinstance(v, str):
-                    raise AttentionFileError(f"__metadata__.{k}: must be a string, got {type(v).__name__}")
+                    raise AttentionFileError(f"__metadata__.{_label(k)}: must be a string, got {type(v).__name__}")
                 metadata[k] = v
             continue
+        key, name = name, _label(name)
         if not isinstance(e, dict):
             raise AttentionFileError(f"{name}: expected {{ dtype, shape, data_offsets }}")
         dtype = e.get("dtype")
-        if dtype not in _ITEM:
+        if not isinstance(dtype, str) or dtype not in _ITEM:
             raise AttentionFileError(f"{name}: dtype {_short(dtype, 20)} is not supported; expected F32, F16 or BF16")
         shape = _shape(name, e.get("shape"))
         off = e.get("data_offsets")
@@ -145,11 +152,12 @@ def read_safetensors(data):
         if end - begin != need:
             raise AttentionFileError(f"{name}: data_offsets [{begin}, {end}] hold {end - begin} bytes but {dtype} "
                                      f"{shape} needs {need}")
-        entries.append((begin, end, name, dtype, shape))
+        entries.append((begin, end, key, dtype, shape))
     entries.sort(key=lambda x: (x[0], x[1]))
     for a, c in zip(entries, entries[1:]):
         if c[0] < a[1]:
-            raise AttentionFileError(f"{c[2]}: data_offsets [{c[0]}, {c[1]}] overlap those of {a[2]} [{a[0]}, {a[1]}]")
+            raise AttentionFileError(f"{_label(c[2])}: data_offsets [{c[0]}, {c[1]}] overlap those of {_label(a[2])} "
+                                     f"[{a[0]}, {a[1]}]")
     base = 8 + n
     tensors = {}
     for begin, end, name, dtype, shape in entries:
@@ -195,10 +203,11 @@ def _check_finite(name, t):
 def _layer_list(meta, tensors):
     lst = _json_meta(meta, "layers")
     if "layers" not in meta:
-        idx = [int(mt.group(1)) for mt in map(_WEIGHTS.match, tensors) if mt]
-        lst = [{} for _ in range(max(idx) + 1 if idx else 0)]
-        if len(lst) > LIMITS["layers"]:
-            lst = lst[:LIMITS["layers"] + 1]
+        last = max((int(mt.group(1)) for mt in map(_WEIGHTS.match, tensors) if mt), default=-1)
+        if last >= LIMITS["layers"]:
+            raise AttentionFileError(f"attention.{last}.weights: layer {last} is over the limit of {LIMITS['layers']} "
+                                     f"layers (0 to {LIMITS['layers'] - 1})")
+        lst = [{} for _ in range(last + 1)]
     if not isinstance(lst, list) or not all(isinstance(x, dict) for x in lst):
         raise AttentionFileError("__metadata__.layers: must be a JSON list of objects")
     if not lst:
@@ -212,6 +221,17 @@ def _named(n):
     return [str(i) for i in range(n)]
 
 
+def _check_sizes(p, shape):
+    """The weights' heads and sides within the limits (before a missing token list is filled in from them)."""
+    heads, nq, nk = shape
+    if not 1 <= heads <= LIMITS["heads"]:
+        raise AttentionFileError(f"{p}.weights: {heads} heads, expected 1 to {LIMITS['heads']}")
+    for n, what in ((nq, "queries"), (nk, "keys")):
+        if not 1 <= n <= LIMITS["tokens"]:
+            raise AttentionFileError(f"{p}.weights: {n} {what} in shape {shape}; expected 1 to {LIMITS['tokens']} "
+                                     "tokens a side")
+
+
 def _read_layer(i, m, count, tensors, sides):
     p = f"attention.{i}"
     w = tensors.get(f"{p}.weights")
@@ -220,6 +240,7 @@ def _read_layer(i, m, count, tensors, sides):
     s = w["shape"]
     if len(s) != 3:
         raise AttentionFileError(f"{p}.weights: expected [heads, queries, keys], got {s}")
+    _check_sizes(p, s)
     q_side = "source_tokens" if m.get("queries") == "source_tokens" else "tokens"
     keys = m.get("keys")
     k_side = keys if keys in ("tokens", "source_tokens") else "source_tokens" if m.get("kind") == "cross" else q_side
@@ -231,8 +252,6 @@ def _read_layer(i, m, count, tensors, sides):
         sides["source_tokens"] = sides["source_tokens"] or _named(s[1])
     qt, kt = sides[q_side], sides[k_side]
     heads = s[0]
-    if not 1 <= heads <= LIMITS["heads"]:
-        raise AttentionFileError(f"{p}.weights: {heads} heads, expected 1 to {LIMITS['heads']}")
     if s[1] != len(qt) or s[2] != len(kt):
         def side(x):
             return "tokens" if x == "tokens" else "source tokens"

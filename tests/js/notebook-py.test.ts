@@ -79,6 +79,9 @@ describe('show_file(path) and show_run(text, **options)', () => {
       true,
       'file: the header declares 5 bytes but the file has 10 in all; the file is truncated',
     ])
+    expect(r.too_big).toBe(
+      'file: 67,108,865 bytes, over the limit of 67,108,864 bytes (64 MiB) that a notebook output hands to the widget (its src download limit); export fewer layers or a shorter input, or open the file in the page (up to 512 MiB)',
+    )
   })
 
   it("show_run: options become the widget's attributes, as strings; the text stays data", () => {
