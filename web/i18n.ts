@@ -4,9 +4,11 @@
 
 import type { Lang } from './params'
 import { LESSON_EN, LESSON_ZH } from './lesson-strings'
+import { POSITIONS_EN, POSITIONS_ZH } from './positions-strings'
 
 const en = {
   ...LESSON_EN,
+  ...POSITIONS_EN,
   title: 'Attention Playground',
   subtitle: 'Watch every step of attention computed live — the same numbers as PyTorch.',
   langSwitch: '中文',
@@ -289,7 +291,7 @@ const en = {
     'Softmax turns each row of scores into weights between 0 and 1 that sum to 1. −∞ becomes exactly 0. The temperature slider (under “More options”) makes the rows sharper or flatter.',
   guided5Title: 'Step 5 · Weighted sum with V',
   guided5Body:
-    'Each output row mixes the value rows, using that row’s weights. The token’s new representation now carries information from the tokens it attended to.',
+    'Each output row mixes the value rows, using that row’s weights. The token’s new representation now carries information from the tokens it attended to. Note what is missing: word order. Shuffle the words and each output row stays the same vector, only moved; the view “Positions” (beyond the lessons) shows how models add order.',
   whyTitle: 'Why attention?',
   whyIntro:
     'In “The animal didn’t cross the street because it was too tired”, the word “it” means the animal. To know that, the model must connect “it” with “animal”, across the five words in between.',
@@ -540,6 +542,7 @@ export type MsgKey = keyof typeof en
 
 const zh: Record<MsgKey, string> = {
   ...LESSON_ZH,
+  ...POSITIONS_ZH,
   title: '注意力机制演练场',
   subtitle: '逐步观看注意力的每一步实时计算——数值与 PyTorch 完全一致。',
   langSwitch: 'English',
@@ -813,7 +816,8 @@ const zh: Record<MsgKey, string> = {
   guided4Body:
     'softmax 把每一行分数变成 0 到 1 之间、和为 1 的权重，−∞ 恰好变成 0。温度滑块（在“更多选项”里）可以让分布更尖锐或更平坦。',
   guided5Title: '第 5 步 · 与 V 加权求和',
-  guided5Body: '每一行输出按该行的权重把各行 V 混合起来。于是词元的新表示携带了它所关注的词元的信息。',
+  guided5Body:
+    '每一行输出按该行的权重把各行 V 混合起来。于是词元的新表示携带了它所关注的词元的信息。注意这里缺了什么：词序。打乱词的顺序，每一行输出仍是同一个向量，只是换了位置；“位置编码”视图（超出课程内容）展示模型如何加入词序。',
   whyTitle: '为什么需要注意力？',
   whyIntro:
     '在 “The animal didn’t cross the street because it was too tired” 中，“it” 指的是动物。要知道这一点，模型必须把 “it” 和中间隔着五个词的 “animal” 联系起来。',

@@ -1,7 +1,7 @@
 // The playground's state: its fields, their kinds and defaults, and the page's bounds. A leaf module
 // (it imports only types), so every layer may read it; state.ts re-exports it with the URL form.
 
-import { SCORE_RULES, TOKENIZER_NAMES } from 'attention-playground'
+import { POSITION_ENCODINGS, SCORE_RULES, TOKENIZER_NAMES } from 'attention-playground'
 
 /**
  * The views' names. Their one table is views/registry.ts, which adds its entries' names to this
@@ -14,6 +14,8 @@ export type View = keyof ViewNames
 export const TOKENIZERS = TOKENIZER_NAMES
 export const RULES = SCORE_RULES
 export const MASKS = ['none', 'causal', 'padding', 'cells'] as const
+/** How word order enters (issue 23): none (the course), sinusoidal, learned, rope, alibi. */
+export const POSITIONS = POSITION_ENCODINGS
 export const MODES = ['self', 'cross'] as const
 export const SCALES = ['auto', 'on', 'off'] as const
 export const EDITABLE = ['embeddings', 'sourceEmbeddings', 'Wq', 'Wk', 'Wv'] as const
@@ -24,6 +26,7 @@ export const WEIGHT_SOURCES = ['random', 'trained'] as const
 export type Tokenizer = (typeof TOKENIZERS)[number]
 export type Rule = (typeof RULES)[number]
 export type MaskKind = (typeof MASKS)[number]
+export type PositionsChoice = (typeof POSITIONS)[number]
 export type Mode = (typeof MODES)[number]
 export type ScaleChoice = (typeof SCALES)[number]
 export type EditableTensor = (typeof EDITABLE)[number]
@@ -79,6 +82,10 @@ export interface PlaygroundState {
   padKeys: number[]
   maskCells: Array<[number, number]>
   temperature: number
+  /** How word order enters: none (the course's program), sinusoidal, learned, rope, alibi. */
+  positions: PositionsChoice
+  /** RoPE's base (its angles θ_i = base^(−2i/d)). */
+  ropeBase: number
   edits: CellEdit[]
   lang: Lang
   guided: number
@@ -122,6 +129,8 @@ export const DEFAULT_STATE: Readonly<PlaygroundState> = Object.freeze({
   padKeys: [],
   maskCells: [],
   temperature: 1,
+  positions: 'none',
+  ropeBase: 10000,
   edits: [],
   lang: 'en',
   guided: 0,
@@ -176,7 +185,14 @@ const SENTENCE_VIEWS: readonly View[] = ['pipeline', 'decode', 'flash', 'heads']
  */
 export const PARAMS: readonly ParamSpec[] = [
   { name: 'mode', field: 'mode', attr: 'mode', kind: 'enum', values: MODES, views: ['pipeline'] },
-  { name: 'text', field: 'text', attr: 'text', kind: 'text', max: TEXT_CHARS, views: ['pipeline', 'flash', 'heads'] },
+  {
+    name: 'text',
+    field: 'text',
+    attr: 'text',
+    kind: 'text',
+    max: TEXT_CHARS,
+    views: ['pipeline', 'flash', 'heads'],
+  },
   { name: 'source', field: 'source', attr: 'source', kind: 'text', max: TEXT_CHARS, views: SENTENCE_VIEWS },
   { name: 'target', field: 'target', attr: 'target', kind: 'text', max: TEXT_CHARS, views: SENTENCE_VIEWS },
   {
@@ -226,6 +242,26 @@ export const PARAMS: readonly ParamSpec[] = [
     kind: 'number',
     min: 0.05,
     max: 10,
+    views: ['pipeline'],
+    advanced: true,
+  },
+  // Beyond the lessons (they have no positions): how word order enters, folded at first (docs/positions.md).
+  {
+    name: 'positions',
+    field: 'positions',
+    attr: 'positions',
+    kind: 'enum',
+    values: POSITIONS,
+    views: ['pipeline'],
+    advanced: true,
+  },
+  {
+    name: 'ropeBase',
+    field: 'ropeBase',
+    attr: 'ropebase',
+    kind: 'number',
+    min: 1,
+    max: 1e9,
     views: ['pipeline'],
     advanced: true,
   },
@@ -287,6 +323,7 @@ export const LIMITS = {
   dim: range('dModel'),
   heads: range('heads'),
   temperature: range('temperature'),
+  ropeBase: range('ropeBase'),
   textChars: maxOf('text'),
   srcChars: maxOf('src'),
   edits: maxOf('edits'),
@@ -298,5 +335,8 @@ export interface Notice {
   /** Why a valid value was not applied (the value alone would read as a typo). */
   reason?: 'crossCausal'
   /** A value that clashed with others: the translated explanation's key and numbers (value stays the English). */
-  clash?: { key: 'noticeDkClash' | 'noticeHeadsClash'; vars: Record<string, string | number> }
+  clash?: {
+    key: 'noticeDkClash' | 'noticeHeadsClash' | 'noticeRopeClash' | 'noticeAlibiClash'
+    vars: Record<string, string | number>
+  }
 }

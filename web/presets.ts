@@ -23,6 +23,7 @@ const COMMON: Partial<PlaygroundState> = {
   maskCells: [],
   edits: [],
   weights: 'random',
+  positions: 'none',
 }
 
 export const PRESETS: Record<PresetId, Partial<PlaygroundState>> = {

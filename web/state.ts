@@ -12,6 +12,7 @@ import {
   LIMITS,
   MASKS,
   MODES,
+  POSITIONS,
   RULES,
   SCALES,
   SENTENCE_FIELDS,
@@ -38,6 +39,7 @@ export {
   MASKS,
   MODES,
   PARAMS,
+  POSITIONS,
   RULES,
   SCALES,
   SENTENCE_FIELDS,
@@ -53,6 +55,7 @@ export type {
   Mode,
   Notice,
   PlaygroundState,
+  PositionsChoice,
   Rule,
   ScaleChoice,
   Tokenizer,
@@ -118,6 +121,8 @@ export interface Change {
  *   (a link falls back to its base's mask, and says so);
  * - from a link: `dot` / `scaled-dot` need dk = dq (dk falls back to dq), heads must divide dq, dk and dv
  *   (heads falls back to 1);
+ * - from a link: rope needs dq = dk and an even dq / heads, alibi needs scores to bias (not concat): positions
+ *   fall back to none;
  * - the shown head is one of the heads.
  */
 export function normalize(s: PlaygroundState, change: Change): Notice[] {
@@ -150,11 +155,38 @@ export function normalize(s: PlaygroundState, change: Change): Notice[] {
     s.heads = 1
     s.head = 0
   }
+  if (fromLink) notices.push(...settlePositions(s))
   if (s.mode === 'cross' && s.mask === 'causal') {
     if (fromLink) notices.push({ param: 'mask', value: 'causal', reason: 'crossCausal' })
     s.mask = fromLink && prev && prev.mask !== 'causal' ? prev.mask : 'none'
   }
   return notices
+}
+
+/** From a link: positions the sizes or the rule cannot take fall back to none, with a notice (engine rows P2, P5). */
+function settlePositions(s: PlaygroundState): Notice[] {
+  const dh = s.dq / s.heads
+  if (s.positions === 'rope' && (s.dq !== s.dk || dh % 2 !== 0)) {
+    s.positions = 'none'
+    return [
+      {
+        param: 'positions',
+        value: `rope (needs dq = dk and an even dq / heads, got dq = ${s.dq}, dk = ${s.dk}, heads = ${s.heads})`,
+        clash: { key: 'noticeRopeClash', vars: { dq: s.dq, dk: s.dk, heads: s.heads } },
+      },
+    ]
+  }
+  if (s.positions === 'alibi' && RULE_TRAITS[s.score].linear) {
+    s.positions = 'none'
+    return [
+      {
+        param: 'positions',
+        value: `alibi (${s.score} has no query-key scores to bias)`,
+        clash: { key: 'noticeAlibiClash', vars: { score: s.score } },
+      },
+    ]
+  }
+  return []
 }
 
 /** A state the learner's change leads to (normalize's rules applied; a copy). */

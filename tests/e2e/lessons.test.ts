@@ -238,6 +238,16 @@ const ALLOWED = new Set([
   'dim',
   // the name of the algorithm the flash view steps through (Dao et al. 2022), like the papers' names above
   'FlashAttention',
+  // positions (beyond the lessons): the methods', models' and authors' names, sine and cosine in their formulas
+  'RoPE',
+  'ALiBi',
+  'Qwen',
+  'Mistral',
+  'Vaswani',
+  'Hugging',
+  'Face',
+  'sin',
+  'cos',
 ])
 
 function latinWordsOf(text: string): string[] {
@@ -259,12 +269,16 @@ describe('the Chinese page has no English UI words', () => {
       ['additive', { view: 'pipeline', score: 'additive' }],
       ['bilinear', { view: 'pipeline', score: 'general' }],
       ['concat', { view: 'pipeline', score: 'concat' }],
+      ['sinusoidal', { view: 'pipeline', score: 'scaled-dot', positions: 'sinusoidal' }],
+      ['rope', { view: 'pipeline', positions: 'rope' }],
+      ['alibi', { view: 'pipeline', positions: 'alibi' }],
       [
         'cross',
         {
           view: 'pipeline',
           score: 'scaled-dot',
           mode: 'cross',
+          positions: 'none',
           source: '我爱中国',
           target: '我爱你',
           mask: 'padding',

@@ -38,7 +38,7 @@ async function expectFolded(scope: Page | Locator, lang: 'zh' | 'en'): Promise<v
   await expect(fold.locator('summary').textContent()).resolves.toBe(MESSAGES[lang].moreOptions)
   expect(await options(scope, 'score')).toEqual(['dot', 'scaled-dot'])
   expect(await options(scope, 'tokenizer')).toEqual(['word-sorted'])
-  for (const c of ['select[name="heads"]', 'input[name="temperature"]'])
+  for (const c of ['select[name="heads"]', 'input[name="temperature"]', 'select[name="positions"]'])
     expect(await scope.locator(`.controls ${c}`).isVisible(), c).toBe(false)
   await expect(scope.locator('[data-step="embeddings"] p.help').textContent()).resolves.toBe(
     MESSAGES[lang].helpEmbeddingsFolded,
@@ -50,7 +50,7 @@ async function expectOpen(scope: Page | Locator): Promise<void> {
   expect(await scope.locator('details.more-options').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true)
   expect(await options(scope, 'score')).toEqual(['dot', 'scaled-dot', 'general', 'additive', 'concat'])
   expect(await options(scope, 'tokenizer')).toEqual(['word-sorted', 'word', 'char', 'bpe'])
-  for (const c of ['select[name="heads"]', 'input[name="temperature"]'])
+  for (const c of ['select[name="heads"]', 'input[name="temperature"]', 'select[name="positions"]'])
     expect(await scope.locator(`.controls ${c}`).isVisible(), c).toBe(true)
 }
 
@@ -77,6 +77,7 @@ describe('More options on the page', () => {
     'tokenizer=char',
     'edits=Wq.0.0%3D1',
     'score=bilinear',
+    'positions=rope',
   ])
     it(`a link with ${query} opens it`, async () => {
       const { page, errors } = await pages.open(`${env.site.url}?lang=en&${query}`, onDevice('desktop'))

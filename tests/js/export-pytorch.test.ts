@@ -1,7 +1,7 @@
-import { STEP_NAMES } from '../../dist/index.js'
+import { POSITION_STEP_NAMES, STEP_NAMES } from '../../dist/index.js'
 // "Copy as PyTorch code": the program web/export.ts writes must print, under real PyTorch
 // (/usr/bin/python3 with Debian's python3-torch), the numbers the engine computed, for every rule,
-// mask, tokenizer, cross attention, heads, temperature, scale switch and hand-edited cells.
+// mask, tokenizer, cross attention, heads, temperature, scale switch, hand-edited cells and position encoding.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs'
@@ -140,6 +140,39 @@ const CASES: Case[] = [
     },
     trained: true,
   },
+  { name: 'positions: sinusoidal, one head', state: { positions: 'sinusoidal' }, run: { positions: 'sinusoidal' } },
+  {
+    name: 'positions: sinusoidal, 2 heads, causal',
+    state: { positions: 'sinusoidal', heads: 2, mask: 'causal' },
+    run: { positions: 'sinusoidal', heads: 2, mask: 'causal' },
+  },
+  {
+    name: 'positions: learned, 2 heads, causal',
+    state: { positions: 'learned', heads: 2, mask: 'causal', text: 'the cat sat on the mat', tokenizer: 'word' },
+    run: { positions: 'learned', heads: 2, mask: 'causal', text: 'the cat sat on the mat', tokenizer: 'word' },
+  },
+  {
+    name: 'positions: learned, cross attention, edited embeddings',
+    state: { positions: 'learned', mode: 'cross', source: 'le chat noir', target: 'the black cat', tokenizer: 'word' },
+    run: { positions: 'learned', source: 'le chat noir', target: 'the black cat', tokenizer: 'word' },
+    edits: [{ t: 'embeddings', r: 0, c: 1, v: 1.5 }],
+  },
+  { name: 'positions: rope, one head', state: { positions: 'rope' }, run: { positions: 'rope' } },
+  {
+    name: 'positions: rope, 4 heads, base 500, general rule, causal',
+    state: { positions: 'rope', ropeBase: 500, heads: 4, score: 'general', dq: 16, dk: 16, mask: 'causal' },
+    run: { positions: 'rope', ropeBase: 500, heads: 4, score: 'general', dq: 16, dk: 16, mask: 'causal' },
+  },
+  {
+    name: 'positions: alibi, one head, causal',
+    state: { positions: 'alibi', mask: 'causal' },
+    run: { positions: 'alibi', mask: 'causal' },
+  },
+  {
+    name: 'positions: alibi, 3 heads (not a power of two), zh',
+    state: { positions: 'alibi', heads: 3, dq: 12, dk: 12, dv: 6, lang: 'zh', text: '我 爱 中国 很 多' },
+    run: { positions: 'alibi', heads: 3, dq: 12, dk: 12, dv: 6, text: '我 爱 中国 很 多' },
+  },
   {
     name: 'hostile text stays a string literal',
     state: { text: HOSTILE, tokenizer: 'char', dq: 4, dk: 4, dv: 4, dModel: 8 },
@@ -218,6 +251,11 @@ describe("exported PyTorch code reproduces the engine's numbers", () => {
         expectClose(flat(printed[step]), (trace as unknown as Record<string, Tensor>)[step].data, `${c.name}: ${step}`)
       if (trace.sourceEmbeddings)
         expectClose(flat(printed.sourceEmbeddings), trace.sourceEmbeddings.data, `${c.name}: sourceEmbeddings`)
+      for (const step of POSITION_STEP_NAMES) {
+        const t = trace[step]
+        expect(step in printed, `${c.name}: ${step} printed only for its encoding`).toBe(!!t)
+        if (t) expectClose(flat(printed[step]), t.data, `${c.name}: ${step}`)
+      }
       expect(results[i].globals.vocab).toEqual(trace.vocab)
     })
   }

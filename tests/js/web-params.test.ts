@@ -83,6 +83,7 @@ describe('the parameter schema', () => {
     const s = defaultState('zh')
     Object.assign(s, { mode: 'cross', source: 'a b c', target: 'x y', dq: 8, dk: 8, dv: 4, heads: 2, head: 1 })
     Object.assign(s, { mask: 'padding', padKeys: [1], temperature: 0.5, guided: 3, view: 'decode', src: 'm.st' })
+    Object.assign(s, { positions: 'rope', ropeBase: 500 })
     s.steps = ['decode', 'quiz']
     const back = parseParams(toParams(s), defaultState('en'))
     expect(back.notices).toEqual([])
@@ -107,6 +108,25 @@ describe('normalize: every clash and reset rule', () => {
     expect([s.dk, s.heads, s.head, s.mask]).toEqual([8, 1, 0, 'none'])
     expect(notices.map((n) => n.param)).toEqual(['dk', 'heads', 'mask'])
     expect(notices[2].reason).toBe('crossCausal')
+  })
+  it('from a link: rope without dq = dk and an even dq / heads, and alibi with concat, fall back to none', () => {
+    const link = (q: Record<string, string>) => parseParams(new URLSearchParams(q), base())
+    const odd = link({ positions: 'rope', dq: '6', dk: '6', heads: '2' })
+    expect([odd.state.positions, odd.notices.map((n) => [n.param, n.clash?.key])]).toEqual([
+      'none',
+      [['positions', 'noticeRopeClash']],
+    ])
+    expect(link({ positions: 'rope', score: 'general', dq: '8', dk: '6' }).state.positions).toBe('none')
+    const fine = link({ positions: 'rope', dq: '8', dk: '8', heads: '2', ropeBase: '500' })
+    expect([fine.state.positions, fine.state.ropeBase, fine.notices]).toEqual(['rope', 500, []])
+    const concat = link({ positions: 'alibi', score: 'concat' })
+    expect([concat.state.positions, concat.notices.map((n) => n.clash?.key)]).toEqual(['none', ['noticeAlibiClash']])
+    expect(link({ positions: 'alibi', score: 'additive', heads: '4' }).state.positions).toBe('alibi')
+    expect(link({ ropeBase: '0' }).notices.map((n) => [n.param, n.value])).toEqual([['ropeBase', '0']])
+    // The learner's own choice stays (the engine says why it cannot run, rows P2 and P5).
+    const mine = { ...base(), positions: 'rope' as const, dq: 6, dk: 6, heads: 2 }
+    expect(normalize(mine, { prev: base(), given: new Set(['positions']), fromLink: false })).toEqual([])
+    expect(mine.positions).toBe('rope')
   })
   it('from the learner: the engine says why sizes clash; a new sentence drops what was bound to positions', () => {
     const prev = { ...base(), mask: 'cells' as const, maskCells: [[0, 1]] as Array<[number, number]>, padKeys: [2] }

@@ -80,6 +80,8 @@ const COMPUTED_FIELDS: Array<keyof PlaygroundState> = [
   'mask',
   'temperature',
   'weights',
+  'positions',
+  'ropeBase',
 ]
 
 export function needsCompute(prev: PlaygroundState | null, s: PlaygroundState): boolean {
@@ -105,7 +107,7 @@ export function isUnspacedCjk(text: string): boolean {
 }
 
 /** The fields that define the model's weights: changing one leaves the trained model (its weights no longer fit). */
-const MODEL_FIELDS = ['mode', 'tokenizer', ...SIZE_FIELDS, 'heads', 'score'] as const
+const MODEL_FIELDS = ['mode', 'tokenizer', ...SIZE_FIELDS, 'heads', 'score', 'positions'] as const
 
 /**
  * Trained weights fix the model's sizes: a patch that changes one of them (and does not ask for trained weights)

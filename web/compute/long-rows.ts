@@ -156,7 +156,8 @@ export interface Tokenized {
  * concat, an engine without attention()).
  */
 export function longTokens(engine: Engine, s: PlaygroundState): Tokenized | null {
-  if (s.mode !== 'self' || s.tokenizer === 'bpe' || RULE_TRAITS[s.score].linear) return null
+  // Positions need the whole sequence in one run (the long view's rows come from calls on pieces): the full run.
+  if (s.mode !== 'self' || s.tokenizer === 'bpe' || RULE_TRAITS[s.score].linear || s.positions !== 'none') return null
   // Fewer characters than LONG_TOKENS cannot make that many tokens: skip the tokenizer.
   if (s.text.length <= LONG_TOKENS) return null
   const t = engine.tokenize(s.text, s.tokenizer)

@@ -30,6 +30,8 @@ export function baseRunOptions(s: PlaygroundState, nq: number, nk: number): RunO
     temperature: s.temperature,
     heads: s.heads,
   }
+  if (s.positions !== 'none') o.positions = s.positions
+  if (s.positions === 'rope' && s.ropeBase !== 10000) o.ropeBase = s.ropeBase
   const scale = resolveScale(s)
   if (scale !== undefined) o.scale = scale
   if (s.mode === 'cross') {

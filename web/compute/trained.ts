@@ -21,6 +21,8 @@ export const TRAINED_DIMS = Object.freeze({
   heads: TRAINED.recipe.heads,
   score: TRAINED.recipe.score,
   mode: 'self',
+  // The layer's input X already carries the model's own learned positions (the recipe's); the page adds none.
+  positions: 'none',
 } as const)
 
 function floats(b64: string): Float32Array {

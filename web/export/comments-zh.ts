@@ -13,6 +13,17 @@ const EXACT: Record<string, string> = {
   'normal_(0, 1) draws': '按 normal_(0, 1) 抽取',
   'one score per value row from [q_i; k_i]': '由 [q_i; k_i] 为每个值行算出一个分数',
   'dot products have no parameters': '点积没有参数',
+  'P[m, 2i] = sin(m / 10000^(2i/d)), P[m, 2i+1] = cos(same)   (Vaswani et al. 2017)':
+    'P[m, 2i] = sin(m / 10000^(2i/d))，P[m, 2i+1] = cos(同一角度)   （Vaswani 等，2017）',
+  'as transformers: dimension i pairs with i + d/2': '与 transformers 相同：第 i 维与第 i + d/2 维配对',
+  'as LLaMA: position m turns pair i by m * base^(-2i/d)': '与 LLaMA 相同：位置 m 把第 i 对维度转过 m * base^(-2i/d)',
+  "as BLOOM's build_alibi_tensor (also for a head count that is not a power of two)":
+    '与 BLOOM 的 build_alibi_tensor 相同（头数不是 2 的幂时也一样）',
+  'learned positions, drawn right after the embeddings': '可学习的位置编码，紧接在词嵌入之后抽取',
+  'fixed positions': '固定的位置编码',
+  'positions added before the projections': '在投影之前加上位置编码',
+  'RoPE: each head turned by position': 'RoPE：每个头按位置旋转',
+  'ALiBi: -m_h |i - j|, before the mask': 'ALiBi：-m_h |i - j|，在掩码之前加上',
   'decoder side: queries': '解码器一侧：查询',
   'encoder side: keys and values': '编码器一侧：键和值',
   'causal: query i sees keys j <= i': '因果掩码：查询 i 只看键 j <= i',

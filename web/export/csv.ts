@@ -51,6 +51,23 @@ export function matrixCsv(tensor: Tensor, rowLabels: string[], colLabels: string
 }
 
 /** The matrix a step's panel shows (one head of the per-head steps) with its row and column labels. */
+/** A position step's matrix (docs/positions.md); an error when the trace's encoding has no such step. */
+function positionMatrix(
+  trace: Trace,
+  step: 'positions' | 'rotatedQ' | 'rotatedK' | 'positionBias',
+  head: number,
+): { tensor: Tensor; rows: string[]; cols: string[] } {
+  const t = trace[step]
+  if (!t) throw new Error(`panelMatrix: "${step}" exists only with the positions that make it (docs/positions.md)`)
+  const cols = (prefix: string) => Array.from({ length: t.shape[t.shape.length - 1] }, (_, i) => `${prefix}${i}`)
+  const k = trace.sourceTokens ?? trace.tokens
+  if (step === 'positions')
+    return { tensor: t, rows: Array.from({ length: t.shape[0] }, (_, i) => `p${i}`), cols: cols('d') }
+  if (step === 'rotatedQ') return { tensor: t, rows: trace.tokens, cols: cols('q') }
+  if (step === 'rotatedK') return { tensor: t, rows: k, cols: cols('k') }
+  return { tensor: headTensor(t, head, 'panelMatrix'), rows: trace.tokens, cols: k }
+}
+
 export function panelMatrix(trace: Trace, step: string, head = 0): { tensor: Tensor; rows: string[]; cols: string[] } {
   const q = trace.tokens
   const k = trace.sourceTokens ?? trace.tokens
@@ -75,6 +92,11 @@ export function panelMatrix(trace: Trace, step: string, head = 0): { tensor: Ten
       return { tensor: trace.V, rows: k, cols: dims('v', trace.V.shape[1]) }
     case 'output':
       return { tensor: trace.output, rows: q, cols: dims('v', trace.output.shape[1]) }
+    case 'positions':
+    case 'rotatedQ':
+    case 'rotatedK':
+    case 'positionBias':
+      return positionMatrix(trace, step, head)
     default:
       if (isPerHeadStep(step)) return { tensor: headTensor(trace[step], head, 'panelMatrix'), rows: q, cols: k }
       throw new Error(

@@ -144,11 +144,64 @@ function headerSection(state: PlaygroundState, trace: Trace, sh: Shape): string[
   return L
 }
 
+/** Per encoding: the helpers it needs, written out from their sources (docs/positions.md). */
+const POSITION_HELPERS: Record<PlaygroundState['positions'], string[]> = {
+  none: [],
+  learned: [],
+  sinusoidal: [
+    '',
+    'def sinusoidal(n, d):',
+    '    # P[m, 2i] = sin(m / 10000^(2i/d)), P[m, 2i+1] = cos(same)   (Vaswani et al. 2017)',
+    '    m = torch.arange(n, dtype=torch.float64)[:, None]',
+    '    c = torch.arange(d)',
+    '    angle = m / 10000.0 ** ((c - c % 2).double() / d)',
+    '    return torch.where(c % 2 == 0, torch.sin(angle), torch.cos(angle)).float()',
+  ],
+  rope: [
+    '',
+    'def rotate_half(x):',
+    '    # as transformers: dimension i pairs with i + d/2',
+    '    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]',
+    '    return torch.cat((-x2, x1), dim=-1)',
+    '',
+    '',
+    'def rope(x, base):',
+    '    # as LLaMA: position m turns pair i by m * base^(-2i/d)',
+    '    d = x.shape[-1]',
+    '    inv_freq = 1.0 / (base ** (torch.arange(0, d, 2).float() / d))',
+    '    freqs = torch.outer(torch.arange(x.shape[0]).float(), inv_freq)',
+    '    emb = torch.cat((freqs, freqs), dim=-1)',
+    '    return x * emb.cos() + rotate_half(x) * emb.sin()',
+  ],
+  alibi: [
+    '',
+    'def alibi_slopes(n_heads):',
+    "    # as BLOOM's build_alibi_tensor (also for a head count that is not a power of two)",
+    '    closest = 2 ** math.floor(math.log2(n_heads))',
+    '    base = torch.tensor(2 ** (-(2 ** -(math.log2(closest) - 3))), dtype=torch.float32)',
+    '    slopes = torch.pow(base, torch.arange(1, 1 + closest, dtype=torch.int32))',
+    '    if closest != n_heads:',
+    '        extra = torch.tensor(2 ** (-(2 ** -(math.log2(2 * closest) - 3))), dtype=torch.float32)',
+    '        k = torch.arange(1, 1 + 2 * min(closest, n_heads - closest), 2, dtype=torch.int32)',
+    '        slopes = torch.cat([slopes, torch.pow(extra, k)])',
+    '    return slopes',
+  ],
+}
+
 function drawsSection(state: PlaygroundState, sh: Shape): string[] {
+  const n = Math.max(sh.nq, sh.nk)
+  const table =
+    state.positions === 'learned'
+      ? [`P = nn.Embedding(${n}, d_model).weight.detach()   # learned positions, drawn right after the embeddings`]
+      : state.positions === 'sinusoidal'
+        ? [`P = sinusoidal(${n}, d_model)   # fixed positions`]
+        : []
   return [
+    ...POSITION_HELPERS[state.positions],
     '',
     'torch.manual_seed(seed)',
     'E = nn.Embedding(len(vocab), d_model)           # normal_(0, 1) draws',
+    ...table,
     'W_q = torch.rand(d_model, d_q)',
     'W_k = torch.rand(d_model, d_k)',
     'W_v = torch.rand(d_model, d_v)',
@@ -206,7 +259,15 @@ function inputsSection(state: PlaygroundState, trace: Trace, sh: Shape): string[
     L.push(`    ${pyName} = ${pyTensor(t, '        ', '    ')}`)
   }
   const src = sh.cross ? 'x_src' : 'x'
-  L.push('    Q = x @ W_q', `    K = ${src} @ W_k`, `    V = ${src} @ W_v`, '    nq, nk = Q.shape[0], K.shape[0]', '')
+  if (state.positions === 'sinusoidal' || state.positions === 'learned') {
+    L.push('    xp = x + P[: x.shape[0]]   # positions added before the projections')
+    if (sh.cross) L.push('    xp_src = x_src + P[: x_src.shape[0]]')
+    const srcp = sh.cross ? 'xp_src' : 'xp'
+    L.push('    Q = xp @ W_q', `    K = ${srcp} @ W_k`, `    V = ${srcp} @ W_v`)
+  } else {
+    L.push('    Q = x @ W_q', `    K = ${src} @ W_k`, `    V = ${src} @ W_v`)
+  }
+  L.push('    nq, nk = Q.shape[0], K.shape[0]', '')
   return L
 }
 
@@ -246,6 +307,61 @@ function maskAndScaleSection(state: PlaygroundState, trace: Trace, sh: Shape): s
   return L
 }
 
+/** The head loop: rope turns q and k first, alibi's bias joins the scaled scores before the mask. */
+function headLoop(state: PlaygroundState): string[] {
+  const rope = state.positions === 'rope'
+  const alibi = state.positions === 'alibi'
+  return [
+    ...(rope ? ['    rotated_q, rotated_k = [], []'] : []),
+    ...(alibi
+      ? [
+          '    slopes, biases = alibi_slopes(heads), []',
+          '    distance = (torch.arange(nq)[:, None] - torch.arange(nk)[None, :]).abs().float()',
+        ]
+      : []),
+    '    for h in range(heads):',
+    '        qh = Q[:, h * dqh:(h + 1) * dqh]',
+    '        kh = K[:, h * dkh:(h + 1) * dkh]',
+    '        vh = V[:, h * dvh:(h + 1) * dvh]',
+    ...(rope
+      ? [
+          `        qh, kh = rope(qh, ${state.ropeBase}), rope(kh, ${state.ropeBase})   # RoPE: each head turned by position`,
+          '        rotated_q.append(qh)',
+          '        rotated_k.append(kh)',
+        ]
+      : []),
+    '        s = score(qh, kh, params[h])',
+    '        ss = s * scale',
+    ...(alibi
+      ? [
+          '        bias = -slopes[h] * distance   # ALiBi: -m_h |i - j|, before the mask',
+          '        biases.append(bias)',
+          '        ms = (ss + bias).masked_fill(mask, float("-inf"))',
+        ]
+      : ['        ms = ss.masked_fill(mask, float("-inf"))']),
+    '        w = torch.softmax(ms / temperature, dim=-1)',
+    '        w = torch.nan_to_num(w, nan=0.0)   # a query whose keys are all masked gets zero weights',
+    '        outputs.append(w @ vh)',
+    '        for name, t in zip(steps, (s, ss, ms, w)):',
+    '            steps[name].append(t)',
+  ]
+}
+
+/** The position steps the program shows beside the twelve. */
+function shownPositions(state: PlaygroundState): string[] {
+  switch (state.positions) {
+    case 'sinusoidal':
+    case 'learned':
+      return ['shown["positions"] = P']
+    case 'rope':
+      return ['shown["rotatedQ"] = torch.cat(rotated_q, dim=1)', 'shown["rotatedK"] = torch.cat(rotated_k, dim=1)']
+    case 'alibi':
+      return ['shown["positionBias"] = biases[0] if heads == 1 else torch.stack(biases)']
+    case 'none':
+      return []
+  }
+}
+
 /** The steps per head, as the engine runs them, then the printing. */
 function stepsSection(state: PlaygroundState, sh: Shape): string[] {
   return [
@@ -254,23 +370,13 @@ function stepsSection(state: PlaygroundState, sh: Shape): string[] {
     '',
     `    steps = {k: [] for k in (${PER_HEAD_STEPS.map(py).join(', ')})}`,
     '    outputs = []',
-    '    for h in range(heads):',
-    '        qh = Q[:, h * dqh:(h + 1) * dqh]',
-    '        kh = K[:, h * dkh:(h + 1) * dkh]',
-    '        vh = V[:, h * dvh:(h + 1) * dvh]',
-    '        s = score(qh, kh, params[h])',
-    '        ss = s * scale',
-    '        ms = ss.masked_fill(mask, float("-inf"))',
-    '        w = torch.softmax(ms / temperature, dim=-1)',
-    '        w = torch.nan_to_num(w, nan=0.0)   # a query whose keys are all masked gets zero weights',
-    '        outputs.append(w @ vh)',
-    '        for name, t in zip(steps, (s, ss, ms, w)):',
-    '            steps[name].append(t)',
+    ...headLoop(state),
     '    output = torch.cat(outputs, dim=1)',
     '    result = {name: (ts[0] if heads == 1 else torch.stack(ts)) for name, ts in steps.items()}',
     '',
     'shown = {"embeddings": x, "Wq": W_q, "Wk": W_k, "Wv": W_v, "Q": Q, "K": K, "V": V, **result, "output": output}',
     ...(sh.cross ? ['shown["sourceEmbeddings"] = x_src'] : []),
+    ...shownPositions(state),
     'HELP = """usage: python3 attention.py [--json]',
     '  prints every step: embeddings, W_q, W_k, W_v, Q, K, V, scores, scaled, masked, weights, output',
     '  --json  one JSON object {step: nested lists}; masked scores are the string "-inf"',

@@ -1,5 +1,5 @@
 // The control column: preset, mode, sentences, tokenizer, rule, scaling, mask, "More options" (temperature,
-// heads, the other rules and tokenizers: PARAMS' advanced), sizes, seed. Every control writes into the state;
+// heads, positions, the other rules and tokenizers: PARAMS' advanced), sizes, seed. Every control writes into the state;
 // the playground recomputes.
 
 import type { Ctx, Panel } from '../context'
@@ -9,17 +9,20 @@ import { PRESETS, PRESET_IDS, matchingPreset, type PresetId } from '../presets'
 import {
   LIMITS,
   MASKS,
+  POSITIONS,
   RULES,
   TOKENIZERS,
   isAdvanced,
   type MaskKind,
   type PlaygroundState,
+  type PositionsChoice,
   type Rule,
   type Tokenizer,
 } from '../params'
 import { scaleIsOn } from '../compute/options'
 import { isUnspacedCjk } from '../compute/changes'
 import { RuleNotes } from './rule-notes'
+import { POSITION_KEYS } from '../positions-strings'
 import type { View } from '../params'
 
 const TOK_KEYS: Record<Tokenizer, MsgKey> = {
@@ -78,6 +81,16 @@ export class ControlsPanel implements Panel {
   private temp = h('input', { type: 'range', name: 'temperature', min: -3, max: 3, step: 0.01 })
   private tempOut = h('output', { class: 'val' })
   private tempHint = h('p', { class: 'hint' })
+  private positions = h('select', { name: 'positions' })
+  private positionsHint = h('p', { class: 'hint', 'data-note': 'positions' })
+  private ropeBase = h('input', {
+    type: 'number',
+    name: 'ropeBase',
+    min: LIMITS.ropeBase[0],
+    max: LIMITS.ropeBase[1],
+    step: 'any',
+  })
+  private ropeBox: HTMLElement
   private nums: Record<'dModel' | 'dq' | 'dk' | 'dv' | 'seed', HTMLInputElement>
   private heads = h('select', { name: 'heads' })
   private head = h('select', { name: 'head' })
@@ -112,6 +125,7 @@ export class ControlsPanel implements Panel {
     this.labels.push([modeTitle, 'mode'])
     this.selfBox = lab('text', this.text)
     this.crossBox = h('div', {}, lab('source', this.source), lab('target', this.target))
+    this.ropeBox = lab('ropeBase', this.ropeBase)
     // h2: the column comes right after the page's h1 (a heading level must not be skipped).
     const sizesTitle = h('h2', { class: 'ctl-title' })
     this.labels.push([sizesTitle, 'sizes'])
@@ -155,6 +169,8 @@ export class ControlsPanel implements Panel {
       lab('temperature', h('div', { class: 'range' }, this.temp, this.tempOut), this.tempHint),
       h('div', { class: 'sizes' }, lab('heads', this.heads), lab('head', this.head)),
       this.headsHint,
+      lab('positions', this.positions, this.positionsHint),
+      this.ropeBox,
     )
     this.bind(ctx)
   }
@@ -201,6 +217,12 @@ export class ControlsPanel implements Panel {
     )
     this.scale.addEventListener('change', () => set({ scale: this.scale.checked ? 'on' : 'off' }))
     this.mask.addEventListener('change', () => set({ mask: this.mask.value as PlaygroundState['mask'] }))
+    this.positions.addEventListener('change', () => set({ positions: this.positions.value as PositionsChoice }))
+    this.ropeBase.addEventListener('change', () => {
+      const v = Number(this.ropeBase.value)
+      if (Number.isFinite(v) && v >= LIMITS.ropeBase[0] && v <= LIMITS.ropeBase[1]) set({ ropeBase: v })
+      else this.ropeBase.value = String(ctx.state.ropeBase)
+    })
     this.temp.addEventListener('input', () =>
       set({ temperature: Number((10 ** (Number(this.temp.value) / 3)).toFixed(3)) }),
     )
@@ -293,10 +315,22 @@ export class ControlsPanel implements Panel {
     this.head.disabled = state.heads === 1
     this.headsHint.hidden = state.heads === 1
     setText(this.headsHint, state.heads > 1 ? t('headsNote') : '')
+    this.renderPositions(ctx)
     this.resetEdits.hidden = state.edits.length === 0
     setText(this.resetEdits, `${t('resetEdits')} (${state.edits.length} ${t('editsCount')})`)
     setText(this.guided, state.guided ? t('guidedExit') : t('guidedStart'))
     setText(this.jump, t('jumpWeights'))
+  }
+
+  private renderPositions({ t, state }: Ctx): void {
+    fillSelect(
+      this.positions,
+      POSITIONS.map((k) => [k, t(POSITION_KEYS[k])]),
+    )
+    this.positions.value = state.positions
+    setText(this.positionsHint, t('positionsHint'))
+    this.ropeBox.hidden = state.positions !== 'rope'
+    setValue(this.ropeBase, String(state.ropeBase))
   }
 }
 

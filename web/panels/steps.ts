@@ -1,8 +1,8 @@
 // The twelve pipeline panels, one per engine step (data-step = the engine's step name), each with its
-// shape, formula, a short help line and its heatmap. Embeddings and W_q/W_k/W_v are editable. Each step
+// shape, formula, a short help line and its heatmap, and the position steps where the chosen encoding acts. Embeddings and W_q/W_k/W_v are editable. Each step
 // is one row of SPECS: how its heatmap behaves and what it shows (`view`); one renderer draws them all.
 
-import type { StepName, Tensor, Trace } from 'attention-playground'
+import type { PositionStepName, StepName, Tensor, Trace } from 'attention-playground'
 import type { Ctx, Panel } from '../context'
 import { h, setText, tokLabel } from '../dom'
 import { Heatmap, type Axis, type HeatmapOptions } from '../heatmap'
@@ -15,7 +15,7 @@ import { RULE_TRAITS, type EditableTensor, type PlaygroundState, type Rule } fro
 import { ScaleNote } from './scale-note'
 import { PadKeys } from './pad-keys'
 
-type PanelName = StepName | 'sourceEmbeddings'
+type PanelName = StepName | PositionStepName | 'sourceEmbeddings'
 
 /** What a render knows about the trace, computed once for every step's `view`. */
 interface StepInput {
@@ -159,6 +159,57 @@ function outputView(x: StepInput): StepView {
   }
 }
 
+/** sinusoidal / learned: the table added to the embeddings before the projections. */
+function positionsView(x: StepInput): StepView {
+  const tensor = x.trace.positions!
+  const n = tensor.shape[0]
+  const sin = x.state.positions === 'sinusoidal'
+  return {
+    tensor,
+    rows: dims(n),
+    cols: dims(x.dModel),
+    shape: shapeOf([n, x.dModel]),
+    tex: sin
+      ? 'P_{m,2i} = \\sin\\frac{m}{10000^{2i/d_{\\text{model}}}},\\ P_{m,2i+1} = \\cos\\frac{m}{10000^{2i/d_{\\text{model}}}};\\quad X \\leftarrow X + P'
+      : 'P = \\text{Embedding}(n, d_{\\text{model}});\\quad X \\leftarrow X + P',
+    help: sin ? 'helpPositionsSin' : 'helpPositionsLearned',
+  }
+}
+
+/** rope: Q or K as the scores see them, each row turned by its position (per head). */
+function rotatedView(x: StepInput, name: 'rotatedQ' | 'rotatedK'): StepView {
+  const isQ = name === 'rotatedQ'
+  const tensor = x.trace[name]!
+  const v = isQ ? 'q' : 'k'
+  return {
+    tensor,
+    rows: isQ ? x.qTok : x.kTok,
+    cols: dims(tensor.shape[1]),
+    shape: shapeOf(tensor.shape),
+    tex: `\\tilde ${v}_m = ${v}_m \\cos(m\\theta) + \\operatorname{rotate\\_half}(${v}_m) \\sin(m\\theta),\\ \\theta_i = ${x.state.ropeBase}^{-2i/d}`,
+    help: 'helpRotated',
+  }
+}
+
+/** alibi: the bias −m_h·|i − j| that joins the scaled scores before the mask. */
+function biasView(x: StepInput): StepView {
+  return {
+    tensor: x.trace.positionBias!,
+    rows: x.qTok,
+    cols: x.kTok,
+    shape: x.headNote + shapeOf([x.nq, x.nk]),
+    tex: 'B_{ij} = -m_h\\,|i - j|,\\quad m_h = 2^{-8h/H}',
+    help: 'helpPositionBias',
+  }
+}
+
+function maskedView(x: StepInput): StepView {
+  const tex = x.trace.positionBias
+    ? "S'' = S' + B + M,\\quad M_{ij} \\in \\{0, -\\infty\\}"
+    : "S'' = S' + M,\\quad M_{ij} \\in \\{0, -\\infty\\}"
+  return squareView(x, 'maskedScores', tex, 'helpMasked')
+}
+
 const SPECS: StepSpec[] = [
   {
     name: 'embeddings',
@@ -205,9 +256,26 @@ const SPECS: StepSpec[] = [
     maxCell: 16,
     view: (x) => weightView(x, 'Wv'),
   },
+  { name: 'positions', title: 'stepPositions', rowAxis: null, colAxis: null, maxCell: 48, view: positionsView },
   { name: 'Q', title: 'stepQ', rowAxis: 'q', colAxis: null, maxCell: 16, view: (x) => projectionView(x, 'Q') },
   { name: 'K', title: 'stepK', rowAxis: 'k', colAxis: null, maxCell: 16, view: (x) => projectionView(x, 'K') },
   { name: 'V', title: 'stepV', rowAxis: 'k', colAxis: null, maxCell: 16, view: (x) => projectionView(x, 'V') },
+  {
+    name: 'rotatedQ',
+    title: 'stepRotatedQ',
+    rowAxis: 'q',
+    colAxis: null,
+    maxCell: 16,
+    view: (x) => rotatedView(x, 'rotatedQ'),
+  },
+  {
+    name: 'rotatedK',
+    title: 'stepRotatedK',
+    rowAxis: 'k',
+    colAxis: null,
+    maxCell: 16,
+    view: (x) => rotatedView(x, 'rotatedK'),
+  },
   {
     name: 'scores',
     title: 'stepScores',
@@ -224,14 +292,8 @@ const SPECS: StepSpec[] = [
     }),
   },
   { name: 'scaledScores', title: 'stepScaledScores', rowAxis: 'q', colAxis: 'k', selectable: true, view: scaledView },
-  {
-    name: 'maskedScores',
-    title: 'stepMaskedScores',
-    rowAxis: 'q',
-    colAxis: 'k',
-    selectable: true,
-    view: (x) => squareView(x, 'maskedScores', "S'' = S' + M,\\quad M_{ij} \\in \\{0, -\\infty\\}", 'helpMasked'),
-  },
+  { name: 'positionBias', title: 'stepPositionBias', rowAxis: 'q', colAxis: 'k', view: biasView },
+  { name: 'maskedScores', title: 'stepMaskedScores', rowAxis: 'q', colAxis: 'k', selectable: true, view: maskedView },
   {
     name: 'weights',
     title: 'stepWeights',
@@ -244,26 +306,34 @@ const SPECS: StepSpec[] = [
   { name: 'output', title: 'stepOutput', rowAxis: 'q', colAxis: null, maxCell: 30, view: outputView },
 ]
 
-const GROUPS: PanelName[][] = [
-  ['embeddings', 'sourceEmbeddings'],
-  ['Wq', 'Wk', 'Wv'],
-  ['Q', 'K', 'V'],
-  ['scores', 'scaledScores'],
-  ['maskedScores', 'weights'],
-  ['output'],
-]
+// The rows of panels, in page order. The position steps sit where they act: the table after the embeddings,
+// the rotated Q and K after the projections, the bias before the mask; each is shown only when the trace has it.
+const GROUPS = {
+  embeddings: ['embeddings', 'sourceEmbeddings'],
+  positions: ['positions'],
+  weights: ['Wq', 'Wk', 'Wv'],
+  projections: ['Q', 'K', 'V'],
+  rotated: ['rotatedQ', 'rotatedK'],
+  scores: ['scores', 'scaledScores'],
+  bias: ['positionBias'],
+  masked: ['maskedScores', 'weights'],
+  output: ['output'],
+} as const satisfies Record<string, readonly PanelName[]>
+export type StepGroup = keyof typeof GROUPS
+
+const POSITION_PANELS = new Set<PanelName>(['positions', 'rotatedQ', 'rotatedK', 'positionBias'])
 
 export interface StepPanels {
-  groups: HTMLElement[]
+  groups: Record<StepGroup, HTMLElement>
   panels: Map<PanelName, StepPanel>
 }
 
 export function createStepPanels(ctx: Ctx): StepPanels {
   const panels = new Map<PanelName, StepPanel>()
   for (const spec of SPECS) panels.set(spec.name, new StepPanel(spec, ctx))
-  const groups = GROUPS.map((names) =>
-    h('div', { class: `grid grid-${names.length}` }, ...names.map((n) => panels.get(n)!.el)),
-  )
+  const groups = {} as Record<StepGroup, HTMLElement>
+  for (const [g, names] of Object.entries(GROUPS) as Array<[StepGroup, readonly PanelName[]]>)
+    groups[g] = h('div', { class: `grid grid-${names.length}` }, ...names.map((n) => panels.get(n)!.el))
   return { groups, panels }
 }
 
@@ -344,7 +414,11 @@ export class StepPanel implements Panel {
     const { t, trace, state } = ctx
     const name = this.spec.name
     const cross = state.mode === 'cross'
-    this.el.hidden = name === 'sourceEmbeddings' && !(cross && trace?.sourceEmbeddings)
+    this.el.hidden =
+      (name === 'sourceEmbeddings' && !(cross && trace?.sourceEmbeddings)) ||
+      (POSITION_PANELS.has(name) && !trace?.[name as PositionStepName])
+    // A position step's row holds only position steps: it goes with them.
+    if (POSITION_PANELS.has(name) && this.el.parentElement) this.el.parentElement.hidden = this.el.hidden
     this.map.setLang(t)
     let title = t(name === 'scores' ? SCORE_TITLES[state.score] : this.spec.title)
     if (name === 'embeddings' && state.weights === 'trained') title += ` · ${t('trainedLayerInput')}`
@@ -362,7 +436,7 @@ export class StepPanel implements Panel {
     setText(this.helpEl, name === 'maskedScores' && state.mask === 'cells' ? t('maskCellsHint') : t(help))
     const m = headMatrix(v.tensor, state.head)
     this.map.setData(m.data, m.rows, m.cols, v.rows, v.cols)
-    const split = name === 'Q' || name === 'K' || name === 'V' || name === 'output'
+    const split = ['Q', 'K', 'V', 'rotatedQ', 'rotatedK', 'output'].includes(name)
     this.map.setGroups(split ? trace.heads || 1 : 1, state.head)
     this.highlight(ctx)
     this.select(ctx)

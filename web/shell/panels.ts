@@ -151,10 +151,11 @@ function buildLayout(p: Panels, trainBox: TrainBox, trainInline: boolean, compac
   const linesGrid = h('div', { class: 'grid grid-2' }, p.lines.el, p.arith.el)
   const banner = h('div', { class: 'banner error', role: 'alert', hidden: true })
   const noticeBox = h('div', { class: 'banner notice', role: 'status', hidden: true })
-  const scoreGroups = p.steps.groups.slice(3, 5)
+  const g = p.steps.groups
+  const scoreGroups = [g.scores, g.bias, g.masked]
   const wFoldTitle = h('span')
   const narrow = typeof matchMedia === 'function' && matchMedia('(max-width: 700px)').matches
-  const wFold = h('details', { class: 'w-fold', open: !narrow }, h('summary', {}, wFoldTitle), p.steps.groups[1])
+  const wFold = h('details', { class: 'w-fold', open: !narrow }, h('summary', {}, wFoldTitle), g.weights)
   const pipeline = h(
     'div',
     { class: 'pipeline' },
@@ -162,13 +163,18 @@ function buildLayout(p: Panels, trainBox: TrainBox, trainInline: boolean, compac
     p.guided.el,
     p.tokens.el,
     p.lessonEx.el,
-    p.steps.groups[0],
+    g.embeddings,
+    g.positions,
     wFold,
-    p.steps.groups[2],
+    g.projections,
+    g.rotated,
     p.params.el,
     longNote,
     p.longPanel.el,
-    ...p.steps.groups.slice(3),
+    g.scores,
+    g.bias,
+    g.masked,
+    g.output,
     maskedRowsNote,
     linesGrid,
     p.decoder.el,
@@ -219,7 +225,11 @@ function renderPlan(p: Panels): RenderPlan {
     ...p.views.map((x) => x.panel),
     p.quiz,
   ]
-  const notLong = new Set<Panel>([p.lines, p.arith, ...PER_HEAD_STEPS.map((n) => p.steps.panels.get(n)!)])
+  const notLong = new Set<Panel>([
+    p.lines,
+    p.arith,
+    ...[...PER_HEAD_STEPS, 'positionBias' as const].map((n) => p.steps.panels.get(n)!),
+  ])
   const onlyIn = new Map<Panel, View>(p.views.map((x) => [x.panel, x.view]))
   return { all, notLong, onlyIn }
 }
