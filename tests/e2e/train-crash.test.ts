@@ -78,7 +78,17 @@ describe('the Train tab when its worker dies', () => {
       .toBe(
         `训练用的 Worker 已停止（${WATCHDOG_MS / 1000} 秒无响应）。页面的其他部分仍可使用；“重新启动”会新建一个 Worker，用相同的设置从头训练一个新模型。`,
       )
+    // A changed setting while the worker is gone starts a fresh one too (here: another seed).
+    await panel.locator('input[name="seed"]').fill('3')
+    await panel.locator('input[name="seed"]').dispatchEvent('change')
+    await expect.poll(() => panel.locator('button[data-train="restart"]').isHidden(), { timeout: 10_000 }).toBe(true)
+    expect(await panel.locator('.tr-error').textContent()).toBe('')
+    await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
+    await worker().evaluate(() => self.close())
+    await expect
+      .poll(() => panel.locator('button[data-train="restart"]').isVisible(), { timeout: WATCHDOG_MS + 20_000 })
+      .toBe(true)
     await restartAndTrain(page, '重新启动', /^第 10 步 · 损失 /)
     expect(errors).toEqual([])
-  }, 120_000)
+  }, 180_000)
 })

@@ -563,6 +563,7 @@ class TrainPanel {
   }
 
   private reset(): void {
+    if (this.crash) return this.restart() // a changed setting with no worker: start one (restart resets)
     const { ui } = this
     Object.assign(this.settings, readSettings(ui, this.settings.dModel))
     ui.textLabel.hidden = this.settings.task !== 'next-char'
