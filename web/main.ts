@@ -6,6 +6,7 @@ import { mountPlayground, type PlaygroundHandle } from './playground'
 import { browserLang, defaultState, parseParams, toParams, type PlaygroundState } from './state'
 import { translator } from './i18n'
 import { errorMessage } from './format'
+import { isolateIfAsked } from './isolate'
 
 declare global {
   interface Window {
@@ -31,6 +32,9 @@ const status = document.createElement('p')
 status.className = 'boot'
 status.textContent = t('loading')
 root.append(status)
+
+// ?isolate=1 on a host without COOP/COEP: the page reloads through its service worker (nothing more to do here).
+if (await isolateIfAsked(search)) await new Promise(() => {})
 
 try {
   performance.mark('ap-init-start')

@@ -78,3 +78,48 @@ describe('site/_headers, applied as Netlify or Cloudflare Pages apply it', () =>
     }
   }, 60_000)
 })
+
+/** Polls the page (across its reload) until `check` holds in it; the page's own state is then returned. */
+async function whenTrue(page: Page, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      if (await page.evaluate(check)) return
+    } catch {
+      // the page navigated (its reload) while evaluating: ask the new one
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const body = await page.evaluate(() => document.body.innerText.slice(0, 300)).catch((e) => String(e))
+  throw new Error(`the page never reached: ${check.toString()} (${page.url()}: ${body})`)
+}
+
+describe('?isolate=1: our service worker makes the page isolated on a host without the headers', () => {
+  it('registers, reloads once through it, runs threads; ?isolate=0 removes it and the page is back on one thread', async () => {
+    const { page, errors, failed } = await pages.open(`${env.site.url}?isolate=1&lang=en`)
+    await whenTrue(page, () => crossOriginIsolated && !!(window as unknown as PageWindow).__apPlayground?.getTrace())
+    const on = await page.evaluate(() => ({
+      controlled: navigator.serviceWorker.controller?.scriptURL.endsWith('/isolate-sw.js'),
+      info: (window as unknown as PageWindow).__apPlayground.backend(),
+    }))
+    expect(on.controlled).toBe(true)
+    expect(on.info).toMatch(/^relaxed-simd, [2-4] threads: cross-origin isolated$/)
+    const expected = courseWeights()
+    const shown = (await readPanel(page, 'weights')).values.flat()
+    shown.forEach((v, i) => expect(Math.abs(v - expected[i]), `weights[${i}]`).toBeLessThan(5e-3))
+
+    await page.goto(`${env.site.url}?isolate=0&lang=en`)
+    await whenTrue(page, () => !!(window as unknown as PageWindow).__apPlayground?.getTrace())
+    expect(await page.evaluate(() => navigator.serviceWorker.getRegistrations().then((r) => r.length))).toBe(0)
+    await page.goto(`${env.site.url}?lang=en`)
+    await whenTrue(page, () => !!(window as unknown as PageWindow).__apPlayground?.getTrace())
+    expect(
+      await page.evaluate(() => ({
+        isolated: crossOriginIsolated,
+        info: (window as unknown as PageWindow).__apPlayground.backend(),
+      })),
+    ).toEqual({ isolated: false, info: 'relaxed-simd, 1 thread: not cross-origin isolated' })
+    expect(errors).toEqual([])
+    // a request still in flight when the page reloads itself (the icon) is cancelled: not a failure
+    expect(failed.filter((f) => !f.startsWith('net::ERR_ABORTED '))).toEqual([])
+  }, 90_000)
+})
