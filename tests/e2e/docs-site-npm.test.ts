@@ -12,6 +12,7 @@ import { installTarball, packTarball } from '../js/packed'
 import { build, expectBuiltSite, writeRecipe } from './docs-sites'
 import { generatorFolder, type GeneratorName } from './generators'
 import { usePages } from './page-fixture'
+import { RECIPE_FILES } from './recipes'
 
 let browser: Browser
 let closeBrowser: (() => Promise<void>) | undefined
@@ -48,11 +49,7 @@ describe('Docusaurus', () => {
   it('a client module loads the widget, the tags in an MDX page: built, served, en and zh', async () => {
     // no "type": "module", as Docusaurus's own template (its generated route modules use require.resolveWeak)
     const { dir, generator } = site('docusaurus', { type: undefined })
-    writeRecipe(dir, {
-      'docusaurus.config.js': '// docusaurus.config.js',
-      'src/attention-playground.js': '// src/attention-playground.js',
-      'src/pages/index.mdx': '{/* src/pages/index.mdx',
-    })
+    writeRecipe(dir, RECIPE_FILES.docusaurus)
     build('node', [join(generator, 'node_modules/@docusaurus/core/bin/docusaurus.mjs'), 'build'], dir)
     await expectBuiltSite(pages, join(dir, 'build'), 'Self-attention')
   }, 900_000)
@@ -61,12 +58,7 @@ describe('Docusaurus', () => {
 describe('Astro Starlight', () => {
   it('a component with the tag and its script, used in an MDX page: built, served, en and zh', async () => {
     const { dir, generator } = site('starlight')
-    writeRecipe(dir, {
-      'astro.config.mjs': '// astro.config.mjs',
-      'src/content.config.ts': '// src/content.config.ts',
-      'src/components/AttentionPlayground.astro': '// src/components/AttentionPlayground.astro',
-      'src/content/docs/index.mdx': '# src/content/docs/index.mdx',
-    })
+    writeRecipe(dir, RECIPE_FILES.starlight)
     // Starlight's pages link /favicon.svg, which its template ships in public/ (not the recipe's part)
     mkdirSync(join(dir, 'public'))
     writeFileSync(join(dir, 'public/favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>')

@@ -12,15 +12,9 @@ import { courseWeights, ROOT } from '../js/packed'
 import { build, expectBuiltSite, expectCourseWidgets, runRecipeShell, writeRecipe } from './docs-sites'
 import { browser, usePackedProject, work } from './scratch'
 import { usePages } from './page-fixture'
+import { RECIPE_FILES, RECIPE_SHELL } from './recipes'
 
 const VITEPRESS = join(ROOT, 'node_modules/vitepress/bin/vitepress.js')
-
-// docs/docs-sites.md's VitePress recipe, file by file (the path: the marker each block starts with).
-const VITEPRESS_FILES: Record<string, string> = {
-  'docs/.vitepress/config.mjs': '// docs/.vitepress/config.mjs',
-  'docs/.vitepress/theme/index.js': '// docs/.vitepress/theme/index.js',
-  'docs/index.md': '<!-- any page, e.g. docs/index.md -->',
-}
 
 usePackedProject('ap-docs-', {
   require: () => {
@@ -29,7 +23,7 @@ usePackedProject('ap-docs-', {
   prepare: (dir) => {
     // vitepress comes from the repository's devDependencies, as the course project would have its own.
     symlinkSync(join(ROOT, 'node_modules/vitepress'), join(dir, 'node_modules/vitepress'))
-    writeRecipe(dir, VITEPRESS_FILES)
+    writeRecipe(dir, RECIPE_FILES.vitepress)
   },
 })
 
@@ -76,8 +70,8 @@ function siteProject(name: string): string {
 describe("Sphinx (Debian's python3-sphinx)", () => {
   it('the dist/ folder in _static, the module in conf.py, the tags in raw HTML: built, served, en and zh', async () => {
     const dir = siteProject('sphinx')
-    writeRecipe(dir, { 'docs/conf.py': '# docs/conf.py', 'docs/index.rst': '.. docs/index.rst' })
-    runRecipeShell(dir, "# Sphinx: the package's dist/")
+    writeRecipe(dir, RECIPE_FILES.sphinx)
+    runRecipeShell(dir, RECIPE_SHELL.sphinx)
     build('sphinx-build', ['-q', '-b', 'html', 'docs', 'docs/_build/html'], dir)
     await expectBuiltSite(pages, join(dir, 'docs/_build/html'), 'Self-attention')
   }, 300_000)
@@ -86,12 +80,8 @@ describe("Sphinx (Debian's python3-sphinx)", () => {
 describe("MkDocs with Material (Debian's mkdocs, mkdocs-material)", () => {
   it('the dist/ folder in docs/, the module in the theme override, the tags in markdown: built, served, en and zh', async () => {
     const dir = siteProject('mkdocs')
-    writeRecipe(dir, {
-      'mkdocs.yml': '# mkdocs.yml',
-      'overrides/main.html': '{# overrides/main.html #}',
-      'docs/index.md': '<!-- docs/index.md -->',
-    })
-    runRecipeShell(dir, "# MkDocs: the package's dist/")
+    writeRecipe(dir, RECIPE_FILES.mkdocs)
+    runRecipeShell(dir, RECIPE_SHELL.mkdocs)
     build('mkdocs', ['build', '--quiet'], dir)
     await expectBuiltSite(pages, join(dir, 'site'), 'Self-attention')
   }, 300_000)

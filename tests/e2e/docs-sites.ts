@@ -10,9 +10,7 @@ import type { Pages } from './page-fixture'
 import { courseWeights, docBlock } from '../js/packed'
 import { init } from '../../dist/index.js'
 import { translator } from '../../web/i18n'
-
-/** The page of recipes: every file a docs-site test writes is a fenced block of it. */
-export const RECIPES = 'docs/docs-sites.md'
+import { RECIPES } from './recipes'
 
 /**
  * Writes a recipe's files into `dir`.
