@@ -136,6 +136,11 @@ interface Seen {
   runSteps: string[]
   runWeights: number[]
   runLang: string | null
+  /** distinct colours on the model view's large heatmap and on the run's weights heatmap (drawn, not blank) */
+  colours: [number, number]
+  runBackend: string | null
+  /** what setEngineWasm says once the engine is loaded */
+  lateWasm: string
 }
 
 /** Waits for the two widgets of the notebook (show, then show_run) and reads what they show. */
@@ -151,10 +156,40 @@ async function widgets(page: Page): Promise<Seen> {
     null,
     { timeout: 90_000 },
   )
-  return page.evaluate(() => {
+  return page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const els = [...document.querySelectorAll('attention-playground')] as any[]
     const [model, run] = els
+    // The most colours on one of the heatmap's canvases (a heatmap may stack an overlay over its cells).
+    const colours = (box: Element | null) =>
+      Math.max(
+        0,
+        ...[...(box?.querySelectorAll('canvas') ?? [])].map((c) => {
+          if (!c.width || !c.height) return 0
+          const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data
+          const seen = new Set<number>()
+          for (let i = 0; i < d.length; i += 4) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2])
+          return seen.size
+        }),
+      )
+    // Heatmaps draw when they come into view: show each, then give it two frames.
+    const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))
+    const modelBig = (model.shadowRoot as ShadowRoot).querySelector('.model-big')
+    const runWeights = (run.shadowRoot as ShadowRoot).querySelector('[data-step="weights"]')
+    modelBig?.scrollIntoView()
+    await frames()
+    const modelColours = colours(modelBig)
+    runWeights?.scrollIntoView()
+    await frames()
+    const runColours = colours(runWeights)
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const loaded = (window as any).__attentionPlaygroundNotebook.widget
+    let lateWasm = ''
+    try {
+      ;(await loaded).setEngineWasm(new Uint8Array(8))
+    } catch (e) {
+      lateWasm = (e as Error).message
+    }
     const layer = model.model.file.layers[0]
     const shadow = run.shadowRoot as ShadowRoot
     return {
@@ -169,6 +204,9 @@ async function widgets(page: Page): Promise<Seen> {
         .filter((s) => s === 'scores' || s === 'weights'),
       runWeights: Array.from(run.trace.weights.data as Float32Array),
       runLang: shadow.querySelector('.apw')?.getAttribute('lang') ?? null,
+      colours: [modelColours, runColours] as [number, number],
+      runBackend: run.backend,
+      lateWasm,
     }
   })
 }
@@ -196,6 +234,12 @@ function expectSeen(seen: Seen, torchWeights: number[]): void {
   expect(seen.modelCanvases).toBeGreaterThan(0)
   expect(seen.runSteps).toEqual(['scores', 'weights'])
   expect(seen.runLang).toBe('zh')
+  // 16 cells each: more colours than a blank canvas and a grid line (anti-aliasing adds some).
+  expect(seen.colours[0]).toBeGreaterThanOrEqual(8)
+  expect(seen.colours[1]).toBeGreaterThanOrEqual(8)
+  // The inlined engine: SIMD128, one thread (a notebook is not cross-origin isolated).
+  expect(seen.runBackend).toMatch(/^simd128, 1 thread/)
+  expect(seen.lateWasm).toMatch(/^setEngineWasm: the engine is already loading or loaded/)
   const course = courseWeights()
   expect(seen.runWeights).toHaveLength(course.length)
   seen.runWeights.forEach((w, i) => expect(Math.abs(w - course[i])).toBeLessThanOrEqual(1e-5))
@@ -265,6 +309,8 @@ describe('Jupyter Notebook (Debian jupyter-notebook) in Chromium', () => {
     expectSeen(seen, torchWeights)
     // Two outputs, one module and one engine for the page: the widget imported and the wasm instantiated once.
     expect(await counts(page)).toEqual({ modules: 1, instances: 1 })
+    // The screenshot: the notebook from its top (the recipe's cell and its output).
+    await page.evaluate(() => document.querySelector('.cell')?.scrollIntoView())
     await page.screenshot({ path: artifact('notebook.png') })
     // docs/notebook.png (README): scripts/screenshot-notebook.mjs runs this file with the variable set.
     if (process.env.AP_NOTEBOOK_SCREENSHOT) await page.screenshot({ path: process.env.AP_NOTEBOOK_SCREENSHOT })
