@@ -68,6 +68,34 @@ describe('npm pack', () => {
     for (let i = 0; i < 4; i++) expect(Math.abs(got.w0[i] - w[i])).toBeLessThan(1e-5)
   })
 
+  it('ships the notebook helper: pip installs it from node_modules/attention-playground/python, and it works', () => {
+    const py = requireCommand('/usr/bin/python3', 'python3-pip', ['-m', 'pip', '--version'])
+    const site = join(work, 'py-site')
+    const src = join(work, 'node_modules/attention-playground/python')
+    execFileSync(
+      py,
+      ['-m', 'pip', 'install', '--no-deps', '--no-build-isolation', '--no-index', '--target', site, src],
+      {
+        cwd: work,
+        stdio: 'pipe',
+        timeout: 120_000,
+      },
+    )
+    const code =
+      'import json, attention_playground as ap; h = ap.show_run("this is my cat")._repr_html_(); ' +
+      'print(json.dumps({"file": ap.__file__, "n": len(h), "attrs": len(ap.attributes())}))'
+    const got = JSON.parse(
+      execFileSync(py, ['-c', code], { cwd: work, env: { ...process.env, PYTHONPATH: site }, encoding: 'utf8' }),
+    )
+    expect(got.file).toBe(join(site, 'attention_playground/__init__.py'))
+    // The widget and the engine inlined (gzip, base64) as the package's own build wrote them.
+    const gz = ['widget.js.gz', 'attention.wasm.gz'].map((f) =>
+      readFileSync(join(src, 'attention_playground/assets', f)),
+    )
+    expect(got.n).toBeGreaterThan(((gz[0].length + gz[1].length) * 4) / 3)
+    expect(got.attrs).toBeGreaterThan(10)
+  }, 150_000)
+
   it('resolves through the exports map and its types', () => {
     const pkg = JSON.parse(readFileSync(join(work, 'node_modules/attention-playground/package.json'), 'utf8'))
     expect(pkg.exports['.'].types).toBe('./dist/index.d.ts')
