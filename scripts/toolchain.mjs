@@ -129,8 +129,10 @@ export function threadGlue(glue, engineName) {
  */
 export const glueWasmUrl = () => /new URL\((['"])attention\.wasm\1,\s*import\.meta\.url\)/g
 
-// `node scripts/toolchain.mjs plain-env` prints plainEnv() as shell exports (bench/wasm_harness/build.sh).
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && process.argv[2] === 'plain-env') {
+// `node scripts/toolchain.mjs plain-env` (or `relaxed-env`) prints plainEnv() (relaxedEnv()) as shell exports
+// (bench/wasm_harness/build.sh).
+const envCommands = { 'plain-env': plainEnv, 'relaxed-env': relaxedEnv }
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && process.argv[2] in envCommands) {
   const quote = (v) => `'${v.replaceAll("'", "'\\''")}'`
-  for (const [k, v] of Object.entries(plainEnv())) process.stdout.write(`export ${k}=${quote(v)}\n`)
+  for (const [k, v] of Object.entries(envCommands[process.argv[2]]())) process.stdout.write(`export ${k}=${quote(v)}\n`)
 }

@@ -91,6 +91,13 @@ AP_KERNEL_DECLARATIONS
 // The SIMD128 versions (only in wasm builds); the unqualified functions above call these.
 namespace simd {
 AP_KERNEL_DECLARATIONS
+// The two register tiles alone, `reps` times over the same few KiB (cache-resident), for bench/wasm_harness's
+// ceiling: qk_tile over qp ([d][tile_rows()]) and kt ([d][8]) into out (tile_rows() × 8); pv_tile<8> over p
+// (tile_rows() rows of nj <= 128 weights at stride 128) and v ([nj][8]) into o (tile_rows() × 8). Unreferenced
+// by the package, so not in its module.
+int tile_rows() noexcept;
+void qk_tile_repeat(const float* qp, const float* kt, int d, float* out, int reps) noexcept;
+void pv_tile_repeat(const float* p, int nj, const float* v, float* o, int reps) noexcept;
 }  // namespace simd
 #endif
 

@@ -44,9 +44,17 @@ inline void pv_tile_tail(const float* p, int nj, const float* v, int ldv, float*
     }
 }
 
-// p: kMR rows of weights at stride kBC, nj <= kBC of them used.
+// p: kMR rows of weights at stride kBC, nj <= kBC of them used. One out-of-line copy per Ops, called by the flash,
+// weights and weights_v kernels (a call per tile row group and block of keys, against thousands of multiply-adds):
+// with the 4 × 8 tile clang would inline it into each of them.
+#if defined(__clang__) || defined(__GNUC__)
+#define AP_NOINLINE __attribute__((noinline))
+#else
+#define AP_NOINLINE
+#endif
 template <class Ops>
-void pv_rows(const float* p, int nj, const float* v, int ldv, float* const o[kMR], const float c[kMR], int dv) {
+AP_NOINLINE void pv_rows(const float* p, int nj, const float* v, int ldv, float* const o[kMR], const float c[kMR],
+                         int dv) {
   float* ox[kMR];
   const auto at = [&](int x) {
     for (int r = 0; r < kMR; ++r) ox[r] = o[r] + x;

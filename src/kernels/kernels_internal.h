@@ -8,27 +8,51 @@
 
 namespace ap::kernels::detail {
 
-// Register tile: kMR rows × 8 columns = 2·kMR f32x4 accumulators, plus 2 loads of K (or V) and one
-// broadcast of Q (or P) at a time: 15 of V8's 16 xmm registers on x86 at kMR = 6. Twelve independent
-// chains keep both FMA ports busy through the FMA latency (4 cycles × 2 ports needs 8 chains, and 8 left
-// no slack); measured in Chromium, 6×8 ran ~15 % faster than 4×8 (bench/wasm_harness, `tile` sweep).
-// Overridable (AP_TILE_ROWS) only so that the harness can compare tiles.
-#ifndef AP_TILE_ROWS
-#define AP_TILE_ROWS 6
-#endif
-constexpr int kMR = AP_TILE_ROWS;
-constexpr int kNR = 8;
-// Flash blocks: kBR query rows share one pass over each block of keys, kBC keys wide for d <= 64
-// and kBC / 2 above, so that the block's packed K (keys × d floats) stays near 32 KiB of L1/L2
+// Register tile: kMR rows × 8 columns = 2·kMR f32x4 accumulators, plus 2 loads of K (or V) and one broadcast of Q
+// (or P) at a time. Flash blocks: kBR query rows (a multiple of kMR) share one pass over each block of keys, kBC keys
+// wide for d <= 64 and kBC / 2 above, so that the block's packed K (keys × d floats) stays near 32 KiB of L1/L2
 // while the kBR rows reuse it.
-// Overridable only to let bench/wasm_harness sweep them; both must stay multiples of the tile.
-#ifndef AP_FLASH_BR
-#define AP_FLASH_BR (AP_TILE_ROWS * 6)
+// Each engine has its own tile and row block (kTileOf<Engine>), chosen by an interleaved A/B sweep
+// (bench/tile-sweep.mjs; the table is in docs/design.md's performance notes). 4 × 8 won for both wasm engines
+// (in two sweeps under load, 6 × 8 ran at 0.20–0.86× with mul + add and 0.33–0.75× with relaxed FMA): V8 on x86 has 16
+// xmm registers for wasm and spills accumulators of the 6 × 8 tile (12 of them, plus two loads of K and a broadcast of
+// Q). None of this changes a result: every output cell is summed over the same terms in the same order whatever the
+// tile or the row block (kBC, which sets where the online softmax rescales, is the same for all engines).
+// The row block stays 36 (a multiple of every tile height swept): it is also flashTrace's largest blockRows, a public
+// contract. AP_TILE_ROWS / AP_FLASH_BR override the engine's entry only so that the sweep can compare tiles.
+enum class Engine { scalar, simd128, relaxed };
+struct TileShape {
+  int rows;       // kMR
+  int blockRows;  // kBR
+};
+template <Engine E>
+inline constexpr TileShape kTileOf = {6, 36};  // the scalar twin natively (GCC's vectorized 8-wide rows)
+template <>
+inline constexpr TileShape kTileOf<Engine::simd128> = {4, 36};
+template <>
+inline constexpr TileShape kTileOf<Engine::relaxed> = {4, 36};
+#if defined(__wasm_relaxed_simd__)
+constexpr Engine kEngine = Engine::relaxed;
+#elif defined(__wasm_simd128__)
+constexpr Engine kEngine = Engine::simd128;
+#else
+constexpr Engine kEngine = Engine::scalar;
 #endif
+#ifdef AP_TILE_ROWS
+constexpr int kMR = AP_TILE_ROWS;
+#else
+constexpr int kMR = kTileOf<kEngine>.rows;
+#endif
+#ifdef AP_FLASH_BR
+constexpr int kBR = AP_FLASH_BR;
+#else
+constexpr int kBR = kTileOf<kEngine>.blockRows;
+#endif
+constexpr int kNR = 8;
+// Overridable only to let bench/wasm_harness sweep it: it changes the bits (where the online softmax rescales).
 #ifndef AP_FLASH_BC
 #define AP_FLASH_BC 128
 #endif
-constexpr int kBR = AP_FLASH_BR;
 constexpr int kBC = AP_FLASH_BC;
 static_assert(kBR % kMR == 0 && kBC % kNR == 0, "flash blocks must be whole tiles");
 // qkt packs K in blocks of kQB keys × at most kDC dims on the stack (64 KiB) because it gets

@@ -148,6 +148,22 @@ struct SimdOps {
 
 AP_KERNEL_ENTRY_POINTS(SimdOps)
 
+int tile_rows() noexcept { return kMR; }
+
+void qk_tile_repeat(const float* qp, const float* kt, int d, float* out, int reps) noexcept {
+  for (int r = 0; r < reps; ++r) SimdOps::qk_tile(qp, kt, d, out, kNR);
+}
+
+void pv_tile_repeat(const float* p, int nj, const float* v, float* o, int reps) noexcept {
+  float* rows[kMR];
+  float one[kMR];
+  for (int r = 0; r < kMR; ++r) {
+    rows[r] = o + r * kNR;
+    one[r] = 1.f;
+  }
+  for (int r = 0; r < reps; ++r) SimdOps::pv_tile<8>(p, nj, v, kNR, rows, one);
+}
+
 }  // namespace ap::kernels::simd
 
 #endif  // __wasm_simd128__
