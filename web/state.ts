@@ -2,7 +2,7 @@
 // names match the widget's attributes so one link format serves both; what the state means for the
 // engine is in compute/.
 
-import { STEP_NAMES } from 'attention-playground'
+import { POSITION_STEP_NAMES, STEP_NAMES } from 'attention-playground'
 import { resetsEdits, resetsPositions, settleWeights } from './compute/changes'
 import { VIEW_NAMES, VIEW_PANEL_NAMES, VIEW_REGISTRY } from './views/registry'
 import {
@@ -363,6 +363,7 @@ export function toParams(s: PlaygroundState, base: PlaygroundState = DEFAULT_STA
 /** Panel names `steps` accepts (PARAMS' steps row): the engine's step names and the page's other panels. */
 export const PANEL_NAMES = new Set<string>([
   ...STEP_NAMES,
+  ...POSITION_STEP_NAMES,
   'sourceEmbeddings',
   'tokens',
   'params',

@@ -547,7 +547,7 @@ describe('check your understanding', () => {
     expect(await page.locator('[data-quiz^="shape:"] button', { hasText: /^\(3, 3\)$/ }).count()).toBe(1)
     expect(await page.locator('[data-quiz^="shape:"]').getAttribute('data-quiz-result')).toBeNull()
     // Every view has its questions.
-    for (const view of ['why', 'origin', 'decode', 'scaling', 'train'] as const) {
+    for (const view of ['why', 'origin', 'decode', 'scaling', 'positions', 'train'] as const) {
       await page.evaluate((v) => (window as unknown as Win).__apPlayground.setState({ view: v }), view)
       await settled(page)
       expect((await quizIds(page)).length, view).toBeGreaterThan(0)

@@ -33,6 +33,7 @@ describe('the views table', () => {
       'heads',
       'model',
       'origin',
+      'positions',
       'scaling',
       'sinks',
       'train',

@@ -241,6 +241,25 @@ export const scalingQuiz: QuizFor = (_s, _tr, t) => [
   ),
 ]
 
+export const positionsQuiz: QuizFor = (_s, _tr, t) => [
+  fixed(
+    'positions:shuffle',
+    t,
+    'quizPosPrompt',
+    'quizPosRight',
+    ['quizPosWrong1', 'quizPosWrong2', 'quizPosWrong3'],
+    'quizPosExplain',
+  ),
+  fixed(
+    'positions:rope-offset',
+    t,
+    'quizRopePrompt',
+    'quizRopeRight',
+    ['quizRopeWrong1', 'quizRopeWrong2', 'quizRopeWrong3'],
+    'quizRopeExplain',
+  ),
+]
+
 export const backwardQuiz: QuizFor = (_s, _tr, t) => [
   fixed(
     'backward:mask',

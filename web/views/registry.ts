@@ -16,6 +16,7 @@ import {
   noQuiz,
   originQuiz,
   pipelineQuiz,
+  positionsQuiz,
   scalingQuiz,
   trainQuiz,
   whyQuiz,
@@ -30,6 +31,7 @@ import { modernQuiz } from './modern-quiz'
 import { SinksView } from './sinks'
 import { ModelView } from './model'
 import { ScalingView } from './scaling'
+import { PositionsView } from './positions'
 
 /** Builds a view's panel once, when the playground is mounted; it is rendered only while its view is open. */
 export type PanelFactory = (engine: Engine, ctx: Ctx) => Panel
@@ -82,6 +84,14 @@ export const VIEW_REGISTRY = table([
     controls: false,
     tour: false,
     quiz: scalingQuiz,
+  },
+  {
+    name: 'positions',
+    tab: 'tabPositions',
+    panel: (engine, ctx) => new PositionsView(engine, ctx),
+    controls: false,
+    tour: false,
+    quiz: positionsQuiz,
   },
   {
     name: 'backward',

@@ -80,4 +80,15 @@ export const VIEW_STYLES = `
 .quiz-progress { color: var(--muted); }
 .panel.backward label { display: inline-flex; flex-wrap: wrap; align-items: center; gap: 4px; max-width: 100%; }
 .panel.backward select { max-width: 100%; min-width: 0; }
+.pos-part { margin: 18px 0; }
+.pos-pair { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 16px; }
+.pos-sentence { margin: 4px 0; font-weight: 600; }
+.pos-fig { margin: 6px 0; min-width: 0; }
+.pos-fig figcaption { color: var(--muted); margin-bottom: 4px; }
+.pos-dials { display: flex; flex-wrap: wrap; gap: 8px; }
+.pos-dial-fig { margin: 0; text-align: center; font-size: 11px; color: var(--muted); }
+.pos-dial { width: 64px; height: 64px; }
+.pos-dial .dial-face { fill: var(--card); stroke: var(--line); stroke-width: 2; }
+.pos-dial .dial-hand { stroke: var(--accent); stroke-width: 3; stroke-linecap: round; }
+.pos-offset { font-variant-numeric: tabular-nums; font-weight: 600; }
 `
