@@ -1,5 +1,5 @@
 // Hostile model files and downloads in real Chromium, on the page (?view=model, the file picker, ?src=) and in the
-// widget (its `src`): the worst mutants of the model-file fuzzing (tests/fuzz/regressions/model-files and a few
+// widget (its `src`): the worst mutants of the model-file fuzzing (tests/fuzz/file-regressions/model-files and a few
 // seeds of tests/js/file-mutants.ts) each end in a message as text, the last good file stays and the page keeps
 // working; downloads from a local server that sends a big file slowly, one whose Content-Length is not the body's
 // (gzip), one with no length and one that declares too much stop at 64 MiB with the sizes in the message (one that
@@ -26,7 +26,7 @@ declare global {
 type Widget = HTMLElement & { ready: Promise<void>; model: ReturnType<PlaygroundHandle['model']> }
 
 const MODELS = join(ROOT, 'tests/fixtures/models')
-const REGRESSIONS = join(ROOT, 'tests/fuzz/regressions/model-files')
+const REGRESSIONS = join(ROOT, 'tests/fuzz/file-regressions/model-files')
 const MiB = 2 ** 20
 const LIMIT = /over the download limit of 67,108,864 bytes \(64 MiB\); download stopped/
 
@@ -181,7 +181,7 @@ describe('the worst mutants in Chromium', () => {
     const { errors, el } = await openWidget()
     const err = el.locator('.model-error')
     for (const f of ['layer-index-99999999999.safetensors', 'seed-27000390.safetensors']) {
-      await el.evaluate((w, src) => w.setAttribute('src', src), `/tests/fuzz/regressions/model-files/${f}`)
+      await el.evaluate((w, src) => w.setAttribute('src', src), `/tests/fuzz/file-regressions/model-files/${f}`)
       await expect
         .poll(() => err.textContent(), { timeout: 10_000 })
         .toMatch(/^无法打开 \/tests\/fuzz\/.*: attention\.\S+: /)

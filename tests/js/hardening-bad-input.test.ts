@@ -1065,8 +1065,12 @@ const rows: Record<string, [string, () => void]> = {
   ],
 }
 
-// Rows about the page itself, not the package (a Web Worker killed): tested in Chromium by the file named here.
-const BROWSER_ROWS: Record<string, string> = { R1: 'tests/e2e/train-crash.test.ts' }
+// Rows not about the package: the page itself (a Web Worker killed), tested in Chromium, and the notebook helper
+// (python/attention_playground), tested through Python; each by the file named here.
+const BROWSER_ROWS: Record<string, string> = {
+  R1: 'tests/e2e/train-crash.test.ts',
+  J1: 'tests/js/notebook-py.test.ts',
+}
 
 describe('docs/bad-input.md, one test per row', () => {
   for (const [id, [title, body]] of Object.entries(rows)) it(`${id} ${title}`, body)
@@ -1080,7 +1084,7 @@ describe('the table and the tests agree', () => {
     expect(ids.sort()).toEqual([...Object.keys(rows), ...Object.keys(BROWSER_ROWS)].sort())
   })
 
-  it('the rows only a browser can show have their tests, named by the id, in the e2e file the row names', () => {
+  it('the rows tested elsewhere (a browser, Python) have their tests, named by the id, in the e2e file the row names', () => {
     for (const [id, file] of Object.entries(BROWSER_ROWS)) {
       const text = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')
       // it('R1 …'), it(`R1 …`)

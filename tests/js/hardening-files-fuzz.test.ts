@@ -7,7 +7,7 @@
 // a full collection) grow by a bounded amount over the run.
 //
 // Deterministic: input i is `mutant(SEED + i)`; the run lasts AP_FUZZ_SECONDS seconds (default 4; CI sets more), at
-// least MIN_INPUTS inputs. A failing input is written to tests/fuzz/regressions/model-files/ (named by its seed) and
+// least MIN_INPUTS inputs. A failing input is written to tests/fuzz/file-regressions/model-files/ (named by its seed) and
 // the test fails; every file there is replayed by the first test from then on.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { runInNewContext } from 'node:vm'
@@ -22,7 +22,7 @@ import { baseFiles, gen, mutant } from './file-mutants'
 const SECONDS = Number(process.env.AP_FUZZ_SECONDS ?? 4)
 const MIN_INPUTS = 300
 const SEED = 27_000_000
-const REGRESSIONS = new URL('../fuzz/regressions/model-files/', import.meta.url)
+const REGRESSIONS = new URL('../fuzz/file-regressions/model-files/', import.meta.url)
 /** An input taking this long is a hang (as the native fuzzers' -timeout=10). */
 const HANG_MS = 10_000
 
@@ -137,7 +137,7 @@ describe('model files: mutants of real files through the page’s readers and th
           const name = `seed-${seed}.safetensors`
           writeFileSync(new URL(name, REGRESSIONS), bytes)
           failures.push(
-            `seed ${seed} (from ${base}, saved as tests/fuzz/regressions/model-files/${name}): ${(e as Error).message}`,
+            `seed ${seed} (from ${base}, saved as tests/fuzz/file-regressions/model-files/${name}): ${(e as Error).message}`,
           )
         }
       }

@@ -6,8 +6,8 @@
 // (an answer within HANG_MS), and the process's peak memory grows by a bounded amount over the run.
 //
 // Deterministic: input i is `mutant(SEED + i)`; the run lasts AP_FUZZ_SECONDS seconds (default 4; CI sets more), at
-// least MIN_INPUTS inputs. A failing input is written to tests/fuzz/regressions/python-reader/ (named by its seed);
-// every file there and in tests/fuzz/regressions/model-files/ (the JS readers' finds) is replayed first.
+// least MIN_INPUTS inputs. A failing input is written to tests/fuzz/file-regressions/python-reader/ (named by its seed);
+// every file there and in tests/fuzz/file-regressions/model-files/ (the JS readers' finds) is replayed first.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -21,8 +21,8 @@ const HANG_MS = 10_000
 /** Peak RSS growth allowed after the warm-up (the inputs are at most a few hundred kB). */
 const RSS_GROWTH_KIB = 128 * 1024
 const SCRIPT = new URL('../fixtures/fuzz_show_file.py', import.meta.url).pathname
-const REGRESSIONS = new URL('../fuzz/regressions/python-reader/', import.meta.url)
-const REPLAYED = [REGRESSIONS, new URL('../fuzz/regressions/model-files/', import.meta.url)]
+const REGRESSIONS = new URL('../fuzz/file-regressions/python-reader/', import.meta.url)
+const REPLAYED = [REGRESSIONS, new URL('../fuzz/file-regressions/model-files/', import.meta.url)]
 
 interface Answer {
   r: 'ok' | 'error' | 'bad'
@@ -117,7 +117,7 @@ describe('show_file on hostile files (python/attention_playground/reader.py)', (
           mkdirSync(REGRESSIONS, { recursive: true })
           const name = `seed-${seed}.safetensors`
           writeFileSync(new URL(name, REGRESSIONS), bytes)
-          failures.push(`seed ${seed} (from ${base}, saved as tests/fuzz/regressions/python-reader/${name}): ${a.e}`)
+          failures.push(`seed ${seed} (from ${base}, saved as tests/fuzz/file-regressions/python-reader/${name}): ${a.e}`)
           if (proc.exitCode !== null || proc.killed) break
           continue
         }

@@ -72,7 +72,7 @@ describe('show(model, inputs, tokens=…)', () => {
 })
 
 describe('show_file(path) and show_run(text, **options)', () => {
-  it('show_file embeds the file as it is; a bad file raises AttentionFileError (a ValueError)', () => {
+  it('J1 show_file embeds the file as it is; a bad file or one over 64 MiB raises AttentionFileError (a ValueError)', () => {
     expect(r.show_file_same_bytes).toBe(true)
     expect(r.bad_file).toEqual([
       'AttentionFileError',
