@@ -37,3 +37,15 @@ describe('docs/docs-sites.md', () => {
     }
   })
 })
+
+describe('README.md', () => {
+  it('its docs-site recipes are blocks of docs/docs-sites.md, as the tests build them', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const at = readme.indexOf('Docs sites: copy or import the package')
+    expect(at).toBeGreaterThan(0)
+    const section = readme.slice(at, readme.indexOf('\n## ', at))
+    const shown = [...section.matchAll(/^```[^\n]*\n([\s\S]*?)^```$/gm)].map((m) => m[1])
+    expect(shown).toHaveLength(4)
+    for (const b of shown) expect(blocks(), b.slice(0, 80)).toContain(b)
+  })
+})
