@@ -10,7 +10,12 @@
 // Each case times every implementation in turn, round after round, so that load from other
 // processes on this shared machine falls on all of them alike; the medians are reported.
 //
-//   node bench/run.mjs [--quick] [--long-only] [--json out.json]
+// It also times each engine's register tile alone on cache-resident data (the ceiling; before and after the table,
+// the better of the two) and prints each kernel's GFLOP/s as a fraction of it, and ends with a per-phase profile of
+// one fused call at n = 512, d = 64 (bench/kernel_limits.mjs). --only ceiling,phases runs just those sections and
+// merges them into the existing JSON.
+//
+//   node bench/run.mjs [--quick] [--long-only] [--only ceiling,phases] [--json out.json]
 //   AP_BENCH_NATIVE=/path/to/ap_bench_native   (default build/native/ap_bench_native)
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -21,6 +26,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { attentionModel } from './onnx_model.mjs'
 import { rand } from './inputs.mjs'
+import { ceilingFractions, phaseProfile, tileCeilings } from './kernel_limits.mjs'
 import { WASM_GZIP_BUDGET } from '../scripts/bench-doc.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -30,6 +36,7 @@ const require = createRequire(import.meta.url)
 const argv = process.argv.slice(2)
 const quick = argv.includes('--quick')
 const longOnly = argv.includes('--long-only') // just the n = 16384 run, size and start-up
+const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1].split(',') : null
 const jsonOut = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : join(root, 'bench', 'results', 'node.json')
 const t0All = performance.now()
 
@@ -244,6 +251,9 @@ async function main() {
   } catch (e) {
     log(`onnxruntime-web: skipped — ${e.message}`)
   }
+  if (only) return sectionsOnly(pkg)
+  const engineNames = pkg.ap ? ['simd128', ...(pkg.relaxed ? ['relaxed-simd'] : [])] : []
+  let ceilings = longOnly ? {} : tileCeilings(engineNames, DS)
   if (tfl) log(`tfjs-backend-wasm: backend ${tfl.tf.getBackend()}, SIMD ${tfl.simd}, multithread off`)
   const native = runNative()
   if (native.error) log(`native: skipped — ${native.error}`)
@@ -457,8 +467,14 @@ async function main() {
     )
   log('  (ratio: of medians; best runs: fastest run against fastest run, less sensitive to load from other processes)')
 
-  // ---------- long input: n = 16384 without weights, in a fresh module ----------
   const extra = {}
+  if (!longOnly && engineNames.length) {
+    ceilings = tileCeilings(engineNames, DS, 1, ceilings)
+    extra.ceiling = { ceilings, fractions: ceilingFractions(results, ceilings, log) }
+    extra.phases = { n: 512, d: 64, engines: phaseProfile(enginesOf(pkg), 512, 64, log) }
+  }
+
+  // ---------- long input: n = 16384 without weights, in a fresh module ----------
   if (pkg.ap) {
     const n = 16384
     const r = spawnSync(
@@ -552,6 +568,63 @@ async function main() {
     )
     process.exitCode = 1
   }
+}
+
+// Our engines by backend name.
+const enginesOf = (pkg) => ({ simd128: pkg.ap, ...(pkg.relaxed ? { 'relaxed-simd': pkg.relaxed } : {}) })
+
+// Our fused kernels alone at n = 512 and 2048, non-causal, the engines taking turns in 9 rounds: rows shaped as
+// the main table's, for the ceiling fractions of a --only run.
+function fusedOnly(engines) {
+  const names = { simd128: 'ours (fused, needWeights false)', 'relaxed-simd': 'ours relaxed-simd (fused)' }
+  const out = []
+  for (const d of DS)
+    for (const n of [512, 2048]) {
+      const t = (seed) => ({ data: rand(n * d, seed), shape: [n, d] })
+      const opts = { query: t(1 + n + d), key: t(2 + n + d), value: t(3 + n + d), needWeights: false }
+      const times = Object.fromEntries(Object.keys(engines).map((e) => [e, []]))
+      for (const e of Object.values(engines)) for (let w = 0; w < 5; w++) e.attention(opts)
+      for (let r = 0; r < 9; r++)
+        for (const [name, e] of Object.entries(engines)) {
+          const t0 = performance.now()
+          e.attention(opts)
+          times[name].push(performance.now() - t0)
+        }
+      const rows = Object.keys(engines).map((e) => ({
+        impl: names[e],
+        ms: median(times[e]),
+        gflopDone: (4 * n * n * d) / 1e9,
+      }))
+      out.push({ n, d, causal: false, rows })
+    }
+  return out
+}
+
+// --only ceiling,phases: those sections alone (the fractions from our fused kernels timed here), merged into the
+// JSON of the last full run.
+async function sectionsOnly(pkg) {
+  const prev = existsSync(jsonOut) ? JSON.parse(readFileSync(jsonOut, 'utf8')) : { results: [], extra: {} }
+  const engines = enginesOf(pkg)
+  log(
+    `sections ${only.join(', ')}; load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  )
+  if (only.includes('ceiling')) {
+    // The ceiling before and after our fused kernels are timed here, the better of the two.
+    let ceilings = tileCeilings(Object.keys(engines), DS)
+    const fused = fusedOnly(engines)
+    ceilings = tileCeilings(Object.keys(engines), DS, 1, ceilings)
+    prev.extra.ceiling = { ceilings, fractions: ceilingFractions(fused, ceilings, log), date: new Date().toISOString() }
+  }
+  if (only.includes('phases')) {
+    const n = argv.includes('--n') ? Number(argv[argv.indexOf('--n') + 1]) : 512
+    const d = argv.includes('--d') ? Number(argv[argv.indexOf('--d') + 1]) : 64
+    prev.extra.phases = { n, d, engines: phaseProfile(engines, n, d, log), date: new Date().toISOString() }
+  }
+  writeFileSync(jsonOut, JSON.stringify(prev, null, 1))
+  log(`merged into ${jsonOut}`)
 }
 
 await main()

@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
+import { rand } from './inputs.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const argv = process.argv.slice(2)
@@ -30,19 +31,14 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>threads bench</title>
 <script type="module">
 import { init } from '/dist/index.js'
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1]
-function rand(len, seed) {
-  let s = seed >>> 0 || 1
-  const a = new Float32Array(len)
-  for (let i = 0; i < len; i++) { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; a[i] = (s / 4294967296) * 2 - 1 }
-  return a
-}
+${rand.toString()}
 window.run = async ({ n, d, rounds, causal }) => {
   const e = await init({ threads: 2 })
   const t0 = performance.now()
   e.warmUp()
   const warmMs = performance.now() - t0
   const t = (seed) => ({ data: rand(n * d, seed), shape: [n, d] })
-  const opts = { query: t(1), key: t(2), value: t(3), mask: causal ? 'causal' : 'none' }
+  const opts = { query: t(1), key: t(2), value: t(3), mask: causal ? 'causal' : 'none', needWeights: false }
   const first = {}
   const times = { 1: [], 2: [] }
   for (const k of [2, 1]) { e.setThreads(k); const s = performance.now(); e.attention(opts); first[k] = performance.now() - s }
@@ -62,7 +58,7 @@ window.busy = async ({ n, d, ms }) => {
   const e = await init({ threads: 2 })
   e.warmUp()
   const t = (seed) => ({ data: rand(n * d, seed), shape: [n, d] })
-  const opts = { query: t(1), key: t(2), value: t(3) }
+  const opts = { query: t(1), key: t(2), value: t(3), needWeights: false }
   e.setThreads(2)
   e.attention(opts)
   await new Promise((r) => setTimeout(r, 100))

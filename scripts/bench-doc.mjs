@@ -135,6 +135,90 @@ function goalsSection(j, node) {
   return out.join('\n')
 }
 
+// Issue 28's goals (d = 64, non-causal, one thread unless named): each with its measured value, met or not, by how
+// much, and the measured reason beside it (the kernel against its tile's ceiling, the share of a call outside the
+// kernel, the load the number was taken under).
+const ISSUE28 = [
+  { label: 'SIMD128 ÷ best peer, Node', n: [512, 2048], target: 1.1, get: (c, node, n) => nodeRatio(node, n) },
+  {
+    label: 'SIMD128 ÷ best peer, Chromium',
+    n: [512, 2048],
+    target: 1.1,
+    get: (c, node, n) => goal(c, n, 'simd128VsBestPeer'),
+  },
+  {
+    label: "SIMD128 fused ÷ its tile's ceiling, Node",
+    n: [512, 2048],
+    target: 0.85,
+    get: (c, node, n) => fraction(node, n),
+  },
+  {
+    label: 'relaxed-SIMD ÷ best peer, Chromium',
+    n: [512, 2048],
+    target: [1.3, 1.6],
+    get: (c, node, n) => goal(c, n, 'relaxedVsBestPeer'),
+  },
+  {
+    label: '2 threads ÷ 1, our engine alone, Chromium',
+    n: [2048],
+    target: 1.8,
+    get: (c, node, n, t) => threads(c, t, n),
+  },
+]
+const goal = (c, n, field) => c.goals?.find((g) => g.n === n && g.d === 64)?.[field]
+const nodeRatio = (node, n) => node.summary?.find((s) => s.n === n && s.d === 64 && !s.causal)?.ratio
+const FUSED = { simd128: 'ours (fused, needWeights false)', 'relaxed-simd': 'ours relaxed-simd (fused)' }
+const fraction = (node, n, engine = 'simd128') =>
+  node.extra?.ceiling?.fractions?.find((f) => f.n === n && f.d === 64 && !f.causal && f.impl === FUSED[engine])
+    ?.fraction
+// bench/threads_page.mjs's runs when there are any (the engine alone, load recorded), else the browser bench's.
+const threads = (c, t, n) =>
+  t?.length ? t.map((r) => r.ratio).sort((a, b) => a - b)[t.length >> 1] : goal(c, n, 'twoThreadsAlone')
+
+function why(item, c, node, n, t) {
+  const engine = item.label.startsWith('relaxed') ? 'relaxed-simd' : 'simd128'
+  const f = fraction(node, n, engine)
+  const ph = node.extra?.phases?.engines?.[engine]
+  const cl = node.extra?.ceiling?.ceilings?.[engine]?.[64]
+  if (item.label.startsWith('2 threads')) {
+    if (!t?.length) return `one run at load ${c.loadavg?.[0]?.toFixed(1)} (2 cores)`
+    const loads = t.map((r) => r.loadBefore[0])
+    return `${t.length} runs at load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on 2 cores: the second thread shares a core`
+  }
+  const parts = []
+  if (Number.isFinite(f)) parts.push(`${engine} kernel at ${(100 * f).toFixed(0)} % of its tile's ceiling (Node)`)
+  if (cl && item.label.includes('ceiling')) parts.push(`tile alone ${num(cl.gflops)} GFLOP/s`)
+  if (ph && n === 512)
+    parts.push(`${(100 * (ph.outside / ph.total)).toFixed(0)} % of a call at n = 512 outside the kernel`)
+  return parts.join('; ')
+}
+
+function issue28Section(c, node, t) {
+  const rows = []
+  for (const item of ISSUE28)
+    item.n.forEach((n, k) => {
+      const target = Array.isArray(item.target) ? item.target[k] : item.target
+      const v = item.get(c, node, n, t)
+      const state = !Number.isFinite(v)
+        ? 'not measured'
+        : v >= target
+          ? 'met'
+          : `not met, ${num(100 * (1 - v / target))} % short`
+      rows.push([`${item.label}, n = ${n}`, `≥ ${target}`, num(v), state, why(item, c, node, n, t)])
+    })
+  return [
+    '## Issue 28 goals',
+    '',
+    'd = 64, non-causal; medians of interleaved rounds (the JSON files above; 2 threads ÷ 1 from',
+    '`bench/results/threads.json` when present, `bench/threads_page.mjs`). "Why" is measured too: the kernel against its',
+    "register tile alone on cache-resident data (`npm run bench`'s ceiling section) and the per-phase profile.",
+    `Measured: the peer ratios in the last full runs (Node ${node.date?.slice(0, 16)}, Chromium ${c.date?.slice(0, 16)});`,
+    `the ceiling, fractions and phases ${node.extra?.ceiling?.date?.slice(0, 16) ?? node.date?.slice(0, 16)} (\`--only ceiling,phases\`).`,
+    '',
+    table(['goal', 'target', 'measured', 'state', 'why (measured)'], rows),
+  ].join('\n')
+}
+
 function nodeSection(j) {
   const cols = impls(j.results)
   const out = [
@@ -178,6 +262,12 @@ export function benchDoc(dir = join(root, 'bench/results')) {
   const read = (f) => JSON.parse(readFileSync(join(dir, f), 'utf8'))
   const chromium = read('chromium.json')
   const node = read('node.json')
+  let threadRuns = null
+  try {
+    threadRuns = read('threads.json')
+  } catch {
+    // no bench/threads_page.mjs runs recorded
+  }
   return [
     '# Benchmarks',
     '',
@@ -188,6 +278,8 @@ export function benchDoc(dir = join(root, 'bench/results')) {
     chromiumSection(chromium),
     '',
     goalsSection(chromium, node),
+    '',
+    issue28Section(chromium, node, threadRuns),
     '',
     nodeSection(node),
     '',

@@ -86,13 +86,8 @@ static int check() {
   return bad;
 }
 
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 template <class F>
-static double time_ms(F f, int runs) {
+static std::vector<double> samples_ms(F f, int runs) {
   f();  // warm-up (tier-up, page faults)
   std::vector<double> t;
   for (int r = 0; r < runs; ++r) {
@@ -100,7 +95,14 @@ static double time_ms(F f, int runs) {
     f();
     t.push_back(emscripten_get_now() - t0);
   }
-  return median(t);
+  std::sort(t.begin(), t.end());
+  return t;
+}
+
+template <class F>
+static double time_ms(F f, int runs) {
+  const auto t = samples_ms(f, runs);
+  return t[t.size() / 2];
 }
 
 static void bench(bool quick) {
@@ -169,19 +171,6 @@ static void flash_only(int n, int d, int runs) {
   std::printf("{\"path\":\"flash\",\"n\":%d,\"d\":%d,\"min_gflops\":%.2f,\"median_gflops\":%.2f}\n", n, d,
               flops / t.front() / 1e6, flops / t[t.size() / 2] / 1e6);
   std::fflush(stdout);
-}
-
-template <class F>
-static std::vector<double> samples_ms(F f, int runs) {
-  f();  // warm-up (tier-up, page faults)
-  std::vector<double> t;
-  for (int r = 0; r < runs; ++r) {
-    const double t0 = emscripten_get_now();
-    f();
-    t.push_back(emscripten_get_now() - t0);
-  }
-  std::sort(t.begin(), t.end());
-  return t;
 }
 
 // --ceiling d: the register tiles alone on cache-resident operands (a few KiB, reused every call): qk_tile over

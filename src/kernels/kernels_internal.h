@@ -12,14 +12,13 @@ namespace ap::kernels::detail {
 // (or P) at a time. Flash blocks: kBR query rows (a multiple of kMR) share one pass over each block of keys, kBC keys
 // wide for d <= 64 and kBC / 2 above, so that the block's packed K (keys × d floats) stays near 32 KiB of L1/L2
 // while the kBR rows reuse it.
-// Each engine has its own tile and row block (kTileOf<Engine>), chosen by an interleaved A/B sweep
-// (bench/tile-sweep.mjs; the table is in docs/design.md's performance notes). 4 × 8 won for both wasm engines
-// (in two sweeps under load, 6 × 8 ran at 0.20–0.86× with mul + add and 0.33–0.75× with relaxed FMA): V8 on x86 has 16
-// xmm registers for wasm and spills accumulators of the 6 × 8 tile (12 of them, plus two loads of K and a broadcast of
-// Q). None of this changes a result: every output cell is summed over the same terms in the same order whatever the
-// tile or the row block (kBC, which sets where the online softmax rescales, is the same for all engines).
-// The row block stays 36 (a multiple of every tile height swept): it is also flashTrace's largest blockRows, a public
-// contract. AP_TILE_ROWS / AP_FLASH_BR override the engine's entry only so that the sweep can compare tiles.
+// Each engine has its own tile and row block (kTileOf<Engine>), chosen by interleaved A/B runs (bench/tile-sweep.mjs
+// in Node, bench/ab_page.mjs in Chromium; the tables are in docs/design.md's performance notes): SIMD128 (mul + add)
+// runs 4 × 8 (Chromium: 1.21–1.85× the 6 × 8 tile's speed), relaxed SIMD (FMA) keeps 6 × 8 (4 × 8 ran 0.89–0.98× of
+// it in Chromium, where that engine runs). None of this changes a result: every output cell is summed over the same
+// terms in the same order whatever the tile or the row block (kBC, which sets where the online softmax rescales, is
+// the same for all engines). The row block stays 36 (a multiple of both tiles): it is also flashTrace's largest
+// blockRows, a public contract. AP_TILE_ROWS / AP_FLASH_BR override the engine's entry only for the sweep.
 enum class Engine { scalar, simd128, relaxed };
 struct TileShape {
   int rows;       // kMR
@@ -30,7 +29,7 @@ inline constexpr TileShape kTileOf = {6, 36};  // the scalar twin natively (GCC'
 template <>
 inline constexpr TileShape kTileOf<Engine::simd128> = {4, 36};
 template <>
-inline constexpr TileShape kTileOf<Engine::relaxed> = {4, 36};
+inline constexpr TileShape kTileOf<Engine::relaxed> = {6, 36};
 #if defined(__wasm_relaxed_simd__)
 constexpr Engine kEngine = Engine::relaxed;
 #elif defined(__wasm_simd128__)
