@@ -81,8 +81,11 @@ Mat with_positions(const Mat& embeddings, const Mat& table) {
 }  // namespace
 
 bool is_self_attention(const Mat& Q, const Mat& K, const Mat& V) {
-  return Q.rows() == K.rows() && Q.cols() == K.cols() && K.rows() == V.rows() && K.cols() == V.cols() && Q == K &&
-         K == V;
+  // std::equal rather than Eigen's ==: this file is built at -Os, where Eigen's comparison calls a function per
+  // element (~5 % of attention() at n = 512, which asks this on every call). The same float == per element.
+  const auto same = [](const Mat& a, const Mat& b) { return std::equal(a.data(), a.data() + a.size(), b.data()); };
+  return Q.rows() == K.rows() && Q.cols() == K.cols() && K.rows() == V.rows() && K.cols() == V.cols() && same(Q, K) &&
+         same(K, V);
 }
 
 namespace {
