@@ -91,4 +91,31 @@ describe('the Train tab when its worker dies', () => {
     await restartAndTrain(page, '重新启动', /^第 10 步 · 损失 /)
     expect(errors).toEqual([])
   }, 180_000)
+
+  it('R1 a wasm trap caught inside the worker (its engine lost): the message (en), Restart, a fresh worker', async () => {
+    const { page, errors, worker } = await openTrain('en')
+    const panel = page.locator('section.ap-train')
+    const first = worker()
+    // The worker's next snapshot meets a trap (as a wasm out-of-bounds access throws it); its handler catches it.
+    await first.evaluate(() => {
+      // the worker's global (the tests' types see a Window here)
+      const scope = self as unknown as { postMessage(m: { type?: string }, t?: Transferable[]): void }
+      const real = scope.postMessage.bind(scope)
+      let armed = true
+      scope.postMessage = (m, t) => {
+        if (armed && m.type === 'snapshot') {
+          armed = false
+          throw new WebAssembly.RuntimeError('memory access out of bounds (from a test)')
+        }
+        real(m, t ?? [])
+      }
+    })
+    await panel.locator('button[name="step"]').click()
+    await expect
+      .poll(() => panel.locator('.tr-error').textContent(), { timeout: 15_000 })
+      .toMatch(/^The training worker stopped \(.*memory access out of bounds \(from a test\)\)\. The rest of the page/)
+    await restartAndTrain(page, 'Restart', /^step 10 · loss /)
+    expect(worker()).not.toBe(first)
+    expect(errors).toEqual([])
+  }, 120_000)
 })

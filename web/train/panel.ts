@@ -494,6 +494,7 @@ class TrainPanel {
 
   private receive(m: FromWorker): void {
     const { ui } = this
+    if (m.type === 'error' && m.fatal) return this.crashed(m.message) // a wasm trap: this worker's engine is lost
     if (m.type === 'error') {
       ui.error.textContent = `${this.t('workerFailed')} ${m.message}`
       if (this.snap) this.snap = { ...this.snap, playing: false }

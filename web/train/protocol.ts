@@ -83,7 +83,8 @@ export interface ReadyInfo {
 export type FromWorker =
   | { type: 'ready'; info: ReadyInfo; snapshot: Snapshot }
   | { type: 'snapshot'; snapshot: Snapshot }
-  | { type: 'error'; message: string }
+  /** `fatal`: a wasm trap (WebAssembly.RuntimeError): the engine's state is lost, so the panel replaces the worker. */
+  | { type: 'error'; message: string; fatal?: boolean }
   /** "Look inside this step": the last layer's attention on the sentence, as run options the backward view runs. */
   | { type: 'inspect'; trace: Trace; labels: string[] }
 

@@ -36,7 +36,7 @@ function post(m: FromWorker | Pong, transfer: Transferable[] = []) {
 
 function fail(e: unknown) {
   playing = false
-  post({ type: 'error', message: errorMessage(e) })
+  post({ type: 'error', message: errorMessage(e), fatal: e instanceof WebAssembly.RuntimeError })
 }
 
 function create(engine: Engine, settings: TrainSettings): Trainer {
