@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 
@@ -207,8 +209,24 @@ namespace {
 float max_abs(const Mat& m) {
   float r = 0.f;
   const float* p = m.data();
-  for (Eigen::Index i = 0, n = m.size(); i < n; ++i) r = std::max(r, std::fabs(p[i]));
+  for (Eigen::Index i = 0, n = m.size(); i < n; ++i) {
+    const float a = std::fabs(p[i]);
+    r = a > r ? a : r;
+  }
   return r;
+}
+
+// No inf or NaN in m: check_finite's bit test (exponent all ones), a plain loop for the same reason as max_abs (at
+// -Os, Eigen's allFinite() in check_no_overflow was ~20 % of a fused call at n = 512).
+bool all_finite(const Mat& m) {
+  std::uint32_t bad = 0;
+  const float* p = m.data();
+  for (Eigen::Index i = 0, n = m.size(); i < n; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, p + i, sizeof bits);
+    bad |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+  }
+  return bad == 0;
 }
 
 // Rows whose every key is masked (their weights and context are 0).
@@ -242,7 +260,7 @@ void fused_attention(const Mat& Q, const Mat& K, const Mat& V, const Mask& mask,
     kernels::flash_attention(Q.data(), K.data(), V.data(), r.context.data(), nq, nv, d, dv, r.scale, invTemp, causal,
                              ws.get(), window ? mask.window : 0, window ? mask.sinks : 0);
   }
-  check_no_overflow("query/key/value: the output overflows", r.context);
+  if (!all_finite(r.context)) throw overflow_error("query/key/value: the output overflows");
   r.output = r.context;
 }
 
