@@ -117,7 +117,9 @@ describe('show_file on hostile files (python/attention_playground/reader.py)', (
           mkdirSync(REGRESSIONS, { recursive: true })
           const name = `seed-${seed}.safetensors`
           writeFileSync(new URL(name, REGRESSIONS), bytes)
-          failures.push(`seed ${seed} (from ${base}, saved as tests/fuzz/file-regressions/python-reader/${name}): ${a.e}`)
+          failures.push(
+            `seed ${seed} (from ${base}, saved as tests/fuzz/file-regressions/python-reader/${name}): ${a.e}`,
+          )
           if (proc.exitCode !== null || proc.killed) break
           continue
         }
