@@ -24,7 +24,7 @@ export const POSITIONS_EN = {
   helpPositionsLearned:
     'Beyond the lessons (their program has no positions). GPT-2 and BERT learn this table (nn.Embedding(n, d_model), drawn here from the seed right after the token embeddings) and add it to the embeddings before the projections; Q, K, V are computed from the sum.',
   helpRotated:
-    "Beyond the lessons. RoPE (LLaMA, Qwen, Mistral): after the projection each head's q and k are turned by position: component i pairs with component i + d/2 and the pair turns by position · θ_i (as Hugging Face's LLaMA, rotate_half). The scores use these rows, so q·k depends only on how far apart the two words are. Q and K above are the projections before the turn.",
+    "Beyond the lessons. RoPE (LLaMA, Qwen, Mistral): after the projection each head's q and k are turned by position: component i pairs with component i + d/2 and the pair turns by position · θ_i (as Hugging Face's LLaMA, rotate_half). The scores use these rows, so position enters q·k only through how far apart the two words are, not where they stand. Q and K above are the projections before the turn.",
   helpPositionBias:
     'Beyond the lessons. ALiBi (BLOOM, MPT): no table, no turning: each head adds −m·|i − j| to the scaled scores before the mask, so far keys lose a little; each head has its own slope m (its own reach).',
   positions: 'Positions',
@@ -113,7 +113,7 @@ export const POSITIONS_ZH: Record<keyof typeof POSITIONS_EN, string> = {
   helpPositionsLearned:
     '超出课程内容（课程的程序没有位置信息）。GPT-2、BERT 学习这张表（nn.Embedding(n, d_model)，这里紧接在词嵌入之后由种子抽取），在投影之前加到词嵌入上；Q、K、V 由两者之和算出。',
   helpRotated:
-    '超出课程内容。旋转位置编码 RoPE（LLaMA、Qwen、Mistral）：投影之后，每个头的 q、k 按位置旋转：第 i 个分量与第 i + d/2 个分量成对，这一对转过 位置 · θ_i（与 Hugging Face 的 LLaMA 相同，rotate_half）。注意力分数用旋转后的行计算，所以 q·k 只取决于两个词相隔多远。上面的 Q、K 是旋转之前的投影。',
+    '超出课程内容。旋转位置编码 RoPE（LLaMA、Qwen、Mistral）：投影之后，每个头的 q、k 按位置旋转：第 i 个分量与第 i + d/2 个分量成对，这一对转过 位置 · θ_i（与 Hugging Face 的 LLaMA 相同，rotate_half）。注意力分数用旋转后的行计算，所以位置只通过两个词相隔多远进入 q·k，与它们各自在句中的位置无关。上面的 Q、K 是旋转之前的投影。',
   helpPositionBias:
     '超出课程内容。线性偏置 ALiBi（BLOOM、MPT）：没有位置表，也不旋转：每个头在缩放后的注意力分数上、掩码之前加上 −m·|i − j|，离得越远的键减得越多；每个头有自己的斜率 m（看得远近不同）。',
   positions: '位置编码',
