@@ -928,12 +928,11 @@ const rows: Record<string, [string, () => void]> = {
   F5: [
     'a model file header of 100 MB',
     () => {
-      const t0 = performance.now()
+      // refused from the length field alone: the message says so ("not read"); speed lives in the benchmarks
       expectFileError(
         rawFile({}, new Uint8Array(0), 100_000_000),
         'file: the header declares 100,000,000 bytes, over the limit of 16,777,216 (16 MiB); not read',
       )
-      expect(performance.now() - t0).toBeLessThan(200)
     },
   ],
   F6: [
