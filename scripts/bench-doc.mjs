@@ -184,7 +184,10 @@ const fraction = (node, n, engine = 'simd128') =>
 // A second thread can only add a core that is free: the runs started on a quiet machine (1-minute load average
 // below QUIET, the development machine's 2 cores) are the measure when there are any; the others are reported beside them.
 const QUIET = 2
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1]
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y)
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
 const quietRuns = (t) => (t ?? []).filter((r) => r.loadBefore[0] < QUIET)
 const threads = (c, t, n) => {
   const q = quietRuns(t)
