@@ -1,9 +1,12 @@
-// Mutations of real model files for the file readers' fuzzing (tests/js/hardening-files-fuzz.test.ts) and the
-// Chromium run of the worst of them (tests/e2e/hostile-files.test.ts): truncations, bit flips, header-length edits,
-// header JSON edits (huge or malformed shapes, dtype swaps, offsets beyond the file, duplicate names, long names,
-// deep nesting, metadata edits), NaN / ±Infinity in the data, byte splices. One input per (seed, base file):
-// the same seed always gives the same bytes, so a failure replays from its seed alone.
-import { readFileSync } from 'node:fs'
+// Mutations of real model files for the file readers' fuzzing (tests/js/hardening-files-fuzz.test.ts, the JS readers;
+// tests/js/notebook-fuzz.test.ts, the Python one) and the Chromium run of the worst of them
+// (tests/e2e/hostile-files.test.ts): truncations, bit flips, header-length edits, header JSON edits (huge or malformed
+// shapes, dtype swaps, offsets beyond the file, duplicate names, long names, deep nesting, metadata edits),
+// NaN / ±Infinity in the data, byte splices. One input per (seed, base file): the same seed always gives the same
+// bytes, so a failure replays from its seed alone. fuzzFiles is the fuzzing loop both tests run.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { mulberry32 } from '../../web/compute/random'
 
 const ROOT = new URL('../../', import.meta.url)
@@ -315,4 +318,71 @@ export function mutant(
   let bytes = b.bytes
   for (let i = g.int(1, 3); i > 0; i--) bytes = mutateOnce(g, bytes)
   return { base: b.name, bytes }
+}
+
+/** The inputs saved in folder `dir` (its .safetensors files; none when the folder does not exist). */
+export function savedInputs(dir: URL): string[] {
+  try {
+    return readdirSync(dir).filter((f) => f.endsWith('.safetensors'))
+  } catch {
+    return []
+  }
+}
+
+/** How long a fuzz run lasts: AP_FUZZ_SECONDS seconds (default 4; CI sets more)… */
+export const FUZZ_SECONDS = Number(process.env.AP_FUZZ_SECONDS ?? 4)
+/** …and the fewest inputs it tries. */
+export const FUZZ_MIN_INPUTS = 300
+
+export type Outcome = 'ok' | 'error'
+
+export interface FuzzOptions {
+  /** The run lasts this long (default FUZZ_SECONDS)… */
+  seconds?: number
+  /** …and tries at least this many inputs (default FUZZ_MIN_INPUTS). */
+  minInputs?: number
+  /** Input i is `mutant(seed + i, bases)`. */
+  seed: number
+  bases: ReadonlyArray<{ name: string; bytes: Uint8Array }>
+  /** Where a failing input is saved, as `seed-N.safetensors` (the tests replay this folder first). */
+  dir: URL
+  /** Judges input i: a valid file ('ok') or a documented error ('error'); throws a description of a failure. */
+  run: (bytes: Uint8Array, i: number) => Outcome | Promise<Outcome>
+  /** Asked after a failure: false ends the run (e.g. the reader's process is gone). */
+  goOn?: () => boolean
+}
+
+export interface FuzzResult {
+  /** How many inputs were tried. */
+  inputs: number
+  counts: Record<Outcome, number>
+  /** One line per failing input (at most 10): its seed, its base file, the path it is saved at, what went wrong. */
+  failures: string[]
+}
+
+/**
+ * Runs mutants through `run` until both the time and the minimum count are reached, or 10 inputs have failed; each
+ * failing input is saved in `dir` (named by its seed), so it replays from then on.
+ */
+export async function fuzzFiles(o: FuzzOptions): Promise<FuzzResult> {
+  const failures: string[] = []
+  const counts = { ok: 0, error: 0 }
+  const { seconds = FUZZ_SECONDS, minInputs = FUZZ_MIN_INPUTS } = o
+  const end = Date.now() + seconds * 1000
+  let i = 0
+  for (; (i < minInputs || Date.now() < end) && failures.length < 10; i++) {
+    const seed = o.seed + i
+    const { base, bytes } = mutant(seed, o.bases)
+    try {
+      counts[await o.run(bytes, i)]++
+    } catch (e) {
+      mkdirSync(o.dir, { recursive: true })
+      const file = new URL(`seed-${seed}.safetensors`, o.dir)
+      writeFileSync(file, bytes)
+      const saved = relative(fileURLToPath(ROOT), fileURLToPath(file))
+      failures.push(`seed ${seed} (from ${base}, saved as ${saved}): ${(e as Error).message}`)
+      if (o.goOn && !o.goOn()) break
+    }
+  }
+  return { inputs: i, counts, failures }
 }

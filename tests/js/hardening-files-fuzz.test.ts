@@ -9,7 +9,7 @@
 // Deterministic: input i is `mutant(SEED + i)`; the run lasts AP_FUZZ_SECONDS seconds (default 4; CI sets more), at
 // least MIN_INPUTS inputs. A failing input is written to tests/fuzz/file-regressions/model-files/ (named by its seed) and
 // the test fails; every file there is replayed by the first test from then on.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { runInNewContext } from 'node:vm'
 import { setFlagsFromString } from 'node:v8'
 import { describe, expect, it } from 'vitest'
@@ -17,10 +17,16 @@ import { AttentionError, safetensorsHeaderLength, type AttentionFile, type Engin
 import { readModelBytes, readModelResponse } from '../../web/views/model-file'
 import { recompute, PIPELINE_CELLS } from '../../web/compute/attention-file'
 import { ap, useEngine } from './helpers'
-import { baseFiles, gen, mutant } from './file-mutants'
+import {
+  baseFiles,
+  fuzzFiles,
+  gen,
+  mutant,
+  savedInputs,
+  FUZZ_MIN_INPUTS as MIN_INPUTS,
+  FUZZ_SECONDS as SECONDS,
+} from './file-mutants'
 
-const SECONDS = Number(process.env.AP_FUZZ_SECONDS ?? 4)
-const MIN_INPUTS = 300
 const SEED = 27_000_000
 const REGRESSIONS = new URL('../fuzz/file-regressions/model-files/', import.meta.url)
 /** An input taking this long is a hang (as the native fuzzers' -timeout=10). */
@@ -91,17 +97,9 @@ function timed(engine: Engine, bytes: Uint8Array): 'ok' | 'error' {
   return r
 }
 
-const regressionFiles = (): string[] => {
-  try {
-    return readdirSync(REGRESSIONS).filter((f) => f.endsWith('.safetensors'))
-  } catch {
-    return []
-  }
-}
-
 describe('model files: mutants of real files through the page’s readers and the engine', () => {
   it('every saved regression input ends in an AttentionError or a valid file', () => {
-    const files = regressionFiles()
+    const files = savedInputs(REGRESSIONS)
     for (const f of files) {
       let r: string
       try {
@@ -117,39 +115,27 @@ describe('model files: mutants of real files through the page’s readers and th
   it(
     `mutants for ${SECONDS} s (AP_FUZZ_SECONDS), at least ${MIN_INPUTS}: an AttentionError or a valid file, never a trap, a hang or a leak`,
     { timeout: SECONDS * 1000 + 120_000 },
-    () => {
-      const failures: string[] = []
-      const counts = { ok: 0, error: 0 }
+    async () => {
       // Warm-up: the first inputs size the wasm heap and V8's caches.
       for (let i = 0; i < 20; i++) timedQuiet(mutant(SEED + i, bases).bytes)
       gc()
       const heap0 = process.memoryUsage().heapUsed
       const wasm0 = ap.memoryStats().heapBytes
-      const end = Date.now() + SECONDS * 1000
-      let i = 0
-      for (; (i < MIN_INPUTS || Date.now() < end) && failures.length < 10; i++) {
-        const seed = SEED + i
-        const { base, bytes } = mutant(seed, bases)
-        try {
-          counts[timed(ap, bytes)]++
-        } catch (e) {
-          mkdirSync(REGRESSIONS, { recursive: true })
-          const name = `seed-${seed}.safetensors`
-          writeFileSync(new URL(name, REGRESSIONS), bytes)
-          failures.push(
-            `seed ${seed} (from ${base}, saved as tests/fuzz/file-regressions/model-files/${name}): ${(e as Error).message}`,
-          )
-        }
-      }
+      const { inputs, counts, failures } = await fuzzFiles({
+        seed: SEED,
+        bases,
+        dir: REGRESSIONS,
+        run: (bytes) => timed(ap, bytes),
+      })
       gc()
       const heapGrowth = process.memoryUsage().heapUsed - heap0
       const wasmGrowth = ap.memoryStats().heapBytes - wasm0
       console.log(
-        `model-file fuzz: ${i} inputs in ${SECONDS} s+ (${counts.ok} valid, ${counts.error} AttentionError); ` +
+        `model-file fuzz: ${inputs} inputs in ${SECONDS} s+ (${counts.ok} valid, ${counts.error} AttentionError); ` +
           `JS heap ${(heapGrowth / 2 ** 20).toFixed(1)} MiB, wasm heap +${wasmGrowth} bytes`,
       )
       expect(failures).toEqual([])
-      expect(counts.ok + counts.error).toBe(i)
+      expect(counts.ok + counts.error).toBe(inputs)
       // Both kinds of outcome happen: the mutants reach past the first checks.
       expect(counts.ok).toBeGreaterThan(0)
       expect(counts.error).toBeGreaterThan(0)

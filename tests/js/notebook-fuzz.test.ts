@@ -9,13 +9,17 @@
 // least MIN_INPUTS inputs. A failing input is written to tests/fuzz/file-regressions/python-reader/ (named by its seed);
 // every file there and in tests/fuzz/file-regressions/model-files/ (the JS readers' finds) is replayed first.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { baseFiles, mutant } from './file-mutants'
+import {
+  baseFiles,
+  fuzzFiles,
+  savedInputs,
+  FUZZ_MIN_INPUTS as MIN_INPUTS,
+  FUZZ_SECONDS as SECONDS,
+} from './file-mutants'
 import { requireCommand, PY } from './tools'
 
-const SECONDS = Number(process.env.AP_FUZZ_SECONDS ?? 4)
-const MIN_INPUTS = 300
 const SEED = 41_000_000
 const HANG_MS = 10_000
 /** Peak RSS growth allowed after the warm-up (the inputs are at most a few hundred kB). */
@@ -71,19 +75,11 @@ function ask(bytes: Uint8Array): Promise<Answer> {
   })
 }
 
-const files = (dir: URL): string[] => {
-  try {
-    return readdirSync(dir).filter((f) => f.endsWith('.safetensors'))
-  } catch {
-    return []
-  }
-}
-
 describe('show_file on hostile files (python/attention_playground/reader.py)', () => {
   it('every saved regression input (the Python and the JS readers’ finds) ends in AttentionFileError or a file', async () => {
     let n = 0
     for (const dir of REPLAYED) {
-      for (const f of files(dir)) {
+      for (const f of savedInputs(dir)) {
         const a = await ask(new Uint8Array(readFileSync(new URL(f, dir))))
         expect(a.r, `${f}: ${a.e}`).not.toBe('bad')
         n++
@@ -96,40 +92,32 @@ describe('show_file on hostile files (python/attention_playground/reader.py)', (
     `mutants for ${SECONDS} s (AP_FUZZ_SECONDS), at least ${MIN_INPUTS}: AttentionFileError or a valid file, never another exception or a hang`,
     { timeout: SECONDS * 1000 + 120_000 },
     async () => {
-      const failures: string[] = []
-      const counts = { ok: 0, error: 0 }
       let rss0 = 0
       let rss = 0
-      const end = Date.now() + SECONDS * 1000
-      let i = 0
-      for (; (i < MIN_INPUTS || Date.now() < end) && failures.length < 10; i++) {
-        const seed = SEED + i
-        const { base, bytes } = mutant(seed, bases)
-        let a: Answer
-        try {
-          a = await ask(bytes)
-        } catch (e) {
-          a = { r: 'bad', e: (e as Error).message, maxrss_kib: rss }
-        }
-        rss = a.maxrss_kib
-        if (i === 20) rss0 = rss // after a warm-up
-        if (a.r === 'bad') {
-          mkdirSync(REGRESSIONS, { recursive: true })
-          const name = `seed-${seed}.safetensors`
-          writeFileSync(new URL(name, REGRESSIONS), bytes)
-          failures.push(
-            `seed ${seed} (from ${base}, saved as tests/fuzz/file-regressions/python-reader/${name}): ${a.e}`,
-          )
-          if (proc.exitCode !== null || proc.killed) break
-          continue
-        }
-        counts[a.r]++
-      }
+      const { inputs, counts, failures } = await fuzzFiles({
+        seed: SEED,
+        bases,
+        dir: REGRESSIONS,
+        run: async (bytes, n) => {
+          let a: Answer
+          try {
+            a = await ask(bytes)
+          } catch (e) {
+            a = { r: 'bad', e: (e as Error).message, maxrss_kib: rss }
+          }
+          rss = a.maxrss_kib
+          if (n === 20) rss0 = rss // after a warm-up
+          if (a.r === 'bad') throw new Error(String(a.e))
+          return a.r
+        },
+        // After a hang the worker is stopped: no input after it would be answered.
+        goOn: () => proc.exitCode === null && !proc.killed,
+      })
       console.log(
-        `python reader fuzz: ${i} inputs in ${SECONDS} s: ${counts.ok} valid, ${counts.error} AttentionFileError; peak RSS ${Math.round(rss0 / 1024)} → ${Math.round(rss / 1024)} MiB`,
+        `python reader fuzz: ${inputs} inputs in ${SECONDS} s: ${counts.ok} valid, ${counts.error} AttentionFileError; peak RSS ${Math.round(rss0 / 1024)} → ${Math.round(rss / 1024)} MiB`,
       )
       expect(failures).toEqual([])
-      expect(i).toBeGreaterThanOrEqual(MIN_INPUTS)
+      expect(inputs).toBeGreaterThanOrEqual(MIN_INPUTS)
       // Both outcomes occur: the mutants are neither all refused nor all accepted.
       expect(counts.ok).toBeGreaterThan(0)
       expect(counts.error).toBeGreaterThan(0)
