@@ -20,6 +20,23 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return e
 }
 
+/**
+ * A control with its name, one <label> wrapping both (so no for/id wiring): `bind` shows message `key` in the name's
+ * <span> as text (Texts.bind or a view's own table), so a change of language re-labels it. Stacked (the default):
+ * <label class="field"><span class="lbl">name</span>controls</label>; `inline`, within a line of text:
+ * <label><span>name</span> controls</label>.
+ */
+export function labelled<Key extends string>(
+  bind: (span: HTMLSpanElement, key: Key) => Element,
+  key: Key,
+  controls: Node | Array<Node | null>,
+  opts: { inline?: boolean } = {},
+): HTMLLabelElement {
+  const cs = Array.isArray(controls) ? controls : [controls]
+  if (opts.inline) return h('label', {}, bind(h('span'), key), ' ', ...cs)
+  return h('label', { class: 'field' }, bind(h('span', { class: 'lbl' }), key), ...cs)
+}
+
 /** A pipeline panel: <section class="panel" data-panel=name>, a header holding `head`, then the panel's parts. */
 export function panelSection(name: string, head: Node[], ...parts: Node[]): HTMLElement {
   return h('section', { class: 'panel', 'data-panel': name }, h('header', { class: 'panel-head' }, ...head), ...parts)

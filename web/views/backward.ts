@@ -6,7 +6,7 @@
 import type { Engine, RunBackwardResult, Tensor, Trace } from 'attention-playground'
 import { chartFrame } from '../chart-frame'
 import type { Ctx, Panel } from '../context'
-import { h, setText, svg, tokLabel } from '../dom'
+import { h, labelled, setText, svg, tokLabel } from '../dom'
 import { backwardProgram } from '../export/backward-pytorch'
 import { errorMessage, fmt, shapeOf } from '../format'
 import { Heatmap } from '../heatmap'
@@ -137,7 +137,7 @@ export class BackwardView implements Panel {
     const stepBtn = b(h('button', { type: 'button', class: 'btn', 'data-backward': 'step' }), 'step')
     const resetBtn = b(h('button', { type: 'button', class: 'btn-small', 'data-backward': 'reset' }), 'reset')
     const copyBtn = b(h('button', { type: 'button', class: 'btn-small', 'data-backward': 'copy' }), 'copy')
-    const label = (key: BackwardKey, control: HTMLElement) => h('label', {}, b(h('span'), key), ' ', control)
+    const label = (key: BackwardKey, control: HTMLElement) => labelled(b, key, control, { inline: true })
     return h(
       'section',
       { class: 'panel backward', 'data-step': 'backward' },

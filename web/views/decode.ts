@@ -6,7 +6,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor } from 'attention-playground'
-import { h, setText, tokLabel, Texts } from '../dom'
+import { h, labelled, setText, tokLabel, Texts } from '../dom'
 import { fill, fmt, shapeOf } from '../format'
 import type { MsgKey } from '../i18n'
 import { engineErrorText } from '../engine-errors'
@@ -80,12 +80,7 @@ export class DecodeView implements Panel {
       { class: 'panel decode', 'data-step': 'decode' },
       tx(h('h2'), 'decodeTitle'),
       this.intro,
-      h(
-        'div',
-        { class: 'decode-inputs' },
-        h('label', { class: 'field' }, tx(h('span', { class: 'lbl' }), 'source'), this.source),
-        h('label', { class: 'field' }, tx(h('span', { class: 'lbl' }), 'target'), this.target),
-      ),
+      h('div', { class: 'decode-inputs' }, labelled(tx, 'source', this.source), labelled(tx, 'target', this.target)),
       h('div', { class: 'decode-ctrl', role: 'group' }, this.back, this.step, this.play, this.counter),
       this.error,
       this.strip,

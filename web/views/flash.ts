@@ -4,7 +4,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine } from 'attention-playground'
-import { h, setText, tokLabel } from '../dom'
+import { h, labelled, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
 import { engineErrorText } from '../engine-errors'
 import { StepPlayer } from './player'
@@ -62,8 +62,8 @@ export class FlashView implements Panel {
       h(
         'div',
         { class: 'decode-ctrl', role: 'group' },
-        h('label', { class: 'field' }, lb('span', 'flashBlockRows', 'lbl'), this.br),
-        h('label', { class: 'field' }, lb('span', 'flashBlockCols', 'lbl'), this.bc),
+        labelled(this.labels.bind, 'flashBlockRows', this.br),
+        labelled(this.labels.bind, 'flashBlockCols', this.bc),
         h('label', { class: 'check' }, this.causal, lb('span', 'flashCausal')),
       ),
       h('div', { class: 'decode-ctrl', role: 'group' }, this.back, this.step, this.play, this.reset, this.counter),

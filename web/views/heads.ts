@@ -4,7 +4,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor } from 'attention-playground'
-import { h, setText, tokLabel } from '../dom'
+import { h, labelled, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
 import { engineErrorText } from '../engine-errors'
 import { headsModel, kvHeadOf, windowCell, type Arrangement, type HeadsModel } from '../compute/grouped-heads'
@@ -74,8 +74,8 @@ export class HeadsView implements Panel {
       h(
         'div',
         { class: 'decode-ctrl', role: 'group' },
-        h('label', { class: 'field' }, lb('span', 'headsWindow', 'lbl'), this.windowInput),
-        h('label', { class: 'field' }, lb('span', 'headsSinks', 'lbl'), this.sinksInput),
+        labelled(this.labels.bind, 'headsWindow', this.windowInput),
+        labelled(this.labels.bind, 'headsSinks', this.sinksInput),
         legend('seen', 'headsLegendSeen'),
         legend('sink', 'headsLegendSink'),
         legend('out', 'headsLegendOut'),

@@ -222,12 +222,15 @@ export function modernText(lang: Lang): ModernText {
 export class ModernLabels {
   private list: Array<[HTMLElement, ModernKey]> = []
 
-  /** A new <tag> showing `key` (with class `cls`). */
-  readonly el = <K extends 'h2' | 'h3' | 'p' | 'span'>(tag: K, key: ModernKey, cls?: string) => {
-    const e = h(tag, cls ? { class: cls } : {})
+  /** Shows `key` in `e` from now on; returns `e`. */
+  readonly bind = <E extends HTMLElement>(e: E, key: ModernKey): E => {
     this.list.push([e, key])
     return e
   }
+
+  /** A new <tag> showing `key` (with class `cls`). */
+  readonly el = <K extends 'h2' | 'h3' | 'p' | 'span'>(tag: K, key: ModernKey, cls?: string) =>
+    this.bind(h(tag, cls ? { class: cls } : {}), key)
 
   apply(tx: ModernText): void {
     for (const [e, key] of this.list) setText(e, tx(key))

@@ -4,7 +4,7 @@
 
 import type { Engine, Tensor } from 'attention-playground'
 import type { Ctx, Panel } from '../context'
-import { h, lessonSection, setText, svg, Texts } from '../dom'
+import { h, labelled, lessonSection, setText, svg, Texts } from '../dom'
 import { fmt } from '../format'
 import { Heatmap } from '../heatmap'
 import type { MsgKey, Translate } from '../i18n'
@@ -103,8 +103,7 @@ export class PositionsView implements Panel {
     return h('figure', { class: 'pos-fig' }, this.texts.bind(h('figcaption'), caption), map.el)
   }
 
-  private readonly field = (key: MsgKey, control: HTMLElement): HTMLElement =>
-    h('label', { class: 'field' }, this.texts.bind(h('span', { class: 'lbl' }), key), control)
+  private readonly field = (key: MsgKey, control: HTMLElement): HTMLElement => labelled(this.texts.bind, key, control)
 
   private orderPart(): HTMLElement {
     return this.sub(

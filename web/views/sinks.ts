@@ -3,7 +3,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor, Trace, Trainer } from 'attention-playground'
-import { h, setText, tokLabel } from '../dom'
+import { h, labelled, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
 import { engineErrorText } from '../engine-errors'
 import { ModernLabels, modernText, type ModernText } from './modern-strings'
@@ -62,7 +62,7 @@ export class SinksView implements Panel {
       ),
       lb('h3', 'sinksLogitTitle'),
       lb('p', 'sinksLogitLead', 'help'),
-      h('label', { class: 'field' }, lb('span', 'sinksLogit', 'lbl'), this.logit, this.logitValue),
+      labelled(this.labels.bind, 'sinksLogit', [this.logit, this.logitValue]),
       this.pos0,
       this.table,
     )
