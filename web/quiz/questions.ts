@@ -204,90 +204,36 @@ export interface QuizViews {
 
 export const pipelineQuiz: QuizFor = (s, tr, t) => (tr ? pipelineQuestions(s, tr, t) : [])
 
-export const whyQuiz: QuizFor = (_s, _tr, t) => [
-  fixed(
-    'why:direct',
-    t,
-    'quizWhyPrompt',
-    'quizWhyRight',
-    ['quizWhyWrong1', 'quizWhyWrong2', 'quizWhyWrong3'],
-    'quizWhyExplain',
-  ),
-]
+/** The stems of the questions whose texts follow one naming: quiz{stem}Prompt, Right, Wrong1 to 3 and Explain. */
+type Stem = 'Why' | 'Decode' | 'ScaleWhat' | 'Pos' | 'Rope' | 'BwMask' | 'BwSat' | 'Train'
+
+/** The question of stem `stem`'s six texts (the wrong options in their order 1, 2, 3). */
+function named(id: string, t: Translate, stem: Stem, vars: Record<string, string | number> = {}): Question {
+  const k = `quiz${stem}` as const
+  return fixed(id, t, `${k}Prompt`, `${k}Right`, [`${k}Wrong1`, `${k}Wrong2`, `${k}Wrong3`], `${k}Explain`, vars)
+}
+
+export const whyQuiz: QuizFor = (_s, _tr, t) => [named('why:direct', t, 'Why')]
 
 export const originQuiz: QuizFor = (_s, _tr, t) => seq2seqQuestions(t)
 
 export const decodeQuiz: QuizFor = (s, _tr, t) => [
   ...seq2seqQuestions(t),
-  fixed(
-    `decode:q:${s.dq}`,
-    t,
-    'quizDecodePrompt',
-    'quizDecodeRight',
-    ['quizDecodeWrong1', 'quizDecodeWrong2', 'quizDecodeWrong3'],
-    'quizDecodeExplain',
-    { dq: s.dq },
-  ),
+  named(`decode:q:${s.dq}`, t, 'Decode', { dq: s.dq }),
 ]
 
-export const scalingQuiz: QuizFor = (_s, _tr, t) => [
-  fixed(
-    'scaling:what',
-    t,
-    'quizScaleWhatPrompt',
-    'quizScaleWhatRight',
-    ['quizScaleWhatWrong1', 'quizScaleWhatWrong2', 'quizScaleWhatWrong3'],
-    'quizScaleWhatExplain',
-  ),
-]
+export const scalingQuiz: QuizFor = (_s, _tr, t) => [named('scaling:what', t, 'ScaleWhat')]
 
 export const positionsQuiz: QuizFor = (_s, _tr, t) => [
-  fixed(
-    'positions:shuffle',
-    t,
-    'quizPosPrompt',
-    'quizPosRight',
-    ['quizPosWrong1', 'quizPosWrong2', 'quizPosWrong3'],
-    'quizPosExplain',
-  ),
-  fixed(
-    'positions:rope-offset',
-    t,
-    'quizRopePrompt',
-    'quizRopeRight',
-    ['quizRopeWrong1', 'quizRopeWrong2', 'quizRopeWrong3'],
-    'quizRopeExplain',
-  ),
+  named('positions:shuffle', t, 'Pos'),
+  named('positions:rope-offset', t, 'Rope'),
 ]
 
 export const backwardQuiz: QuizFor = (_s, _tr, t) => [
-  fixed(
-    'backward:mask',
-    t,
-    'quizBwMaskPrompt',
-    'quizBwMaskRight',
-    ['quizBwMaskWrong1', 'quizBwMaskWrong2', 'quizBwMaskWrong3'],
-    'quizBwMaskExplain',
-  ),
-  fixed(
-    'backward:saturation',
-    t,
-    'quizBwSatPrompt',
-    'quizBwSatRight',
-    ['quizBwSatWrong1', 'quizBwSatWrong2', 'quizBwSatWrong3'],
-    'quizBwSatExplain',
-  ),
+  named('backward:mask', t, 'BwMask'),
+  named('backward:saturation', t, 'BwSat'),
 ]
 
-export const trainQuiz: QuizFor = (_s, _tr, t) => [
-  fixed(
-    'train:what',
-    t,
-    'quizTrainPrompt',
-    'quizTrainRight',
-    ['quizTrainWrong1', 'quizTrainWrong2', 'quizTrainWrong3'],
-    'quizTrainExplain',
-  ),
-]
+export const trainQuiz: QuizFor = (_s, _tr, t) => [named('train:what', t, 'Train')]
 
 export const noQuiz: QuizFor = () => []
