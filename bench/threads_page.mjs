@@ -8,14 +8,20 @@
 //
 // --cpu prints instead how the CPU time of ~3 s of 2-thread calls splits between the page's thread and the worker.
 //
-//   node bench/threads_page.mjs [--n 2048] [--d 64] [--rounds 15] [--causal] [--record] [--cpu]
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+// --trace runs the same rounds on an engine built with the kernels' bench-only trace (-DAP_THREAD_TRACE, built into
+// build/wasm-threads-trace when stale, a copy of dist/ with it in build/bench/dist-trace) and prints, over the
+// 2-thread calls, distributions of when the worker started, how many blocks each thread took and its time per block.
+//
+//   node bench/threads_page.mjs [--n 2048] [--d 64] [--rounds 15] [--causal] [--record] [--cpu] [--trace]
+import { execFileSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
 import { rand } from './inputs.mjs'
+import { EMCMAKE_FLAGS, plainPath, relaxedEnv, threadGlue } from '../scripts/toolchain.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const argv = process.argv.slice(2)
@@ -25,11 +31,12 @@ const d = arg('--d', 64)
 const rounds = arg('--rounds', 15)
 const causal = argv.includes('--causal')
 const record = argv.includes('--record')
+const trace = argv.includes('--trace')
 const runsFile = join(root, 'bench/results/threads.json')
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>threads bench</title>
 <script type="module">
-import { init } from '/dist/index.js'
+import { init } from '/__DIST__/index.js'
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1]
 ${rand.toString()}
 window.run = async ({ n, d, rounds, causal }) => {
@@ -122,13 +129,87 @@ async function cpuShares(page) {
   }
 }
 
+// --trace: the threaded engine with the trace compiled in (rebuilt when its sources are newer), beside dist/'s package.
+function traceDist() {
+  const dir = 'build/wasm-threads-trace'
+  const wasm = join(root, dir, 'attention.wasm')
+  const newest = (p) =>
+    statSync(p).isDirectory() ? Math.max(...readdirSync(p).map((e) => newest(join(p, e)))) : statSync(p).mtimeMs
+  if (
+    !existsSync(wasm) ||
+    statSync(wasm).mtimeMs < Math.max(...['src/core', 'src/kernels', 'src/bindings'].map((p) => newest(join(root, p))))
+  ) {
+    const env = { ...process.env, PATH: plainPath(), ...relaxedEnv() }
+    const sh = (cmd, a) => execFileSync(cmd, a, { cwd: root, stdio: 'inherit', env })
+    sh('emcmake', [
+      'cmake',
+      '-S',
+      '.',
+      '-B',
+      dir,
+      '-DCMAKE_BUILD_TYPE=Release',
+      ...EMCMAKE_FLAGS,
+      '-DAP_RELAXED_SIMD=ON',
+      '-DAP_THREADS=ON',
+      '-DCMAKE_CXX_FLAGS=-DAP_THREAD_TRACE',
+    ])
+    sh('cmake', ['--build', dir, '--target', 'attention', '-j', '2'])
+  }
+  const out = join(root, 'build/bench/dist-trace')
+  rmSync(out, { recursive: true, force: true })
+  cpSync(join(root, 'dist'), out, { recursive: true })
+  cpSync(wasm, join(out, 'attention-threads.wasm'))
+  cpSync(join(root, dir, 'attention.worker.js'), join(out, 'attention-threads.worker.js'))
+  writeFileSync(
+    join(out, 'attention-threads.js'),
+    threadGlue(readFileSync(join(root, dir, 'attention.js'), 'utf8'), 'attention-threads'),
+  )
+  return 'build/bench/dist-trace'
+}
+
+// The TRACE lines of the 2-thread calls (kernels.cpp, AP_THREAD_TRACE) as distributions: min, quartiles, max.
+function printTraces(lines) {
+  const calls = lines
+    .map((l) => {
+      const parts = l
+        .split(' | ')
+        .slice(1)
+        .map((p) => Object.fromEntries([...p.matchAll(/([a-zA-Z]+) (-?[\d.]+)/g)].map((m) => [m[1], Number(m[2])])))
+      return { ms: Number(/ ms (-?[\d.]+)/.exec(l)[1]), parts }
+    })
+    .filter((c) => c.parts.length === 2)
+  const dist = (f) => {
+    const a = calls.map(f).sort((x, y) => x - y)
+    const at = (q) => a[Math.min(a.length - 1, Math.floor(q * a.length))].toFixed(2)
+    return `${at(0)} / ${at(0.25)} / ${at(0.5)} / ${at(0.75)} / ${at(1)}`
+  }
+  const [p, w] = [0, 1]
+  console.log(
+    `  trace of ${calls.length} two-thread calls (min / p25 / median / p75 / max; ms from the split's start):`,
+  )
+  /** @type {[string, (c: { ms: number, parts: Record<string, number>[] }) => number][]} */
+  const rows = [
+    ['the split (all blocks)', (c) => c.ms],
+    ["worker's first block starts", (c) => c.parts[w].first],
+    ['blocks taken before it (by the page)', (c) => c.parts[w].firstIndex],
+    ["page's thread: blocks", (c) => c.parts[p].blocks],
+    ['worker: blocks', (c) => c.parts[w].blocks],
+    ["page's thread: ms a block", (c) => c.parts[p].busy / Math.max(1, c.parts[p].blocks)],
+    ['worker: ms a block', (c) => c.parts[w].busy / Math.max(1, c.parts[w].blocks)],
+    ['wait after the last block', (c) => c.ms - Math.max(c.parts[p].last, c.parts[w].last)],
+  ]
+  for (const [name, f] of rows) console.log(`    ${name.padEnd(38)} ${dist(f)}`)
+}
+
 mkdirSync(join(root, 'build/bench'), { recursive: true })
-writeFileSync(join(root, 'build/bench/threads.html'), PAGE)
+writeFileSync(join(root, 'build/bench/threads.html'), PAGE.replace('__DIST__', trace ? traceDist() : 'dist'))
 const server = await serve(root, 0)
 const { browser } = await launchChromium(process.env.CHROMIUM ?? '/usr/bin/chromium')
 try {
   const load0 = os.loadavg()
   const page = await browser.newPage()
+  const traces = []
+  page.on('console', (m) => m.text().startsWith('TRACE') && traces.push(m.text()))
   await page.goto(`http://127.0.0.1:${server.address().port}/build/bench/threads.html`)
   await page.waitForFunction(() => /** @type {any} */ (window).__ready === true)
   if (argv.includes('--cpu')) {
@@ -158,7 +239,8 @@ try {
     `  1 thread: median ${r.ms1.toFixed(2)} ms (min ${r.min1.toFixed(2)}); 2 threads: median ${r.ms2.toFixed(2)} ms (min ${r.min2.toFixed(2)})`,
   )
   console.log(`  2 threads ÷ 1 = ${res.ratio.toFixed(2)}×   load ${load0[0].toFixed(2)} → ${load1[0].toFixed(2)}`)
-  if (record) {
+  if (trace) printTraces(traces)
+  if (record && !trace) {
     const runs = existsSync(runsFile) ? JSON.parse(readFileSync(runsFile, 'utf8')) : []
     runs.push({ date: new Date().toISOString(), ...res })
     writeFileSync(runsFile, JSON.stringify(runs, null, 1) + '\n')

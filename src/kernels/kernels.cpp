@@ -16,6 +16,11 @@
 #include <mutex>
 #include <thread>
 #endif
+#ifdef AP_THREAD_TRACE
+#include <emscripten.h>
+
+#include <cstdio>
+#endif
 
 #include "kernels_driver.h"
 #include "kernels_internal.h"
@@ -29,6 +34,39 @@ namespace impl = scalar;
 #endif
 
 namespace {
+
+#ifdef AP_THREAD_TRACE
+// Bench-only (bench/threads_page.mjs --trace builds an engine with -DAP_THREAD_TRACE): per split call and per part,
+// when the part started (enter), when it began its first block and ended its last, how many blocks it took, their
+// summed time, and which block it took first; ms from the call's start (emscripten_get_now, which pool threads
+// correct by their start-up offset from the page's clock: ~0.1-0.8 ms). set_threads prints what was recorded, one
+// "TRACE" line a call, on the page's console: outside any timed call.
+struct PartTrace {
+  double enter = 0, first = 0, last = 0, busy = 0;
+  int blocks = 0, firstIndex = -1;
+};
+struct CallTrace {
+  double start = 0, end = 0;
+  int parts = 0, blocks = 0;
+  PartTrace part[4];
+};
+CallTrace g_traces[256];
+int g_traced = 0;
+
+void print_traces() {
+  for (int c = 0; c < g_traced; ++c) {
+    const CallTrace& t = g_traces[c];
+    std::printf("TRACE parts %d blocks %d ms %.3f", t.parts, t.blocks, t.end - t.start);
+    for (int k = 0; k < t.parts && k < 4; ++k) {
+      const PartTrace& q = t.part[k];
+      std::printf(" | part %d enter %.3f first %.3f last %.3f blocks %d busy %.3f firstIndex %d", k, q.enter - t.start,
+                  q.first - t.start, q.last - t.start, q.blocks, q.busy, q.firstIndex);
+    }
+    std::printf("\n");
+  }
+  g_traced = 0;
+}
+#endif
 
 #ifdef AP_THREADS
 // Pool threads live as long as the count is > 1 and sleep between calls. (Not a thread per call: in
@@ -122,8 +160,9 @@ Pool& pool() {
 
 // Runs body(r0, r1, part) over rows [0, n) in whole flash blocks (kBR rows), in parallel when the pool has threads
 // and the call does `work` multiply-adds. The threads take blocks one at a time from a shared counter rather than
-// fixed shares: a thread that runs slower (in Chromium a pool worker was measured running the kernels slower than
-// the page's thread; a core may be shared with other threads) then does fewer blocks instead of holding up the call.
+// fixed shares: a thread that runs slower (its core shared with other processes: in Chromium that made the pool's
+// worker, or with threads pinned the page's thread, take ~0.6 ms a block to the other's 0.45; docs/design.md) then
+// does fewer blocks instead of holding up the call.
 // causal: row i costs ~i, so blocks are handed out last first, the costliest while every thread is still busy. Every
 // block is computed the same way whichever thread takes it, so the result is the same bits for any thread count.
 // prepare(parts) runs on the calling thread just before a split (not when the call stays on one thread); returning
@@ -137,13 +176,36 @@ void split_rows(int n, double work, bool causal, const Body& body, const Prepare
   const int parts = std::min(pool().size(), blocks);
   if (parts > 1 && work >= kMinParallelWork && prepare(parts)) {
     std::atomic<int> next{0};
+#ifdef AP_THREAD_TRACE
+    CallTrace* trace = g_traced < 256 ? &g_traces[g_traced++] : nullptr;
+    if (trace) *trace = CallTrace{emscripten_get_now(), 0, parts, blocks, {}};
+#endif
     pool().run(parts, [&](int part) {
+#ifdef AP_THREAD_TRACE
+      PartTrace q;
+      q.enter = emscripten_get_now();
+#endif
       for (int i = next.fetch_add(1, std::memory_order_relaxed); i < blocks;
            i = next.fetch_add(1, std::memory_order_relaxed)) {
         const int b = causal ? blocks - 1 - i : i;
+#ifdef AP_THREAD_TRACE
+        const double t0 = emscripten_get_now();
+        if (q.firstIndex < 0) q = PartTrace{q.enter, t0, t0, 0, 0, i};
+#endif
         body(b * detail::kBR, std::min(n, (b + 1) * detail::kBR), part);
+#ifdef AP_THREAD_TRACE
+        q.last = emscripten_get_now();
+        q.busy += q.last - t0;
+        ++q.blocks;
+#endif
       }
+#ifdef AP_THREAD_TRACE
+      if (trace && part < 4) trace->part[part] = q;
+#endif
     });
+#ifdef AP_THREAD_TRACE
+    if (trace) trace->end = emscripten_get_now();
+#endif
     return;
   }
 #else
@@ -162,6 +224,9 @@ void split_rows(int n, double work, bool causal, const Body& body) {
 }  // namespace
 
 int set_threads(int n) noexcept {
+#ifdef AP_THREAD_TRACE
+  print_traces();
+#endif
 #ifdef AP_THREADS
   return pool().resize(std::max(1, std::min(n, 16)));
 #else
