@@ -168,7 +168,8 @@ function traceDist() {
 }
 
 // The TRACE lines of the 2-thread calls (kernels.cpp, AP_THREAD_TRACE) as distributions: min, quartiles, max.
-function printTraces(lines) {
+/** @param {string[]} lines @param {number} ms2 the 2-thread calls' median */
+function printTraces(lines, ms2) {
   const calls = lines
     .map((l) => {
       const parts = l
@@ -199,6 +200,10 @@ function printTraces(lines) {
     ['wait after the last block', (c) => c.ms - Math.max(c.parts[p].last, c.parts[w].last)],
   ]
   for (const [name, f] of rows) console.log(`    ${name.padEnd(38)} ${dist(f)}`)
+  const split = calls.map((c) => c.ms).sort((x, y) => x - y)[calls.length >> 1]
+  console.log(
+    `    outside the split (medians: call − split) ${(ms2 - split).toFixed(2)} ms, on the page's thread alone`,
+  )
 }
 
 mkdirSync(join(root, 'build/bench'), { recursive: true })
@@ -239,7 +244,7 @@ try {
     `  1 thread: median ${r.ms1.toFixed(2)} ms (min ${r.min1.toFixed(2)}); 2 threads: median ${r.ms2.toFixed(2)} ms (min ${r.min2.toFixed(2)})`,
   )
   console.log(`  2 threads ÷ 1 = ${res.ratio.toFixed(2)}×   load ${load0[0].toFixed(2)} → ${load1[0].toFixed(2)}`)
-  if (trace) printTraces(traces)
+  if (trace) printTraces(traces, r.ms2)
   if (record && !trace) {
     const runs = existsSync(runsFile) ? JSON.parse(readFileSync(runsFile, 'utf8')) : []
     runs.push({ date: new Date().toISOString(), ...res })
