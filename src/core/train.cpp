@@ -116,11 +116,13 @@ Model::Model(const ModelConfig& cfg, Generator& g) : cfg_(cfg) {
     params_.push_back({std::move(name), std::move(m), vec});
     return static_cast<int>(params_.size()) - 1;
   };
-  E_ = add("embedding", g.embedding(cfg_.vocab, cfg_.dModel));
-  // Learned positions, drawn like a second nn.Embedding but at 0.1 of its scale so that at the start
-  // the token identity dominates (N(0,1) positions swamp 16-32-wide token vectors).
+  E_ = add("embedding", g.embedding(cfg_.vocab, cfg_.dModel) * cfg_.embeddingInit);
+  // Learned positions, drawn like a second nn.Embedding, by default at 0.1 of its scale so that at the
+  // start the token identity dominates (N(0,1) positions swamp 16-32-wide token vectors). The induction
+  // task turns this round (tokens at 0.1, positions at 1: see make_induction).
   // The other encodings draw nothing here (rope and none add nothing to H_0; sinusoidal is fixed).
-  if (cfg_.positions == Positions::Learned) P_ = add("position", g.embedding(cfg_.maxLen, cfg_.dModel) * 0.1f);
+  if (cfg_.positions == Positions::Learned)
+    P_ = add("position", g.embedding(cfg_.maxLen, cfg_.dModel) * cfg_.positionInit);
   if (cfg_.positions == Positions::Sinusoidal) fixedPositions_ = sinusoidal_table(cfg_.maxLen, cfg_.dModel);
   for (int l = 0; l < cfg_.layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
@@ -586,6 +588,8 @@ Trainer::Trainer(const TrainerOptions& o) : opts_(o) {
   cfg.temperature = o.temperature;
   cfg.positions = parse_positions(o.positions);
   cfg.ropeBase = o.ropeBase;
+  cfg.embeddingInit = task_.embeddingInit;
+  cfg.positionInit = task_.positionInit;
   if (o.mask == "auto")
     cfg.causal = task_.causal;
   else if (o.mask == "none")

@@ -49,6 +49,9 @@ struct ModelConfig {
   bool causal = false;
   Positions positions = Positions::Learned;  // learned, sinusoidal, rope or none (not alibi)
   float ropeBase = static_cast<float>(kDefaultRopeBase);
+  // Initial scales: the token embedding and the learned positions are drawn like nn.Embedding (N(0, 1))
+  // times these (the task's choice, TaskData::embeddingInit / positionInit).
+  float embeddingInit = 1.0f, positionInit = 0.1f;
 
   float head_scale() const;  // the multiplier of step scaledScores: scale, or the default when NaN
   void validate() const;     // throws ap::Error naming the option
@@ -145,7 +148,8 @@ struct TaskData {
   bool causal = false;
   int defaultLayers = 1;
   int defaultHeads = 1;
-  bool constantLr = false;  // the default lr is constant (no warm-up and decay)
+  bool constantLr = false;                          // the default lr is constant (no warm-up and decay)
+  float embeddingInit = 1.0f, positionInit = 0.1f;  // ModelConfig's initial scales for this task
   std::vector<Example> train, test;
   std::string sample;  // a sentence to trace by default
 };

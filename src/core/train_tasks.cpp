@@ -214,6 +214,10 @@ TaskData make_reverse() {
 // occurrence of the current token and reading the token after it (an induction head) — no fixed offset
 // or position answers it. The segment's tokens are distinct and the prefix avoids them, so each copyable
 // token has exactly one earlier occurrence; the rest of the sequence is uniform.
+// The model starts with small token vectors (0.1 of nn.Embedding's scale) and full-size positions (1):
+// then layer 1 learns the textbook previous-token head (attention from i to i − 1, a pattern of positions)
+// and layer 2 the induction head reading it. With the reverse (tokens 1, positions 0.1, the other tasks'
+// choice) or both at 1, layer 1 becomes a duplicate-token head instead (bench/induction_torch.py).
 TaskData make_induction() {
   TaskData t;
   t.name = "induction";
@@ -222,6 +226,8 @@ TaskData make_induction() {
   t.defaultHeads = 2;
   t.causal = true;
   t.constantLr = true;
+  t.embeddingInit = 0.1f;
+  t.positionInit = 1.0f;
   t.maxLen = kInductionSeq;
   t.vocab = {"apple", "bell", "bird", "box",  "cat",  "door", "egg",  "fish", "game", "hat",   "ice",
              "jam",   "kite", "lamp", "leaf", "milk", "moon", "nest", "owl",  "pen",  "queen", "rain",

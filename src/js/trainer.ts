@@ -24,7 +24,9 @@
  *   of 4–8 distinct words that appears twice in a row after a prefix of random length; each next word is
  *   predicted. `evaluate()` gives the copyable words' accuracy (the second copy after its first word) as
  *   `accuracy` and the others' as `restAccuracy` (chance); `headScores()` each head's previous-token and
- *   induction scores.
+ *   induction scores. Its model starts with small word vectors (0.1 of nn.Embedding's N(0, 1)) and
+ *   full-size positions (N(0, 1)); the other tasks start the other way round (words 1, positions 0.1).
+ *   From that start layer 1 learns a previous-token head and layer 2 an induction head.
  */
 import type { ScoreRule, Trace } from './types.js'
 import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js'
@@ -109,7 +111,8 @@ export interface TrainScore {
  * from position i to i − 1; `induction` the mean attention from each word of the second copy to the word
  * just after its earlier occurrence; `duplicateToken` the mean attention from each word of the second copy
  * to its earlier occurrence (the other way a layer-1 head can serve an induction head: it passes on where
- * the current word was seen before, and layer 2 attends to the position after it).
+ * the current word was seen before, and layer 2 attends to the position after it; the task's model takes
+ * that route when it starts with full-size word vectors and small positions).
  */
 export interface HeadScores {
   previousToken: number[][]
