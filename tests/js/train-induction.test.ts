@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import type { HeadScores } from '../../dist/index.js'
 import { headRoles, phaseStep, ROLE_THRESHOLD } from '../../web/train/induction'
-import { ap, useEngine } from './helpers'
+import { ap, loadFixture, useEngine } from './helpers'
 
 useEngine()
 
@@ -32,6 +32,18 @@ describe('createTrainer({ task: "induction" })', () => {
       }
     }
   })
+
+  // the start from which layer 1 learns a previous-token head: word vectors at 0.1 of nn.Embedding's N(0, 1),
+  // positions at 1 (torch's own draws for the seed, tests/fixtures/gen_induction_init.py)
+  for (const c of loadFixture('induction-init.json').cases)
+    it(`starts from word vectors at 0.1 and positions at 1, as torch draws them (${c.name})`, () => {
+      using tr = ap.createTrainer({ task: 'induction', seed: c.seed })
+      const p = tr.parameters()
+      for (const name of ['embedding', 'position']) {
+        expect(p[name].shape).toEqual(c[name].shape)
+        expect(Array.from(p[name].data)).toEqual(c[name].data)
+      }
+    })
 
   it('seed 0 learns to copy (≥ 90 % held-out within 3,000 steps): a previous-token head in layer 1, an induction head in layer 2', () => {
     using tr = ap.createTrainer({ task: 'induction', seed: 0 })
