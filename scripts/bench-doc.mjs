@@ -285,7 +285,7 @@ parts) and ends by writing this page:
   engines (fused and with \`needWeights: true\`) against tfjs-backend-wasm and onnxruntime-web from their UMD
   builds on one thread; then our threaded engine against both peers on two threads, and alone on a page of
   its own (two threads against one). A row more than 1e-4 off the plain-JS reference is marked FAILED.
-- \`bench/train_bench.mjs\`: time to the coreference target and training steps per second (printed).
+- \`bench/train_bench.mjs\`: time to the coreference target, steps to the induction target (seeds 0–4; \`--induction-only\` runs that part alone) and training steps per second (printed).
 - \`bench/page_bench.mjs\`: the page in Chromium — load, first render, input → updated panels (printed).
 
 Medians over the runs of each cell. Absolute speeds on a shared virtual machine move between runs; the
