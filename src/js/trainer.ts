@@ -26,7 +26,8 @@
  *   `accuracy` and the others' as `restAccuracy` (chance); `headScores()` each head's previous-token and
  *   induction scores. Its model starts with small word vectors (0.1 of nn.Embedding's N(0, 1)) and
  *   full-size positions (N(0, 1)); the other tasks start the other way round (words 1, positions 0.1).
- *   From that start layer 1 learns a previous-token head and layer 2 an induction head.
+ *   From that start layer 1 learns a previous-token head and layer 2 an induction head (seeds 0, 1 and 3 of
+ *   0–4; seed 2's layer 1 takes the duplicate-token route below).
  */
 import type { ScoreRule, Trace } from './types.js'
 import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js'

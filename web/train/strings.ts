@@ -61,10 +61,11 @@ const en = {
     'the right of the first copy (each word of the second copy attends to the word after its earlier occurrence). ' +
     'Layer 2 can only find that column if layer 1 has written something into the positions: in the textbook circuit ' +
     '(Olsson et al. 2022) a previous-token head (the diagonal just below the main one) copies each word into the next ' +
-    'position, so the word after A carries "A came before me". This model learns that circuit: it starts with small ' +
-    'word vectors (0.1 of the usual scale) and full-size positions. Started the other way round, as the other tasks ' +
-    'are, it takes a second route instead: a duplicate-token head in layer 1 (each word of the second copy attends to ' +
-    'its earlier copy) passes on where the word was seen, and layer 2 attends to the position after it. Either way, the copy ' +
+    'position, so the word after A carries "A came before me". This model starts with small word vectors (0.1 of the ' +
+    'usual scale) and full-size positions, and with the default seed it learns that circuit (with seeds 0–4, three ' +
+    'times in five). Started the other way round, as the other tasks are, and with some seeds even so, it takes a ' +
+    'second route instead: a duplicate-token head in layer 1 (each word of the second copy attends to its earlier ' +
+    'copy) passes on where the word was seen, and layer 2 attends to the position after it. Either way, the copy ' +
     'accuracy jumps when the induction score rises (marked on the loss curve): a phase change. The lessons do not ' +
     'cover multi-layer circuits; this goes beyond them.',
   rolePrevious: 'previous-token head',
@@ -145,8 +146,8 @@ const zh: Record<Key, string> = {
     '请看第 2 层的一条斜纹：它在第一份副本右边一列（第二份副本的每个词都注意到它上一次出现之后的那个词）。' +
     '第 2 层之所以能找到那一列，是因为第 1 层先往各个位置写入了信息：在经典电路中（Olsson 等，2022），' +
     '一个“前一词头”（主对角线正下方的那条对角线）把每个词复制到下一个位置，于是 A 后面的那个词带着“我前面是 A”。' +
-    '这个模型学到的正是这个电路：它开始时词向量很小（通常尺度的 0.1），位置向量是完整尺度。' +
-    '如果像其他任务那样反过来开始，它会走另一条路：第 1 层的“重复词头”（第二份副本的每个词注意到它的上一次出现）' +
+    '这个模型开始时词向量很小（通常尺度的 0.1），位置向量是完整尺度；用默认的随机种子，它学到的正是这个电路' +
+    '（种子 0–4 中五次有三次）。如果像其他任务那样反过来开始（用某些种子时即使这样开始也会），它会走另一条路：第 1 层的“重复词头”（第二份副本的每个词注意到它的上一次出现）' +
     '把这个词上次出现的位置传下去，第 2 层再注意那个位置的下一个位置。无论哪条路，归纳分数上升时（在损失曲线上标出）' +
     '复制准确率都会突然跳升：这是一次相变。课程讲义没有讲多层电路，这部分超出了讲义的范围。',
   rolePrevious: '前一词头',
