@@ -176,7 +176,7 @@ function printTraces(lines, ms2) {
         .split(' | ')
         .slice(1)
         .map((p) => Object.fromEntries([...p.matchAll(/([a-zA-Z]+) (-?[\d.]+)/g)].map((m) => [m[1], Number(m[2])])))
-      return { ms: Number(/ ms (-?[\d.]+)/.exec(l)[1]), parts }
+      return { ms: Number(/ ms (-?[\d.]+)/.exec(l)[1]), prepare: Number(/ prepare (-?[\d.]+)/.exec(l)[1]), parts }
     })
     .filter((c) => c.parts.length === 2)
   const dist = (f) => {
@@ -188,8 +188,9 @@ function printTraces(lines, ms2) {
   console.log(
     `  trace of ${calls.length} two-thread calls (min / p25 / median / p75 / max; ms from the split's start):`,
   )
-  /** @type {[string, (c: { ms: number, parts: Record<string, number>[] }) => number][]} */
+  /** @type {[string, (c: { ms: number, prepare: number, parts: Record<string, number>[] }) => number][]} */
   const rows = [
+    ['before the split (scratch, packing K)', (c) => c.prepare],
     ['the split (all blocks)', (c) => c.ms],
     ["worker's first block starts", (c) => c.parts[w].first],
     ['blocks taken before it (by the page)', (c) => c.parts[w].firstIndex],

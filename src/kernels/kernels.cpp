@@ -37,16 +37,17 @@ namespace {
 
 #ifdef AP_THREAD_TRACE
 // Bench-only (bench/threads_page.mjs --trace builds an engine with -DAP_THREAD_TRACE): per split call and per part,
-// when the part started (enter), when it began its first block and ended its last, how many blocks it took, their
-// summed time, and which block it took first; ms from the call's start (emscripten_get_now, which pool threads
-// correct by their start-up offset from the page's clock: ~0.1-0.8 ms). set_threads prints what was recorded, one
-// "TRACE" line a call, on the page's console: outside any timed call.
+// the time prepare() took before it (scratch, packing K), when the part started (enter), when it began its first
+// block and ended its last, how many blocks it took, their summed time, and which block it took first; ms from the
+// call's start (emscripten_get_now, which pool threads correct by their start-up offset from the page's clock: off by
+// up to ~3 ms, the same for every call of a page; the block indices need no clock). set_threads prints what was
+// recorded, one "TRACE" line a call, on the page's console: outside any timed call.
 struct PartTrace {
   double enter = 0, first = 0, last = 0, busy = 0;
   int blocks = 0, firstIndex = -1;
 };
 struct CallTrace {
-  double start = 0, end = 0;
+  double start = 0, end = 0, prepare = 0;
   int parts = 0, blocks = 0;
   PartTrace part[4];
 };
@@ -56,7 +57,7 @@ int g_traced = 0;
 void print_traces() {
   for (int c = 0; c < g_traced; ++c) {
     const CallTrace& t = g_traces[c];
-    std::printf("TRACE parts %d blocks %d ms %.3f", t.parts, t.blocks, t.end - t.start);
+    std::printf("TRACE parts %d blocks %d ms %.3f prepare %.3f", t.parts, t.blocks, t.end - t.start, t.prepare);
     for (int k = 0; k < t.parts && k < 4; ++k) {
       const PartTrace& q = t.part[k];
       std::printf(" | part %d enter %.3f first %.3f last %.3f blocks %d busy %.3f firstIndex %d", k, q.enter - t.start,
@@ -174,11 +175,15 @@ void split_rows(int n, double work, bool causal, const Body& body, const Prepare
   constexpr double kMinParallelWork = 4.0e6;
   const int blocks = (n + detail::kBR - 1) / detail::kBR;
   const int parts = std::min(pool().size(), blocks);
+#ifdef AP_THREAD_TRACE
+  const double before = emscripten_get_now();
+#endif
   if (parts > 1 && work >= kMinParallelWork && prepare(parts)) {
     std::atomic<int> next{0};
 #ifdef AP_THREAD_TRACE
     CallTrace* trace = g_traced < 256 ? &g_traces[g_traced++] : nullptr;
-    if (trace) *trace = CallTrace{emscripten_get_now(), 0, parts, blocks, {}};
+    if (trace) *trace = CallTrace{emscripten_get_now(), 0, 0, parts, blocks, {}};
+    if (trace) trace->prepare = trace->start - before;
 #endif
     pool().run(parts, [&](int part) {
 #ifdef AP_THREAD_TRACE
