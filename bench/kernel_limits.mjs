@@ -2,7 +2,7 @@
 // harness (bench/wasm_harness, built per engine with the package's flags):
 // - the ceiling: each engine's register tiles alone on cache-resident data (what the machine gives that tile right
 //   now), and each kernel's GFLOP/s in the main table as a fraction of it;
-// - the per-phase profile of one fused call (default n = 512, d = 64): packing K, the tail block, the softmax, the
+// - the per-phase profile of one fused call (default n = 512, d = 64): packing K and V, the tail block, the softmax, the
 //   register tiles, and what the package adds around the kernel (the JS/wasm copies, checks, set-up).
 import os from 'node:os'
 import { harnessBuild, harnessCall } from './kernel_harness.mjs'
@@ -143,7 +143,7 @@ export function phaseProfile(engines, n, d, log, rounds = 5, calls = 15) {
     log(`  attention() in the package   ${p.total.toFixed(3).padStart(8)} ms  100.0 %`)
     const line = (label, ms) => log(`  ${label.padEnd(29)}${ms.toFixed(3).padStart(8)} ms${pct(ms / total)}`)
     line('  the kernel (harness)', kernel)
-    line('    packing K', p.pack)
+    line('    packing K and V', p.pack)
     line(`    tail block (${p.tailRows} rows)`, p.tail)
     line('    softmax (exp of each score)', p.softmax)
     line('    register tiles (the rest)', p.tiles)

@@ -273,11 +273,11 @@ long long flash_workspace_floats(int nq, int nk, int d, int dv) noexcept {
 
 namespace {
 
-// Splits rows of Q like split_rows for the kernels that need a workspace. Split, K is packed once into the
-// caller's workspace and shared; part 0 uses the caller's scratch, the others get their own (a few KiB each).
-// Out of memory for one of those, the whole call runs on this thread instead.
+// Splits rows of Q like split_rows for the kernels that need a workspace. Split, K (and V, when given: the fused
+// kernel's) is packed once into the caller's workspace and shared; part 0 uses the caller's scratch, the others get
+// their own (a few KiB each). Out of memory for one of those, the whole call runs on this thread instead.
 template <class Body>
-void split_with_workspace(const float* K, int nq, int nk, int d, int dv, bool causal, float* workspace,
+void split_with_workspace(const float* K, const float* V, int nq, int nk, int d, int dv, bool causal, float* workspace,
                           const Body& body) {
   const double work = static_cast<double>(nq) * nk * (d + dv) * (causal ? 0.5 : 1.0);
   const detail::FlashLayout L = detail::flash_layout(nk, d, dv);
@@ -292,6 +292,7 @@ void split_with_workspace(const float* K, int nq, int nk, int d, int dv, bool ca
           if (!scratch.back()) return false;
         }
         detail::pack_keys(K, nk, d > 0 ? d : 0, workspace + L.kt);
+        if (V && dv > 0) detail::pack_values(V, nk, dv, workspace + L.vt);
         packedK = workspace + L.kt;
         return true;
       });
@@ -302,7 +303,7 @@ void split_with_workspace(const float* K, int nq, int nk, int d, int dv, bool ca
 void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,
                      float alpha, float invTemp, bool causal, float* workspace, int window, int sinks) noexcept {
   const bool triangle = causal || window > 0;
-  split_with_workspace(K, nq, nk, d, dv, triangle, workspace, [&](int r0, int r1, float* ws, const float* packedK) {
+  split_with_workspace(K, V, nq, nk, d, dv, triangle, workspace, [&](int r0, int r1, float* ws, const float* packedK) {
     impl::flash_attention(Q + static_cast<long long>(r0) * d, K, V, O + static_cast<long long>(r0) * dv, r1 - r0, nk, d,
                           dv, alpha, invTemp, triangle, ws, r0, packedK, window, sinks);
   });
@@ -323,11 +324,12 @@ void flash_trace(const float* Q, const float* K, const float* V, float* O, int n
 
 void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
                        int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept {
-  split_with_workspace(K, nq, nk, d, dv, causal, workspace, [&](int r0, int r1, float* ws, const float* packedK) {
-    impl::attention_weights(Q + static_cast<long long>(r0) * d, K, V, W + static_cast<long long>(r0) * nk,
-                            O + static_cast<long long>(r0) * dv, r1 - r0, nk, d, dv, alpha, invTemp, causal, ws, r0,
-                            packedK);
-  });
+  split_with_workspace(
+      K, nullptr, nq, nk, d, dv, causal, workspace, [&](int r0, int r1, float* ws, const float* packedK) {
+        impl::attention_weights(Q + static_cast<long long>(r0) * d, K, V, W + static_cast<long long>(r0) * nk,
+                                O + static_cast<long long>(r0) * dv, r1 - r0, nk, d, dv, alpha, invTemp, causal, ws, r0,
+                                packedK);
+      });
 }
 
 namespace {

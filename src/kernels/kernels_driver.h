@@ -9,13 +9,14 @@
 //   exp_sum(s, n, m, ls)            s[j] = 2^((s[j] - m)·ls); returns Σ s[j]
 //   scale(s, n, k)                  s[j] *= k
 //   pv_tile<C>(p, nj, v, ldv, o[kMR], c[kMR])  o[r][0..C) = c[r]·o[r] + Σ_j p[r*kBC + j]·v[j*ldv + 0..C),
-//                                              C = 8 or 4
+//                                              C = 8 or 4 (v: V itself, ldv = dv, or a panel of packed V, ldv = 8)
 // Both tiles read their left operand through one pointer at constant offsets (Q packed as [d][kMR], P rows at
 // the fixed stride kBC): a wasm load takes one address plus a constant, so kMR row pointers would cost kMR
 // integer adds per step of the loop, beside its 2·kMR FMAs.
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "kernels.h"
@@ -44,29 +45,32 @@ inline void pv_tile_tail(const float* p, int nj, const float* v, int ldv, float*
     }
 }
 
-// p: kMR rows of weights at stride kBC, nj <= kBC of them used. One out-of-line copy per Ops, called by the flash,
-// weights and weights_v kernels (a call per tile row group and block of keys, against thousands of multiply-adds):
-// with the 4 × 8 tile clang would inline it into each of them.
+// p: kMR rows of weights at stride kBC, nj <= kBC of them used. v: key j's column x is v[j·ldv + (x / kNR)·ps +
+// x % kNR]: V itself (ldv = dv, ps = kNR) or V packed in panels of kNR columns (ldv = kNR, ps = a panel's floats,
+// pack_values). One out-of-line copy per Ops, called by the flash, weights and weights_v kernels (a call per tile
+// row group and block of keys, against thousands of multiply-adds): with the 4 × 8 tile clang would inline it into
+// each of them.
 #if defined(__clang__) || defined(__GNUC__)
 #define AP_NOINLINE __attribute__((noinline))
 #else
 #define AP_NOINLINE
 #endif
 template <class Ops>
-AP_NOINLINE void pv_rows(const float* p, int nj, const float* v, int ldv, float* const o[kMR], const float c[kMR],
-                         int dv) {
+AP_NOINLINE void pv_rows(const float* p, int nj, const float* v, int ldv, long long ps, float* const o[kMR],
+                         const float c[kMR], int dv) {
   float* ox[kMR];
   const auto at = [&](int x) {
     for (int r = 0; r < kMR; ++r) ox[r] = o[r] + x;
     return ox;
   };
+  const auto col = [&](int x) { return v + (x / kNR) * ps + x % kNR; };
   int x = 0;
-  for (; x + 8 <= dv; x += 8) Ops::template pv_tile<8>(p, nj, v + x, ldv, at(x), c);
+  for (; x + 8 <= dv; x += 8) Ops::template pv_tile<8>(p, nj, col(x), ldv, at(x), c);
   if (x + 4 <= dv) {
-    Ops::template pv_tile<4>(p, nj, v + x, ldv, at(x), c);
+    Ops::template pv_tile<4>(p, nj, col(x), ldv, at(x), c);
     x += 4;
   }
-  if (x < dv) pv_tile_tail(p, nj, v + x, ldv, at(x), c, dv - x);
+  if (x < dv) pv_tile_tail(p, nj, col(x), ldv, at(x), c, dv - x);
 }
 
 // O(n·d) work against the O(n²·d) of the tiles: built for size (clang's -O3 unrolled it to
@@ -187,7 +191,7 @@ AP_INLINE void pv_block(const float* W, int ldw, const float* V, float* O, int i
     for (int r = 0; r < kMR; ++r) std::copy(p[r] + k0, p[r] + k0 + kb, pt + r * kBC);
     const float* v = V + static_cast<long long>(j0 + k0) * dv;
     if (rows == kMR) {
-      pv_rows<Ops>(pt, kb, v, dv, o, one, dv);
+      pv_rows<Ops>(pt, kb, v, dv, kNR, o, one, dv);
       continue;
     }
     // The scratch row is only 8 wide: walk the columns in 8s so each tile has its own sink.
@@ -195,7 +199,7 @@ AP_INLINE void pv_block(const float* W, int ldw, const float* V, float* O, int i
       const int w = std::min(kNR, dv - x);
       float* ox[kMR];
       for (int r = 0; r < kMR; ++r) ox[r] = r < rows ? o[r] + x : scratch;
-      pv_rows<Ops>(pt, kb, v + x, dv, ox, one, w);
+      pv_rows<Ops>(pt, kb, v + x, dv, kNR, ox, one, w);
     }
   }
 }
@@ -224,6 +228,32 @@ inline const float* packed_keys(const float* K, int nk, int d, int dv, float* ws
   float* kt = ws + flash_layout(nk, d, dv).kt;
   pack_keys(K, nk, d, kt);
   return kt;
+}
+
+// Packs V (row stride dv) as ceil(dv / kNR) panels of kNR columns, [nk][kNR] each, zero past dv, panel x / kNR at
+// x · nk: pv_tile then walks a block's keys as contiguous 32-byte rows, where in V itself it reads 8 floats out of
+// every row (a new cache line per key, dv = 64), and the block's keys of one panel are 4 KiB instead of 32. Not
+// built for size like the other packing, and 32 bytes per memcpy: at -Os (a float at a time) it took 0.065 ms at
+// n = 512, dv = 64, 2–3 % of the call; now about what packing K takes.
+inline void pack_values(const float* V, int nk, int dv, float* vt) {
+  const int whole = dv / kNR * kNR;
+  for (int j = 0; j < nk; ++j) {
+    const float* src = V + static_cast<long long>(j) * dv;
+    float* dst = vt + static_cast<long long>(j) * kNR;
+    for (int x0 = 0; x0 < whole; x0 += kNR)
+      std::memcpy(dst + static_cast<long long>(x0) * nk, src + x0, sizeof(float) * kNR);
+    if (whole < dv)
+      for (int c = 0; c < kNR; ++c) dst[static_cast<long long>(whole) * nk + c] = whole + c < dv ? src[whole + c] : 0.f;
+  }
+}
+
+// V packed (pack_values) for the fused kernel: by the caller, after its packed K (the tail of a workspace from
+// flash_layout's kt on, which the threads share), or here into ws.
+inline const float* packed_values(const float* V, int nk, int d, int dv, float* ws, const float* packedK) {
+  const FlashLayout L = flash_layout(nk, d, dv);
+  if (packedK) return packedK + (L.vt - L.kt);
+  pack_values(V, nk, dv, ws + L.vt);
+  return ws + L.vt;
 }
 
 // The weights path (needWeights): W = softmax(alpha·Q·Kᵀ / T, causal: j > q0 + i masked) and O = W·V, for blocks
@@ -318,7 +348,7 @@ AP_INLINE void online_row(float* s, int lim, int lo, int sk, int bc, float alpha
 
 // record (flash_trace; null for the kernel, one test per tile) sees the state after each tile.
 template <class Ops>
-AP_INLINE void flash_blocks(const float* Q, const float* kt, const float* V, float* O, int nq, int nk, int d, int dv,
+AP_INLINE void flash_blocks(const float* Q, const float* kt, const float* vt, float* O, int nq, int nk, int d, int dv,
                             float alpha, float invTemp, bool causal, float* ws, int q0, const FlashShape& fs,
                             FlashRecord record, void* ctx) {
   // q0: the index of Q's first row in the whole query (a thread's share of the rows): the causal
@@ -377,7 +407,8 @@ AP_INLINE void flash_blocks(const float* Q, const float* kt, const float* V, flo
         float* o[kMR];
         for (int r = 0; r < kMR; ++r) o[r] = r < rowsHere ? O + static_cast<long long>(i0 + r0 + r) * dv : orow;
         if (nj <= 0) continue;  // all factors are 1 and all weights 0
-        pv_rows<Ops>(S + r0 * kBC, nj, V + static_cast<long long>(j0) * dv, dv, o, cf + r0, dv);
+        pv_rows<Ops>(S + r0 * kBC, nj, vt + static_cast<long long>(j0) * kNR, kNR, static_cast<long long>(nk) * kNR, o,
+                     cf + r0, dv);
       }
       if (record) record(ctx, i0, rows, j0, bc, m, l, O + static_cast<long long>(i0) * dv);
     }
@@ -387,6 +418,18 @@ AP_INLINE void flash_blocks(const float* Q, const float* kt, const float* V, flo
       Ops::scale(o, dv, l[r] > 0.f ? 1.0f / l[r] : 0.f);
     }
   }
+}
+
+// The workspace of a trace with blocks of bc keys: K packed per block (ceil(bc / kNR) panels each), then V packed
+// as for the kernel (flash_trace_vt floats in).
+inline long long flash_trace_vt(int nk, int d, int dv, int bc) {
+  const FlashLayout L = flash_layout(nk, d, dv);
+  const long long blocks = bc > 0 ? (static_cast<long long>(nk) + bc - 1) / bc : 0;
+  return L.kt + blocks * ((bc + kNR - 1) / kNR) * kNR * (d > 0 ? d : 0);
+}
+inline long long flash_trace_workspace_floats(int nk, int d, int dv, int bc) {
+  const FlashLayout L = flash_layout(nk, d, dv);
+  return flash_trace_vt(nk, d, dv, bc) + (L.total - L.vt);
 }
 
 // The fused kernel; with `trace` (flash_trace), the same code with the trace's blocks, recording after each tile
@@ -405,25 +448,23 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
   fs.window = window;
   fs.sinks = sinks;
   const float* kt;
+  const float* vt;
   if (trace) {
     fs.br = trace->br;
     fs.bc = trace->bc;
     float* packed = ws + flash_layout(nk, d, dv).kt;
     pack_keys_blocked(K, nk, dd, fs.bc, packed);
     kt = packed;
+    float* packedV = ws + flash_trace_vt(nk, d, dv, fs.bc);
+    pack_values(V, nk, dv, packedV);
+    vt = packedV;
   } else {
-    // K is packed once per call (or once for all threads); every query block then streams the packed panels.
+    // K and V are packed once per call (or once for all threads); every query block then streams the packed panels.
     kt = packed_keys(K, nk, dd, dv, ws, packedK);
+    vt = packed_values(V, nk, dd, dv, ws, packedK);
   }
-  flash_blocks<Ops>(Q, kt, V, O, nq, nk, d, dv, alpha, invTemp, causal || window > 0, ws, q0, fs,
+  flash_blocks<Ops>(Q, kt, vt, O, nq, nk, d, dv, alpha, invTemp, causal || window > 0, ws, q0, fs,
                     trace ? trace->record : nullptr, trace ? trace->ctx : nullptr);
-}
-
-// The workspace of a trace with blocks of bc keys: K packed per block (ceil(bc / kNR) panels each).
-inline long long flash_trace_workspace_floats(int nk, int d, int dv, int bc) {
-  const FlashLayout L = flash_layout(nk, d, dv);
-  const long long blocks = bc > 0 ? (static_cast<long long>(nk) + bc - 1) / bc : 0;
-  return L.kt + blocks * ((bc + kNR - 1) / kNR) * kNR * (d > 0 ? d : 0);
 }
 
 }  // namespace ap::kernels::detail

@@ -68,10 +68,11 @@ inline long long round_up(long long x, long long m) { return (x + m - 1) / m * m
 
 // Layout: the scratch of one call (the S/P tile, the per-row running max, running sum and rescale
 // factor, a scratch output row for the tail rows of a block past nq, the block's rows of Q packed for the
-// tile: kBR / kMR groups of [d][kMR]), then packed Kᵀ (panels of kNR keys, [d][kNR] each, zero-padded).
-// Scratch first, so that threads sharing one packed K each need only `kt` floats of their own.
+// tile: kBR / kMR groups of [d][kMR]), then packed Kᵀ (panels of kNR keys, [d][kNR] each, zero-padded), then
+// V packed for the fused kernel (panels of kNR columns, [nk][kNR] each, zero past dv).
+// Scratch first, so that threads sharing one packed K and V each need only `kt` floats of their own.
 struct FlashLayout {
-  long long s = 0, m = 0, l = 0, c = 0, orow = 0, qp = 0, kt = 0, total = 0;
+  long long s = 0, m = 0, l = 0, c = 0, orow = 0, qp = 0, kt = 0, vt = 0, total = 0;
 };
 
 inline FlashLayout flash_layout(int nk, int d, int dv) {
@@ -83,7 +84,8 @@ inline FlashLayout flash_layout(int nk, int d, int dv) {
   f.orow = f.c + kBR;
   f.qp = round_up(f.orow + round_up(dv > 0 ? dv : 0, kNR) + kNR, 4);
   f.kt = f.qp + static_cast<long long>(kBR) * (d > 0 ? d : 0);
-  f.total = f.kt + round_up(nk > 0 ? nk : 0, kNR) * (d > 0 ? d : 0);
+  f.vt = f.kt + round_up(nk > 0 ? nk : 0, kNR) * (d > 0 ? d : 0);
+  f.total = f.vt + static_cast<long long>(nk > 0 ? nk : 0) * round_up(dv > 0 ? dv : 0, kNR);
   return f;
 }
 

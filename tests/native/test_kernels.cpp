@@ -332,11 +332,11 @@ TEST(Kernels, FlashCausalWithMoreQueriesThanKeysAndEmptyKeys) {
 
 TEST(Kernels, ScalarTwinIsWhatNativeRunsAndWorkspaceIsLinear) {
   EXPECT_STREQ(k::backend(), "scalar");
-  // O(n·d): packed K plus fixed-size tiles, never n².
+  // O(n·d): packed K and V plus fixed-size tiles, never n².
   const long long a = k::flash_workspace_floats(8192, 8192, 64, 64);
   const long long b = k::flash_workspace_floats(16384, 16384, 64, 64);
   EXPECT_LT(b, 2 * a + 10000);
-  EXPECT_LT(b, 16384LL * 64 * 2);
+  EXPECT_LT(b, 16384LL * 64 * 3);
 }
 
 // Rows split over threads (cuts at whole flash blocks; causal cuts for equal areas, with q0 offsetting
