@@ -143,7 +143,7 @@ export function phaseProfile(engines, n, d, log, rounds = 5, calls = 15) {
     log(`  attention() in the package   ${p.total.toFixed(3).padStart(8)} ms  100.0 %`)
     const line = (label, ms) => log(`  ${label.padEnd(29)}${ms.toFixed(3).padStart(8)} ms${pct(ms / total)}`)
     line('  the kernel (harness)', kernel)
-    line('    packing K and V', p.pack)
+    line('    packing K (and V: SIMD128)', p.pack)
     line(`    tail block (${p.tailRows} rows)`, p.tail)
     line('    softmax (exp of each score)', p.softmax)
     line('    register tiles (the rest)', p.tiles)

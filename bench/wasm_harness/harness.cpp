@@ -215,9 +215,10 @@ static void ceiling(int d) {
   std::fflush(stdout);
 }
 
-// --phases n d runs: where one fused call (non-causal, one thread) spends its time: packing K and V, the tail block
-// (the last n % 36 rows), the softmax (exp of every score: softmax_rows over the n×n scores, the same per-cell work as
-// the online softmax's) and the register tiles (what remains). Medians of `runs` calls, in ms.
+// --phases n d runs: where one fused call (non-causal, one thread) spends its time: packing K (and V, where the engine
+// packs it), the tail block (the last n % 36 rows), the softmax (exp of every score: softmax_rows over the n×n scores,
+// the same per-cell work as the online softmax's) and the register tiles (what remains). Medians of `runs` calls, in
+// ms.
 static void phases(int n, int d, int runs) {
   std::mt19937 g(1);
   std::uniform_real_distribution<float> U(-1.f, 1.f);
@@ -237,7 +238,7 @@ static void phases(int n, int d, int runs) {
   const long long vt = detail::flash_layout(n, d, d).vt;
   const double pack = med([&] {
     detail::pack_keys(K.data(), n, d, ws.data() + kt);
-    detail::pack_values(V.data(), n, d, ws.data() + vt);
+    if (detail::kPackV) detail::pack_values(V.data(), n, d, ws.data() + vt);
   });
   const double prepacked = med([&] {
     simd::flash_attention(Q.data(), K.data(), V.data(), O.data(), n, n, d, d, alpha, 1.f, false, ws.data(), 0,

@@ -292,7 +292,7 @@ void split_with_workspace(const float* K, const float* V, int nq, int nk, int d,
           if (!scratch.back()) return false;
         }
         detail::pack_keys(K, nk, d > 0 ? d : 0, workspace + L.kt);
-        if (V && dv > 0) detail::pack_values(V, nk, dv, workspace + L.vt);
+        if (detail::kPackV && V && dv > 0) detail::pack_values(V, nk, dv, workspace + L.vt);
         packedK = workspace + L.kt;
         return true;
       });

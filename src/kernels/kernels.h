@@ -68,7 +68,8 @@ const char* backend() noexcept;
 // The portable twins, compiled in every build, so that a wasm build can check its SIMD path
 // against them in the same module. Same contracts and workspace size as above; q0 is the index of Q's first
 // row in the whole query (a thread's share: the causal mask is j > q0 + i), and packedK, when given, is K
-// already packed by the caller (the tail of a workspace from flash_workspace_floats), which the threads share:
+// already packed by the caller (the tail of a workspace from flash_workspace_floats; for the fused kernel of an engine
+// that packs V, detail::kPackV, V packed after it), which the threads share:
 // each then needs only the head of a workspace, its scratch (detail::FlashLayout: the floats before `kt`).
 // The entry points of one implementation; defined by AP_KERNEL_ENTRY_POINTS (kernels_driver.h).
 #define AP_KERNEL_DECLARATIONS                                                                                      \

@@ -346,11 +346,12 @@ AP_INLINE void online_row(float* s, int lim, int lo, int sk, int bc, float alpha
   m = mn;
 }
 
-// record (flash_trace; null for the kernel, one test per tile) sees the state after each tile.
+// record (flash_trace; null for the kernel, one test per tile) sees the state after each tile. vt, ldv, ps: V as
+// pv_rows reads it (V itself, or packed).
 template <class Ops>
-AP_INLINE void flash_blocks(const float* Q, const float* kt, const float* vt, float* O, int nq, int nk, int d, int dv,
-                            float alpha, float invTemp, bool causal, float* ws, int q0, const FlashShape& fs,
-                            FlashRecord record, void* ctx) {
+AP_INLINE void flash_blocks(const float* Q, const float* kt, const float* vt, int ldv, long long ps, float* O, int nq,
+                            int nk, int d, int dv, float alpha, float invTemp, bool causal, float* ws, int q0,
+                            const FlashShape& fs, FlashRecord record, void* ctx) {
   // q0: the index of Q's first row in the whole query (a thread's share of the rows): the causal
   // mask is j > q0 + i. Rows never depend on each other, so a split gives the same bits.
   const FlashLayout L = flash_layout(nk, d, dv);
@@ -407,8 +408,7 @@ AP_INLINE void flash_blocks(const float* Q, const float* kt, const float* vt, fl
         float* o[kMR];
         for (int r = 0; r < kMR; ++r) o[r] = r < rowsHere ? O + static_cast<long long>(i0 + r0 + r) * dv : orow;
         if (nj <= 0) continue;  // all factors are 1 and all weights 0
-        pv_rows<Ops>(S + r0 * kBC, nj, vt + static_cast<long long>(j0) * kNR, kNR, static_cast<long long>(nk) * kNR, o,
-                     cf + r0, dv);
+        pv_rows<Ops>(S + r0 * kBC, nj, vt + static_cast<long long>(j0) * ldv, ldv, ps, o, cf + r0, dv);
       }
       if (record) record(ctx, i0, rows, j0, bc, m, l, O + static_cast<long long>(i0) * dv);
     }
@@ -420,8 +420,8 @@ AP_INLINE void flash_blocks(const float* Q, const float* kt, const float* vt, fl
   }
 }
 
-// The workspace of a trace with blocks of bc keys: K packed per block (ceil(bc / kNR) panels each), then V packed
-// as for the kernel (flash_trace_vt floats in).
+// The workspace of a trace with blocks of bc keys: K packed per block (ceil(bc / kNR) panels each), then (kPackV) V
+// packed as for the kernel (flash_trace_vt floats in).
 inline long long flash_trace_vt(int nk, int d, int dv, int bc) {
   const FlashLayout L = flash_layout(nk, d, dv);
   const long long blocks = bc > 0 ? (static_cast<long long>(nk) + bc - 1) / bc : 0;
@@ -448,22 +448,30 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
   fs.window = window;
   fs.sinks = sinks;
   const float* kt;
-  const float* vt;
+  const float* vt = V;  // V itself unless kPackV
+  int ldv = dv;
+  long long ps = kNR;
   if (trace) {
     fs.br = trace->br;
     fs.bc = trace->bc;
     float* packed = ws + flash_layout(nk, d, dv).kt;
     pack_keys_blocked(K, nk, dd, fs.bc, packed);
     kt = packed;
-    float* packedV = ws + flash_trace_vt(nk, d, dv, fs.bc);
-    pack_values(V, nk, dv, packedV);
-    vt = packedV;
+    if (kPackV) {
+      float* packedV = ws + flash_trace_vt(nk, d, dv, fs.bc);
+      pack_values(V, nk, dv, packedV);
+      vt = packedV;
+    }
   } else {
-    // K and V are packed once per call (or once for all threads); every query block then streams the packed panels.
+    // K (and V) are packed once per call (or once for all threads); every query block then streams the packed panels.
     kt = packed_keys(K, nk, dd, dv, ws, packedK);
-    vt = packed_values(V, nk, dd, dv, ws, packedK);
+    if (kPackV) vt = packed_values(V, nk, dd, dv, ws, packedK);
   }
-  flash_blocks<Ops>(Q, kt, vt, O, nq, nk, d, dv, alpha, invTemp, causal || window > 0, ws, q0, fs,
+  if (kPackV) {
+    ldv = kNR;
+    ps = static_cast<long long>(nk) * kNR;
+  }
+  flash_blocks<Ops>(Q, kt, vt, ldv, ps, O, nq, nk, d, dv, alpha, invTemp, causal || window > 0, ws, q0, fs,
                     trace ? trace->record : nullptr, trace ? trace->ctx : nullptr);
 }
 

@@ -20,16 +20,20 @@ namespace ap::kernels::detail {
 // the same for all engines). The row block stays 36 (a multiple of both tiles): it is also flashTrace's largest
 // blockRows, a public contract. AP_TILE_ROWS / AP_FLASH_BR override the engine's entry only for the sweep.
 enum class Engine { scalar, simd128, relaxed };
+// The fused kernel packs V in panels of 8 columns (pack_values) for SIMD128, where it measured faster in Node and
+// Chromium at n = 512 and 2048; not for relaxed SIMD, where Chromium measured it 0.98× at n = 512 (design.md's
+// performance notes). The scalar twin natively packs, so that the native tests run that path.
 struct TileShape {
-  int rows;       // kMR
-  int blockRows;  // kBR
+  int rows;         // kMR
+  int blockRows;    // kBR
+  bool packValues;  // kPackV
 };
 template <Engine E>
-inline constexpr TileShape kTileOf = {6, 36};  // the scalar twin natively (GCC's vectorized 8-wide rows)
+inline constexpr TileShape kTileOf = {6, 36, true};  // the scalar twin natively (GCC's vectorized 8-wide rows)
 template <>
-inline constexpr TileShape kTileOf<Engine::simd128> = {4, 36};
+inline constexpr TileShape kTileOf<Engine::simd128> = {4, 36, true};
 template <>
-inline constexpr TileShape kTileOf<Engine::relaxed> = {6, 36};
+inline constexpr TileShape kTileOf<Engine::relaxed> = {6, 36, false};
 #if defined(__wasm_relaxed_simd__)
 constexpr Engine kEngine = Engine::relaxed;
 #elif defined(__wasm_simd128__)
@@ -46,6 +50,11 @@ constexpr int kMR = kTileOf<kEngine>.rows;
 constexpr int kBR = AP_FLASH_BR;
 #else
 constexpr int kBR = kTileOf<kEngine>.blockRows;
+#endif
+#ifdef AP_PACK_V
+constexpr bool kPackV = AP_PACK_V;
+#else
+constexpr bool kPackV = kTileOf<kEngine>.packValues;
 #endif
 constexpr int kNR = 8;
 // Overridable only to let bench/wasm_harness sweep it: it changes the bits (where the online softmax rescales).
@@ -69,7 +78,7 @@ inline long long round_up(long long x, long long m) { return (x + m - 1) / m * m
 // Layout: the scratch of one call (the S/P tile, the per-row running max, running sum and rescale
 // factor, a scratch output row for the tail rows of a block past nq, the block's rows of Q packed for the
 // tile: kBR / kMR groups of [d][kMR]), then packed Kᵀ (panels of kNR keys, [d][kNR] each, zero-padded), then
-// V packed for the fused kernel (panels of kNR columns, [nk][kNR] each, zero past dv).
+// (kPackV) V packed for the fused kernel (panels of kNR columns, [nk][kNR] each, zero past dv).
 // Scratch first, so that threads sharing one packed K and V each need only `kt` floats of their own.
 struct FlashLayout {
   long long s = 0, m = 0, l = 0, c = 0, orow = 0, qp = 0, kt = 0, vt = 0, total = 0;
@@ -85,7 +94,7 @@ inline FlashLayout flash_layout(int nk, int d, int dv) {
   f.qp = round_up(f.orow + round_up(dv > 0 ? dv : 0, kNR) + kNR, 4);
   f.kt = f.qp + static_cast<long long>(kBR) * (d > 0 ? d : 0);
   f.vt = f.kt + round_up(nk > 0 ? nk : 0, kNR) * (d > 0 ? d : 0);
-  f.total = f.vt + static_cast<long long>(nk > 0 ? nk : 0) * round_up(dv > 0 ? dv : 0, kNR);
+  f.total = f.vt + (kPackV ? static_cast<long long>(nk > 0 ? nk : 0) * round_up(dv > 0 ? dv : 0, kNR) : 0);
   return f;
 }
 
