@@ -221,7 +221,7 @@ function why(item, c, node, n, t) {
   const parts = []
   if (Number.isFinite(f)) parts.push(`${engine} kernel at ${(100 * f).toFixed(0)} % of its tile's ceiling (Node)`)
   if (cl && item.label.includes('ceiling')) parts.push(`tile alone ${num(cl.gflops)} GFLOP/s`)
-  if (ph && n === 512)
+  if (ph && n === 512 && ph.outside >= 0)
     parts.push(`${(100 * (ph.outside / ph.total)).toFixed(0)} % of a call at n = 512 outside the kernel`)
   return parts.join('; ')
 }
