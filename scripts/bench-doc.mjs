@@ -213,7 +213,15 @@ function why(item, c, node, n, t) {
     const q = quietRuns(t)
     const busy = t.filter((r) => !q.includes(r))
     const parts = []
-    if (q.length) parts.push(`quiet machine, ${span(q)} (median above)`)
+    if (q.length) {
+      // The fastest calls of each side: what the split gives when no other process takes part of a core.
+      const best = median(q.map((r) => r.min1 / r.min2))
+      parts.push(
+        `quiet machine, ${span(q)} (median above); fastest calls ${num(best)}× (median over the runs): the part of a ` +
+          "call on the page's thread outside the split (copies, checks) caps it near 1.85×, and a median call loses " +
+          "time whenever the browser's or the bench's other processes take part of a core (docs/design.md, `--trace`)",
+      )
+    }
     if (busy.length)
       parts.push(`busy machine, ${span(busy)}: the renderer's two threads then share one core (docs/design.md)`)
     return parts.join('; ')
