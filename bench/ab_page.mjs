@@ -11,11 +11,11 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
-import { rand } from './inputs.mjs'
+import { median, option, rand } from './inputs.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const argv = process.argv.slice(2)
-const opt = (name, def) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : def)
+const opt = (name, def) => option(argv, name, def)
 const other = argv[0] && !argv[0].startsWith('--') ? resolve(argv[0]) : null
 if (!other) throw new Error('usage: node bench/ab_page.mjs path/to/other/dist [--rounds 15] [--n 512,2048]')
 const rounds = Number(opt('--rounds', 15))
@@ -30,7 +30,7 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>A/B</title>
 <script type="module">
 import * as A from '/build/ab/a-dist/index.js'
 import * as B from '/dist/index.js'
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1]
+${median.toString()}
 ${rand.toString()}
 window.run = async ({ backend, n, rounds }) => {
   const a = await A.init({ backend, threads: 1 }), b = await B.init({ backend, threads: 1 })

@@ -13,10 +13,11 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { harnessBuild } from './kernel_harness.mjs'
+import { median, option } from './inputs.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const argv = process.argv.slice(2)
-const opt = (name, def) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : def)
+const opt = (name, def) => option(argv, name, def)
 const other = argv[0] && !argv[0].startsWith('--') ? resolve(argv[0]) : null
 if (!other) throw new Error('usage: node bench/kernel_ab.mjs path/to/other/tree [--rounds 9] [--n 512,2048]')
 const rounds = Number(opt('--rounds', 9))
@@ -26,7 +27,6 @@ const engines = opt('--engines', 'simd128,relaxed-simd').split(',')
 const D = 64
 const RUNS = { 512: 15, 2048: 5 }
 const dir = join(root, 'build/kernel-ab')
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1]
 
 const sides = engines.flatMap((engine) => {
   const relaxed = engine === 'relaxed-simd'

@@ -6,9 +6,8 @@
 //   register tiles, and what the package adds around the kernel (the JS/wasm copies, checks, set-up).
 import os from 'node:os'
 import { harnessBuild, harnessCall } from './kernel_harness.mjs'
-import { rand } from './inputs.mjs'
+import { median, rand } from './inputs.mjs'
 
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1]
 const pct = (x) => `${(100 * x).toFixed(1)} %`.padStart(8)
 const load = () => os.loadavg()[0].toFixed(2)
 export const harnessOf = (engine) => harnessBuild({ relaxed: engine === 'relaxed-simd', name: engine })

@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
-import { rand } from './inputs.mjs'
+import { median, rand } from './inputs.mjs'
 import { EMCMAKE_FLAGS, plainPath, relaxedEnv, threadGlue } from '../scripts/toolchain.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -37,7 +37,7 @@ const runsFile = join(root, 'bench/results/threads.json')
 const PAGE = `<!doctype html><meta charset="utf-8"><title>threads bench</title>
 <script type="module">
 import { init } from '/__DIST__/index.js'
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1]
+${median.toString()}
 ${rand.toString()}
 window.run = async ({ n, d, rounds, causal }) => {
   const e = await init({ threads: 2 })

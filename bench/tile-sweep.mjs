@@ -12,10 +12,11 @@ import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { harnessBuild, harnessCall } from './kernel_harness.mjs'
+import { median, option } from './inputs.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const argv = process.argv.slice(2)
-const opt = (name, def) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : def)
+const opt = (name, def) => option(argv, name, def)
 const rounds = Number(opt('--rounds', 7))
 const rows = opt('--rows', '4,6').split(',').map(Number)
 const dir = join(root, 'build/tile-sweep')
@@ -28,7 +29,6 @@ const CASES = [
   { n: 2048, runs: 3 },
 ]
 const D = 64
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1]
 
 const variants = ENGINES.flatMap((e) =>
   rows.map((mr) => {
