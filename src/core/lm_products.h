@@ -1,0 +1,28 @@
+// Every matrix product of the language model (src/core/lm*.cpp), forward and backward, behind one small
+// interface: the linear layers (c_attn, c_proj, c_fc, the MLP's c_proj), the unembedding (lm_head or wte) and
+// the products of attention's backward pass. Attention's forward products run inside the attention kernels
+// (kernels::attention_weights). Issue 38's GEMM kernels replace the bodies in lm_products.cpp; no model code
+// changes. All row-major; a view's stride is its row pitch in floats.
+#pragma once
+
+namespace ap::lm {
+
+struct In {
+  const float* p;
+  int rows, cols;
+  long stride;
+};
+struct Out {
+  float* p;
+  int rows, cols;
+  long stride;
+};
+
+// C [m, n] (+)= A [m, k] · B [n, k]ᵀ        (a Linear's forward with B its weight [out, in]; the scores)
+void mm_nt(Out C, In A, In B, bool accumulate);
+// C [m, n] (+)= A [m, k] · B [k, n]         (a Linear's input gradient: dX = dY · W)
+void mm_nn(Out C, In A, In B, bool accumulate);
+// C [m, n] (+)= A [k, m]ᵀ · B [k, n]        (a Linear's weight gradient: dW += dYᵀ · X)
+void mm_tn(Out C, In A, In B, bool accumulate);
+
+}  // namespace ap::lm
