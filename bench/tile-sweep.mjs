@@ -5,7 +5,7 @@
 // Node process each time, so that load from the other processes on this shared machine falls on all variants alike.
 // Prints, per engine and size, the median over rounds of each variant's median GFLOP/s, its ratio to the engine's
 // current tile (kTileOf in src/kernels/kernels_internal.h), the tile's ceiling (the register tiles alone on
-// cache-resident data) and the load average. docs/design.md's performance notes keep the table.
+// cache-resident data) and the load average. docs/perf-notes.md keeps the table.
 //
 //   node bench/tile-sweep.mjs [--rounds 7] [--rows 3,4,6] [--no-build (reuse the variants built before)]
 import os from 'node:os'

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes docs/benchmarks.md from bench/results/*.json (what `npm run bench` last measured): the method, the
 // machine, the tables and which goals are met. Nothing in docs/benchmarks.md is written by hand; findings that
-// explain the numbers live in docs/design.md ("Performance notes"). `npm run bench` runs this at its end;
+// explain the numbers live in docs/perf-notes.md. `npm run bench` runs this at its end;
 // tests/js/bench-doc.test.ts checks that the committed page is this script's output from the committed JSON.
 //   node scripts/bench-doc.mjs           write docs/benchmarks.md
 //   node scripts/bench-doc.mjs --stdout  print it instead
@@ -14,8 +14,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 /**
  * The size budget of the SIMD128 `.wasm`, gzipped (Node's zlib, level 9), which bench/run.mjs checks too. It was
  * 150,000 bytes until 2026-12-01, when the engine had grown to 172,151 (the backward pass, the trainer's tasks,
- * multi-head batching in the bindings) and then 182,522 (positions, ap.projections). docs/design.md's performance notes
- * (2026-12-01) give the measured reason for 185,000: where the bytes are, and that no compile flag gets 32 KB
+ * multi-head batching in the bindings) and then 182,522 (positions, ap.projections). docs/perf-notes.md
+ * (2026-12-01) gives the measured reason for 185,000: where the bytes are, and that no compile flag gets 32 KB
  * back (the trainer, 26–35 KB gzipped, in a module of its own would).
  */
 export const WASM_GZIP_BUDGET = 185_000
@@ -219,11 +219,11 @@ function why(item, c, node, n, t) {
       parts.push(
         `quiet machine, ${span(q)} (median above); fastest calls ${num(best)}× (median over the runs): the part of a ` +
           "call on the page's thread outside the split (copies, checks) caps it near 1.85×, and a median call loses " +
-          "time whenever the browser's or the bench's other processes take part of a core (docs/design.md, `--trace`)",
+          "time whenever the browser's or the bench's other processes take part of a core (docs/perf-notes.md, `--trace`)",
       )
     }
     if (busy.length)
-      parts.push(`busy machine, ${span(busy)}: the renderer's two threads then share one core (docs/design.md)`)
+      parts.push(`busy machine, ${span(busy)}: the renderer's two threads then share one core (docs/perf-notes.md)`)
     return parts.join('; ')
   }
   const parts = []
@@ -297,7 +297,7 @@ parts) and ends by writing this page:
 - \`bench/page_bench.mjs\`: the page in Chromium — load, first render, input → updated panels (printed).
 
 Medians over the runs of each cell. Absolute speeds on a shared virtual machine move between runs; the
-ratios, measured side by side, are the comparable part (docs/design.md, "Performance notes").`
+ratios, measured side by side, are the comparable part (docs/perf-notes.md).`
 
 export function benchDoc(dir = join(root, 'bench/results')) {
   const read = (f) => JSON.parse(readFileSync(join(dir, f), 'utf8'))

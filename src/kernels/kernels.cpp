@@ -162,7 +162,7 @@ Pool& pool() {
 // Runs body(r0, r1, part) over rows [0, n) in whole flash blocks (kBR rows), in parallel when the pool has threads
 // and the call does `work` multiply-adds. The threads take blocks one at a time from a shared counter rather than
 // fixed shares: a thread that runs slower (its core shared with other processes: in Chromium that made the pool's
-// worker, or with threads pinned the page's thread, take ~0.6 ms a block to the other's 0.45; docs/design.md) then
+// worker, or with threads pinned the page's thread, take ~0.6 ms a block to the other's 0.45; docs/perf-notes.md) then
 // does fewer blocks instead of holding up the call.
 // causal: row i costs ~i, so blocks are handed out last first, the costliest while every thread is still busy. Every
 // block is computed the same way whichever thread takes it, so the result is the same bits for any thread count.

@@ -13,7 +13,7 @@ namespace ap::kernels::detail {
 // wide for d <= 64 and kBC / 2 above, so that the block's packed K (keys × d floats) stays near 32 KiB of L1/L2
 // while the kBR rows reuse it.
 // Each engine has its own tile and row block (kTileOf<Engine>), chosen by interleaved A/B runs (bench/tile-sweep.mjs
-// in Node, bench/ab_page.mjs in Chromium; the tables are in docs/design.md's performance notes): SIMD128 (mul + add)
+// in Node, bench/ab_page.mjs in Chromium; the tables are in docs/perf-notes.md): SIMD128 (mul + add)
 // runs 4 × 8 (Chromium: 1.21–1.85× the 6 × 8 tile's speed), relaxed SIMD (FMA) keeps 6 × 8 (4 × 8 ran 0.89–0.98× of
 // it in Chromium, where that engine runs). None of this changes a result: every output cell is summed over the same
 // terms in the same order whatever the tile or the row block (kBC, which sets where the online softmax rescales, is
@@ -21,8 +21,8 @@ namespace ap::kernels::detail {
 // blockRows, a public contract. AP_TILE_ROWS / AP_FLASH_BR override the engine's entry only for the sweep.
 enum class Engine { scalar, simd128, relaxed };
 // The fused kernel packs V in panels of 8 columns (pack_values) for SIMD128, where it measured faster in Node and
-// Chromium at n = 512 and 2048; not for relaxed SIMD, where Chromium measured it 0.98× at n = 512 (design.md's
-// performance notes). The scalar twin natively packs, so that the native tests run that path.
+// Chromium at n = 512 and 2048; not for relaxed SIMD, where Chromium measured it 0.98× at n = 512
+// (docs/perf-notes.md). The scalar twin natively packs, so that the native tests run that path.
 struct TileShape {
   int rows;         // kMR
   int blockRows;    // kBR
