@@ -1,9 +1,8 @@
 // What every panel may read and do. The playground owns it; panels never talk to each other directly.
 
 import type { StepName, Trace } from 'attention-playground'
-import type { Translate } from './i18n'
+import type { Texts, Translate } from './i18n'
 import type { PlaygroundState } from './params'
-import type { Texts } from './dom'
 
 export interface Highlight {
   /** A query position (rows of Q, scores, weights, output). */

@@ -1,6 +1,6 @@
 // Small DOM helpers. Text always goes in through textContent or attributes, never as HTML.
 
-import type { MsgKey, Translate } from './i18n'
+import type { MsgKey, Texts } from './i18n'
 
 type Attrs = Record<string, string | number | boolean | undefined>
 
@@ -22,7 +22,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 
 /**
  * A control with its name, one <label> wrapping both (so no for/id wiring): `bind` shows message `key` in the name's
- * <span> as text (Texts.bind or a view's own table), so a change of language re-labels it. Stacked (the default):
+ * <span> as text (a `Labels` binder's `bind`: the page's `Texts` or a view's own), so a change of language re-labels it. Stacked (the default):
  * <label class="field"><span class="lbl">name</span>controls</label>; `inline`, within a line of text:
  * <label><span>name</span> controls</label>.
  */
@@ -52,24 +52,6 @@ export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs =
     else e.setAttribute(k, String(v))
   }
   return e
-}
-
-/** Remembers which node shows which message, so switching language re-labels the whole UI at once. */
-export class Texts {
-  private nodes: Array<[Element, MsgKey, string | null]> = []
-
-  /** Shows message `key` in `e` (its text, or attribute `attr`) from now on; returns `e`. An arrow, so it can be passed alone. */
-  readonly bind = <E extends Element>(e: E, key: MsgKey, attr: string | null = null): E => {
-    this.nodes.push([e, key, attr])
-    return e
-  }
-
-  apply(t: Translate): void {
-    for (const [e, key, attr] of this.nodes) {
-      if (attr) e.setAttribute(attr, t(key))
-      else setText(e, t(key))
-    }
-  }
 }
 
 /** A view of the lesson's ideas: <section> with its h2 title and lead paragraph (bound in `texts`), then its parts. */

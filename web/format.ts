@@ -31,8 +31,3 @@ export function productShape(a: number[], b: number[], out: number[]): string {
 export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e)
 }
-
-/** Fills a translated string's {name} placeholders. */
-export function fill(text: string, vars: Record<string, string | number>): string {
-  return Object.entries(vars).reduce((s, [k, v]) => s.split(`{${k}}`).join(String(v)), text)
-}

@@ -2,6 +2,9 @@
 // (it imports only types), so every layer may read it; state.ts re-exports it with the URL form.
 
 import { POSITION_ENCODINGS, SCORE_RULES, TOKENIZER_NAMES } from 'attention-playground'
+import { LANGS, type Lang } from './i18n/core'
+
+export { LANGS, type Lang }
 
 /**
  * The views' names. Their one table is views/registry.ts, which adds its entries' names to this
@@ -19,7 +22,6 @@ export const POSITIONS = POSITION_ENCODINGS
 export const MODES = ['self', 'cross'] as const
 export const SCALES = ['auto', 'on', 'off'] as const
 export const EDITABLE = ['embeddings', 'sourceEmbeddings', 'Wq', 'Wk', 'Wv'] as const
-export const LANGS = ['zh', 'en'] as const
 /** Where W_q, W_k, W_v come from: drawn from the seed, or the Train tab's coreference model (compute/trained.ts). */
 export const WEIGHT_SOURCES = ['random', 'trained'] as const
 
@@ -30,7 +32,6 @@ export type PositionsChoice = (typeof POSITIONS)[number]
 export type Mode = (typeof MODES)[number]
 export type ScaleChoice = (typeof SCALES)[number]
 export type EditableTensor = (typeof EDITABLE)[number]
-export type Lang = (typeof LANGS)[number]
 export type WeightSource = (typeof WEIGHT_SOURCES)[number]
 
 /**

@@ -5,10 +5,10 @@
 
 import type { Engine, Trace } from 'attention-playground'
 import type { Ctx, Highlight, Panel, Selection } from './context'
-import { Texts, adoptStyles, h, setText } from './dom'
+import { adoptStyles, h, setText } from './dom'
 import { flushHeatmaps } from './heatmap'
-import { errorMessage, fill } from './format'
-import { isTouchScreen, translator, type Translate } from './i18n'
+import { errorMessage } from './format'
+import { isTouchScreen, Texts, translator, type Translate } from './i18n'
 import { cloneState, normalize, withoutCrossCausal, type Notice, type PlaygroundState } from './state'
 import { advancedInUse } from './params'
 import { STYLES } from './styles'
@@ -330,7 +330,7 @@ class Playground {
     const { t } = this
     const msgs = this.notices.map((n) => {
       if (n.reason === 'crossCausal') return t('noticeCrossCausal')
-      const v = n.clash ? fill(t(n.clash.key), n.clash.vars) : n.value
+      const v = n.clash ? t(n.clash.key, n.clash.vars) : n.value
       return `${t('noticeInvalid')} ${n.param} = “${v.length > 80 ? v.slice(0, 80) + '…' : v}”`
     })
     if (this.droppedEdits) msgs.push(t('noticeEditsDropped'))

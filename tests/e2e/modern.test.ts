@@ -10,7 +10,8 @@ import { traced, usePages } from './page-fixture'
 import type { PlaygroundHandle } from '../../web/playground'
 import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
 import { kvCacheBytes, kvStepCost } from '../../web/compute/kv-cache'
-import { modernText, type ModernKey } from '../../web/views/modern-strings'
+import { translate } from '../../web/i18n'
+import { MODERN, type ModernKey } from '../../web/i18n/modern'
 import { modernQuestions } from '../../web/views/modern-quiz'
 
 type Win = { __apPlayground: PlaygroundHandle }
@@ -141,7 +142,9 @@ describe("view sinks on the Train tab's model", () => {
     })
     const v = page.locator('[data-step="sinks"]')
     expect(await v.getAttribute('data-sinks-tab')).toBe('none')
-    expect(await page.locator('[data-sinks="train-verdict"]').innerText()).toBe(modernText('en')('sinksTabWaiting'))
+    expect(await page.locator('[data-sinks="train-verdict"]').innerText()).toBe(
+      translate(MODERN, 'en')('sinksTabWaiting'),
+    )
     await page.evaluate(() => (window as unknown as Win).__apPlayground.setState({ view: 'train' }))
     const panel = page.locator('section.ap-train')
     await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
@@ -213,10 +216,10 @@ describe('the widget opens the views', () => {
     /** The panel's heading in `first`, then in the other language after the widget's lang attribute changes. */
     const bothLangs = async (id: string, sel: string, key: ModernKey, first: 'zh' | 'en') => {
       const heading = page.locator(`#${id} ${sel}`)
-      expect(await heading.innerText()).toBe(modernText(first)(key))
+      expect(await heading.innerText()).toBe(translate(MODERN, first)(key))
       const other = first === 'zh' ? 'en' : 'zh'
       await page.locator(`#${id}`).evaluate((el, l) => el.setAttribute('lang', l), other)
-      await expect.poll(() => heading.innerText()).toBe(modernText(other)(key))
+      await expect.poll(() => heading.innerText()).toBe(translate(MODERN, other)(key))
     }
     await addWidget(page, 'fl', 'view="flash" lang="zh" text="我爱中国" tokenizer="char"')
     await addWidget(page, 'hd', 'view="heads" lang="en"')

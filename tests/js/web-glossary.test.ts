@@ -1,10 +1,10 @@
-// docs/glossary.md: one zh term per concept. Every zh string of the page (web/i18n.ts, which holds
-// web/lesson-strings.ts, and the Train panel's web/train/strings.ts) uses the glossary's term and none of the
-// words it lists under "not"; every glossary term is one the page really uses.
+// docs/glossary.md: one zh term per concept. Every zh string of the page (web/i18n/'s page table and the Train
+// panel's web/i18n/train.ts) uses the glossary's term and none of the words it lists under "not"; every glossary
+// term is one the page really uses.
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { MESSAGES } from '../../web/i18n'
-import { TRAIN_ZH } from '../../web/train/strings'
+import { TRAIN } from '../../web/i18n/train'
 
 const md = readFileSync(new URL('../../docs/glossary.md', import.meta.url), 'utf8')
 const rows = md
@@ -21,7 +21,7 @@ const rows = md
       .filter(Boolean),
   }))
 
-const zhStrings = [...Object.entries(MESSAGES.zh), ...Object.entries(TRAIN_ZH)]
+const zhStrings = [...Object.entries(MESSAGES.zh), ...Object.entries(TRAIN.zh)]
 
 describe('docs/glossary.md against the zh strings', () => {
   it('has one row per concept, each with a zh and an en term', () => {

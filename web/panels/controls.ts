@@ -22,7 +22,7 @@ import {
 import { scaleIsOn } from '../compute/options'
 import { isUnspacedCjk } from '../compute/changes'
 import { RuleNotes } from './rule-notes'
-import { POSITION_KEYS } from '../positions-strings'
+import { POSITION_KEYS } from '../i18n/positions'
 import type { View } from '../params'
 
 const TOK_KEYS: Record<Tokenizer, MsgKey> = {

@@ -137,9 +137,7 @@ export class GuidedPanel implements Panel {
     // A tour opened by a link or an attribute: what it started from is the state of its first render.
     this.before ??= pick(state, TRY_FIELDS)
     const step = GUIDED_STEPS[n - 1]
-    this.counter.textContent = t('stepCounter')
-      .replace('{n}', String(n))
-      .replace('{total}', String(GUIDED_STEPS.length))
+    this.counter.textContent = t('stepCounter', { n, total: GUIDED_STEPS.length })
     this.tryBtn.hidden = !step.tryIt
     if (step.tryKey) this.tryBtn.textContent = t(step.tryKey)
     this.title.textContent = t(step.title)

@@ -2,8 +2,8 @@
 // (decoder → Q, encoder → K, V), with a button that sets the playground to each.
 
 import type { Ctx, Panel } from '../context'
-import { compareTable, h, lessonSection, svg, Texts } from '../dom'
-import type { MsgKey } from '../i18n'
+import { compareTable, h, lessonSection, svg } from '../dom'
+import { Texts, type MsgKey } from '../i18n'
 import { PRESETS } from '../presets'
 
 export class OriginPanel implements Panel {

@@ -2,8 +2,8 @@
 // own table of the two kinds of attention (一般注意力 / 自注意力), which are categories, not rules.
 
 import type { Ctx } from '../context'
-import { compareTable, h, setText, Texts } from '../dom'
-import type { MsgKey } from '../i18n'
+import { compareTable, h, setText } from '../dom'
+import { Texts, type MsgKey } from '../i18n'
 import type { Rule } from '../params'
 
 const NOTE_KEYS: Record<Rule, MsgKey> = {

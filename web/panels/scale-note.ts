@@ -51,12 +51,8 @@ export class ScaleNote {
     const saturated = dotRule && scaleIsOn(state) && !!sat && sat.meanMax >= ONE_HOT && !small
     this.el.hidden = !saturated && !small
     if (this.el.hidden || !sat) return
-    const fill = (s: string) =>
-      s
-        .replace('{dModel}', String(state.dModel))
-        .replace('{max}', sat.maxAbs.toFixed(1))
-        .replace('{dk}', String(state.dk / state.heads))
-    setText(this.text, fill(t(saturated ? 'scaleSaturated' : 'scaleSmall')))
+    const vars = { dModel: state.dModel, max: sat.maxAbs.toFixed(1), dk: state.dk / state.heads }
+    setText(this.text, t(saturated ? 'scaleSaturated' : 'scaleSmall', vars))
     this.tryBtn.hidden = !saturated
     setText(this.tryBtn, t('scaleTrySmall'))
     this.toggle.hidden = saturated

@@ -96,7 +96,7 @@ export class TokensPanel implements Panel {
         row.append(
           h('span', {
             class: 'tok-more',
-            text: t('tokensMore').replace('{n}', String(line.tokens.length - MAX_CHIPS)),
+            text: t('tokensMore', { n: line.tokens.length - MAX_CHIPS }),
           }),
         )
       }

@@ -3,7 +3,6 @@
 
 import type { Ctx, Panel } from '../context'
 import { h, setText } from '../dom'
-import { fill } from '../format'
 import { TRAINED, TRAINED_SENTENCE } from '../compute/trained'
 
 export class WeightsNote implements Panel {
@@ -45,14 +44,14 @@ export class WeightsNote implements Panel {
     setText(
       this.body,
       trained
-        ? fill(t('weightsTrained'), {
+        ? t('weightsTrained', {
             layer: layers,
             layers,
             steps: TRAINED.recipe.steps,
             seed: TRAINED.recipe.seed,
             accuracy: pct,
           })
-        : fill(t('weightsRandom'), { seed: state.seed }),
+        : t('weightsRandom', { seed: state.seed }),
     )
     setText(this.trainLink, t('weightsTrainLink'))
     setText(this.toggle, t(trained ? 'weightsUseRandom' : 'weightsUseTrained'))

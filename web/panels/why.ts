@@ -2,8 +2,8 @@
 // every step) against attention's direct one-step links, and the CNN / FC / attention comparison.
 
 import type { Ctx, Panel } from '../context'
-import { compareTable, h, lessonSection, prefersReducedMotion, svg, Texts } from '../dom'
-import type { MsgKey } from '../i18n'
+import { compareTable, h, lessonSection, prefersReducedMotion, svg } from '../dom'
+import { Texts, type MsgKey } from '../i18n'
 import { TrainedWhy, WHY_TRAIN_STEPS, type TrainedWeights } from './why-trained'
 
 const WORDS = ['The', 'animal', "didn't", 'cross', 'the', 'street', 'because', 'it', 'was', 'too', 'tired']
@@ -238,13 +238,14 @@ export class WhyPanel implements Panel {
     const r = this.real
     this.source.dataset.whyWeights = r ? 'trained' : 'illustrative'
     if (r) {
-      this.source.textContent = t('whyTrained')
-        .replace('{steps}', String(r.steps))
-        .replace('{acc}', Number.isFinite(r.accuracy) ? `${Math.round(r.accuracy * 100)}%` : '—')
+      this.source.textContent = t('whyTrained', {
+        steps: r.steps,
+        acc: Number.isFinite(r.accuracy) ? `${Math.round(r.accuracy * 100)}%` : '—',
+      })
     } else {
       this.source.textContent = this.realError
         ? `${t('whyTrainFailed')} ${this.realError}`
-        : t('whyTraining').replace('{steps}', String(WHY_TRAIN_STEPS))
+        : t('whyTraining', { steps: WHY_TRAIN_STEPS })
     }
   }
 

@@ -19,9 +19,6 @@ export interface Question {
   guided?: number
 }
 
-import { fill } from '../format'
-export { fill }
-
 /** The right answer first in `options`; placed by a hash of the id so re-renders keep the order. */
 export function make(
   id: string,
@@ -64,10 +61,10 @@ function scaleQuestion(s: PlaygroundState, tr: Trace, t: Translate, dkh: number)
   const prompt = T === 1 ? 'quizScalePrompt' : 'quizScalePromptTemp'
   return make(
     `scale:${dkh}:${fmt(root, 4)}:${T}`,
-    fill(t(prompt), { dk: dkh, T: fmt(T, 2) }),
+    t(prompt, { dk: dkh, T: fmt(T, 2) }),
     fmt(root, 4),
     unique.map((v) => fmt(v, 4)),
-    fill(t('quizScaleExplain'), { dk: dkh, root: fmt(root, 4) }),
+    t('quizScaleExplain', { dk: dkh, root: fmt(root, 4) }),
     2,
   )
 }
@@ -87,10 +84,10 @@ function topQuestion(s: PlaygroundState, tr: Trace, t: Translate, q: string[], k
     const wb = fmt(w[best], 4)
     return make(
       `top:${s.head}:${row}:${k.join('|')}:${best}:${wb}`,
-      fill(t('quizTopPrompt'), { tok: q[row] }),
+      t('quizTopPrompt', { tok: q[row] }),
       k[best],
       k.filter((_, j) => j !== best).slice(0, 3),
-      fill(t('quizTopExplain'), { tok: q[row], key: k[best], w: wb }),
+      t('quizTopExplain', { tok: q[row], key: k[best], w: wb }),
       4,
     )
   }
@@ -111,10 +108,10 @@ function pipelineQuestions(s: PlaygroundState, tr: Trace, t: Translate): Questio
   out.push(
     make(
       `shape:${nq}:${nk}:${dkh}:${heads}`,
-      fill(t(perHead ? 'quizShapePromptHeads' : 'quizShapePrompt'), { nq, nk, dk: dkh, heads }),
+      t(perHead ? 'quizShapePromptHeads' : 'quizShapePrompt', { nq, nk, dk: dkh, heads }),
       shape(nq, nk),
       [shape(nq, dkh), shape(dkh, dkh), nk !== nq ? shape(nk, nq) : shape(nk, dkh + 1), shape(nq, nk, dkh)],
-      fill(t('quizShapeExplain'), { nq, nk, dk: dkh }),
+      t('quizShapeExplain', { nq, nk, dk: dkh }),
       1,
     ),
   )
@@ -130,10 +127,10 @@ function pipelineQuestions(s: PlaygroundState, tr: Trace, t: Translate): Questio
   out.push(
     make(
       `mask:${s.mask}:${r}:${hidden.join('|')}:${nk}`,
-      fill(t('quizMaskPrompt'), { tok: q[r] }),
+      t('quizMaskPrompt', { tok: q[r] }),
       list(hidden),
       [list(seen), hidden.length ? t('quizNone') : list(k.slice(r + 1)), list(k), list(k.slice(0, r + 1))],
-      hidden.length ? fill(t('quizMaskExplain'), { tok: q[r], list: list(hidden) }) : t('quizMaskNoneExplain'),
+      hidden.length ? t('quizMaskExplain', { tok: q[r], list: list(hidden) }) : t('quizMaskNoneExplain'),
       3,
     ),
   )
@@ -142,10 +139,10 @@ function pipelineQuestions(s: PlaygroundState, tr: Trace, t: Translate): Questio
   out.push(
     make(
       `out:${nq}:${dvh * heads}:${heads}`,
-      fill(t(perHead ? 'quizOutPromptHeads' : 'quizOutPrompt'), { nq, nk, dv: dvh * heads, dvh, heads }),
+      t(perHead ? 'quizOutPromptHeads' : 'quizOutPrompt', { nq, nk, dv: dvh * heads, dvh, heads }),
       shape(nq, dvh * heads),
       [shape(nk, dvh * heads), shape(nq, nk), shape(dvh * heads, nq)],
-      fill(t('quizOutExplain'), { nq, dv: dvh * heads }),
+      t('quizOutExplain', { nq, dv: dvh * heads }),
       5,
     ),
   )
@@ -163,10 +160,10 @@ function fixed(
 ): Question {
   return make(
     id,
-    fill(t(p), vars),
-    fill(t(right), vars),
-    wrong.map((w) => fill(t(w), vars)),
-    fill(t(ex), vars),
+    t(p, vars),
+    t(right, vars),
+    wrong.map((w) => t(w, vars)),
+    t(ex, vars),
   )
 }
 

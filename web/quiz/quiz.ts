@@ -5,7 +5,7 @@
 
 import type { Ctx, Panel } from '../context'
 import { h, setText } from '../dom'
-import { fill, type Question, type QuizViews } from './questions'
+import type { Question, QuizViews } from './questions'
 
 const STORE = 'attention-playground.quiz.v1'
 
@@ -75,7 +75,7 @@ export class QuizPanel implements Panel {
 
   private showProgress(ctx: Ctx, qs: Question[]): void {
     const right = qs.filter((q) => this.results[q.id] === 'right').length
-    setText(this.progress, fill(ctx.t('quizProgress'), { right, total: qs.length }))
+    setText(this.progress, ctx.t('quizProgress', { right, total: qs.length }))
   }
 
   private question(q: Question, ctx: Ctx): HTMLElement {
@@ -87,7 +87,7 @@ export class QuizPanel implements Panel {
     const show = (chosen: number | null, result: 'right' | 'wrong') => {
       box.dataset.quizResult = result
       expl.hidden = false
-      expl.textContent = `${result === 'right' ? `✓ ${t('quizRight')}` : `✗ ${t('quizWrong')} ${fill(t('quizRightIs'), { a: q.options[q.right] })}`} ${q.explain}`
+      expl.textContent = `${result === 'right' ? `✓ ${t('quizRight')}` : `✗ ${t('quizWrong')} ${t('quizRightIs', { a: q.options[q.right] })}`} ${q.explain}`
       buttons.forEach((b, i) => b.setAttribute('aria-pressed', String(i === chosen)))
     }
     const buttons = q.options.map((o, i) => {

@@ -4,9 +4,10 @@
 import { chartFrame } from '../chart-frame'
 import { viridis } from '../palette'
 import type { ReadyInfo, Snapshot } from './protocol'
-import type { TrainKey } from './strings'
+import type { T } from '../i18n/core'
+import type { TrainKey } from '../i18n/train'
 
-export type TrainTranslate = (key: TrainKey, vars?: Record<string, string | number>) => string
+export type TrainTranslate = T<TrainKey>
 
 export interface HistoryPoint {
   steps: number

@@ -6,9 +6,10 @@
 import { viridis } from '../palette'
 import type { HeadScores } from 'attention-playground'
 import type { InductionSnapshot } from './protocol'
-import type { TrainKey } from './strings'
+import type { T } from '../i18n/core'
+import type { TrainKey } from '../i18n/train'
 
-type Translate = (key: TrainKey, vars?: Record<string, string | number>) => string
+type Translate = T<TrainKey>
 
 export type HeadRole = 'previousToken' | 'induction' | 'duplicateToken'
 

@@ -13,7 +13,8 @@ import {
   type ToWorker,
   type TrainSettings,
 } from './protocol'
-import { trainText, type TrainKey, type TrainLang } from './strings'
+import { isTouchScreen, Labels, translate, type Lang } from '../i18n/core'
+import { TRAIN, type TrainKey } from '../i18n/train'
 import { adoptStyles } from '../dom'
 import { engineError } from '../engine-errors'
 import {
@@ -39,7 +40,7 @@ const RULE_LABELS: Record<ScoreRule, TrainKey> = {
 }
 
 export interface TrainPanelOptions {
-  lang: TrainLang
+  lang: Lang
   /** Where the worker script is (default: ./worker.ts beside this module, bundled by Vite). */
   workerUrl?: URL
   /** First settings (defaults: coreference, scaled-dot, 1 head, dModel 32, Adam, lr 0.01, seed 0). */
@@ -55,7 +56,7 @@ export const WATCHDOG_MS = 15_000
 
 export interface TrainPanelHandle {
   readonly el: HTMLElement
-  setLang(lang: TrainLang): void
+  setLang(lang: Lang): void
   /** Resolves with the next snapshot (tests and the benchmark wait on it). */
   nextSnapshot(): Promise<Snapshot>
   dispose(): void
@@ -120,7 +121,7 @@ function canvas(w: number, h: number, role: string): HTMLCanvasElement {
   return c
 }
 
-type Bind = <E extends Element>(e: E, key: TrainKey) => E
+type Bind = Labels<TrainKey>['bind']
 
 /** The settings controls (task, rule, heads, optimizer, learning rate, seed, next-char text). */
 function buildSettings(settings: TrainSettings, bind: Bind) {
@@ -288,9 +289,9 @@ export function mountTrainPanel(root: HTMLElement, opts: TrainPanelOptions): Tra
 class TrainPanel {
   readonly ui: Ui
   readonly waiters: Array<(s: Snapshot) => void> = []
-  private lang: TrainLang
+  private lang: Lang
   private t: TrainTranslate
-  private readonly labels: Array<[Element, TrainKey]> = []
+  private readonly labels = new Labels<TrainKey>()
   private readonly settings: TrainSettings
   private worker!: Worker
   /** The watchdog: a ping every WATCHDOG_MS / 5; a worker silent for WATCHDOG_MS after its first answer is dead. */
@@ -316,16 +317,13 @@ class TrainPanel {
     private readonly opts: TrainPanelOptions,
   ) {
     this.lang = opts.lang === 'zh' ? 'zh' : 'en'
-    this.t = trainText(this.lang)
+    this.t = translate(TRAIN, this.lang, isTouchScreen())
     this.settings = {
       ...DEFAULT_TRAIN_SETTINGS,
       text: '',
       ...opts.settings,
     }
-    this.ui = buildUi(this.settings, (e, key) => {
-      this.labels.push([e, key])
-      return e
-    })
+    this.ui = buildUi(this.settings, this.labels.bind)
     root.append(this.ui.section)
     this.removeStyles = adoptStyles(this.ui.section, CSS)
     this.startWorker()
@@ -419,14 +417,14 @@ class TrainPanel {
     })
   }
 
-  setLang(l: TrainLang): void {
+  setLang(l: Lang): void {
     this.lang = l === 'zh' ? 'zh' : 'en'
     this.relabel()
   }
 
   private relabel(): void {
-    const t = (this.t = trainText(this.lang))
-    for (const [e, key] of this.labels) e.textContent = t(key)
+    const t = (this.t = translate(TRAIN, this.lang, isTouchScreen()))
+    this.labels.apply(t)
     this.ui.section.lang = this.lang === 'zh' ? 'zh-CN' : 'en'
     this.ui.playBtn.textContent = this.snap?.playing ? t('pause') : t('play')
     // Every chart is named from the start (an img without a name is a violation); a draw adds what it shows.

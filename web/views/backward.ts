@@ -10,7 +10,8 @@ import { h, labelled, setText, svg, tokLabel } from '../dom'
 import { backwardProgram } from '../export/backward-pytorch'
 import { errorMessage, fmt, shapeOf } from '../format'
 import { Heatmap } from '../heatmap'
-import { backwardText, type BackwardKey, type BackwardText } from './backward-strings'
+import { isTouchScreen, Labels, translate, type T } from '../i18n'
+import { BACKWARD, type BackwardKey } from '../i18n/backward'
 import * as M from '../compute/backward'
 import { RULE_TRAITS } from '../params'
 
@@ -81,8 +82,11 @@ class GradBox {
 
 export class BackwardView implements Panel {
   readonly el: HTMLElement
-  private tx: BackwardText = backwardText('en')
-  private bound: Array<[Element, BackwardKey, string | null]> = []
+  private tx: T<BackwardKey> = translate(BACKWARD, 'en')
+  /** Texts with their `formulas` as .formula spans; an attribute gets the text without the backticks. */
+  private texts = new Labels<BackwardKey>((e, s, attr) =>
+    attr ? e.setAttribute(attr, s.replaceAll('`', '')) : setRich(e, s),
+  )
   private goalSel = h('select', { 'data-backward': 'goal' })
   private iSel = h('select', { 'data-backward': 'i' })
   private jSel = h('select', { 'data-backward': 'j' })
@@ -127,13 +131,8 @@ export class BackwardView implements Panel {
     this.bindEvents()
   }
 
-  private b<E extends Element>(e: E, key: BackwardKey, attr: string | null = null): E {
-    this.bound.push([e, key, attr])
-    return e
-  }
-
   private build(): HTMLElement {
-    const b = this.b.bind(this)
+    const b = this.texts.bind
     const stepBtn = b(h('button', { type: 'button', class: 'btn', 'data-backward': 'step' }), 'step')
     const resetBtn = b(h('button', { type: 'button', class: 'btn-small', 'data-backward': 'reset' }), 'reset')
     const copyBtn = b(h('button', { type: 'button', class: 'btn-small', 'data-backward': 'copy' }), 'copy')
@@ -190,11 +189,8 @@ export class BackwardView implements Panel {
   }
 
   render(ctx: Ctx): void {
-    this.tx = backwardText(ctx.state.lang)
-    for (const [e, key, attr] of this.bound) {
-      if (attr) e.setAttribute(attr, this.tx(key).replaceAll('`', ''))
-      else setRich(e, this.tx(key))
-    }
+    this.tx = translate(BACKWARD, ctx.state.lang, isTouchScreen())
+    this.texts.apply(this.tx)
     const tr = ctx.trace
     if (tr && !tr.options) return
     const key = tr ? JSON.stringify([tr.options, tr.embeddings.shape, tr.Wq.data.slice(0, 8)]) : ''

@@ -6,9 +6,9 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor } from 'attention-playground'
-import { h, labelled, setText, tokLabel, Texts } from '../dom'
-import { fill, fmt, shapeOf } from '../format'
-import type { MsgKey } from '../i18n'
+import { h, labelled, setText, tokLabel } from '../dom'
+import { fmt, shapeOf } from '../format'
+import { Texts, type MsgKey } from '../i18n'
 import { engineErrorText } from '../engine-errors'
 import { StepPlayer } from './player'
 import { decodeModel, type DecodeModel, type DecodeStep } from '../compute/decode'
@@ -183,14 +183,14 @@ export class DecodeView implements Panel {
     this.step.disabled = t >= m.steps.length - 1
     setText(
       this.counter,
-      fill(tr('decodeCounter'), {
+      tr('decodeCounter', {
         n: t + 1,
         total: m.steps.length,
         input: tokLabel(m.inputs[t]),
         next: tokLabel(m.targets[t]),
       }),
     )
-    setText(this.intro, fill(tr('decodeIntro'), { dq: m.dq, dk: m.dk, n, d: m.dModel }))
+    setText(this.intro, tr('decodeIntro', { dq: m.dq, dk: m.dk, n, d: m.dModel }))
   }
 
   /** The shifted input and what has been produced so far. */

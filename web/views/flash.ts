@@ -9,7 +9,8 @@ import { fmt } from '../format'
 import { engineErrorText } from '../engine-errors'
 import { StepPlayer } from './player'
 import { FLASH_BLOCKS, flashInput, flashMemory, flashModel, type FlashModel } from '../compute/flash'
-import { ModernLabels, modernText, type ModernText } from './modern-strings'
+import { isTouchScreen, Labels, translate, type T } from '../i18n'
+import { MODERN, type ModernKey } from '../i18n/modern'
 
 const num = (x: number, d = 3) => (Number.isFinite(x) ? fmt(x, d) : x > 0 ? '∞' : '−∞')
 const vec = (a: Float32Array) => `[${Array.from(a, (x) => fmt(x, 3)).join(', ')}]`
@@ -22,7 +23,7 @@ function blockSelect(name: string): HTMLSelectElement {
 
 export class FlashView implements Panel {
   readonly el: HTMLElement
-  private labels = new ModernLabels()
+  private labels = new Labels<ModernKey>()
   private br = blockSelect('flashBlockRows')
   private bc = blockSelect('flashBlockCols')
   private causal = h('input', { type: 'checkbox', name: 'flashCausal' })
@@ -125,7 +126,7 @@ export class FlashView implements Panel {
   private draw(): void {
     const ctx = this.ctx
     if (!ctx) return
-    const tx = modernText(ctx.state.lang)
+    const tx = translate(MODERN, ctx.state.lang, isTouchScreen())
     this.labels.apply(tx)
     setText(this.back, tx('flashBack'))
     setText(this.step, tx('flashStep'))
@@ -171,7 +172,7 @@ export class FlashView implements Panel {
   }
 
   /** The n×nk grid: the current tile's scaled scores, earlier tiles grey (discarded), later ones blank. */
-  private gridTable(m: FlashModel, tx: ModernText): HTMLElement {
+  private gridTable(m: FlashModel, tx: T<ModernKey>): HTMLElement {
     const cur = m.steps[this.k]
     const done = new Set(m.steps.slice(0, this.k).map((s) => `${s.rowBlock},${s.colBlock}`))
     const toks = m.input.tokens.map(tokLabel)
@@ -203,7 +204,7 @@ export class FlashView implements Panel {
     )
   }
 
-  private rowTable(m: FlashModel, tx: ModernText): HTMLElement {
+  private rowTable(m: FlashModel, tx: T<ModernKey>): HTMLElement {
     const head = h(
       'tr',
       {},

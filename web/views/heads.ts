@@ -8,7 +8,8 @@ import { h, labelled, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
 import { engineErrorText } from '../engine-errors'
 import { headsModel, kvHeadOf, windowCell, type Arrangement, type HeadsModel } from '../compute/grouped-heads'
-import { ModernLabels, modernText, type ModernKey, type ModernText } from './modern-strings'
+import { isTouchScreen, Labels, translate, type T } from '../i18n'
+import { MODERN, type ModernKey } from '../i18n/modern'
 
 /** One colour per K/V head (up to 4), light enough for dark text. */
 const GROUP_COLOURS = ['#f4a261', '#2a9d8f', '#9b5de5', '#e9c46a']
@@ -45,7 +46,7 @@ function weightTable(w: Tensor, head: number, toks: string[], cls: (i: number, j
 
 export class HeadsView implements Panel {
   readonly el: HTMLElement
-  private labels = new ModernLabels()
+  private labels = new Labels<ModernKey>()
   private sentence = h('p', { class: 'hint', 'data-heads': 'sentence' })
   private cols = h('div', { class: 'heads-cols' })
   private windowInput = h('input', { type: 'number', name: 'headsWindow', min: 1, max: 10, value: 3 })
@@ -108,10 +109,10 @@ export class HeadsView implements Panel {
         this.model = null
       }
     }
-    this.draw(modernText(ctx.state.lang))
+    this.draw(translate(MODERN, ctx.state.lang, isTouchScreen()))
   }
 
-  private draw(tx: ModernText): void {
+  private draw(tx: T<ModernKey>): void {
     this.labels.apply(tx)
     const m = this.model
     if (!m) return
@@ -130,7 +131,7 @@ export class HeadsView implements Panel {
     this.outside.replaceChildren(...(rows.length ? rows : [h('li', { text: tx('headsNoneOutside') })]))
   }
 
-  private column(m: HeadsModel, a: Arrangement, toks: string[], tx: ModernText): HTMLElement {
+  private column(m: HeadsModel, a: Arrangement, toks: string[], tx: T<ModernKey>): HTMLElement {
     const heads = Array.from({ length: m.H }, (_, hh) => {
       const g = kvHeadOf(hh, a.kvHeads, m.H)
       const fig = h(

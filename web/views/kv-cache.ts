@@ -7,7 +7,8 @@ import type { Engine, Trace } from 'attention-playground'
 import { h, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
 import { KV_MODELS, kvCacheBytes, kvStepCost, kvTrace } from '../compute/kv-cache'
-import { ModernLabels, modernText, type ModernKey, type ModernText } from './modern-strings'
+import { isTouchScreen, Labels, translate, type T } from '../i18n'
+import { MODERN, type ModernKey } from '../i18n/modern'
 
 function bytesText(b: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
@@ -21,7 +22,7 @@ function bytesText(b: number): string {
 
 export class KvCachePanel implements Panel {
   readonly el: HTMLElement
-  private labels = new ModernLabels()
+  private labels = new Labels<ModernKey>()
   private back = h('button', { type: 'button', name: 'kvBack', text: '◀' })
   private next = h('button', { type: 'button', name: 'kvNext', text: '▶' })
   private status = h('p', { class: 'kv-counter', role: 'status', 'data-kv': 'status' })
@@ -77,7 +78,7 @@ export class KvCachePanel implements Panel {
   private draw(): void {
     const ctx = this.ctx
     if (!ctx) return
-    const tx = modernText(ctx.state.lang)
+    const tx = translate(MODERN, ctx.state.lang, isTouchScreen())
     this.labels.apply(tx)
     const tr = this.trace
     if (!tr) return
@@ -117,7 +118,7 @@ export class KvCachePanel implements Panel {
     )
   }
 
-  private counterTable(tx: ModernText): HTMLElement {
+  private counterTable(tx: T<ModernKey>): HTMLElement {
     const s = this.ctx!.state
     const c = kvStepCost(this.t, { dModel: s.dModel, dq: s.dq, dk: s.dq, dv: s.dv })
     const row = (label: ModernKey, a: number, b: number, attr: string) =>
@@ -151,7 +152,7 @@ export class KvCachePanel implements Panel {
     )
   }
 
-  private sizeTable(tx: ModernText): HTMLElement {
+  private sizeTable(tx: T<ModernKey>): HTMLElement {
     const cols: ModernKey[] = [
       'kvTableModel',
       'kvTableLayers',

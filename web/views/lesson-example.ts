@@ -4,7 +4,8 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine } from 'attention-playground'
-import { h, setText, Texts } from '../dom'
+import { h, setText } from '../dom'
+import { Texts } from '../i18n'
 import { fmt } from '../format'
 import { selfAttentionOf } from '../compute/lesson-example'
 
@@ -43,10 +44,7 @@ export class LessonExample implements Panel {
     this.texts.apply(ctx.t)
     if (this.el.hidden || !this.engine.attention) return
     const toks = ctx.trace?.tokens ?? []
-    setText(
-      this.ownRun,
-      ctx.t('lessonExOwnRun').replace('{n}', String(toks.length)).replace('{tokens}', toks.join(' / ')),
-    )
+    setText(this.ownRun, ctx.t('lessonExOwnRun', { n: toks.length, tokens: toks.join(' / ') }))
     if (this.done && this.body.dataset.lang === ctx.state.lang) return
     const r = selfAttentionOf(this.engine, LESSON_VECTORS)
     const t = ctx.t

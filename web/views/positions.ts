@@ -4,13 +4,12 @@
 
 import type { Engine, Tensor } from 'attention-playground'
 import type { Ctx, Panel } from '../context'
-import { h, labelled, lessonSection, setText, svg, Texts } from '../dom'
+import { h, labelled, lessonSection, setText, svg } from '../dom'
 import { fmt } from '../format'
 import { Heatmap } from '../heatmap'
-import type { MsgKey, Translate } from '../i18n'
+import { Texts, type MsgKey, type Translate } from '../i18n'
 import { headMatrix } from '../compute/heads'
-import { fill } from '../quiz/questions'
-import { POSITION_KEYS as ENC_KEYS } from '../positions-strings'
+import { POSITION_KEYS as ENC_KEYS } from '../i18n/positions'
 import {
   alibiRuns,
   orderCheck,
@@ -220,9 +219,9 @@ export class PositionsView implements Panel {
     this.verdict.dataset.orderVerdict = none.permuted && allDiffer ? 'blind-without-positions' : 'unexpected'
     setText(
       this.verdict,
-      fill(t(none.permuted ? 'posVerdictSame' : 'posVerdictNotSame'), { diff: fmt(none.maxDiff, 2) }) +
+      t(none.permuted ? 'posVerdictSame' : 'posVerdictNotSame', { diff: fmt(none.maxDiff, 2) }) +
         ' ' +
-        fill(t('posVerdictOthers'), { min: fmt(Math.min(...others.map((r) => r.maxDiff)), 3) }) +
+        t('posVerdictOthers', { min: fmt(Math.min(...others.map((r) => r.maxDiff)), 3) }) +
         (new Set(words).size < words.length ? ' ' + t('posVerdictRepeated') : ''),
     )
     fillSelect(
@@ -262,7 +261,7 @@ export class PositionsView implements Panel {
     Object.assign(o.dataset, { i: String(r.i), j: String(r.j), s: String(s), scoreA: String(r.a), scoreB: String(r.b) })
     setText(
       o,
-      fill(t('posRopeOffsetResult'), {
+      t('posRopeOffsetResult', {
         i: r.i,
         j: r.j,
         s,

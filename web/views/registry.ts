@@ -39,7 +39,7 @@ export type PanelFactory = (engine: Engine, ctx: Ctx) => Panel
 export interface ViewEntry {
   /** The URL's and the widget's `view` value, the tab's `data-view` (a new name: `View` takes it from here). */
   readonly name: string
-  /** The tab's label (web/i18n.ts). */
+  /** The tab's label (web/i18n/shell.ts). */
   readonly tab: MsgKey
   /**
    * The view's panel. Two views are the shell's own: 'pipeline' (the step panels' column) and 'train'

@@ -4,9 +4,9 @@
 import { chartFrame } from '../chart-frame'
 import type { Ctx, Panel } from '../context'
 import type { Engine } from 'attention-playground'
-import { h, setText, svg, Texts } from '../dom'
+import { h, setText, svg } from '../dom'
 import { fmt } from '../format'
-import type { MsgKey } from '../i18n'
+import { Texts, type MsgKey } from '../i18n'
 import { SCALING_DKS, measureScaling, type ScalingPoint, type ScalingSide } from '../compute/scaling'
 
 const N = 32

@@ -6,7 +6,8 @@ import type { Engine, Tensor, Trace, Trainer } from 'attention-playground'
 import { h, labelled, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
 import { engineErrorText } from '../engine-errors'
-import { ModernLabels, modernText, type ModernText } from './modern-strings'
+import { isTouchScreen, Labels, translate, type T } from '../i18n'
+import { MODERN, type ModernKey } from '../i18n/modern'
 import {
   SINK_CHUNK,
   SINK_STEPS,
@@ -22,7 +23,7 @@ const SHOW = 10
 
 export class SinksView implements Panel {
   readonly el: HTMLElement
-  private labels = new ModernLabels()
+  private labels = new Labels<ModernKey>()
   private status = h('p', { class: 'hint', role: 'status', 'data-sinks': 'status' })
   private verdict = h('p', { class: 'help', 'data-sinks': 'verdict' })
   private heads = h('ul', { class: 'sinks-heads', 'data-sinks': 'heads' })
@@ -126,7 +127,7 @@ export class SinksView implements Panel {
   private draw(): void {
     const ctx = this.ctx
     if (!ctx) return
-    const tx = modernText(ctx.state.lang)
+    const tx = translate(MODERN, ctx.state.lang, isTouchScreen())
     this.labels.apply(tx)
     this.drawTab(tx)
     const m = this.measure
@@ -158,7 +159,7 @@ export class SinksView implements Panel {
     this.drawSink(m, tx)
   }
 
-  private drawTab(tx: ModernText): void {
+  private drawTab(tx: T<ModernKey>): void {
     const t = this.tab
     this.el.dataset.sinksTab = t ? String(t.sinks.found) : 'none'
     if (!t) {
@@ -186,7 +187,7 @@ export class SinksView implements Panel {
     )
   }
 
-  private drawSink(m: SinkMeasure, tx: ModernText): void {
+  private drawSink(m: SinkMeasure, tx: T<ModernKey>): void {
     const s = Number(this.logit.value)
     setText(this.logitValue, fmt(s, 1))
     const r = withSinkLogit(this.engine, m, s)

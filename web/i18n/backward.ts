@@ -1,7 +1,8 @@
-// The backward view's own zh / en strings (kept beside the view, like web/train/strings.ts). Parts in
-// `backticks` are formulas: the view shows them in a .formula span (language-neutral, never HTML).
+// The backward view ("Gradients"), a table of its own. Parts in `backticks` are formulas: the view shows them in a
+// .formula span (language-neutral, never HTML). zh uses docs/glossary.md's terms. How to add a string:
+// docs/design.md, "Adding a string".
 
-import type { Lang } from '../params'
+import type { Messages, Table } from './core'
 
 const en = {
   title: 'Gradients you can see: the backward pass',
@@ -62,7 +63,7 @@ const en = {
 
 export type BackwardKey = keyof typeof en
 
-const zh: Record<BackwardKey, string> = {
+const zh: Messages<BackwardKey> = {
   title: '看得见的梯度：反向传播',
   intro:
     'W_q、W_k、W_v 是“学出来的”：反向传播把损失的误差沿着注意力的每一步传回去。选一个目标，看每个矩阵的梯度及其数值，再走一步梯度下降。',
@@ -119,11 +120,4 @@ const zh: Record<BackwardKey, string> = {
   notDot: '反向传播视图展示点积和缩放点积注意力；请在控制栏中选择其中之一。',
 }
 
-const TABLES: Record<Lang, Record<BackwardKey, string>> = { en, zh }
-
-export type BackwardText = (key: BackwardKey) => string
-
-export function backwardText(lang: Lang): BackwardText {
-  const table = TABLES[lang] ?? en
-  return (key) => table[key]
-}
+export const BACKWARD: Table<BackwardKey> = { en, zh }

@@ -1,7 +1,7 @@
-// The Train panel's own zh / en strings (the page's i18n.ts is the page engineer's; this keeps the
-// panel self-contained so the widget can mount it too).
+// The Train panel (web/train/), a table of its own: the panel is loaded only when the Train tab is first shown, and
+// its strings with it. zh uses docs/glossary.md's terms. How to add a string: docs/design.md, "Adding a string".
 
-export type TrainLang = 'zh' | 'en'
+import type { Messages, Table } from './core'
 
 const en = {
   title: 'Train attention',
@@ -88,9 +88,9 @@ const en = {
   sentenceFailed: 'This sentence cannot be shown (the last one that could stays):',
 }
 
-type Key = keyof typeof en
+export type TrainKey = keyof typeof en
 
-const zh: Record<Key, string> = {
+const zh: Messages<TrainKey> = {
   title: '训练注意力',
   intro:
     '权重随机时，注意力指向哪里都有可能。这里 W_q、W_k、W_v 和词嵌入在浏览器里通过反向传播学习：' +
@@ -167,16 +167,4 @@ const zh: Record<Key, string> = {
   sentenceFailed: '无法显示这句话（保留上一句能显示的）：',
 }
 
-export type TrainKey = Key
-
-export function trainText(lang: TrainLang): (key: Key, vars?: Record<string, string | number>) => string {
-  const dict = lang === 'zh' ? zh : en
-  return (key, vars) => {
-    let s = dict[key] ?? en[key]
-    if (vars) for (const [k, v] of Object.entries(vars)) s = s.split(`{${k}}`).join(String(v))
-    return s
-  }
-}
-
-/** The Chinese table, for the glossary check (tests/js/web-glossary.test.ts). */
-export const TRAIN_ZH: Readonly<Record<Key, string>> = zh
+export const TRAIN: Table<TrainKey> = { en, zh }

@@ -1,9 +1,9 @@
-// The zh / en strings of the views on attention as it runs today (flash, heads, sinks, the KV-cache panel). Kept
-// beside the views, like web/train/strings.ts, so the page's i18n.ts holds only their tab names. These views go
-// beyond the course's lessons; each says so. Plain text, put in with textContent.
+// The views on attention as it runs today (flash, heads, sinks, the KV-cache panel) and their quiz questions
+// (web/views/modern-quiz.ts), a table of their own (their tab names are in shell.ts). These views go beyond the
+// course's lessons; each says so. zh uses docs/glossary.md's terms. How to add a string: docs/design.md, "Adding a
+// string".
 
-import { h, setText } from '../dom'
-import type { Lang } from '../params'
+import type { Messages, Table } from './core'
 
 const en = {
   beyond: 'Beyond the lessons: the lessons stop at one attention step; this is how today’s models run it.',
@@ -106,11 +106,55 @@ const en = {
   kvTableNote:
     'From the models’ published configurations: each model’s name links to its config.json on Hugging Face (layers, query heads, K/V heads, hidden size ÷ heads, context length, Mistral’s sliding_window). GQA: LLaMA-3-8B keeps 8 K/V heads for 32 query heads, a quarter of the cache multi-head attention would need. Mistral’s sliding window of 4,096 tokens caps its cache at 4,096 tokens however long the text (a rolling buffer).',
   kvWindowCap: '{model}: capped at the window of {w} tokens',
+  // quiz (web/views/modern-quiz.ts)
+  quizFlashRescalePrompt:
+    'A new tile raises row i’s running maximum from m_old to m_new. What happens to the row’s O and l first?',
+  quizFlashRescaleRight: 'Both are multiplied by exp(m_old − m_new)',
+  quizFlashRescaleWrong1: 'Both are reset to 0',
+  quizFlashRescaleWrong2: 'O is divided by l',
+  quizFlashRescaleWrong3: 'Nothing: the maximum does not matter',
+  quizFlashRescaleExplain:
+    'O and l were summed with exp(s − m_old); to continue with the new maximum every earlier term must become exp(s − m_new) = exp(s − m_old)·exp(m_old − m_new).',
+  quizFlashMemoryPrompt: 'How much memory do the scores take at once in the fused kernel, for n tokens?',
+  quizFlashMemoryRight: 'One tile (block rows × block keys), whatever n is',
+  quizFlashMemoryWrong1: 'n × n',
+  quizFlashMemoryWrong2: 'n × d',
+  quizFlashMemoryWrong3: 'Nothing: scores are never computed',
+  quizFlashMemoryExplain:
+    'Each tile’s scores are turned into m, l and O and thrown away; only a tile (36 × 128 in this engine) exists at a time, so memory grows with n·d (Q, K, V, O), not n².',
+  quizHeadsGroupPrompt:
+    'With 32 query heads and 8 K/V heads (grouped-query attention), which K/V head does query head 13 read?',
+  quizHeadsGroupRight: 'K/V head 3',
+  quizHeadsGroupWrong1: 'K/V head 13',
+  quizHeadsGroupWrong2: 'K/V head 5',
+  quizHeadsGroupWrong3: 'All 8 of them',
+  quizHeadsGroupExplain:
+    'Query head h reads K/V head ⌊h · 8 / 32⌋ = ⌊13 / 4⌋ = 3 (Hugging Face’s repeat_kv: heads 12–15 share it).',
+  quizHeadsWindowPrompt: 'A sliding window of W = 3 with 1 sink: which keys does query 6 see?',
+  quizHeadsWindowRight: 'Keys 0, 4, 5 and 6',
+  quizHeadsWindowWrong1: 'Keys 3 to 6',
+  quizHeadsWindowWrong2: 'Keys 0 to 6',
+  quizHeadsWindowWrong3: 'Keys 4 to 6',
+  quizHeadsWindowExplain: 'The window keeps i − W < j ≤ i, so 4, 5, 6; the sink keeps key 0 too.',
+  quizSinksSumPrompt: 'Why can a head not simply give a row “no attention at all” in plain softmax attention?',
+  quizSinksSumRight: 'Softmax makes every row’s weights sum to 1',
+  quizSinksSumWrong1: 'The scores are always positive',
+  quizSinksSumWrong2: 'The first token has the largest value',
+  quizSinksSumWrong3: 'The mask forbids it',
+  quizSinksSumExplain:
+    'Whatever the scores, softmax spreads a total of exactly 1; a head with nothing to say parks it on a token it always sees, usually the first.',
+  quizSinksLogitPrompt: 'With a sink logit, a row’s weights sum to 0.7. Where did the other 0.3 go?',
+  quizSinksLogitRight: 'To the sink: its share is dropped from the output',
+  quizSinksLogitWrong1: 'To the first token',
+  quizSinksLogitWrong2: 'It is an error',
+  quizSinksLogitWrong3: 'To the padding',
+  quizSinksLogitExplain:
+    'The sink is one more logit in the softmax with no value vector: its share of the 1 is simply not added to the output.',
 }
 
 export type ModernKey = keyof typeof en
 
-const zh: Record<ModernKey, string> = {
+const zh: Messages<ModernKey> = {
   beyond: '课程之外：课程讲到一次注意力计算为止；这里是今天的模型实际怎样运行它。',
   flashTitle: 'FlashAttention：一块一块地计算注意力',
   flashLead:
@@ -206,33 +250,46 @@ const zh: Record<ModernKey, string> = {
   kvTableNote:
     '数据来自各模型公开的配置：模型名链接到它在 Hugging Face 上的 config.json（层数、查询头数、K/V 头数、隐藏维数 ÷ 头数、上下文长度、Mistral 的 sliding_window）。GQA：LLaMA-3-8B 对 32 个查询头只保留 8 个 K/V 头，缓存是多头注意力的四分之一。Mistral 的 4,096 词滑动窗口让缓存无论文本多长都不超过 4,096 个词（滚动缓冲区）。',
   kvWindowCap: '{model}：以 {w} 个词的窗口为上限',
+  quizFlashRescalePrompt: '新的块让第 i 行的运行最大值从 m_old 变成 m_new。这一行的 O 和 l 先怎么处理？',
+  quizFlashRescaleRight: '都乘以 exp(m_old − m_new)',
+  quizFlashRescaleWrong1: '都清零',
+  quizFlashRescaleWrong2: 'O 除以 l',
+  quizFlashRescaleWrong3: '不用处理：最大值无关紧要',
+  quizFlashRescaleExplain:
+    'O 和 l 是按 exp(s − m_old) 累加的；要换成新的最大值，之前每一项都要变成 exp(s − m_new) = exp(s − m_old)·exp(m_old − m_new)。',
+  quizFlashMemoryPrompt: '对 n 个词，融合内核同一时刻为分数占用多少内存？',
+  quizFlashMemoryRight: '一个块（块行数 × 块键数），与 n 无关',
+  quizFlashMemoryWrong1: 'n × n',
+  quizFlashMemoryWrong2: 'n × d',
+  quizFlashMemoryWrong3: '不占：分数从不计算',
+  quizFlashMemoryExplain:
+    '每个块的分数变成 m、l、O 后就丢掉；任何时刻只有一个块（本引擎是 36 × 128），所以内存随 n·d（Q、K、V、O）增长，而不是 n²。',
+  quizHeadsGroupPrompt: '32 个查询头、8 个 K/V 头（分组查询注意力）时，查询头 13 读哪个 K/V 头？',
+  quizHeadsGroupRight: 'K/V 头 3',
+  quizHeadsGroupWrong1: 'K/V 头 13',
+  quizHeadsGroupWrong2: 'K/V 头 5',
+  quizHeadsGroupWrong3: '全部 8 个',
+  quizHeadsGroupExplain:
+    '查询头 h 读 K/V 头 ⌊h · 8 / 32⌋ = ⌊13 / 4⌋ = 3（Hugging Face 的 repeat_kv：头 12–15 共用它）。',
+  quizHeadsWindowPrompt: '窗口 W = 3、1 个汇聚词时，查询 6 能看到哪些键？',
+  quizHeadsWindowRight: '键 0、4、5、6',
+  quizHeadsWindowWrong1: '键 3 到 6',
+  quizHeadsWindowWrong2: '键 0 到 6',
+  quizHeadsWindowWrong3: '键 4 到 6',
+  quizHeadsWindowExplain: '窗口保留 i − W < j ≤ i，即 4、5、6；汇聚词再保留键 0。',
+  quizSinksSumPrompt: '普通的 softmax 注意力里，为什么一个头不能让某一行“什么都不关注”？',
+  quizSinksSumRight: 'softmax 让每行权重之和为 1',
+  quizSinksSumWrong1: '分数总是正的',
+  quizSinksSumWrong2: '第一个词的值最大',
+  quizSinksSumWrong3: '掩码不允许',
+  quizSinksSumExplain:
+    '无论分数如何，softmax 总要分出正好 1 的权重；没有内容可看的头就把它停放在一个总能看到的词上，通常是第一个。',
+  quizSinksLogitPrompt: '加上汇聚 logit 后，一行的权重和是 0.7。另外 0.3 去哪了？',
+  quizSinksLogitRight: '给了汇聚项：它的份额不进入输出',
+  quizSinksLogitWrong1: '给了第一个词',
+  quizSinksLogitWrong2: '这是个错误',
+  quizSinksLogitWrong3: '给了填充位',
+  quizSinksLogitExplain: '汇聚项是 softmax 里多出的一个 logit，没有对应的值向量：它分到的份额直接不加进输出。',
 }
 
-const STRINGS: Record<Lang, Record<ModernKey, string>> = { en, zh }
-
-export type ModernText = (key: ModernKey, vars?: Record<string, string | number>) => string
-
-/** The views' strings in `lang`, with {name} placeholders filled. */
-export function modernText(lang: Lang): ModernText {
-  return (key, vars = {}) =>
-    Object.entries(vars).reduce((s, [k, v]) => s.split(`{${k}}`).join(String(v)), STRINGS[lang][key])
-}
-
-/** Elements showing one of these strings, re-labelled together when the language changes. */
-export class ModernLabels {
-  private list: Array<[HTMLElement, ModernKey]> = []
-
-  /** Shows `key` in `e` from now on; returns `e`. */
-  readonly bind = <E extends HTMLElement>(e: E, key: ModernKey): E => {
-    this.list.push([e, key])
-    return e
-  }
-
-  /** A new <tag> showing `key` (with class `cls`). */
-  readonly el = <K extends 'h2' | 'h3' | 'p' | 'span'>(tag: K, key: ModernKey, cls?: string) =>
-    this.bind(h(tag, cls ? { class: cls } : {}), key)
-
-  apply(tx: ModernText): void {
-    for (const [e, key] of this.list) setText(e, tx(key))
-  }
-}
+export const MODERN: Table<ModernKey> = { en, zh }

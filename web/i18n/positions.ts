@@ -1,12 +1,13 @@
-// The strings of positions (issue 23): the Positions control, the step panels positions / rotatedQ / rotatedK /
-// positionBias, the view `positions` and its questions. web/i18n.ts spreads them into its tables. The lessons
-// have no positions: every part says it goes beyond them. zh uses docs/glossary.md's terms (维度 only before a
-// size such as d_model: a pair of RoPE's dimensions is a pair of 分量).
+// Positions (issue 23): the Positions control, the step panels positions / rotatedQ / rotatedK / positionBias, the
+// view `positions` and its questions; part of the page's table (index.ts). The lessons have no positions: every part
+// says it goes beyond them. zh uses docs/glossary.md's terms (维度 only before a size such as d_model: a pair of
+// RoPE's dimensions is a pair of 分量). How to add a string: docs/design.md, "Adding a string".
 
-import type { PositionsChoice } from './params'
+import type { PositionEncoding } from 'attention-playground'
+import type { Messages, Table } from './core'
 
 /** Each encoding's name in the Positions select and the view's tables. */
-export const POSITION_KEYS: Record<PositionsChoice, keyof typeof POSITIONS_EN> = {
+export const POSITION_KEYS: Record<PositionEncoding, PositionsKey> = {
   none: 'posNone',
   sinusoidal: 'posSinusoidal',
   learned: 'posLearned',
@@ -14,7 +15,7 @@ export const POSITION_KEYS: Record<PositionsChoice, keyof typeof POSITIONS_EN> =
   alibi: 'posAlibi',
 }
 
-export const POSITIONS_EN = {
+const en = {
   stepPositions: 'Positions',
   stepRotatedQ: 'Rotated Q (RoPE)',
   stepRotatedK: 'Rotated K (RoPE)',
@@ -103,7 +104,9 @@ export const POSITIONS_EN = {
     'Both vectors turn by 10 more places, so the angle between them, and with it q·k, stays the same: the view computes it for any shift.',
 }
 
-export const POSITIONS_ZH: Record<keyof typeof POSITIONS_EN, string> = {
+export type PositionsKey = keyof typeof en
+
+const zh: Messages<PositionsKey> = {
   stepPositions: '位置编码',
   stepRotatedQ: '旋转后的 Q（RoPE）',
   stepRotatedK: '旋转后的 K（RoPE）',
@@ -188,3 +191,5 @@ export const POSITIONS_ZH: Record<keyof typeof POSITIONS_EN, string> = {
   quizRopeWrong3: '不重新计算就无法知道',
   quizRopeExplain: '两个向量都多转了 10 个位置的量，它们之间的夹角不变，q·k 也就不变：本视图可以对任意平移量计算。',
 }
+
+export const POSITIONS: Table<PositionsKey> = { en, zh }
