@@ -1,10 +1,10 @@
-// docs/glossary.md: one zh term per concept. Every zh string of the page (web/i18n/'s page table and the Train
-// panel's web/i18n/train.ts) uses the glossary's term and none of the words it lists under "not"; every glossary
-// term is one the page really uses.
+// docs/glossary.md: one zh term per concept. Every zh string of web/i18n/ (every table and translation the folder
+// holds, found by tests/js/string-tables.ts; web-i18n checks that no Chinese text lives elsewhere in web/) uses the
+// glossary's term and none of the words it lists under "not"; every glossary term is one the page really uses.
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { MESSAGES } from '../../web/i18n'
-import { TRAIN } from '../../web/i18n/train'
+import { ZH } from './string-tables'
 
 const md = readFileSync(new URL('../../docs/glossary.md', import.meta.url), 'utf8')
 const rows = md
@@ -15,13 +15,17 @@ const rows = md
     concept,
     zh,
     en,
+    // A word, or /a pattern/ where the word alone is right in another sense (角度 is an angle too).
     not: not
       .split(',')
       .map((w) => w.trim())
-      .filter(Boolean),
+      .filter(Boolean)
+      .map((w) => (w.startsWith('/') && w.endsWith('/') ? new RegExp(w.slice(1, -1)) : w)),
   }))
 
-const zhStrings = [...Object.entries(MESSAGES.zh), ...Object.entries(TRAIN.zh)]
+const uses = (text: string, w: string | RegExp) => (typeof w === 'string' ? text.includes(w) : w.test(text))
+
+const zhStrings: Array<[string, string]> = ZH.map((s) => [s.where, s.zh])
 
 describe('docs/glossary.md against the zh strings', () => {
   it('has one row per concept, each with a zh and an en term', () => {
@@ -34,7 +38,7 @@ describe('docs/glossary.md against the zh strings', () => {
     const found: string[] = []
     for (const r of rows)
       for (const w of r.not)
-        for (const [key, text] of zhStrings) if (text.includes(w)) found.push(`${key}: “${w}” (use ${r.zh})`)
+        for (const [key, text] of zhStrings) if (uses(text, w)) found.push(`${key}: “${String(w)}” (use ${r.zh})`)
     expect(found).toEqual([])
   })
 
@@ -44,10 +48,12 @@ describe('docs/glossary.md against the zh strings', () => {
   })
 
   it('维度 is a size (d_model, d_k …) only: never an axis (轴) or an aspect (方面)', () => {
-    const uses = zhStrings.filter(([, v]) => v.includes('维度'))
-    expect(uses.length).toBeGreaterThan(0)
-    // The Sizes heading and the Embed hint's list of settings name the sizes; elsewhere a d_… follows the word.
-    const other = uses.filter(([k, v]) => !['sizes', 'embedStepsHint'].includes(k) && !/维度 ?d_/.test(v))
+    const found = zhStrings.filter(([, v]) => v.includes('维度'))
+    expect(found.length).toBeGreaterThan(0)
+    // The Sizes heading and the Embed hint's list of settings name the sizes; elsewhere a d_… follows the word, or
+    // it is a head's or the hidden state's size (每头维度, 隐藏维度: head_dim, hidden_size).
+    const size = /维度 ?d_|每头维度|隐藏维度/
+    const other = found.filter(([k, v]) => !['pipeline.sizes', 'shell.embedStepsHint'].includes(k) && !size.test(v))
     expect(other.map(([k]) => k)).toEqual([])
     expect(MESSAGES.zh.originColAspect).toBe('方面')
   })

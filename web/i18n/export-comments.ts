@@ -10,14 +10,14 @@ export const EXPORT_COMMENTS_ZH: Readonly<Record<string, string>> = {
   "The random draws follow PyTorch's CPU generator in the same order as the playground:":
     '随机数按与演练场相同的顺序取自 PyTorch 的 CPU 生成器：',
   "embedding table, W_q, W_k, W_v, then the scoring rule's parameters per head.":
-    '依次是嵌入表、W_q、W_k、W_v，然后是每个头的打分规则参数。',
+    '依次是嵌入表、W_q、W_k、W_v，然后是每个头的计算规则参数。',
   'normal_(0, 1) draws': '按 normal_(0, 1) 抽取',
   'one score per value row from [q_i; k_i]': '由 [q_i; k_i] 为每个值行算出一个分数',
   'dot products have no parameters': '点积没有参数',
   'P[m, 2i] = sin(m / 10000^(2i/d)), P[m, 2i+1] = cos(same)   (Vaswani et al. 2017)':
     'P[m, 2i] = sin(m / 10000^(2i/d))，P[m, 2i+1] = cos(同一角度)   （Vaswani 等，2017）',
   'as transformers: dimension i pairs with i + d/2': '与 transformers 相同：第 i 维与第 i + d/2 维配对',
-  'as LLaMA: position m turns pair i by m * base^(-2i/d)': '与 LLaMA 相同：位置 m 把第 i 对维度转过 m * base^(-2i/d)',
+  'as LLaMA: position m turns pair i by m * base^(-2i/d)': '与 LLaMA 相同：位置 m 把第 i 对分量转过 m * base^(-2i/d)',
   "as BLOOM's build_alibi_tensor (also for a head count that is not a power of two)":
     '与 BLOOM 的 build_alibi_tensor 相同（头数不是 2 的幂时也一样）',
   'learned positions, drawn right after the embeddings': '可学习的位置编码，紧接在词嵌入之后抽取',

@@ -160,7 +160,7 @@ const zh: Messages<ModernKey> = {
   flashLead:
     '融合内核从不构造 n×n 的分数矩阵。它每次取一块查询行和一块键（一个“块”），每一行只保留一个运行中的最大值 m、exp(s − m) 的运行和 l，以及尚未归一化的输出 O。新的块让某行的最大值变大时，先把这一行旧的 l 和 O 乘以 exp(m_old − m_new)。最后 O / l 正好等于 softmax · V。',
   flashInputPage: '输入：页面前 {n} 个词的 Q、K、V（第 1 个头{dv}）。',
-  flashInputRandom: '输入：一个小的随机例子（页面的打分方式 dq ≠ dk，或是交叉注意力）。',
+  flashInputRandom: '输入：一个小的随机例子（页面的计算规则 dq ≠ dk，或是交叉注意力）。',
   flashBlockRows: '每块的查询行数',
   flashBlockCols: '每块的键数',
   flashCausal: '因果掩码',
@@ -177,9 +177,9 @@ const zh: Messages<ModernKey> = {
   flashFactor: 'exp(m_old − m_new)',
   flashORow: 'O（还没 ÷ l）',
   flashMemory:
-    '同一时刻占用的内存：普通注意力保存 {n}×{nk} = {plain} 个分数；分块计算只保存一个 {br}×{bc} 的块，加上 {br} 行的 m、l 和 O，共 {flash} 个数。n = 4096 时按内核的块大小：16,777,216 对 {kernelFloats}。',
-  flashDone: '完成：O / l 等于普通注意力。与 attention() 的最大差：{diff}。',
-  flashNotDone: '最后会把 O / l 与普通注意力比较。',
+    '同一时刻占用的内存：标准、不分块的注意力保存 {n}×{nk} = {plain} 个分数；分块计算只保存一个 {br}×{bc} 的块，加上 {br} 行的 m、l 和 O，共 {flash} 个数。n = 4096 时按内核的块大小：16,777,216 对 {kernelFloats}。',
+  flashDone: '完成：O / l 等于标准、不分块的注意力。与 attention() 的最大差：{diff}。',
+  flashNotDone: '最后会把 O / l 与标准、不分块的注意力比较。',
   flashKernel:
     '本页引擎里真正的内核每块取 {br} 个查询行 × {bc} 个键（d > 64 时为 {half} 个键），让一块的键留在处理器缓存里；整块落在因果或滑动窗口掩码之外时直接跳过。这里的数字来自同一段 C++ 循环，只是块更小，并在每块之后记录状态。',
   flashFirstTile: '这一行的第一块：没有需要重新缩放的',
@@ -236,19 +236,19 @@ const zh: Messages<ModernKey> = {
   kvWithout: '无缓存',
   kvMacs: '乘加次数',
   kvBytes: '读写的 K、V 字节数',
-  kvFormula: '缓存大小 = 2（K 和 V）· 层数 · K/V 头数 · 每头维数 · 词数 · 每个数的字节数',
+  kvFormula: '缓存大小 = 2（K 和 V）· 层数 · K/V 头数 · 每头维度 · 词数 · 每个数的字节数',
   kvTableModel: '模型',
   kvTableLayers: '层数',
   kvTableHeads: '查询头',
   kvTableKV: 'K/V 头',
-  kvTableHeadDim: '每头维数',
+  kvTableHeadDim: '每头维度',
   kvTableContext: '上下文长度（词）',
   kvTablePerToken: '每个词（fp16）',
   kvTableAt: '满上下文长度时（fp16）',
   kvNoWindow: '不用窗口则 {size}',
   kvAsMha: '若用多头：{size}',
   kvTableNote:
-    '数据来自各模型公开的配置：模型名链接到它在 Hugging Face 上的 config.json（层数、查询头数、K/V 头数、隐藏维数 ÷ 头数、上下文长度、Mistral 的 sliding_window）。GQA：LLaMA-3-8B 对 32 个查询头只保留 8 个 K/V 头，缓存是多头注意力的四分之一。Mistral 的 4,096 词滑动窗口让缓存无论文本多长都不超过 4,096 个词（滚动缓冲区）。',
+    '数据来自各模型公开的配置：模型名链接到它在 Hugging Face 上的 config.json（层数、查询头数、K/V 头数、隐藏维度 ÷ 头数、上下文长度、Mistral 的 sliding_window）。GQA：LLaMA-3-8B 对 32 个查询头只保留 8 个 K/V 头，缓存是多头注意力的四分之一。Mistral 的 4,096 词滑动窗口让缓存无论文本多长都不超过 4,096 个词（滚动缓冲区）。',
   kvWindowCap: '{model}：以 {w} 个词的窗口为上限',
   quizFlashRescalePrompt: '新的块让第 i 行的运行最大值从 m_old 变成 m_new。这一行的 O 和 l 先怎么处理？',
   quizFlashRescaleRight: '都乘以 exp(m_old − m_new)',
@@ -289,7 +289,7 @@ const zh: Messages<ModernKey> = {
   quizSinksLogitWrong1: '给了第一个词',
   quizSinksLogitWrong2: '这是个错误',
   quizSinksLogitWrong3: '给了填充位',
-  quizSinksLogitExplain: '汇聚项是 softmax 里多出的一个 logit，没有对应的值向量：它分到的份额直接不加进输出。',
+  quizSinksLogitExplain: '汇聚项是 softmax 里多出的一个 logit，没有对应的值：它分到的份额直接不加进输出。',
 }
 
 export const MODERN: Table<ModernKey> = { en, zh }
