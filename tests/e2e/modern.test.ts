@@ -55,7 +55,7 @@ describe('view flash', () => {
       expect(await v.getAttribute('data-flash-steps')).toBe('4')
       expect(await page.locator('[data-flash="grid"] td.flash-now').count()).toBe(6)
       expect(await page.locator('[data-flash="counter"]').innerText()).toMatch(
-        lang === 'en' ? /Tile 1 of 4/ : /第 1 \/ 4 块/,
+        lang === 'en' ? /Tile 1 of 4/ : /第 1 \/ 4 个瓦片/,
       )
       for (let k = 1; k < 4; k++) await page.locator('button[name="flashStep"]').click()
       expect(await v.getAttribute('data-flash-step')).toBe('3')

@@ -7,21 +7,36 @@ import { MESSAGES } from '../../web/i18n'
 import { ZH } from './string-tables'
 
 const md = readFileSync(new URL('../../docs/glossary.md', import.meta.url), 'utf8')
-const rows = md
-  .split('\n')
-  .filter((l) => l.startsWith('| ') && !l.startsWith('| concept') && !l.startsWith('| ---'))
-  .map((l) => l.split('|').map((c) => c.trim()))
-  .map(([, concept, zh, en, not]) => ({
-    concept,
-    zh,
-    en,
-    // A word, or /a pattern/ where the word alone is right in another sense (角度 is an angle too).
-    not: not
-      .split(',')
-      .map((w) => w.trim())
-      .filter(Boolean)
-      .map((w) => (w.startsWith('/') && w.endsWith('/') ? new RegExp(w.slice(1, -1)) : w)),
-  }))
+
+/** The markdown tables of the page, each as its rows' cells (header and rule left out). */
+const tables = md
+  .split(/\n(?!\|)/)
+  .map((block) => block.split('\n').filter((l) => l.startsWith('| ')))
+  .filter((ls) => ls.length > 2)
+  .map((ls) =>
+    ls.slice(2).map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    ),
+  )
+const list = (cell: string) =>
+  cell
+    .split(',')
+    .map((w) => w.trim())
+    .filter(Boolean)
+
+const rows = tables[0].map(([concept, zh, en, not]) => ({
+  concept,
+  zh,
+  en,
+  // A word, or /a pattern/ where the word alone is right in another sense (角度 is an angle too).
+  not: list(not).map((w) => (w.startsWith('/') && w.endsWith('/') ? new RegExp(w.slice(1, -1)) : w)),
+}))
+
+/** "Terms checked in pairs": where the English says `en`, the Chinese says `zh` (the `except` phrases aside). */
+const pairs = tables[1].map(([en, zh, except]) => ({ en, zh, except: list(except) }))
 
 const uses = (text: string, w: string | RegExp) => (typeof w === 'string' ? text.includes(w) : w.test(text))
 
@@ -39,6 +54,20 @@ describe('docs/glossary.md against the zh strings', () => {
     for (const r of rows)
       for (const w of r.not)
         for (const [key, text] of zhStrings) if (uses(text, w)) found.push(`${key}: “${String(w)}” (use ${r.zh})`)
+    expect(found).toEqual([])
+  })
+
+  it('where a string’s English says a paired word, its Chinese says the term', () => {
+    expect(pairs.length).toBeGreaterThan(0)
+    const found: string[] = []
+    for (const p of pairs) {
+      const word = new RegExp(`\\b${p.en}s?\\b`, 'i')
+      for (const s of ZH) {
+        if (s.en === null) continue
+        const en = p.except.reduce((t, x) => t.replace(new RegExp(x.replace(/[+=]/g, '\\$&'), 'gi'), ''), s.en)
+        if (word.test(en) && !s.zh.includes(p.zh)) found.push(`${s.where}: “${p.en}” in en, no ${p.zh} in zh`)
+      }
+    }
     expect(found).toEqual([])
   })
 

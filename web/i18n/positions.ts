@@ -163,7 +163,7 @@ const zh: Messages<PositionsKey> = {
     'RoPE 不做加法，而是旋转 q 和 k。与 Hugging Face 的 LLaMA（rotate_half）相同，第 i 个分量与第 i + d/2 个分量成对，这一对是一个表盘，在位置 m 转过 m·θ_i，θ_i = 10000^(−2i/d)：前面的分量对转得快，后面的转得慢。拖动位置试试。',
   posRopePosition: '位置 m',
   posRopePair: '分量对',
-  posRopeOffsetTitle: '只有相对距离起作用',
+  posRopeOffsetTitle: '只有相对位移起作用',
   posRopeOffsetLead:
     '取一个词的 q 和另一个词的 k（本页的句子，无位置编码，16 个分量），查询放在 i、键放在 j，再把两者都往后移 s 个位置。两者都多转了同样多，它们之间的夹角不变，所以注意力分数不变，无论你选多大的 s。',
   posRopeWordI: '查询词在 i',
@@ -185,7 +185,7 @@ const zh: Messages<PositionsKey> = {
   quizPosExplain:
     '每一行输出只取决于它自己的词和所有词构成的集合（Q·Kᵀ、softmax、·V 都不看位置），所以打乱只会让各行换位置。',
   quizRopePrompt: '使用 RoPE 时，查询词 A 在位置 2、键词 B 在位置 5 的注意力分数是 1.7。A 在 12、B 在 15 时是多少？',
-  quizRopeRight: '1.7：只有相对距离 3 起作用',
+  quizRopeRight: '1.7：只有相对位移 3 起作用',
   quizRopeWrong1: '更大：两者都更靠后',
   quizRopeWrong2: '更小：远处的位置会被削弱',
   quizRopeWrong3: '不重新计算就无法知道',
