@@ -33,7 +33,11 @@ export default defineConfig({
   publicDir: here('./public'),
   plugins: [serveTheWidget()],
   resolve: {
-    alias: [{ find: /^attention-playground$/, replacement: here('./dist/index.js') }],
+    alias: [
+      { find: /^attention-playground$/, replacement: here('./dist/index.js') },
+      // The wasm-free entries (package.json exports).
+      { find: /^attention-playground\/(constants|files)$/, replacement: here('./dist') + '/$1.js' },
+    ],
   },
   build: {
     outDir: here('./site'),

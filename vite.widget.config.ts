@@ -158,7 +158,11 @@ export default defineConfig({
   base: './',
   publicDir: false,
   resolve: {
-    alias: [{ find: /^attention-playground$/, replacement: here('./dist/index.js') }],
+    alias: [
+      { find: /^attention-playground$/, replacement: here('./dist/index.js') },
+      // The wasm-free entries (package.json exports).
+      { find: /^attention-playground\/(constants|files)$/, replacement: here('./dist') + '/$1.js' },
+    ],
   },
   plugins: [wasmBesideThePackage(), plainWorkerUrl(), widgetTypes()],
   // The training panel's worker also imports the engine: same rewrite there.

@@ -1,32 +1,78 @@
 import { defineConfig } from 'vitest/config'
+import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
-// Two cores: files run in two forks; browser tests start their own Chromium and server.
-// Projects: every Node suite on the engine Node picks by itself (SIMD128: Node 20 has no relaxed SIMD without a
-// flag); the engine suites again on the relaxed-SIMD engine, in Node with the flag that enables it; the browser
-// suites with that flag too (see below).
-const ENGINE_SUITES = ['tests/js/engine-*.test.ts', 'tests/js/hardening-bad-input.test.ts']
+// The test tiers (docs/building.md, "Tests"), each a folder of tests/ and a Vitest project:
+//   unit         tests/unit/         Node alone: no wasm, no dist/, no browser, no Python (`npm run test:unit`)
+//   engine       tests/engine/       the built engine (dist/*.wasm) on the engine Node picks (SIMD128), once
+//                tests/kernels/      the same, and again on the relaxed-SIMD engine (kernel-dependent numbers)
+//   integration  tests/integration/  outside tools: PyTorch, pip, npm pack, long soaks and training runs
+//   e2e          tests/e2e/          the page and the widget in Chromium
+// A test file outside these folders would run in no project: the config refuses to load instead.
+const TIERS = ['unit', 'engine', 'kernels', 'integration', 'e2e']
+const stray = readdirSync(fileURLToPath(new URL('./tests', import.meta.url)), {
+  recursive: true,
+  encoding: 'utf8',
+}).filter((f) => /\.test\.ts$/.test(f) && !TIERS.includes(f.split(/[\\/]/)[0]))
+if (stray.length > 0)
+  throw new Error(
+    `test files in no tier: ${stray.map((f) => `tests/${f}`).join(', ')}; move each into tests/{${TIERS.join(',')}}/ (docs/building.md, "Tests")`,
+  )
+
+const RELAXED = ['--experimental-wasm-relaxed-simd']
 
 export default defineConfig({
-  // The page's modules import the engine by its package name, as the page build does (vite.config.ts).
   resolve: {
     alias: [
+      // The page's modules import the engine by its package name, as the page build does (vite.config.ts) …
       { find: /^attention-playground$/, replacement: fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
+      // … and its wasm-free entries from their sources, so the unit tier needs no build.
+      {
+        find: /^attention-playground\/(constants|files)$/,
+        replacement: fileURLToPath(new URL('./src/js', import.meta.url)) + '/$1.ts',
+      },
     ],
   },
   test: {
+    // Two cores: files run in two forks.
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
     reporters: ['default'],
     projects: [
       {
         extends: true,
+        // A hung unit test fails in seconds.
+        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], testTimeout: 5_000, hookTimeout: 10_000 },
+      },
+      {
+        extends: true,
         test: {
-          name: 'simd128',
-          include: ['tests/js/**/*.test.ts'],
-          exclude: ['tests/js/backends-relaxed.test.ts'],
+          name: 'engine',
+          include: ['tests/engine/**/*.test.ts', 'tests/kernels/**/*.test.ts'],
+          exclude: ['**/*.relaxed.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // The kernel-dependent suites again on the relaxed-SIMD engine (FMA), in Node with the flag that enables it.
+        extends: true,
+        test: {
+          name: 'engine-relaxed',
+          include: ['tests/kernels/**/*.test.ts'],
+          execArgv: RELAXED,
+          env: { AP_TEST_BACKEND: 'relaxed-simd' },
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['tests/integration/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
         },
       },
       {
@@ -36,16 +82,9 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
-          execArgv: ['--experimental-wasm-relaxed-simd'],
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'relaxed-simd',
-          include: [...ENGINE_SUITES, 'tests/js/backends-relaxed.test.ts'],
-          execArgv: ['--experimental-wasm-relaxed-simd'],
-          env: { AP_TEST_BACKEND: 'relaxed-simd' },
+          execArgv: RELAXED,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
     ],

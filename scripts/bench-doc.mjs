@@ -2,7 +2,7 @@
 // Writes docs/benchmarks.md from bench/results/*.json (what `npm run bench` last measured): the method, the
 // machine, the tables and which goals are met. Nothing in docs/benchmarks.md is written by hand; findings that
 // explain the numbers live in docs/perf-notes.md. `npm run bench` runs this at its end;
-// tests/js/bench-doc.test.ts checks that the committed page is this script's output from the committed JSON.
+// tests/unit/bench-doc.test.ts checks that the committed page is this script's output from the committed JSON.
 //   node scripts/bench-doc.mjs           write docs/benchmarks.md
 //   node scripts/bench-doc.mjs --stdout  print it instead
 import { readFileSync, writeFileSync } from 'node:fs'

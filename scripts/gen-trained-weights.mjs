@@ -5,7 +5,7 @@
 //   node scripts/gen-trained-weights.mjs          (after node scripts/build.mjs: it runs dist/)
 //
 // Deterministic: the same recipe on the same engine ('simd128', forced) gives the same bits;
-// tests/js/web-trained.test.ts trains again from the recipe written into the file and compares.
+// tests/engine/web-trained.test.ts trains again from the recipe written into the file and compares.
 import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

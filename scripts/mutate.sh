@@ -65,8 +65,8 @@ if [[ $WASM == 1 ]]; then
   for f in dist/attention.wasm dist/attention.js; do backup "$f"; done
 fi
 
-VITEST_SUBSET=(tests/js/engine-run.test.ts tests/js/engine-attention.test.ts tests/js/engine-mha.test.ts
-  tests/js/engine-fused.test.ts tests/js/engine-properties.test.ts)
+VITEST_SUBSET=(tests/kernels/engine-run.test.ts tests/kernels/engine-attention.test.ts tests/kernels/engine-mha.test.ts
+  tests/kernels/engine-fused.test.ts tests/kernels/engine-properties.test.ts)
 
 survived=0
 for m in "${MUTATIONS[@]}"; do
@@ -100,7 +100,7 @@ for m in "${MUTATIONS[@]}"; do
       if cmake --build build/mutate-wasm --target attention -j2 >"$BACKUP/wbuild.log" 2>&1; then
         cp build/mutate-wasm/attention.wasm dist/attention.wasm
         cp build/mutate-wasm/attention.js dist/attention.js
-        vout=$(node node_modules/vitest/vitest.mjs run "${VITEST_SUBSET[@]}" 2>&1 || true)
+        vout=$(node node_modules/vitest/vitest.mjs run --project engine "${VITEST_SUBSET[@]}" 2>&1 || true)
         vfailed=$(sed 's/\x1b\[[0-9;]*m//g' <<<"$vout" | grep -E '^ +Tests ' | grep -oE '[0-9]+ failed' | grep -oE '^[0-9]+' || echo 0)
         wasm=", Vitest $vfailed failed"
         failed=$((failed + vfailed))

@@ -1,7 +1,7 @@
 // The playground's state: its fields, their kinds and defaults, and the page's bounds. A leaf module
 // (it imports only types), so every layer may read it; state.ts re-exports it with the URL form.
 
-import { POSITION_ENCODINGS, SCORE_RULES, TOKENIZER_NAMES } from 'attention-playground'
+import { POSITION_ENCODINGS, SCORE_RULES, TOKENIZER_NAMES } from 'attention-playground/constants'
 import { LANGS, type Lang } from './i18n/core'
 
 export { LANGS, type Lang }
@@ -182,7 +182,7 @@ const SENTENCE_VIEWS: readonly View[] = ['pipeline', 'decode', 'flash', 'heads']
 /**
  * Every parameter of the state, in the order a link writes them: `parseParams` and `toParams`
  * (state.ts), the widget's `observedAttributes`, `LIMITS` and the controls' bounds read this table;
- * tests/js/web-params.test.ts checks the documented attribute table against it.
+ * tests/unit/web-params.test.ts checks the documented attribute table against it.
  */
 export const PARAMS: readonly ParamSpec[] = [
   { name: 'mode', field: 'mode', attr: 'mode', kind: 'enum', values: MODES, views: ['pipeline'] },

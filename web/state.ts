@@ -2,7 +2,7 @@
 // names match the widget's attributes so one link format serves both; what the state means for the
 // engine is in compute/.
 
-import { POSITION_STEP_NAMES, STEP_NAMES } from 'attention-playground'
+import { POSITION_STEP_NAMES, STEP_NAMES } from 'attention-playground/constants'
 import { resetsEdits, resetsPositions, settleWeights } from './compute/changes'
 import { VIEW_NAMES, VIEW_PANEL_NAMES, VIEW_REGISTRY } from './views/registry'
 import {

@@ -524,7 +524,4 @@ export function init(options?: InitOptions): Promise<Engine> {
   return defaultEngine
 }
 
-export { readSafetensors, writeSafetensors, safetensorsHeaderLength, SAFETENSORS_LIMITS } from './safetensors.js'
-export type { SafetensorsDtype, SafetensorsFile, SafetensorsTensor } from './safetensors.js'
-export { readAttentionFile, ATTENTION_FILE_LIMITS } from './attentionFile.js'
-export type { AttentionFile, AttentionFileLayer } from './attentionFile.js'
+export * from './files.js'

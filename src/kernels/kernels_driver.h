@@ -27,7 +27,7 @@ namespace ap::kernels::detail {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 // Inlined into each kernel, whatever the compiler's budget says, so that each kernel's own body holds its
-// SIMD loops (tests/js/package-pack.test.ts counts them per function).
+// SIMD loops (tests/integration/package-pack.test.ts counts them per function).
 #if defined(__clang__) || defined(__GNUC__)
 #define AP_INLINE inline __attribute__((always_inline))
 #else

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { readPanel, serveStatic } from './harness.mjs'
-import { courseWeights, docBlock, ROOT } from '../js/packed'
+import { courseWeights, docBlock, ROOT } from '../support/packed'
 import { browser, usePackedProject, work } from './scratch'
 import { usePages } from './page-fixture'
 

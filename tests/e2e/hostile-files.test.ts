@@ -1,6 +1,6 @@
 // Hostile model files and downloads in real Chromium, on the page (?view=model, the file picker, ?src=) and in the
 // widget (its `src`): the worst mutants of the model-file fuzzing (tests/fuzz/file-regressions/model-files and a few
-// seeds of tests/js/file-mutants.ts) each end in a message as text, the last good file stays and the page keeps
+// seeds of tests/support/file-mutants.ts) each end in a message as text, the last good file stays and the page keeps
 // working; downloads from a local server that sends a big file slowly, one whose Content-Length is not the body's
 // (gzip), one with no length and one that declares too much stop at 64 MiB with the sizes in the message (one that
 // declares more than it sends ends in a broken-off download), show
@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from './harness.mjs'
 import { env, useEnv } from './env'
 import { usePages } from './page-fixture'
-import { baseFiles, mutant } from '../js/file-mutants'
+import { baseFiles, mutant } from '../support/file-mutants'
 import type { PlaygroundHandle } from '../../web/playground'
 
 declare global {

@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { artifact, launchChromium } from './harness.mjs'
 import { usePages } from './page-fixture'
-import { courseWeights, ROOT } from '../js/packed'
-import { PY, requireTorch } from '../js/tools'
+import { courseWeights, ROOT } from '../support/packed'
+import { PY, requireTorch } from '../support/tools'
 
 const NOTEBOOK = join(ROOT, 'tests/e2e/fixtures/notebook/attention.ipynb')
 

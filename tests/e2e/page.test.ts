@@ -10,8 +10,8 @@ import { artifact, openMoreOptions, readPanel, settled } from './harness.mjs'
 import { env, useEnv } from './env'
 import { RENDERED, usePages, type Opened } from './page-fixture'
 import { init } from '../../dist/index.js'
-import { requireTorch } from '../js/tools'
-import { expectAllClose, tolFor } from '../js/helpers'
+import { requireTorch } from '../support/tools'
+import { expectAllClose, tolFor } from '../support/helpers'
 
 const STEPS = STEP_NAMES
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures/web_fixtures.json', import.meta.url), 'utf8'))

@@ -1,6 +1,6 @@
 // docs/docs-sites.md's recipes, generator by generator: each file a site needs → the marker its fenced block holds
 // (its first line), and the shell block a course author runs (copying the package's dist/). The e2e tests write
-// and run exactly these blocks; tests/js/docs-sites.test.ts checks that every block of the page is one of them.
+// and run exactly these blocks; tests/unit/docs-sites.test.ts checks that every block of the page is one of them.
 export const RECIPES = 'docs/docs-sites.md'
 
 export const RECIPE_FILES = {

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll } from 'vitest'
 import { launchChromium } from './harness.mjs'
-import { installTarball, packTarball } from '../js/packed'
+import { installTarball, packTarball } from '../support/packed'
 
 export let work: string
 export let browser: Browser

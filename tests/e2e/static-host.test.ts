@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core'
 import { readPanel, serveStatic, SITE } from './harness.mjs'
 import { env, useEnv } from './env'
 import { traced, usePages } from './page-fixture'
-import { courseWeights } from '../js/packed'
+import { courseWeights } from '../support/packed'
 import type { PlaygroundHandle } from '../../web/playground'
 
 type PageWindow = Window & { __apPlayground: PlaygroundHandle }

@@ -1,5 +1,5 @@
 // Sliding windows with sinks, the sink logit and flash_trace against double-precision loops written from the
-// formulas (PyTorch's numbers are checked in Vitest, tests/js/engine-modern.test.ts).
+// formulas (PyTorch's numbers are checked in Vitest, tests/kernels/engine-modern.test.ts).
 #include <gtest/gtest.h>
 
 #include <cmath>

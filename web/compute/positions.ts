@@ -2,14 +2,8 @@
 // copy under each encoding), the sinusoidal table and P·Pᵀ, RoPE's dials and its offset check, ALiBi with and
 // without its bias. views/positions.ts draws them.
 
-import {
-  POSITION_ENCODINGS,
-  type Engine,
-  type PositionEncoding,
-  type RunOptions,
-  type Tensor,
-} from 'attention-playground'
-import type { Trace } from 'attention-playground'
+import { POSITION_ENCODINGS, type PositionEncoding } from 'attention-playground/constants'
+import type { Engine, RunOptions, Tensor, Trace } from 'attention-playground'
 import { mulberry32 } from './random'
 
 /** The view's model: small fixed sizes (even per head for RoPE up to 8 heads), the page's seed. */

@@ -1,5 +1,5 @@
 // "Copy as PyTorch code" of the backward view: a program that builds the same forward pass from the view's
-// numbers, calls loss.backward() and prints the gradients as JSON (tests/js/export-backward.test.ts runs it
+// numbers, calls loss.backward() and prints the gradients as JSON (tests/integration/export-backward.test.ts runs it
 // under torch and compares with ap.runBackward). No text the learner typed goes into the program.
 
 import type { RunBackwardResult, Tensor } from 'attention-playground'

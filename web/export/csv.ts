@@ -1,6 +1,7 @@
 // Export: one step's matrix as CSV, numbers exact.
 
-import { STEP_NAMES, type Tensor, type Trace } from 'attention-playground'
+import { STEP_NAMES } from 'attention-playground/constants'
+import type { Tensor, Trace } from 'attention-playground'
 import { headTensor, isPerHeadStep } from '../compute/heads'
 
 /** Shortest decimal that reads back as the same float32 (9 significant digits always suffice). */

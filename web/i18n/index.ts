@@ -16,7 +16,7 @@ import { TOUR, type TourKey } from './tour'
 
 export { fill, isTouchScreen, Labels, LANGS, translate, type Lang, type Messages, type T, type Table } from './core'
 
-/** The tables of the page's key space (tests/js/web-i18n.test.ts checks that no key is in two of them). */
+/** The tables of the page's key space (tests/unit/web-i18n.test.ts checks that no key is in two of them). */
 export const PAGE_TABLES = { SHELL, PIPELINE, TOUR, QUIZ, LESSONS, MODEL, POSITIONS }
 
 export type MsgKey = ShellKey | PipelineKey | TourKey | QuizKey | LessonsKey | ModelKey | PositionsKey

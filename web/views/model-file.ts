@@ -2,7 +2,7 @@
 // (its first 8 bytes) are checked before the rest is read, so a file that declares a 100 MB header is
 // refused at once instead of being downloaded and parsed.
 
-import { readAttentionFile, safetensorsHeaderLength } from 'attention-playground'
+import { readAttentionFile, safetensorsHeaderLength } from 'attention-playground/files'
 import type { AttentionFile, AttentionFileLayer } from 'attention-playground'
 
 export type { AttentionFile, AttentionFileLayer }
