@@ -21,18 +21,24 @@ if (stray.length > 0)
 
 const RELAXED = ['--experimental-wasm-relaxed-simd']
 
+/**
+ * `attention-playground` and its wasm-free entries, as the page build resolves them (vite.config.ts): from dist/, or
+ * for the unit tier (no build) the wasm-free entries from their sources. One tier uses one copy of each module, so
+ * `instanceof AttentionError` holds across the package and the page's readers.
+ */
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
+const packageFrom = (built: boolean) => ({
+  alias: [
+    { find: /^attention-playground$/, replacement: here('./dist/index.js') },
+    {
+      find: /^attention-playground\/(constants|files)$/,
+      replacement: built ? here('./dist') + '/$1.js' : here('./src/js') + '/$1.ts',
+    },
+  ],
+})
+
 export default defineConfig({
-  resolve: {
-    alias: [
-      // The page's modules import the engine by its package name, as the page build does (vite.config.ts) …
-      { find: /^attention-playground$/, replacement: fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
-      // … and its wasm-free entries from their sources, so the unit tier needs no build.
-      {
-        find: /^attention-playground\/(constants|files)$/,
-        replacement: fileURLToPath(new URL('./src/js', import.meta.url)) + '/$1.ts',
-      },
-    ],
-  },
+  resolve: packageFrom(true),
   test: {
     // Two cores: files run in two forks.
     pool: 'forks',
@@ -41,6 +47,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
+        resolve: packageFrom(false),
         // A hung unit test fails in seconds.
         test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], testTimeout: 5_000, hookTimeout: 10_000 },
       },
@@ -50,8 +57,8 @@ export default defineConfig({
           name: 'engine',
           include: ['tests/engine/**/*.test.ts', 'tests/kernels/**/*.test.ts'],
           exclude: ['**/*.relaxed.test.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -62,8 +69,8 @@ export default defineConfig({
           include: ['tests/kernels/**/*.test.ts'],
           execArgv: RELAXED,
           env: { AP_TEST_BACKEND: 'relaxed-simd' },
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
       {
