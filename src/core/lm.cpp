@@ -103,6 +103,43 @@ long long Config::parameter_count() const {
   return n;
 }
 
+void for_each_tensor(const Config& c, Params& p, const TensorVisitor& f) {
+  const int C = c.dModel, V = c.vocab;
+  f("transformer.wte.weight", p.wte, V, C);
+  if (c.positions == Positions::Learned) f("transformer.wpe.weight", p.wpe, c.context, C);
+  for (int l = 0; l < c.layers; ++l) {
+    Block& b = p.blocks[static_cast<std::size_t>(l)];
+    const std::string h = "transformer.h." + std::to_string(l) + ".";
+    const struct {
+      const char* name;
+      Mat* m;
+      int rows, cols;
+      bool on;
+    } ts[] = {{"ln_1.weight", &b.ln1W, 1, C, true},
+              {"ln_1.bias", &b.ln1B, 1, C, c.bias.ln1},
+              {"attn.c_attn.weight", &b.attnW, 3 * C, C, true},
+              {"attn.c_attn.bias", &b.attnB, 1, 3 * C, c.bias.attn},
+              {"attn.c_proj.weight", &b.attnProjW, C, C, true},
+              {"attn.c_proj.bias", &b.attnProjB, 1, C, c.bias.attnProj},
+              {"ln_2.weight", &b.ln2W, 1, C, true},
+              {"ln_2.bias", &b.ln2B, 1, C, c.bias.ln2},
+              {"mlp.c_fc.weight", &b.fcW, 4 * C, C, true},
+              {"mlp.c_fc.bias", &b.fcB, 1, 4 * C, c.bias.fc},
+              {"mlp.c_proj.weight", &b.mlpProjW, C, 4 * C, true},
+              {"mlp.c_proj.bias", &b.mlpProjB, 1, C, c.bias.mlpProj}};
+    for (const auto& t : ts)
+      if (t.on) f(h + t.name, *t.m, t.rows, t.cols);
+  }
+  f("transformer.ln_f.weight", p.lnfW, 1, C);
+  if (c.bias.lnf) f("transformer.ln_f.bias", p.lnfB, 1, C);
+  if (!c.tied) f("lm_head.weight", p.lmHead, V, C);
+}
+
+void for_each_tensor(const Config& c, const Params& p, const ConstTensorVisitor& f) {
+  // the same walk; the visitor only reads
+  for_each_tensor(c, const_cast<Params&>(p), [&](const std::string& n, Mat& m, int r, int k) { f(n, m, r, k); });
+}
+
 std::vector<Mat*> tensor_list(const Config& c, Params& p) {
   std::vector<Mat*> v;
   for_each_tensor(c, p, [&](const std::string&, Mat& m, int, int) { v.push_back(&m); });
@@ -380,8 +417,10 @@ Draw sample(const float* logits, int vocab, const SampleOptions& o, double u, in
     for (double& x : p) x /= s;
     order.resize(V);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return p[static_cast<std::size_t>(a)] > p[static_cast<std::size_t>(b)]; });
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+      const double pa = p[static_cast<std::size_t>(a)], pb = p[static_cast<std::size_t>(b)];
+      return pa > pb || (pa == pb && a < b);
+    });
   };
   std::vector<double> p;
   std::vector<int> order;
@@ -516,6 +555,13 @@ HeadScores head_scores(const Model& m, const std::vector<std::vector<int>>& poem
     dst[r]->assign(nh, 0.0);
     if (counts[r])
       for (std::size_t j = 0; j < nh; ++j) (*dst[r])[j] = sums[r][j] / static_cast<double>(counts[r]);
+  }
+  const char* roles[3] = {"previousLine", "previousChar", "lineEnd"};
+  for (std::size_t j = 0; j < nh; ++j) {
+    int best = 0;
+    for (int r = 1; r < 3; ++r)
+      if ((*dst[r])[j] > (*dst[best])[j]) best = r;
+    s.labels.emplace_back((*dst[best])[j] >= kHeadLabelThreshold ? roles[best] : "");
   }
   return s;
 }

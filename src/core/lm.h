@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,32 +56,11 @@ struct Params {
 };
 
 // Every tensor the config has, with its nanoGPT name and shape, in state-dict order (tied: no lm_head.weight).
-// f(name, Mat& tensor, rows, cols); P is Params or const Params.
-template <class P, class F>
-void for_each_tensor(const Config& c, P& p, F&& f) {
-  const int C = c.dModel, V = c.vocab;
-  f(std::string("transformer.wte.weight"), p.wte, V, C);
-  if (c.positions == Positions::Learned) f(std::string("transformer.wpe.weight"), p.wpe, c.context, C);
-  for (int l = 0; l < c.layers; ++l) {
-    auto& b = p.blocks[static_cast<std::size_t>(l)];
-    const std::string h = "transformer.h." + std::to_string(l) + ".";
-    f(h + "ln_1.weight", b.ln1W, 1, C);
-    if (c.bias.ln1) f(h + "ln_1.bias", b.ln1B, 1, C);
-    f(h + "attn.c_attn.weight", b.attnW, 3 * C, C);
-    if (c.bias.attn) f(h + "attn.c_attn.bias", b.attnB, 1, 3 * C);
-    f(h + "attn.c_proj.weight", b.attnProjW, C, C);
-    if (c.bias.attnProj) f(h + "attn.c_proj.bias", b.attnProjB, 1, C);
-    f(h + "ln_2.weight", b.ln2W, 1, C);
-    if (c.bias.ln2) f(h + "ln_2.bias", b.ln2B, 1, C);
-    f(h + "mlp.c_fc.weight", b.fcW, 4 * C, C);
-    if (c.bias.fc) f(h + "mlp.c_fc.bias", b.fcB, 1, 4 * C);
-    f(h + "mlp.c_proj.weight", b.mlpProjW, C, 4 * C);
-    if (c.bias.mlpProj) f(h + "mlp.c_proj.bias", b.mlpProjB, 1, C);
-  }
-  f(std::string("transformer.ln_f.weight"), p.lnfW, 1, C);
-  if (c.bias.lnf) f(std::string("transformer.ln_f.bias"), p.lnfB, 1, C);
-  if (!c.tied) f(std::string("lm_head.weight"), p.lmHead, V, C);
-}
+// f(name, tensor, rows, cols). One body for every caller (the reader, gradients, AdamW, the bindings).
+using TensorVisitor = std::function<void(const std::string& name, Mat& tensor, int rows, int cols)>;
+using ConstTensorVisitor = std::function<void(const std::string& name, const Mat& tensor, int rows, int cols)>;
+void for_each_tensor(const Config& c, Params& p, const TensorVisitor& f);
+void for_each_tensor(const Config& c, const Params& p, const ConstTensorVisitor& f);
 
 // The tensors of for_each_tensor as a list (to walk several Params side by side: gradients, moments).
 std::vector<Mat*> tensor_list(const Config& c, Params& p);
@@ -227,7 +207,11 @@ GenerateResult generate(const Model& m, const std::vector<int>& prompt, const Ge
 struct HeadScores {
   // [layers · heads]
   std::vector<double> previousLine, previousChar, lineEnd;
+  // The role whose score is largest when that score is >= kHeadLabelThreshold ("previousLine", "previousChar",
+  // "lineEnd"), else "" (the head does not specialise).
+  std::vector<std::string> labels;
 };
+constexpr double kHeadLabelThreshold = 0.4;
 // Each poem's ids from position 0 (cut to the context); means over queries and poems. lineLength = 6 (five
 // characters and their punctuation).
 HeadScores head_scores(const Model& m, const std::vector<std::vector<int>>& poems, int lineLength = 6);
@@ -240,8 +224,8 @@ struct NamedTensor {
   std::vector<float> data;
 };
 struct FileMeta {
-  int heads = 0;  // __metadata__.n_head
-  std::string positions = "learned";
+  int heads = 0;          // __metadata__.n_head
+  std::string positions;  // "" = not given: learned when the file has wpe
   float ropeBase = static_cast<float>(kDefaultRopeBase);
   int context = 0;  // rope without an attn.bias buffer: __metadata__.context; 0 = not given
   std::vector<std::string> vocab;

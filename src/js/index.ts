@@ -30,11 +30,14 @@ import type {
 import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js'
 import { createTrainerFor } from './trainer.js'
 import type { Trainer, TrainerOptions } from './trainer.js'
+import { loadLanguageModelFor } from './languageModel.js'
+import type { LanguageModel } from './languageModel.js'
 
 export * from './types.js'
 export { AttentionError, toTensor } from './util.js'
 export type { Tensor, TensorLike } from './util.js'
 export type * from './trainer.js'
+export type * from './languageModel.js'
 
 /**
  * The engines: the same C++ built twice. 'relaxed-simd' (fused multiply-add, `attention-relaxed.wasm`) where
@@ -105,6 +108,11 @@ export interface Engine {
   tokenize(text: string, tokenizer?: TokenizerName, options?: { bpeCorpus?: string; bpeMerges?: number }): Tokenization
   /** A small attention model to train in place (see trainer.ts); call `dispose()` when done. */
   createTrainer(options?: TrainerOptions): Trainer
+  /**
+   * Opens a nanoGPT checkpoint in safetensors (its state-dict names; `__metadata__` vocab and n_head): forward,
+   * generate, head scores (languageModel.ts, docs/api.md); call `dispose()` when done.
+   */
+  loadLanguageModel(bytes: ArrayBuffer | ArrayBufferView): LanguageModel
   /** Wasm memory in use (for leak checks and budgets). */
   memoryStats(): MemoryStats
   /**
@@ -325,6 +333,7 @@ function makeEngine({ module, why }: Loaded): Engine {
       return unwrap<Tokenization>(module.tokenize(text, tokenizer, o))
     },
     createTrainer: (options?: TrainerOptions) => createTrainerFor(module, options),
+    loadLanguageModel: (bytes: ArrayBuffer | ArrayBufferView) => loadLanguageModelFor(module, bytes),
     memoryStats: () => module.memoryStats(),
     warmUp: () => module.warmUp(),
     backend,

@@ -107,6 +107,27 @@ function mibBody() {
   })
   return { stream, pulled: () => pulled }
 }
+// A language-model file from the torch fixture lm-learned-tied-bias (tests/fixtures/gen_lm_fixtures.py), edited.
+const lmFixture = JSON.parse(readFileSync(new URL('../fixtures/lm/lm-learned-tied-bias.json', import.meta.url), 'utf8'))
+function lmFile(
+  meta: Record<string, string | undefined> = {},
+  edit: {
+    drop?: string[]
+    reshape?: Record<string, number[]>
+    add?: Record<string, Tensor>
+    rename?: Record<string, string>
+  } = {},
+): Uint8Array {
+  const tensors: Record<string, Tensor> = {}
+  for (const [name, t] of Object.entries(lmFixture.params as Record<string, { shape: number[]; data: number[] }>)) {
+    if (edit.drop?.includes(name)) continue
+    tensors[edit.rename?.[name] ?? name] = { data: Float32Array.from(t.data), shape: edit.reshape?.[name] ?? t.shape }
+  }
+  Object.assign(tensors, edit.add ?? {})
+  const md: Record<string, string | undefined> = { vocab: JSON.stringify(lmFixture.vocab), n_head: '2', ...meta }
+  const defined = Object.fromEntries(Object.entries(md).filter(([, v]) => v !== undefined)) as Record<string, string>
+  return writeSafetensors(tensors, defined)
+}
 const modelMeta = (tokens: string[]) => ({ format: 'attention-playground/1', tokens: JSON.stringify(tokens) })
 const uniform = (h: number, n: number) => filled([h, n, n], 1 / n)
 const goodModel = () => writeSafetensors({ 'attention.0.weights': uniform(2, 3) }, modelMeta(['a', 'b', 'c']))
@@ -1060,6 +1081,154 @@ const rows: Record<string, [string, () => void]> = {
           )
         },
       )
+    },
+  ],
+  A1: [
+    'a language-model file missing a tensor, or with a tensor of the wrong shape',
+    () => {
+      expectError(
+        () => ap.loadLanguageModel(lmFile({}, { drop: ['transformer.h.1.attn.c_proj.weight'] })),
+        'transformer.h.1.attn.c_proj.weight: missing (expected [16, 16])',
+      )
+      expectError(
+        () => ap.loadLanguageModel(lmFile({}, { reshape: { 'transformer.h.0.mlp.c_fc.weight': [16, 64] } })),
+        'transformer.h.0.mlp.c_fc.weight: expected [64, 16], got [16, 64]',
+      )
+      expectError(
+        () => ap.loadLanguageModel(lmFile({}, { drop: ['transformer.wpe.weight'] })),
+        'transformer.wpe.weight: missing (expected [context, 16]); a model without it says __metadata__.positions = "rope"',
+      )
+    },
+  ],
+  A2: [
+    "a language-model file's metadata: n_head or vocab missing, malformed or not matching the tensors",
+    () => {
+      expectError(() => ap.loadLanguageModel(lmFile({ n_head: undefined })), /^__metadata__\.n_head: missing/)
+      expectError(
+        () => ap.loadLanguageModel(lmFile({ n_head: '3' })),
+        '__metadata__.n_head: 3 heads do not divide dModel 16 (transformer.wte.weight [13, 16])',
+      )
+      expectError(() => ap.loadLanguageModel(lmFile({ vocab: undefined })), /^__metadata__\.vocab: missing/)
+      expectError(
+        () => ap.loadLanguageModel(lmFile({ vocab: '["a","b"]' })),
+        '__metadata__.vocab: expected 13 strings (one per row of transformer.wte.weight [13, 16]), got 2',
+      )
+      expectError(
+        () => ap.loadLanguageModel(lmFile({ positions: 'alibi' })),
+        /^__metadata__\.positions: "learned" or "rope"/,
+      )
+    },
+  ],
+  A3: [
+    'a language-model file with a mask buffer that is not a causal mask, or a tensor nanoGPT does not have',
+    () => {
+      const T = 12
+      const mask = new Float32Array(T * T).map((_, i) => (i % T <= Math.floor(i / T) ? 1 : 0))
+      mask[1] = 1
+      expectError(
+        () =>
+          ap.loadLanguageModel(
+            lmFile({}, { add: { 'transformer.h.0.attn.bias': { data: mask, shape: [1, 1, T, T] } } }),
+          ),
+        'transformer.h.0.attn.bias: not a causal mask (expected 1 on and below the diagonal and 0 above), found 1 at [0, 0, 0, 1]',
+      )
+      expectError(
+        () =>
+          ap.loadLanguageModel(
+            lmFile(
+              {},
+              { add: { 'transformer.h.0.attn.c_attn.weight_extra': { data: new Float32Array(2), shape: [2] } } },
+            ),
+          ),
+        /^transformer\.h\.0\.attn\.c_attn\.weight_extra: not a tensor of nanoGPT's layout/,
+      )
+    },
+  ],
+  A4: [
+    'a prompt character outside the vocabulary',
+    () => {
+      using m = ap.loadLanguageModel(lmFile())
+      expectError(
+        () => m.generate({ prompt: '床前望月' }),
+        'prompt: the character "望" (U+671B) at index 2 is not in the model\'s vocabulary (13 entries)',
+      )
+      expectError(() => m.generate({ prompt: '床\u0001' }), /^prompt: the character U\+0001 at index 1 is not in/)
+      expectError(() => m.generate({ prompt: '' }), 'prompt: give at least one character (or id) to start from')
+    },
+  ],
+  A5: [
+    'token ids out of range, not integers, or more than the context',
+    () => {
+      using m = ap.loadLanguageModel(lmFile())
+      expectError(() => m.forward([1, 13]), 'ids[1]: must be an id from 0 to 12, got 13')
+      expectError(() => m.forward([1, 0.5]), 'ids[1]: expected an integer, got 0.5')
+      expectError(() => m.forward(new Array(13).fill(1)), 'ids: 13 ids is more than the limit of 12')
+      expectError(() => m.generate({ prompt: [-1] }), 'prompt[0]: must be an id from 0 to 12, got -1')
+    },
+  ],
+  A6: [
+    'generate options out of range or misspelled',
+    () => {
+      using m = ap.loadLanguageModel(lmFile())
+      expectError(
+        () => m.generate({ prompt: '床', temperature: -1 }),
+        'temperature: must be a number from 0 (greedy) to 100, got -1',
+      )
+      expectError(
+        () => m.generate({ prompt: '床', topK: 14 }),
+        'topK: must be an integer from 0 (all) to the vocabulary size 13, got 14',
+      )
+      expectError(() => m.generate({ prompt: '床', topP: 1.5 }), 'topP: must be a number in (0, 1], got 1.5')
+      expectError(
+        () => m.generate({ prompt: '床', seed: 2 ** 32 }),
+        'seed: must be an integer from 0 to 4294967295, got 4294967296',
+      )
+      expectError(
+        () => m.generate({ prompt: '床', maxTokens: 13 }),
+        'maxTokens: must be an integer from 0 to the context 12, got 13',
+      )
+      expectError(() => m.generate({ prompt: '床', stop: '望' }), "stop: the token 望 is not in the model's vocabulary")
+      expectError(
+        () => m.generate({ prompt: '床', topk: 2 } as never),
+        /^generate: unknown option 'topk' \(did you mean 'topK'\?\)/,
+      )
+    },
+  ],
+  A7: [
+    'a language model over the size limits',
+    () => {
+      const big = writeSafetensors(
+        { 'transformer.wte.weight': { data: new Float32Array(70000), shape: [70000, 1] } },
+        { n_head: '1', vocab: '[]' },
+      )
+      expectError(
+        () => ap.loadLanguageModel(big),
+        'transformer.wte.weight: a vocabulary of 70000 is more than the limit of 65536',
+      )
+      const wide = writeSafetensors(
+        { 'transformer.wte.weight': { data: new Float32Array(4100), shape: [2, 2050] } },
+        { n_head: '1', vocab: '["a","b"]' },
+      )
+      expectError(
+        () => ap.loadLanguageModel(wide),
+        'transformer.wte.weight: dModel 2050 is more than the limit of 2048',
+      )
+      expectError(
+        () =>
+          ap.loadLanguageModel(
+            lmFile({}, { rename: { 'transformer.h.1.ln_1.weight': 'transformer.h.30.ln_1.weight' } }),
+          ),
+        'transformer.h.30: blocks must be numbered 0 to 2 without gaps, but 3 blocks go up to 30',
+      )
+    },
+  ],
+  A8: [
+    'a language model used after dispose()',
+    () => {
+      const m = ap.loadLanguageModel(lmFile())
+      m.dispose()
+      expectError(() => m.forward([1]), 'model: already disposed')
+      expectError(() => m.generate({ prompt: '床' }), 'model: already disposed')
     },
   ],
 }

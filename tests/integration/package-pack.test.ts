@@ -25,7 +25,16 @@ afterAll(() => {
 describe('npm pack', () => {
   it('ships the module, its types, the glue, the wasm and the widget', () => {
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n')
-    for (const f of ['index.js', 'index.d.ts', 'attention.js', 'attention.wasm', 'types.d.ts', 'util.js']) {
+    for (const f of [
+      'index.js',
+      'index.d.ts',
+      'attention.js',
+      'attention.wasm',
+      'types.d.ts',
+      'util.js',
+      'languageModel.js',
+      'languageModel.d.ts',
+    ]) {
       expect(listing, f).toContain(`package/dist/${f}`)
     }
     expect(listing).toContain('package/README.md')
@@ -36,6 +45,7 @@ describe('npm pack', () => {
       'pyproject.toml',
       'attention_playground/__init__.py',
       'attention_playground/exporter.py',
+      'attention_playground/nanogpt.py',
       'attention_playground/loader.js',
       'attention_playground/assets/widget.js.gz',
       'attention_playground/assets/attention.wasm.gz',

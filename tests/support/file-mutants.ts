@@ -159,7 +159,25 @@ function editHeader(g: Gen, s: Split): string {
       if (to !== name) delete h[name]
       break
     }
-    case 6: // metadata: tokens
+    case 6: // metadata: tokens (a language model's: n_head, vocab, positions, context)
+      if ('n_head' in meta) {
+        const key = g.pick(['n_head', 'vocab', 'vocab', 'positions', 'context'])
+        meta[key] = g.pick(
+          key === 'vocab'
+            ? [
+                '[]',
+                '["a"]',
+                'not json',
+                '[1]',
+                '{"0": "a"}',
+                JSON.stringify(Array.from({ length: 70_000 }, () => 'a')),
+                JSON.stringify(Array.from({ length: g.int(1, 40) }, (_, i) => String.fromCodePoint(0x4e00 + i))),
+              ]
+            : ['0', '1', '2', '3', '1.5', '-2', '99999999999', '', 'x', 'rope', 'learned', 'alibi', '12', '4096'],
+        )
+        h.__metadata__ = meta
+        break
+      }
       meta.tokens = g.pick([
         '[]',
         '["a"]',

@@ -1,0 +1,323 @@
+// embind for the language model (src/core/lm.h): decode JS values, call the core, copy results out. Every method
+// returns a plain object or { error } (guarded, convert.h); src/js/languageModel.ts reads the file, checks the
+// option names and turns { error } into a thrown AttentionError.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <memory>
+
+#include "bindings/convert.h"
+#include "core/lm.h"
+
+namespace {
+
+using emscripten::val;
+using namespace apb;
+namespace lm = ap::lm;
+
+bool is_array(const val& v) { return val::global("Array").call<bool>("isArray", v); }
+
+// An array of integer ids (a JS Array or a typed array), at most `limit` long.
+std::vector<int> ids_of(const val& v, const std::string& name, long long limit) {
+  if (!is_array(v) && !val::global("ArrayBuffer").call<bool>("isView", v))
+    throw ap::Error(name + ": expected an array of token ids, got a " + type_of(v));
+  const double n = v["length"].as<double>();
+  if (n > static_cast<double>(limit))
+    throw ap::Error(name + ": " + ap::fmt(n) + " ids is more than the limit of " + std::to_string(limit));
+  std::vector<int> ids(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = int_of(v[i], name + "[" + std::to_string(i) + "]");
+  return ids;
+}
+
+std::vector<std::string> strings_of(const val& v, const std::string& name, std::size_t limit) {
+  if (!is_array(v)) throw ap::Error(name + ": expected an array of strings, got a " + type_of(v));
+  const auto n = static_cast<std::size_t>(v["length"].as<double>());
+  if (n > limit)
+    throw ap::Error(name + ": " + std::to_string(n) + " entries is more than the limit of " + std::to_string(limit));
+  std::vector<std::string> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = string_of(v[i], name + "[" + std::to_string(i) + "]");
+  return out;
+}
+
+val candidates_to_js(const std::vector<lm::Candidate>& cs, const lm::Model& m) {
+  val a = val::array();
+  for (const auto& c : cs) {
+    val o = val::object();
+    o.set("id", c.id);
+    if (!m.vocab().empty()) o.set("token", m.vocab()[static_cast<std::size_t>(c.id)]);
+    o.set("p", c.p);
+    a.call<void>("push", o);
+  }
+  return a;
+}
+
+val config_to_js(const lm::Config& c) {
+  val o = val::object();
+  o.set("vocabSize", c.vocab);
+  o.set("context", c.context);
+  o.set("layers", c.layers);
+  o.set("heads", c.heads);
+  o.set("dModel", c.dModel);
+  o.set("positions", std::string(ap::positions_name(c.positions)));
+  if (c.positions == ap::Positions::Rope) o.set("ropeBase", c.ropeBase);
+  o.set("tied", c.tied);
+  val b = val::object();
+  const std::pair<const char*, bool> kinds[] = {
+      {"ln_1", c.bias.ln1}, {"attn.c_attn", c.bias.attn}, {"attn.c_proj", c.bias.attnProj},
+      {"ln_2", c.bias.ln2}, {"mlp.c_fc", c.bias.fc},      {"mlp.c_proj", c.bias.mlpProj},
+      {"ln_f", c.bias.lnf}};
+  for (const auto& [k, on] : kinds) b.set(k, on);
+  o.set("biases", b);
+  o.set("parameters", static_cast<double>(c.parameter_count()));
+  return o;
+}
+
+// Rows [0, n) of per-head matrices as one [heads, n, n] Tensor.
+val heads_to_js(const std::vector<ap::Mat>& w, std::size_t first, int heads) {
+  return stack_to_js(
+      std::vector<ap::Mat>(w.begin() + static_cast<long>(first), w.begin() + static_cast<long>(first) + heads));
+}
+
+// The top `k` of softmax(row) for each row of logits: { ids: number[][], probs: number[][] }.
+val top_to_js(const ap::Mat& logits, int k) {
+  val ids = val::array(), probs = val::array();
+  for (Eigen::Index r = 0; r < logits.rows(); ++r) {
+    lm::SampleOptions o;
+    const lm::Draw d = lm::sample(logits.data() + r * logits.cols(), static_cast<int>(logits.cols()), o, 0.0, k);
+    val ri = val::array(), rp = val::array();
+    for (const auto& c : d.before) {
+      ri.call<void>("push", c.id);
+      rp.call<void>("push", c.p);
+    }
+    ids.call<void>("push", ri);
+    probs.call<void>("push", rp);
+  }
+  val o = val::object();
+  o.set("ids", ids);
+  o.set("probs", probs);
+  return o;
+}
+
+class LanguageModelHandle {
+ public:
+  // tensors: [{ name, shape, data: Float32Array }], meta: { heads, positions?, ropeBase?, context?, vocab }
+  val load(val tensors, val meta) {
+    return guarded([&] {
+      if (!is_array(tensors)) throw ap::Error("file: expected the tensors as an array");
+      const int count = tensors["length"].as<int>();
+      // Sizes first, so a file far over the caps is refused before anything is copied in.
+      long long total = 0;
+      for (int i = 0; i < count; ++i) total += static_cast<long long>(tensors[i]["data"]["length"].as<double>());
+      constexpr long long kMaxFloats = lm::kMaxParams + (1LL << 26);
+      AP_REQUIRE(total <= kMaxFloats, "file: " + std::to_string(total) + " numbers is more than the limit of " +
+                                          std::to_string(kMaxFloats) + " for a language model");
+      std::vector<lm::NamedTensor> ts(static_cast<std::size_t>(count));
+      for (int i = 0; i < count; ++i) {
+        const val t = tensors[i];
+        lm::NamedTensor& nt = ts[static_cast<std::size_t>(i)];
+        nt.name = t["name"].as<std::string>();
+        nt.shape = shape_of(t, nt.name);
+        nt.data.resize(static_cast<std::size_t>(t["data"]["length"].as<double>()));
+        if (!nt.data.empty()) copy_in(t["data"], nt.data.data(), 0, static_cast<long long>(nt.data.size()));
+      }
+      lm::FileMeta fm;
+      fm.heads = int_of(meta["heads"], "__metadata__.n_head");
+      if (has(meta, "positions")) fm.positions = string_of(meta["positions"], "__metadata__.positions");
+      if (has(meta, "ropeBase"))
+        fm.ropeBase = static_cast<float>(number_of(meta["ropeBase"], "__metadata__.rope_base"));
+      if (has(meta, "context")) fm.context = int_of(meta["context"], "__metadata__.context");
+      fm.vocab = strings_of(meta["vocab"], "__metadata__.vocab", lm::kMaxVocab + 1);
+      std::vector<std::string> notes;
+      m_ = std::make_unique<lm::Model>(lm::load_state_dict(std::move(ts), fm, &notes));
+      val o = val::object();
+      o.set("config", config_to_js(m_->config()));
+      o.set("notes", val::array(notes));
+      o.set("vocab", val::array(m_->vocab()));
+      return o;
+    });
+  }
+
+  // ids, { trace: bool, lens: top-k count }
+  val forward(val idsIn, val opts) {
+    return guarded([&] {
+      const lm::Model& m = model();
+      const std::vector<int> ids = ids_of(idsIn, "ids", m.config().context);
+      AP_REQUIRE(!ids.empty(), "ids: give at least one token id");
+      lm::Acts a;
+      m.forward(ids, 1, static_cast<int>(ids.size()), a);
+      val o = val::object();
+      o.set("logits", tensor_to_js(a.logits));
+      if (has(opts, "trace") && bool_of(opts["trace"], "trace")) o.set("trace", trace_to_js(m, a, opts));
+      return o;
+    });
+  }
+
+  val encode(val text) {
+    return guarded([&] { return val::array(model().encode(string_of(text, "text"), "text")); });
+  }
+
+  val decode(val idsIn) {
+    return guarded([&] {
+      const std::vector<int> ids = ids_of(idsIn, "ids", 1 << 20);
+      model().check_ids(ids, "ids");
+      return val(model().decode(ids));
+    });
+  }
+
+  // { prompt: string | ids, maxTokens, temperature, topK, topP, seed, stop: string | null, cache, attention }
+  val generate(val o) {
+    return guarded([&] {
+      const lm::Model& m = model();
+      const lm::Config& c = m.config();
+      const val p = o["prompt"];
+      const std::vector<int> prompt =
+          type_of(p) == "string" ? m.encode(string_of(p, "prompt")) : ids_of(p, "prompt", c.context + 1);
+      lm::GenerateOptions g;
+      g.maxTokens = int_of(o["maxTokens"], "maxTokens");
+      g.sample.temperature = number_of(o["temperature"], "temperature");
+      g.sample.topK = int_of(o["topK"], "topK");
+      g.sample.topP = number_of(o["topP"], "topP");
+      const double seed = number_of(o["seed"], "seed");
+      AP_REQUIRE(seed == std::floor(seed) && seed >= 0 && seed <= 4294967295.0,
+                 "seed: must be an integer from 0 to 4294967295, got " + ap::fmt(seed));
+      g.sample.seed = static_cast<uint32_t>(seed);
+      if (has(o, "stop")) {
+        const std::string stop = string_of(o["stop"], "stop");
+        g.stopId = m.token_of(stop);
+        AP_REQUIRE(g.stopId >= 0, "stop: the token " + stop + " is not in the model's vocabulary");
+      }
+      g.useCache = bool_of(o["cache"], "cache");
+      g.attention = bool_of(o["attention"], "attention");
+      const lm::GenerateResult r = lm::generate(m, prompt, g);
+      val out = val::object();
+      out.set("promptIds", val::array(prompt));
+      out.set("ids", val::array(r.ids));
+      out.set("text", m.decode(r.ids));
+      out.set("reason", r.reason);
+      val steps = val::array();
+      for (const lm::GenerateStep& s : r.steps) {
+        val st = val::object();
+        st.set("position", s.position);
+        st.set("id", s.draw.id);
+        if (!m.vocab().empty()) st.set("token", m.vocab()[static_cast<std::size_t>(s.draw.id)]);
+        st.set("u", s.draw.u);
+        st.set("greedy", s.draw.greedy);
+        st.set("kept", s.draw.kept);
+        st.set("before", candidates_to_js(s.draw.before, m));
+        st.set("after", candidates_to_js(s.draw.after, m));
+        if (g.attention)
+          st.set("attention",
+                 tensor_to_js(s.attention.data(), {c.layers, c.heads, static_cast<int>(s.attention.cols())}));
+        steps.call<void>("push", st);
+      }
+      out.set("steps", steps);
+      return out;
+    });
+  }
+
+  // poems: (string | ids)[]
+  val headScores(val poems) {
+    return guarded([&] {
+      const lm::Model& m = model();
+      if (!is_array(poems)) throw ap::Error("poems: expected an array of poems (strings or arrays of ids)");
+      const int n = poems["length"].as<int>();
+      AP_REQUIRE(n >= 1 && n <= 4096, "poems: give 1 to 4096 poems, got " + std::to_string(n));
+      std::vector<std::vector<int>> ps;
+      for (int i = 0; i < n; ++i) {
+        const std::string name = "poems[" + std::to_string(i) + "]";
+        const val p = poems[i];
+        ps.push_back(type_of(p) == "string" ? m.encode(string_of(p, name), name) : ids_of(p, name, 1 << 20));
+      }
+      const lm::HeadScores s = lm::head_scores(m, ps);
+      const int H = m.config().heads;
+      auto rows = [&](const std::vector<double>& v) {
+        val a = val::array();
+        for (int l = 0; l < m.config().layers; ++l)
+          a.call<void>("push", val::array(std::vector<double>(v.begin() + l * H, v.begin() + (l + 1) * H)));
+        return a;
+      };
+      val out = val::object();
+      out.set("previousLine", rows(s.previousLine));
+      out.set("previousChar", rows(s.previousChar));
+      out.set("lineEnd", rows(s.lineEnd));
+      val labels = val::array();
+      for (int l = 0; l < m.config().layers; ++l) {
+        val row = val::array();
+        for (int h = 0; h < H; ++h) {
+          const std::string& lab = s.labels[static_cast<std::size_t>(l * H + h)];
+          row.call<void>("push", lab.empty() ? val::null() : val(lab));
+        }
+        labels.call<void>("push", row);
+      }
+      out.set("labels", labels);
+      out.set("threshold", lm::kHeadLabelThreshold);
+      return out;
+    });
+  }
+
+  // Every tensor by its nanoGPT name (copies; biases and LayerNorm weights 1-D).
+  val parameters() {
+    return guarded([&] {
+      const lm::Model& m = model();
+      val o = val::object();
+      lm::for_each_tensor(m.config(), m.params(), [&](const std::string& name, const ap::Mat& t, int rows, int cols) {
+        const bool vec =
+            rows == 1 && (name.find(".bias") != std::string::npos || name.find("ln_") != std::string::npos);
+        o.set(name, vec ? tensor_to_js(t.data(), {cols}) : tensor_to_js(t));
+      });
+      return o;
+    });
+  }
+
+ private:
+  std::unique_ptr<lm::Model> m_;
+
+  const lm::Model& model() const {
+    if (!m_) throw ap::Error("model: not loaded (or disposed)");
+    return *m_;
+  }
+
+  static val trace_to_js(const lm::Model& m, const lm::Acts& a, const val& opts) {
+    const int lens = has(opts, "lens") ? int_of(opts["lens"], "lens") : 0;
+    AP_REQUIRE(lens >= 0 && lens <= 50,
+               "lens: the logit lens's top count must be from 0 to 50, got " + std::to_string(lens));
+    val blocks = val::array();
+    for (const lm::BlockActs& b : a.blocks) {
+      val o = val::object();
+      o.set("input", tensor_to_js(b.input));
+      o.set("attention", tensor_to_js(b.attnOut));
+      o.set("afterAttention", tensor_to_js(b.afterAttn));
+      o.set("mlp", tensor_to_js(b.mlpOut));
+      o.set("output", tensor_to_js(b.output));
+      o.set("weights", heads_to_js(b.weights, 0, m.config().heads));
+      o.set("mlpPreactivations", tensor_to_js(b.preact));
+      o.set("mlpActivations", tensor_to_js(b.act));
+      if (lens) o.set("lens", top_to_js(lm::lens_logits(m, b.output), lens));
+      blocks.call<void>("push", o);
+    }
+    val t = val::object();
+    t.set("ids", val::array(a.ids));
+    if (!m.vocab().empty()) {
+      val tokens = val::array();
+      for (int id : a.ids) tokens.call<void>("push", m.vocab()[static_cast<std::size_t>(id)]);
+      t.set("tokens", tokens);
+    }
+    t.set("blocks", blocks);
+    t.set("final", tensor_to_js(a.lnf.out));
+    return t;
+  }
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(language_model) {
+  emscripten::class_<LanguageModelHandle>("LanguageModelHandle")
+      .constructor<>()
+      .function("load", &LanguageModelHandle::load)
+      .function("forward", &LanguageModelHandle::forward)
+      .function("encode", &LanguageModelHandle::encode)
+      .function("decode", &LanguageModelHandle::decode)
+      .function("generate", &LanguageModelHandle::generate)
+      .function("headScores", &LanguageModelHandle::headScores)
+      .function("parameters", &LanguageModelHandle::parameters);
+}
