@@ -1,6 +1,6 @@
 // The five-character form (五言绝句 / 五言律诗), one definition for the corpus script
 // (scripts/poems-corpus.mjs keeps the poems that have it), the corpus test and the poems bench (the share of
-// sampled poems that keep it), and mirrored by scripts/poems_torch.py (tests/js/poems-sample.test.ts checks
+// sampled poems that keep it), and mirrored by scripts/poems_torch.py (tests/unit/poems-sample.test.ts checks
 // that the share it wrote equals this checker's over the same poems).
 //
 // A poem keeps the form when it is 4 or 8 lines of five characters each, the odd lines ending in "，" and the
