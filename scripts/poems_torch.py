@@ -55,8 +55,8 @@ POEMS = os.path.join(ROOT, "public", "poems")
 SAMPLE_OUT = os.path.join(ROOT, "public", "samples", "poems.safetensors")
 SAMPLE_JSON = os.path.join(ROOT, "public", "samples", "poems.json")
 ROLES = ("previousLine", "previousChar", "lineEnd")
-SAMPLE_ARGS = dict(layers=2, heads=4, d=64, context=64, batch=32, steps=500, lr=3e-3, warmup=100, weight_decay=0.1,
-                   seed=0, positions="learned", eval_every=100, samples=250, temperature=0.8, sample_seed=1,
+SAMPLE_ARGS = dict(layers=2, heads=4, d=64, context=64, batch=32, steps=1000, lr=3e-3, warmup=100, weight_decay=0.1,
+                   seed=0, positions="learned", eval_every=200, samples=250, temperature=0.8, sample_seed=1,
                    dtype="F16")
 
 # scripts/poem-form.mjs's form: 4 or 8 lines of five Han characters (or □), "，" and "。" alternating.
@@ -281,7 +281,7 @@ def main():
     if args.check:
         torch.set_num_threads(1)
         return check(args.check, args)
-    if args.sample:  # the committed sample: the default shape (issue 38's in-browser default), 500 steps
+    if args.sample:  # the committed sample: the default shape (issue 38's in-browser default), 1000 steps
         for k, v in SAMPLE_ARGS.items():
             setattr(args, k, v)
         args.out, args.json = SAMPLE_OUT, SAMPLE_JSON

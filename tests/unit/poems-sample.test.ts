@@ -85,6 +85,6 @@ describe('the poems sample (public/samples/poems.safetensors)', () => {
     const last = report.checkpoints.at(-1)!
     expect(last.step).toBe(report.shape.steps)
     expect(Math.abs(report.file.val_loss - last.val_loss)).toBeLessThan(0.01)
-    expect(report.file.val_loss).toBeLessThan(4.9) // the target docs/design.md states for the sample (measured 4.82)
+    expect(report.file.val_loss).toBeLessThan(4.6) // the target docs/design.md states for the sample (measured 4.54)
   })
 })
