@@ -16,8 +16,14 @@ const FALLBACK = ['this', 'is', 'my', 'cat']
 const MAX_WORDS = 24
 
 /** run()'s options for the view's model: the course's tokenizer (its sorted vocabulary ignores word order). */
-export function viewRunOptions(text: string, seed: number, positions: PositionEncoding, heads = 1): RunOptions {
-  return { text, tokenizer: 'word-sorted', seed, positions, heads, ...VIEW_SIZES }
+export function viewRunOptions(
+  text: string,
+  seed: number,
+  positions: PositionEncoding,
+  heads = 1,
+  mask: 'none' | 'causal' = 'none',
+): RunOptions {
+  return { text, tokenizer: 'word-sorted', seed, positions, heads, mask, ...VIEW_SIZES }
 }
 
 /** The page's sentence as words (at least two: the course's sentence otherwise). */
@@ -78,6 +84,23 @@ export function orderCheck(
     const maxDiff = permutedDiff(original.output, copy.output, perm)
     return { positions, maxDiff, permuted: maxDiff < PERMUTED_TOL, original, shuffled: copy }
   })
+}
+
+/**
+ * The same check with no positions under a causal mask: row i sees only the words before it, so the mask carries
+ * order and a shuffle changes the rows (Haviv et al. 2022: causal models without positions still learn order).
+ */
+export function causalOrderCheck(
+  engine: Engine,
+  words: string[],
+  shuffled: string[],
+  perm: number[],
+  seed: number,
+): OrderRow {
+  const original = engine.run(viewRunOptions(words.join(' '), seed, 'none', 1, 'causal'))
+  const copy = engine.run(viewRunOptions(shuffled.join(' '), seed, 'none', 1, 'causal'))
+  const maxDiff = permutedDiff(original.output, copy.output, perm)
+  return { positions: 'none', maxDiff, permuted: maxDiff < PERMUTED_TOL, original, shuffled: copy }
 }
 
 /** The sinusoidal table [n, d] as the engine adds it to the embeddings (a run over n placeholder tokens). */

@@ -42,7 +42,7 @@ const en = {
   dWHelp: '`Q = E · W_q`, so `dW_q = Eᵀ · dQ` (and the same for K, V).',
   jacTitle: 'One row through softmax’s Jacobian',
   jacHelp:
-    'For row i with weights a, `∂a/∂s = diag(a) − a·aᵀ`. Multiplied by this row of `dA` it gives this row of `dS`. When the row is saturated (one a ≈ 1) the Jacobian is ≈ 0 and nothing reaches Q and K.',
+    'For row i with weights a, `∂a/∂s = diag(a) − a·aᵀ`. Multiplied by this row of `dA` it gives this row of `dS`. When the row is saturated (one a ≈ 1) the Jacobian is ≈ 0, so a loss whose `dA` stays bounded (the output goal) sends almost nothing to Q and K; W_v still learns (`dV = Aᵀ·dO`). The attend goal keeps learning: its `−1 / A[i, j]` cancels the Jacobian, `dS` row i = `a − e_j`, ≈ `e_m − e_j` when the row is saturated on another key m. That is why softmax is paired with a log loss.',
   jacRow: 'row i',
   jacA: 'a (row i of A)',
   jacJ: '`diag(a) − a·aᵀ`',
@@ -101,7 +101,7 @@ const zh: Messages<BackwardKey> = {
   dWHelp: '`Q = E · W_q`，所以 `dW_q = Eᵀ · dQ`（K、V 同理）。',
   jacTitle: '一行经过 softmax 的雅可比矩阵',
   jacHelp:
-    '对权重为 a 的第 i 行，`∂a/∂s = diag(a) − a·aᵀ`。它乘以 `dA` 的这一行，就得到 `dS` 的这一行。当这一行饱和（某个 a ≈ 1）时雅可比矩阵 ≈ 0，Q 和 K 就收不到梯度。',
+    '对权重为 a 的第 i 行，`∂a/∂s = diag(a) − a·aᵀ`。它乘以 `dA` 的这一行，就得到 `dS` 的这一行。当这一行饱和（某个 a ≈ 1）时雅可比矩阵 ≈ 0，所以 `dA` 有界的损失（输出目标）几乎传不到 Q 和 K；W_v 仍在学习（`dV = Aᵀ·dO`）。关注目标却仍在学习：它的 `−1 / A[i, j]` 抵消了雅可比矩阵，`dS` 第 i 行 = `a − e_j`，这一行饱和在另一个键 m 上时 ≈ `e_m − e_j`。这正是 softmax 总与对数损失搭配的原因。',
   jacRow: '第 i 行',
   jacA: 'a（A 的第 i 行）',
   jacJ: '`diag(a) − a·aᵀ`',

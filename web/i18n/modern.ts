@@ -77,7 +77,7 @@ const en = {
     'Not found in the Train tab’s model (last layer, {n} tokens): its strongest head puts {mean} on position 0 on average, {ratio}× the {uniform} of an even spread (threshold 2×). A small model trained for a few hundred steps need not grow a sink; we say so rather than fake one.',
   sinksLogitTitle: 'The same head with a sink logit',
   sinksLogitLead:
-    'Its scores again, with one extra logit s in the softmax (0 = "softmax off by one"). The share the sink takes is the weight that no longer has to go to position 0.',
+    'Its scores again, with one extra logit s in the softmax (0 = "softmax off by one"). The scores are unchanged, so every weight of a row is multiplied by (1 − c), c the share the sink takes: position 0 gives up only a₀·c of it, the other keys the rest. Only a model trained with a sink logit (as gpt-oss is) can learn to stop parking weight on position 0.',
   sinksLogit: 'sink logit s',
   sinksColumnSink: 'sink',
   sinksRowSum: 'row sum',
@@ -222,7 +222,7 @@ const zh: Messages<ModernKey> = {
     '在“训练”页的模型里没有出现（最后一层，{n} 个词元）：最强的头平均在位置 0 上放 {mean}，是均匀分配（{uniform}）的 {ratio} 倍（门槛 2 倍）。只训练几百步的小模型不一定长出汇聚头；我们如实说明，而不是伪造。',
   sinksLogitTitle: '同一个头加上汇聚 logit',
   sinksLogitLead:
-    '还是它的分数，softmax 里多一个 logit s（0 即“softmax off by one”）。汇聚项分走的份额，就是不必再放到位置 0 上的权重。',
+    '还是它的分数，softmax 里多一个 logit s（0 即“softmax off by one”）。分数没变，所以一行的每个权重都乘以 (1 − c)，c 是汇聚项分走的份额：其中位置 0 只让出 a₀·c，其余来自别的键。只有带着汇聚 logit 训练的模型（如 gpt-oss）才能学会不再把权重停放在位置 0 上。',
   sinksLogit: '汇聚 logit s',
   sinksColumnSink: '汇聚',
   sinksRowSum: '行和',

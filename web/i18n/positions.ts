@@ -25,9 +25,9 @@ const en = {
   helpPositionsLearned:
     'Beyond the lessons (their program has no positions). GPT-2 and BERT learn this table (nn.Embedding(n, d_model), drawn here from the seed right after the token embeddings) and add it to the embeddings before the projections; Q, K, V are computed from the sum.',
   helpRotated:
-    "Beyond the lessons. RoPE (LLaMA, Qwen, Mistral): after the projection each head's q and k are turned by position: component i pairs with component i + d/2 and the pair turns by position · θ_i (as Hugging Face's LLaMA, rotate_half). The scores use these rows, so position enters q·k only through how far apart the two words are, not where they stand. Q and K above are the projections before the turn.",
+    "Beyond the lessons. RoPE (LLaMA, Qwen, Mistral): after the projection each head's q and k are turned by position: component i pairs with component i + d/2 and the pair turns by position · θ_i (as Hugging Face's LLaMA, rotate_half). The scores use these rows, so position enters q·k only through the offset j − i between the two words, not where they stand. Q and K above are the projections before the turn.",
   helpPositionBias:
-    'Beyond the lessons. ALiBi (BLOOM, MPT): no table, no turning: each head adds −m·|i − j| to the scaled scores before the mask, so far keys lose a little; each head has its own slope m (its own reach).',
+    'Beyond the lessons. ALiBi (BLOOM, MPT): no table, no turning: each head adds −m·|i − j| to the scaled scores before the mask, so far keys lose a little; each head has its own slope m (its own reach). BLOOM and MPT are causal (the mask hides j > i); with no mask the bias falls on later keys too, a bidirectional variant (as in MosaicBERT).',
   positions: 'Positions',
   posNone: 'none (the lessons)',
   posSinusoidal: 'sinusoidal (Transformer 2017)',
@@ -35,17 +35,17 @@ const en = {
   posRope: 'RoPE (LLaMA, Qwen)',
   posAlibi: 'ALiBi (BLOOM, MPT)',
   positionsHint:
-    'Beyond the lessons: their program has no positions, and attention then gives the same vectors whatever the word order. Real models add order in one of these four ways (the view “Positions” shows each).',
+    'Beyond the lessons: their program has no positions, and then, with no mask, attention gives the same vectors whatever the word order (a causal mask already tells order apart). These are the four common ways real models add order (the view “Positions” shows each); others exist.',
   ropeBase: 'RoPE base',
   noticeRopeClash: 'rope (needs dq = dk and an even dq / heads, got dq = {dq}, dk = {dk}, heads = {heads})',
   noticeAlibiClash: 'alibi ({score} has no query-key scores to bias)',
   tabPositions: 'Positions',
   posViewTitle: 'Where is the order? Positions',
   posViewLead:
-    "Attention compares every word with every other word, but nothing in Q·Kᵀ says which word came first. The lessons' program has no positions; every model you will meet adds them, in one of four ways. This view goes beyond the lessons; every number on it is computed by the engine.",
+    "Attention compares every word with every other word, but nothing in Q·Kᵀ says which word came first. The lessons' program has no positions; most models add them, and this view shows the four common ways (others: T5's bucketed relative bias, Transformer-XL's and DeBERTa's relative schemes, xPos; some causal models use none, relying on the mask). This view goes beyond the lessons; every number on it is computed by the engine.",
   posOrderTitle: 'Order blindness',
   posOrderLead:
-    'The same words in another order. Without positions each output row of the shuffled sentence is exactly an output row of the original, only moved: attention sees a bag of words. With each encoding the rows differ.',
+    'The same words in another order. With no positions and no mask each output row of the shuffled sentence is exactly an output row of the original, only moved: attention sees a bag of words. With each encoding the rows differ, and so they do under a causal mask (the last line).',
   posOrderShow: 'Outputs with',
   posOutOriginal: 'Output, original order',
   posOutShuffled: 'Output, shuffled',
@@ -58,8 +58,13 @@ const en = {
   posYesPermuted: 'yes',
   posNoDiffer: 'no: the rows differ',
   posVerdictSame:
-    'Checked on the numbers: with no positions every output row of the shuffled sentence equals the original row of the same word (largest difference {diff}): the same vectors, permuted.',
-  posVerdictNotSame: 'With no positions the rows differ by {diff} here (more than float rounding).',
+    'Checked on the numbers: with no positions and no mask every output row of the shuffled sentence equals the original row of the same word (largest difference {diff}): the same vectors, permuted.',
+  posVerdictNotSame: 'With no positions and no mask the rows differ by {diff} here (more than float rounding).',
+  posNoneCausal: 'none, causal mask',
+  posVerdictCausal:
+    'With no positions but a causal mask the rows differ (by {diff}): row i sees only the words up to i, so the mask itself tells order apart. Causal language models without any positional encoding still learn order this way (Haviv et al., 2022).',
+  posVerdictCausalSame:
+    'With no positions but a causal mask this shuffle leaves the rows as they were (largest difference {diff}): every word kept the same earlier words.',
   posVerdictOthers: 'With each encoding they differ (by {min} at least): order now changes the result.',
   posVerdictRepeated:
     'The sentence has a repeated word: its two rows are the same vector without positions, so the check compares each word with the same word.',
@@ -82,20 +87,20 @@ const en = {
   posRopeOffsetResult: 'q·k at ({i}, {j}) = {a}; at ({is}, {js}) = {b}; difference {diff}.',
   posAlibiTitle: 'ALiBi (BLOOM, MPT)',
   posAlibiLead:
-    'ALiBi adds −m·|i − j| to the scaled scores before the mask: the farther the key, the lower its score. Each head has its own slope m (2^(−8h/H) for H a power of two; BLOOM’s rule otherwise): steep heads look near, gentle heads look far. Left: the bias; then the weights of the same model without and with it.',
+    'ALiBi adds −m·|i − j| to the scaled scores before the mask: the farther the key, the lower its score. Each head has its own slope m (2^(−8h/H) for heads h = 1 … H, H a power of two; BLOOM’s rule otherwise): steep heads look near, gentle heads look far. Left: the bias; then the weights of the same model without and with it. There is no mask here, so later keys get the bias too: a bidirectional variant (as in MosaicBERT); BLOOM and MPT are causal and only ever see j ≤ i.',
   posAlibiSlopes: 'slopes',
   posAlibiBias: 'Bias −m·|i − j|',
   posAlibiWithout: 'Weights without positions',
   posAlibiWith: 'Weights with ALiBi',
-  quizPosPrompt: 'With no positions, what happens to the output when you shuffle the words?',
+  quizPosPrompt: 'With no positions and no mask, what happens to the output when you shuffle the words?',
   quizPosRight: 'The same output vectors, in the shuffled order',
   quizPosWrong1: 'All output vectors change',
   quizPosWrong2: 'The output stays in the original order',
   quizPosWrong3: 'The weights all become equal',
   quizPosExplain:
-    'Each output row depends only on its own word and the set of all words (Q·Kᵀ, softmax, ·V never look at positions), so shuffling only moves the rows.',
+    'With no mask each output row depends only on its own word and the set of all words (Q·Kᵀ, softmax, ·V never look at positions), so shuffling only moves the rows. A causal mask does look at positions: row i sees only the words before it, so under it the rows change.',
   quizRopePrompt:
-    'With RoPE, the score of query word A at 2 and key word B at 5 is 1.7. What is it with A at 12 and B at 15?',
+    'With RoPE, the score of query word A at 5 and key word B at 2 is 1.7. What is it with A at 15 and B at 12?',
   quizRopeRight: '1.7: only the offset 3 counts',
   quizRopeWrong1: 'Larger: both are further along',
   quizRopeWrong2: 'Smaller: far positions are damped',
@@ -116,9 +121,9 @@ const zh: Messages<PositionsKey> = {
   helpPositionsLearned:
     '超出课程内容（课程的程序没有位置信息）。GPT-2、BERT 学习这张表（nn.Embedding(n, d_model)，这里紧接在词嵌入之后由种子抽取），在投影之前加到词嵌入上；Q、K、V 由两者之和算出。',
   helpRotated:
-    '超出课程内容。旋转位置编码 RoPE（LLaMA、Qwen、Mistral）：投影之后，每个头的 q、k 按位置旋转：第 i 个分量与第 i + d/2 个分量成对，这一对转过 位置 · θ_i（与 Hugging Face 的 LLaMA 相同，rotate_half）。注意力分数用旋转后的行计算，所以位置只通过两个词相隔多远进入 q·k，与它们各自在句中的位置无关。上面的 Q、K 是旋转之前的投影。',
+    '超出课程内容。旋转位置编码 RoPE（LLaMA、Qwen、Mistral）：投影之后，每个头的 q、k 按位置旋转：第 i 个分量与第 i + d/2 个分量成对，这一对转过 位置 · θ_i（与 Hugging Face 的 LLaMA 相同，rotate_half）。注意力分数用旋转后的行计算，所以位置只通过两个词的相对位移 j − i 进入 q·k，与它们各自在句中的位置无关。上面的 Q、K 是旋转之前的投影。',
   helpPositionBias:
-    '超出课程内容。线性偏置 ALiBi（BLOOM、MPT）：没有位置表，也不旋转：每个头在缩放后的注意力分数上、掩码之前加上 −m·|i − j|，离得越远的键减得越多；每个头有自己的斜率 m（看得远近不同）。',
+    '超出课程内容。线性偏置 ALiBi（BLOOM、MPT）：没有位置表，也不旋转：每个头在缩放后的注意力分数上、掩码之前加上 −m·|i − j|，离得越远的键减得越多；每个头有自己的斜率 m（看得远近不同）。BLOOM、MPT 是因果模型（掩码盖住 j > i）；不加掩码时偏置也落在后面的键上，这是双向的变体（如 MosaicBERT）。',
   positions: '位置编码',
   posNone: '无（课程）',
   posSinusoidal: '正弦（Transformer 2017）',
@@ -126,17 +131,17 @@ const zh: Messages<PositionsKey> = {
   posRope: '旋转位置编码 RoPE（LLaMA、Qwen）',
   posAlibi: '线性偏置 ALiBi（BLOOM、MPT）',
   positionsHint:
-    '超出课程内容：课程的程序没有位置信息，这时无论词序如何，注意力给出的都是同样的向量。真实的模型用下面四种方法之一加入词序（“位置编码”视图逐一展示）。',
+    '超出课程内容：课程的程序没有位置信息，这时若不加掩码，无论词序如何，注意力给出的都是同样的向量（因果掩码本身已能区分词序）。下面是真实模型加入词序的四种常见方法（“位置编码”视图逐一展示）；此外还有别的方法。',
   ropeBase: 'RoPE 的底数',
   noticeRopeClash: 'rope（要求 dq = dk 且 dq / 头数为偶数，实际 dq = {dq}、dk = {dk}、头数 = {heads}）',
   noticeAlibiClash: 'alibi（{score} 没有查询—键的注意力分数可加偏置）',
   tabPositions: '位置编码',
   posViewTitle: '词序在哪里？位置编码',
   posViewLead:
-    '注意力把每个词与所有词比较，但 Q·Kᵀ 里没有任何东西说明哪个词在前。课程的程序没有位置信息；你会遇到的每个模型都会加入位置信息，方法有四种。本视图超出课程内容；其中每个数都由引擎算出。',
+    '注意力把每个词与所有词比较，但 Q·Kᵀ 里没有任何东西说明哪个词在前。课程的程序没有位置信息；大多数模型都会加入位置信息，本视图展示四种常见方法（此外还有 T5 的分桶相对偏置、Transformer-XL 和 DeBERTa 的相对位置方案、xPos；也有因果模型完全不加，靠掩码获得词序）。本视图超出课程内容；其中每个数都由引擎算出。',
   posOrderTitle: '看不到词序',
   posOrderLead:
-    '同样的词换一个顺序。没有位置编码时，打乱后句子的每一行输出，都恰好等于原句中同一个词的那一行，只是换了位置：注意力看到的是一袋词。加上任何一种位置编码，各行就不同了。',
+    '同样的词换一个顺序。没有位置编码、也不加掩码时，打乱后句子的每一行输出，都恰好等于原句中同一个词的那一行，只是换了位置：注意力看到的是一袋词。加上任何一种位置编码，各行就不同了；加上因果掩码也不同（最后一行）。',
   posOrderShow: '显示输出：',
   posOutOriginal: '输出（原顺序）',
   posOutShuffled: '输出（打乱后）',
@@ -149,8 +154,13 @@ const zh: Messages<PositionsKey> = {
   posYesPermuted: '是',
   posNoDiffer: '否：各行不同',
   posVerdictSame:
-    '已按数值检查：没有位置编码时，打乱后句子的每一行输出都等于原句中同一个词的那一行（最大差值 {diff}）：同样的向量，只是换了位置。',
-  posVerdictNotSame: '没有位置编码时，这里各行相差 {diff}（超过浮点舍入）。',
+    '已按数值检查：没有位置编码、也不加掩码时，打乱后句子的每一行输出都等于原句中同一个词的那一行（最大差值 {diff}）：同样的向量，只是换了位置。',
+  posVerdictNotSame: '没有位置编码、也不加掩码时，这里各行相差 {diff}（超过浮点舍入）。',
+  posNoneCausal: '无，加因果掩码',
+  posVerdictCausal:
+    '没有位置编码、但加上因果掩码时，各行不同（相差 {diff}）：第 i 行只看到到 i 为止的词，所以掩码本身就能区分词序。不加任何位置编码的因果语言模型正是这样仍能学到词序（Haviv 等，2022）。',
+  posVerdictCausalSame:
+    '没有位置编码、但加上因果掩码时，这次打乱没有改变各行（最大差值 {diff}）：每个词前面的词都没变。',
   posVerdictOthers: '加上每一种位置编码后各行都不同（至少相差 {min}）：词序会改变结果。',
   posVerdictRepeated: '句子里有重复的词：没有位置编码时，它的两行是同一个向量，所以检查时每个词都与同一个词比较。',
   posSinTitle: '正弦位置编码（Transformer，2017）',
@@ -172,19 +182,19 @@ const zh: Messages<PositionsKey> = {
   posRopeOffsetResult: '位置 ({i}, {j}) 的 q·k = {a}；位置 ({is}, {js}) 的 q·k = {b}；差值 {diff}。',
   posAlibiTitle: '线性偏置 ALiBi（BLOOM、MPT）',
   posAlibiLead:
-    'ALiBi 在缩放后的注意力分数上、掩码之前加上 −m·|i − j|：键离得越远，注意力分数越低。每个头有自己的斜率 m（H 为 2 的幂时是 2^(−8h/H)，否则按 BLOOM 的规则）：斜率大的头看近处，斜率小的头看得远。左：偏置；然后是同一个模型不加和加上偏置的注意力权重。',
+    'ALiBi 在缩放后的注意力分数上、掩码之前加上 −m·|i − j|：键离得越远，注意力分数越低。每个头有自己的斜率 m（头 h = 1 … H，H 为 2 的幂时是 2^(−8h/H)，否则按 BLOOM 的规则）：斜率大的头看近处，斜率小的头看得远。左：偏置；然后是同一个模型不加和加上偏置的注意力权重。这里不加掩码，所以后面的键也加上了偏置：这是双向的变体（如 MosaicBERT）；BLOOM、MPT 是因果模型，只看 j ≤ i。',
   posAlibiSlopes: '斜率',
   posAlibiBias: '偏置 −m·|i − j|',
   posAlibiWithout: '不加位置信息的注意力权重',
   posAlibiWith: '加上 ALiBi 的注意力权重',
-  quizPosPrompt: '没有位置编码时，打乱词的顺序，输出会怎样？',
+  quizPosPrompt: '没有位置编码、也不加掩码时，打乱词的顺序，输出会怎样？',
   quizPosRight: '同样的输出向量，按打乱后的顺序排列',
   quizPosWrong1: '所有输出向量都会改变',
   quizPosWrong2: '输出保持原来的顺序',
   quizPosWrong3: '注意力权重全部变得相等',
   quizPosExplain:
-    '每一行输出只取决于它自己的词和所有词构成的集合（Q·Kᵀ、softmax、·V 都不看位置），所以打乱只会让各行换位置。',
-  quizRopePrompt: '使用 RoPE 时，查询词 A 在位置 2、键词 B 在位置 5 的注意力分数是 1.7。A 在 12、B 在 15 时是多少？',
+    '不加掩码时，每一行输出只取决于它自己的词和所有词构成的集合（Q·Kᵀ、softmax、·V 都不看位置），所以打乱只会让各行换位置。因果掩码却要看位置：第 i 行只看到它前面的词，所以加上它各行就会改变。',
+  quizRopePrompt: '使用 RoPE 时，查询词 A 在位置 5、键词 B 在位置 2 的注意力分数是 1.7。A 在 15、B 在 12 时是多少？',
   quizRopeRight: '1.7：只有相对位移 3 起作用',
   quizRopeWrong1: '更大：两者都更靠后',
   quizRopeWrong2: '更小：远处的位置会被削弱',

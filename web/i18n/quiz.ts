@@ -11,13 +11,14 @@ const en = {
   quizBwMaskWrong3: 'A large gradient that pushes the mask open',
   quizBwMaskExplain:
     'dS = A ⊙ (dA − rowsum(dA ⊙ A)): every cell is multiplied by its weight a, and a masked cell has a = 0. The mask stops the gradient as it stops the attention (see the dS heatmap with a causal mask).',
-  quizBwSatPrompt: 'A row of weights is saturated (one weight ≈ 1, the rest ≈ 0). Why does learning stop there?',
-  quizBwSatRight: 'softmax’s Jacobian diag(a) − a·aᵀ is ≈ 0, so dS ≈ 0 and nothing reaches Q, K, W_q, W_k',
+  quizBwSatPrompt:
+    'A row of weights is saturated (one weight ≈ 1, the rest ≈ 0) and the goal is the output goal (a squared error: dL/dA stays bounded). Why does almost nothing reach W_q and W_k?',
+  quizBwSatRight: 'softmax’s Jacobian diag(a) − a·aᵀ is ≈ 0, so dS ≈ 0 and almost nothing reaches Q, K, W_q, W_k',
   quizBwSatWrong1: 'The learning rate becomes 0',
-  quizBwSatWrong2: 'The loss is already 0 whatever the goal',
+  quizBwSatWrong2: 'The loss is already 0',
   quizBwSatWrong3: 'V receives no gradient',
   quizBwSatExplain:
-    'With a ≈ one-hot, a_j (1 − a_j) ≈ 0 and a_j a_k ≈ 0 for every cell: the Jacobian vanishes. That is why the scores are divided by √d_k: it keeps them from growing with d_k and saturating softmax (the lesson: 防止点积值过大导致 softmax 梯度消失).',
+    'With a ≈ one-hot, a_j (1 − a_j) ≈ 0 and a_j a_k ≈ 0 for every cell: the Jacobian vanishes (V still learns: dV = Aᵀ·dO). That is why the scores are divided by √d_k: it keeps them from growing with d_k and saturating softmax (the lesson: 防止点积值过大导致 softmax 梯度消失). A log loss on the weights is different: for the attend goal, −log A[i, j], dL/dA = −1/A[i, j] cancels the Jacobian and dS row i = a − e_j, not 0.',
   quizTitle: 'Check your understanding',
   quizProgress: '{right} of {total} answered right (kept in this browser)',
   quizRight: 'Right.',
@@ -94,13 +95,14 @@ const zh: Messages<QuizKey> = {
   quizBwMaskWrong3: '一个很大的梯度，把掩码推开',
   quizBwMaskExplain:
     '分数的梯度等于权重乘以（权重的梯度减去这一行按权重的加权和）：每个格子都乘以它自己的权重，而被掩码的格子权重为 0。掩码挡住了注意力，也挡住了梯度（用因果掩码看看反向传播视图里分数梯度的热力图）。',
-  quizBwSatPrompt: '某一行权重饱和了（一个权重 ≈ 1，其余 ≈ 0）。为什么学习在那里停下？',
-  quizBwSatRight: 'softmax 的雅可比矩阵接近 0，所以分数的梯度接近 0，Q、K、W_q、W_k 都收不到梯度',
+  quizBwSatPrompt:
+    '某一行权重饱和了（一个权重 ≈ 1，其余 ≈ 0），目标是输出目标（平方误差：损失对权重的梯度有界）。为什么 W_q、W_k 几乎收不到梯度？',
+  quizBwSatRight: 'softmax 的雅可比矩阵接近 0，所以分数的梯度接近 0，Q、K、W_q、W_k 几乎都收不到梯度',
   quizBwSatWrong1: '学习率变成了 0',
-  quizBwSatWrong2: '不管目标是什么，损失都已经是 0',
+  quizBwSatWrong2: '损失已经是 0',
   quizBwSatWrong3: 'V 收不到梯度',
   quizBwSatExplain:
-    'a 接近独热向量时，雅可比矩阵的每一项 a_j (1 − a_j) 和 a_j a_k 都接近 0：它消失了。这就是要把分数除以 √d_k 的原因：防止点积值过大导致 softmax 梯度消失（课程原话）。',
+    'a 接近独热向量时，雅可比矩阵的每一项 a_j (1 − a_j) 和 a_j a_k 都接近 0：它消失了（V 仍在学习：dV = Aᵀ·dO）。这就是要把分数除以 √d_k 的原因：防止点积值过大导致 softmax 梯度消失（课程原话）。对权重取对数的损失不同：关注目标 −log A[i, j] 的梯度 −1/A[i, j] 抵消了雅可比矩阵，分数梯度的第 i 行 = a − e_j，而不是 0。',
   quizTitle: '检验一下你的理解',
   quizProgress: '答对 {right} / {total} 题（进度保存在本浏览器中）',
   quizRight: '答对了。',

@@ -26,7 +26,7 @@ const en = {
     'Softmax turns each row of scores into weights between 0 and 1 that sum to 1. −∞ becomes exactly 0. The temperature slider (under “More options”) makes the rows sharper or flatter.',
   guided5Title: 'Step 5 · Weighted sum with V',
   guided5Body:
-    'Each output row mixes the value rows, using that row’s weights. The token’s new representation now carries information from the tokens it attended to. Note what is missing: word order. Shuffle the words and each output row stays the same vector, only moved; the view “Positions” (beyond the lessons) shows how models add order.',
+    'Each output row mixes the value rows, using that row’s weights. The token’s new representation now carries information from the tokens it attended to. Note what is missing: word order. With no mask, shuffle the words and each output row stays the same vector, only moved (a causal mask looks at positions: row i sees only the words before it, so under it the rows change); the view “Positions” (beyond the lessons) shows how models add order.',
 }
 
 export type TourKey = keyof typeof en
@@ -54,7 +54,7 @@ const zh: Messages<TourKey> = {
     'softmax 把每一行分数变成 0 到 1 之间、和为 1 的权重，−∞ 恰好变成 0。温度滑块（在“更多选项”里）可以让分布更尖锐或更平坦。',
   guided5Title: '第 5 步 · 与 V 加权求和',
   guided5Body:
-    '每一行输出按该行的权重把各行 V 混合起来。于是词元的新表示携带了它所关注的词元的信息。注意这里缺了什么：词序。打乱词的顺序，每一行输出仍是同一个向量，只是换了位置；“位置编码”视图（超出课程内容）展示模型如何加入词序。',
+    '每一行输出按该行的权重把各行 V 混合起来。于是词元的新表示携带了它所关注的词元的信息。注意这里缺了什么：词序。不加掩码时打乱词的顺序，每一行输出仍是同一个向量，只是换了位置（因果掩码要看位置：第 i 行只看到它前面的词，所以加上它各行就会改变）；“位置编码”视图（超出课程内容）展示模型如何加入词序。',
 }
 
 export const TOUR: Table<TourKey> = { en, zh }

@@ -1,5 +1,5 @@
 // The "Positions" view: attention alone is blind to word order (a sentence and a shuffled copy, checked on
-// the numbers), then the four ways models add order — the sinusoidal table, RoPE's turning pairs and its
+// the numbers), then the four common ways models add order — the sinusoidal table, RoPE's turning pairs and its
 // offset property, ALiBi's distance bias — every number from the engine (compute/positions.ts); this file draws.
 
 import type { Engine, Tensor } from 'attention-playground'
@@ -12,6 +12,7 @@ import { headMatrix } from '../compute/heads'
 import { POSITION_KEYS as ENC_KEYS } from '../i18n/positions'
 import {
   alibiRuns,
+  causalOrderCheck,
   orderCheck,
   positionDots,
   ropeDials,
@@ -45,6 +46,7 @@ export class PositionsView implements Panel {
   private shuffleBtn = h('button', { type: 'button', class: 'btn-small', name: 'shuffle' })
   private orderTable = h('div', { class: 'table-scroll' })
   private verdict = h('p', { class: 'help', 'data-order-verdict': '' })
+  private causalVerdict = h('p', { class: 'help', 'data-order-causal': '' })
   private orderPick = h('select', { name: 'orderPositions' })
   private outA: Heatmap
   private outB: Heatmap
@@ -112,6 +114,7 @@ export class PositionsView implements Panel {
       h('div', { class: 'pos-pair' }, this.sentence, this.shuffled, this.shuffleBtn),
       this.orderTable,
       this.verdict,
+      this.causalVerdict,
       this.field('posOrderShow', this.orderPick),
       h(
         'div',
@@ -212,7 +215,13 @@ export class PositionsView implements Panel {
     setText(this.shuffled, `${t('posShuffled')}: ${sh.join(' ')}`)
     this.shuffled.dataset.perm = perm.join(',')
     const rows = orderCheck(this.engine, words, sh, perm, seed)
-    this.orderTable.replaceChildren(orderTableEl(t, rows))
+    const causal = causalOrderCheck(this.engine, words, sh, perm, seed)
+    this.orderTable.replaceChildren(orderTableEl(t, rows, causal))
+    Object.assign(this.causalVerdict.dataset, { maxDiff: String(causal.maxDiff), permuted: String(causal.permuted) })
+    setText(
+      this.causalVerdict,
+      t(causal.permuted ? 'posVerdictCausalSame' : 'posVerdictCausal', { diff: fmt(causal.maxDiff, 3) }),
+    )
     const none = rows[0]
     const others = rows.slice(1)
     const allDiffer = others.every((r) => !r.permuted)
@@ -284,14 +293,14 @@ export class PositionsView implements Panel {
     const H = Number(this.alibiHeads.value)
     fillSelect(
       this.alibiHead,
-      Array.from({ length: H }, (_, i) => [String(i), `${t('headN')} ${i}`]),
+      Array.from({ length: H }, (_, i) => [String(i), `${t('headN')} ${i + 1}`]),
     )
     const head = Math.min(Number(this.alibiHead.value) || 0, H - 1)
     const runs = alibiRuns(this.engine, words, seed, H)
     const bias = runs.with.positionBias!
     const slopes = runs.slopes
     this.slopes.dataset.alibiSlopes = slopes.join(',')
-    setText(this.slopes, `${t('posAlibiSlopes')}: ${slopes.map((m, hh) => `m${hh} = ${fmt(m, 4)}`).join(', ')}`)
+    setText(this.slopes, `${t('posAlibiSlopes')}: ${slopes.map((m, hh) => `m${hh + 1} = ${fmt(m, 4)}`).join(', ')}`)
     const show = (map: Heatmap, tensor: Tensor) => {
       const m = headMatrix(tensor, head)
       map.setData(m.data, m.rows, m.cols, runs.with.tokens, runs.with.tokens)
@@ -319,7 +328,7 @@ function fillSelect(sel: HTMLSelectElement, options: Array<[string, string]>): v
   if (options.some(([v]) => v === keep)) sel.value = keep
 }
 
-function orderTableEl(t: Translate, rows: OrderRow[]): HTMLElement {
+function orderTableEl(t: Translate, rows: OrderRow[], causal: OrderRow): HTMLElement {
   return h(
     'table',
     { class: 'compare', 'data-order-table': '' },
@@ -345,6 +354,13 @@ function orderTableEl(t: Translate, rows: OrderRow[]): HTMLElement {
           h('td', { text: fmt(r.maxDiff, 3) }),
           h('td', { text: t(r.permuted ? 'posYesPermuted' : 'posNoDiffer') }),
         ),
+      ),
+      h(
+        'tr',
+        { 'data-order-mask': 'causal', 'data-max-diff': causal.maxDiff, 'data-permuted': String(causal.permuted) },
+        h('th', { scope: 'row', text: t('posNoneCausal') }),
+        h('td', { text: fmt(causal.maxDiff, 3) }),
+        h('td', { text: t(causal.permuted ? 'posYesPermuted' : 'posNoDiffer') }),
       ),
     ),
   )
