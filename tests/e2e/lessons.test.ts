@@ -441,6 +441,7 @@ describe('backward view', () => {
     expect(await panel.locator('[data-grad="dS"] .shape').innerText()).toBe('(6,6)')
     expect(await panel.locator('[data-grad="dWq"] .shape').innerText()).toBe('(16,24)')
     // the goal: token 1 attends to token 4; the loss is −log of that weight
+    await panel.locator('[data-backward="goal"]').selectOption('attend')
     await panel.locator('[data-backward="i"]').selectOption('1')
     await panel.locator('[data-backward="j"]').selectOption('4')
     const w = await page.evaluate(() => (window as unknown as Win).__apPlayground.getTrace()!.weights.data[1 * 6 + 4])
@@ -464,6 +465,20 @@ describe('backward view', () => {
     expect(await panel.locator('[data-backward="program"]').textContent()).toContain('loss.backward()')
     expect(await page.locator('[data-quiz^="backward:"]').count()).toBe(2)
     await panel.screenshot({ path: new URL('./artifacts/backward-en.png', import.meta.url).pathname })
+    expect(errors).toEqual([])
+  })
+
+  it("opens on a goal whose loss visibly falls: cat's output row → my's", async () => {
+    const { page, errors } = await openPage('?view=backward&lang=en')
+    const panel = page.locator('[data-step="backward"]')
+    expect(await panel.locator('[data-backward="goal"]').inputValue()).toBe('output')
+    expect(await panel.locator('[data-backward="i"]').inputValue()).toBe('3')
+    expect(await panel.locator('[data-backward="j"]').inputValue()).toBe('2')
+    // before: cat attends to "this" (weight 0.990), loss 0.01015, and dO, dV, dW_v all zeros
+    const first = await loss(panel)
+    expect(first).toBeGreaterThan(100)
+    for (let s = 0; s < 5; s++) await stepLowers(page, '')
+    expect(await loss(panel)).toBeLessThan(first / 4)
     expect(errors).toEqual([])
   })
 

@@ -78,6 +78,27 @@ export function head0(t: Tensor): Tensor {
   return { data: t.data.slice(0, r * c), shape: [r, c] }
 }
 
+/**
+ * The view's first goal: the last token's output row should become the output row farthest from it now
+ * (loss = Σ (O[i] − target)²). The loss starts high and visibly falls in the first steps at the view's learning
+ * rate, and every panel of the chain has numbers: dL/dO is not zero, so neither are dV and dW_v (an "attend" goal
+ * leaves those three at zero, since −log A[i, j] does not depend on V; and a key the row already weighs ~1 gives
+ * a loss near 0 with gradients near 0 — nothing to see).
+ */
+export function firstGoal(trace: Trace): Goal {
+  const [n, dv] = trace.output.shape
+  const o = trace.output.data
+  const i = n - 1
+  let j = 0
+  let far = -1
+  for (let t = 0; t < n - 1; t++) {
+    let d = 0
+    for (let c = 0; c < dv; c++) d += (o[i * dv + c] - o[t * dv + c]) ** 2
+    if (d > far) [far, j] = [d, t]
+  }
+  return { kind: 'output', i, j, target: outputRow(trace, j) }
+}
+
 /** Row i of the weights as a, its Jacobian diag(a) − a·aᵀ, the dA row, and dS's row = J·dA (J is symmetric). */
 export function jacobianRow(weights: Tensor, gradWeights: Tensor, i: number) {
   const n = weights.shape[1]

@@ -203,13 +203,11 @@ export class BackwardView implements Panel {
       this.history = []
       const n = tr.tokens.length,
         nk = tr.sourceTokens?.length ?? n
-      // The first goal: the last token attends to the first (allowed under every mask the page offers).
+      // The first goal: the last token attends to the key it weighs least (compute/backward.ts firstGoal).
       const first = this.base === null
-      this.goal = {
-        ...this.goal,
-        i: first ? n - 1 : Math.min(this.goal.i, n - 1),
-        j: first ? 0 : Math.min(this.goal.j, nk - 1),
-      }
+      this.goal = first
+        ? { ...this.goal, ...M.firstGoal(tr) }
+        : { ...this.goal, i: Math.min(this.goal.i, n - 1), j: Math.min(this.goal.j, nk - 1) }
       this.base = tr
       this.result = null
       this.setGoal({}, false)
