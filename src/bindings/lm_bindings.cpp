@@ -128,7 +128,15 @@ class LanguageModelHandle {
       if (has(meta, "context")) fm.context = int_of(meta["context"], "__metadata__.context");
       fm.vocab = strings_of(meta["vocab"], "__metadata__.vocab", lm::kMaxVocab + 1);
       std::vector<std::string> notes;
-      m_ = std::make_unique<lm::Model>(lm::load_state_dict(std::move(ts), fm, &notes));
+      auto loaded = std::make_unique<lm::Model>(lm::load_state_dict(std::move(ts), fm, &notes));
+      // The C++ reader lets a caller go without a vocabulary (ids only); the package promises text, so one string
+      // per id is required here (an empty JSON array too: found by the language-model fuzzing, seed 37000912).
+      const lm::Config& lc = loaded->config();
+      AP_REQUIRE(static_cast<int>(loaded->vocab().size()) == lc.vocab,
+                 "__metadata__.vocab: expected " + std::to_string(lc.vocab) +
+                     " strings (one per row of transformer.wte.weight " + ap::shape_str({lc.vocab, lc.dModel}) +
+                     "), got " + std::to_string(loaded->vocab().size()));
+      m_ = std::move(loaded);
       val o = val::object();
       o.set("config", config_to_js(m_->config()));
       o.set("notes", val::array(notes));

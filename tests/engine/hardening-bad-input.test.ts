@@ -1114,6 +1114,10 @@ const rows: Record<string, [string, () => void]> = {
         '__metadata__.vocab: expected 13 strings (one per row of transformer.wte.weight [13, 16]), got 2',
       )
       expectError(
+        () => ap.loadLanguageModel(lmFile({ vocab: '[]' })),
+        '__metadata__.vocab: expected 13 strings (one per row of transformer.wte.weight [13, 16]), got 0',
+      )
+      expectError(
         () => ap.loadLanguageModel(lmFile({ positions: 'alibi' })),
         /^__metadata__\.positions: "learned" or "rope"/,
       )
