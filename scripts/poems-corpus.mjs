@@ -14,7 +14,7 @@
 //    (the first one stays).
 // 4. Splits by poem: validation when the first 4 bytes of SHA-256(poem's simplified text), big-endian, are
 //    0 mod 20 (about 1 poem in 20), train otherwise; the split of a poem does not depend on the others.
-// 5. The vocabulary (LM-SPEC.md): id 0 "\n" (end of a poem), 1 "，", 2 "。", 3 "□" (unknown), then every other
+// 5. The vocabulary (docs/lm-spec.md): id 0 "\n" (end of a poem), 1 "，", 2 "。", 3 "□" (unknown), then every other
 //    character seen >= 20 times in the train split, most frequent first (ties by code point). Every other
 //    character becomes "□" in both splits; a poem that becomes a copy of an earlier one (train first) goes.
 // 6. Writes OUT/train.txt and OUT/validation.txt (UTF-8, one poem per line, each line the poem as the model

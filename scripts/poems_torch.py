@@ -3,21 +3,21 @@
 
 Deterministic: torch.manual_seed(seed) before the weights are drawn, the batches from a torch.Generator seeded
 with seed + 1, torch.set_num_threads(1) (the same bits on the same machine and torch build; another CPU's
-kernels may round differently). The model is tests/fixtures/gpt_torch.py's (nanoGPT's layout, LM-SPEC.md),
+kernels may round differently). The model is tests/fixtures/gpt_torch.py's (nanoGPT's layout, docs/lm-spec.md),
 trained with its configure_optimizers (AdamW, betas 0.9/0.95, decay on 2-D weights) and get_lr (linear
 warm-up, cosine decay to lr/10 at the last step).
 
 Data: public/poems/{train,validation}.txt and vocab.json (scripts/poems-corpus.mjs). A training window is
 context + 1 ids of the stream of train poems (each poem followed by "\\n" = id 0) starting at a poem's first
 character, drawn uniformly over the poems that have context + 1 ids from their start on; inputs are its first
-context ids, targets the next ones, the loss is the mean over every position (LM-SPEC.md).
+context ids, targets the next ones, the loss is the mean over every position (docs/lm-spec.md).
 
 Measured at every --eval-every steps and at the end (all on the validation poems, each read alone from
 position 0, so place k of line l is at position 6·l + k):
   val_loss     mean cross-entropy (nats) of every character after the first, the closing "\\n" included
   form         the share of sampled poems that keep the five-character form: prompt = the first character of
                validation poem i (i < --samples), temperature --temperature, mulberry32(--sample-seed + i) one
-               draw per token, gpt_torch.sample (the generate sampler of LM-SPEC.md), up to context characters,
+               draw per token, gpt_torch.sample (the generate sampler of docs/lm-spec.md), up to context characters,
                the poem = the text before the first "\\n" (none: not kept); the form as scripts/poem-form.mjs
   heads        previousLine / previousChar / lineEnd of every head (gpt_torch.head_scores over the validation
                poems' causal weights) and its label (largest score when >= 0.4)

@@ -1,4 +1,4 @@
-// The language model of issues 37/38: a decoder-only transformer in nanoGPT's layout, exactly (LM-SPEC.md;
+// The language model of issues 37/38: a decoder-only transformer in nanoGPT's layout, exactly (docs/lm-spec.md;
 // the torch reference is tests/fixtures/gpt_torch.py). This is the inference half — the model, its forward
 // pass with a trace, the KV-cache step, generate and its sampler, the head scores, the checkpoint reader —
 // used by the package, the page and the trainer. The training half (backward, loss, AdamW, the poems task)
@@ -146,7 +146,7 @@ class KvCache {
   std::vector<Mat> k_, v_;  // layer · heads + h: [context, hs]
 };
 
-// ---- sampling (LM-SPEC.md) -------------------------------------------------------------------------------------
+// ---- sampling (docs/lm-spec.md) -------------------------------------------------------------------------------------
 
 struct SampleOptions {
   double temperature = 1.0;  // 0 = greedy
@@ -179,7 +179,7 @@ struct Draw {
   std::vector<Candidate> after;   // the ten most probable of the distribution drawn from (renormalised)
 };
 
-// One draw from a row of logits with uniform u (greedy ignores u): the LM-SPEC.md sampler. top: how many
+// One draw from a row of logits with uniform u (greedy ignores u): the docs/lm-spec.md sampler. top: how many
 // candidates before/after keep (10).
 Draw sample(const float* logits, int vocab, const SampleOptions& o, double u, int top = 10);
 
@@ -202,7 +202,7 @@ struct GenerateResult {
 };
 GenerateResult generate(const Model& m, const std::vector<int>& prompt, const GenerateOptions& o);
 
-// ---- head scores (LM-SPEC.md) ----------------------------------------------------------------------------------
+// ---- head scores (docs/lm-spec.md) ----------------------------------------------------------------------------------
 
 struct HeadScores {
   // [layers · heads]

@@ -1,4 +1,4 @@
-// Reading a nanoGPT state dict (LM-SPEC.md "Safetensors layout"): names to a Config and Params, every check
+// Reading a nanoGPT state dict (docs/lm-spec.md "Safetensors layout"): names to a Config and Params, every check
 // with the tensor's name and the expected and found shapes. The file format itself (safetensors) is read by
 // the package's checked reader (src/js/safetensors.ts); this gets its tensors as float32.
 #include <algorithm>

@@ -135,7 +135,7 @@ export interface GenerateResult {
 
 export type HeadRole = 'previousLine' | 'previousChar' | 'lineEnd'
 
-/** LM-SPEC.md's head scores, [layers][heads] each, and the label of each head (null: it does not specialise). */
+/** docs/lm-spec.md's head scores, [layers][heads] each, and the label of each head (null: it does not specialise). */
 export interface LanguageModelHeadScores {
   previousLine: number[][]
   previousChar: number[][]

@@ -1,6 +1,6 @@
 // ap.loadLanguageModel against torch (tests/fixtures/lm/, written by gen_lm_fixtures.py from gpt_torch.py in float64):
 // forward's logits and trace, the KV cache's greedy continuation, a nanoGPT checkpoint as torch saved it, generate
-// with a seed against a sampler written here from LM-SPEC.md over the package's own logits, head scores from the
+// with a seed against a sampler written here from docs/lm-spec.md over the package's own logits, head scores from the
 // trace's weights, the errors (each naming the argument) and dispose. Both engines (an engine suite).
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
@@ -125,7 +125,7 @@ describe('generate', () => {
     })
   }
 
-  /** LM-SPEC.md's sampler, written here from the spec (not from the engine's code). */
+  /** docs/lm-spec.md's sampler, written here from the spec (not from the engine's code). */
   function referenceDraw(logits: ArrayLike<number>, o: { temperature: number; topK: number; topP: number }, u: number) {
     const z = Array.from(logits)
     if (o.temperature === 0 || o.topK === 1) return z.indexOf(Math.max(...z))

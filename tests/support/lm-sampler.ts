@@ -1,4 +1,4 @@
-// The JS reference sampler of LM-SPEC.md ("Sampling"), for tests: `model.generate` with a seed must equal
+// The JS reference sampler of docs/lm-spec.md ("Sampling"), for tests: `model.generate` with a seed must equal
 // referenceGenerate over the package's own forward logits. It re-implements the definition, operation for
 // operation as tests/fixtures/gpt_torch.py's `sample` (float64, the same order of sums), and
 // tests/unit/lm-sampler.test.ts checks it against that function's draws (tests/fixtures/lm-sampler.json).

@@ -28,7 +28,7 @@ const fixture = JSON.parse(readFileSync(new URL('../fixtures/lm-sampler.json', i
   generate: Gen[]
 }
 
-describe('the reference sampler (LM-SPEC.md "Sampling")', () => {
+describe('the reference sampler (docs/lm-spec.md "Sampling")', () => {
   it("takes gpt_torch.sample's id for every row, option set and u", () => {
     expect(fixture.rows.length).toBe(14)
     for (const [r, row] of fixture.rows.entries()) {

@@ -1,6 +1,6 @@
 // The committed poems corpus (public/poems, made by scripts/poems-corpus.mjs) against the invariants
 // docs/design.md ("Language model") states: every poem keeps the five-character form, every character is in
-// the vocabulary, the vocabulary is LM-SPEC.md's (the fixed ids, then each character seen >= 20 times in the
+// the vocabulary, the vocabulary is docs/lm-spec.md's (the fixed ids, then each character seen >= 20 times in the
 // train split, most frequent first), no poem twice and none in both splits, the split is the hash's, and the
 // counts and sizes in public/poems/README.md are the files'. Needs only the repository (no build, no cache).
 import { readFileSync, statSync } from 'node:fs'
@@ -54,7 +54,7 @@ describe('the poems corpus (public/poems)', () => {
     expect(share).toBeLessThan(0.06)
   })
 
-  it("has LM-SPEC.md's vocabulary: the fixed ids, then every character seen >= 20 times in train, by count", () => {
+  it("has docs/lm-spec.md's vocabulary: the fixed ids, then every character seen >= 20 times in train, by count", () => {
     expect(vocab.slice(0, SPECIAL.length)).toEqual(['\n', '，', '。', '□'])
     expect(new Set(vocab).size).toBe(vocab.length)
     const count = new Map<string, number>()
