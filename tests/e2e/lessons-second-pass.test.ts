@@ -190,6 +190,45 @@ describe('decoding as a decoder computes it', () => {
     expect(a.errors).toEqual([])
   })
 
+  it("the issue's step 3: swapping I for China moves the cross query visibly (self-attention not one-hot)", async () => {
+    const { page, errors } = await openPage(`?view=decode&source=我 爱 中国 ！&target=I love China !&step=3`)
+    const query = () => numbersIn(page, '[data-tensor="crossQuery"]')
+    const before = await query()
+    // the row over ▶, I, love: before this change 8.8e-9, 1.2e-15 and 1
+    const self = (await page.locator('[data-tensor="selfWeights"]').getAttribute('data-values'))!.split(',').map(Number)
+    expect(Math.max(...self.slice(6))).toBeLessThan(0.8)
+    await page.locator('input[name="decodeTarget"]').fill('China love China !')
+    await settled(page)
+    expect(await page.locator('.decode-counter').innerText()).toMatch(/Step 3 of 4: input love/)
+    const after = await query()
+    expect(after).toHaveLength(before.length)
+    expect(Math.max(...after.map((v, i) => Math.abs(v - before[i])))).toBeGreaterThan(1e-2)
+    expect(errors).toEqual([])
+  })
+
+  it('opens on step 1 with one short sentence and one stepper; the KV rows are labelled as the decoder inputs', async () => {
+    const { page, errors } = await openPage('?view=decode&lang=en')
+    const panel = page.locator('[data-step="decode"]')
+    expect(await panel.locator('.decode-counter').innerText()).toContain('Step 1 of 3')
+    const lead = await panel.locator(':scope > p.lead').innerText()
+    expect(lead.split(/[.!?](\s|$)/).filter((x) => x.trim()).length).toBe(1)
+    expect(lead.length).toBeLessThan(140)
+    // before: a second ◀ ▶ pair in the KV-cache panel, stepping on its own
+    expect(await panel.locator('button').evaluateAll((bs) => bs.map((b) => b.getAttribute('name')))).toEqual([
+      'decodeBack',
+      'decodeStep',
+      'decodePlay',
+    ])
+    await panel.locator('button[name="decodeStep"]').click()
+    await panel.locator('button[name="decodeStep"]').click()
+    const inputs = await panel.locator('[data-decode="inputs"] .decode-tok').allInnerTexts()
+    expect(inputs).toEqual(['▶', 'I', 'love'])
+    // before: 0 I, 1 love, 2 China (the target on its own, other numbers than the decoder's)
+    expect(await panel.locator('[data-kv="cache"] tbody th').allInnerTexts()).toEqual(inputs)
+    expect(await panel.locator('[data-kv="cache"] tr[data-cached="true"]').count()).toBe(3)
+    expect(errors).toEqual([])
+  })
+
   it('the widget takes step as an attribute, in zh', async () => {
     const page = await coursePage()
     await page.evaluate(() =>

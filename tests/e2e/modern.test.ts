@@ -176,8 +176,9 @@ describe('KV cache in the Decoding view', () => {
       expect(await p.isVisible()).toBe(true)
       const cached = () => page.locator('[data-kv="cache"] tr[data-cached="true"]').count()
       expect(await cached()).toBe(1)
-      await page.locator('button[name="kvNext"]').click()
-      await page.locator('button[name="kvNext"]').click()
+      // the decode view's one stepper steps the cache too
+      await page.locator('button[name="decodeStep"]').click()
+      await page.locator('button[name="decodeStep"]').click()
       expect(await cached()).toBe(3)
       const s = await page.evaluate(() => (window as unknown as Win).__apPlayground.getState())
       const c = kvStepCost(3, { dModel: s.dModel, dq: s.dq, dk: s.dq, dv: s.dv })

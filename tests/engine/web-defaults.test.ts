@@ -5,7 +5,8 @@ import { init } from '../../dist/index.js'
 import type { Engine, Tensor } from 'attention-playground'
 import { compute } from '../../web/compute/run'
 import * as B from '../../web/compute/backward'
-import { defaultState } from '../../web/state'
+import { decodeModel, START } from '../../web/compute/decode'
+import { defaultState, parseParams } from '../../web/state'
 
 let simd: Engine
 
@@ -55,5 +56,41 @@ describe('gradients (view=backward) at its defaults', () => {
       'gradWv',
     ] as const)
       expect(largest(first[name] as Tensor), name).toBeGreaterThan(0.1)
+  })
+})
+
+describe('decoding (view=decode): the self-attention step feeds the cross query', () => {
+  const at = (query: string) => parseParams(new URLSearchParams(query), defaultState('en')).state
+  const ISSUE = 'view=decode&source=我 爱 中国 ！&target=I love China !&step=3'
+
+  it('the decoder self-attention is not one-hot, and swapping an earlier target word moves the cross query', () => {
+    const a = decodeModel(simd, at(ISSUE))
+    const b = decodeModel(simd, at(ISSUE.replace('target=I love', 'target=China love')))
+    const t = at(ISSUE).step - 1
+    expect(a.inputs).toEqual([START, 'I', 'love', 'China'])
+    expect(a.inputs[t]).toBe(b.inputs[t])
+    // Step 3's row over ▶, I, love: before, 8.8e-9, 1.2e-15 and 1 (raw torch.rand weights).
+    const row = Array.from(a.steps[t].selfWeights.data.subarray(t * (t + 1)))
+    expect(row.length).toBe(3)
+    expect(Math.max(...row)).toBeLessThan(0.8)
+    expect(Math.min(...row)).toBeGreaterThan(0.05)
+    // Before: crossQuery identical to the last digit.
+    let moved = 0
+    a.steps[t].query.data.forEach((v, i) => (moved = Math.max(moved, Math.abs(v - b.steps[t].query.data[i]))))
+    expect(moved).toBeGreaterThan(1e-2)
+  })
+
+  it("the KV cache holds the decoder's own K and V rows, one per input (▶, I, love, …)", () => {
+    const m = decodeModel(simd, defaultState('en'))
+    expect(m.selfK.shape).toEqual([m.inputs.length, m.dk])
+    expect(m.selfV.shape).toEqual([m.inputs.length, m.dModel])
+    // Row t's self-attention output is its weights times the cached V rows 0..t.
+    const t = m.inputs.length - 1
+    const w = m.steps[t].selfWeights.data.subarray(t * (t + 1))
+    for (let c = 0; c < m.dModel; c++) {
+      let s = 0
+      for (let j = 0; j <= t; j++) s += w[j] * m.selfV.data[j * m.dModel + c]
+      expect(m.steps[t].selfOutput.data[c]).toBeCloseTo(s, 5)
+    }
   })
 })

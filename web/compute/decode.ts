@@ -16,7 +16,10 @@
 // W_v [d_model, d_model], then the cross attention's W_q [d_model, d_q], W_k [d_model, d_k], W_v [d_model, d_v].
 // torch.rand draws element after element, so the last four are one draw of d_model·(d_model + d_q + d_k + d_v)
 // numbers cut in order: the engine's run draws them as one W_v that wide (tests/fixtures/gen_decode_fixture.py
-// draws them one by one).
+// draws them one by one). Each u in [0, 1) becomes (2u − 1)/√d_model: uniform in ±1/√d_model, as nn.Linear starts
+// (its weights are U(−1/√in, 1/√in)). Raw torch.rand weights (all positive, mean 0.5) give scores so large that
+// the decoder's self-attention is one-hot (weights like 1e-15 on the earlier words), and an earlier target word
+// then feeds the cross query nothing a learner can see.
 
 import type { Engine, Tensor } from 'attention-playground'
 import type { PlaygroundState } from '../params'
@@ -61,6 +64,9 @@ export interface DecodeModel {
   /** Keys and values of the source [n, dk], [n, dv]. */
   K: Tensor
   V: Tensor
+  /** The decoder's self-attention keys and values, one row per input [m, dk], [m, d_model]: what a KV cache holds. */
+  selfK: Tensor
+  selfV: Tensor
   steps: DecodeStep[]
 }
 
@@ -101,13 +107,19 @@ export function layerNorm(x: Tensor): Tensor {
   return { data: x.data.map((v) => (v - mean) * inv), shape: [...x.shape] }
 }
 
+/** torch.rand's u in [0, 1) as nn.Linear's initial weights: (2u − 1)/√d_model, uniform in ±1/√d_model. */
+function linearInit(w: Tensor, dModel: number): Tensor {
+  const b = 1 / Math.sqrt(dModel)
+  return { data: w.data.map((u) => (2 * u - 1) * b), shape: [...w.shape] }
+}
+
 /** The run's wide W_v cut, in draw order, into [d_model, w] matrices. */
 function cut(wide: Tensor, dModel: number, widths: number[]): Tensor[] {
   let at = 0
   return widths.map((w) => {
     const t = { data: wide.data.slice(at, at + dModel * w), shape: [dModel, w] }
     at += dModel * w
-    return t
+    return linearInit(t, dModel)
   })
 }
 
@@ -141,7 +153,7 @@ function draw(engine: Engine, s: PlaygroundState): { run: ReturnType<Engine['run
     w: {
       Xdec: rows(run.embeddings, 0, Math.max(0, m)),
       Xsrc: run.sourceEmbeddings!,
-      self: { Wq: run.Wq, Wk: run.Wk, Wv },
+      self: { Wq: linearInit(run.Wq, d), Wk: linearInit(run.Wk, d), Wv },
       cross: { Wq: cWq, Wk: cWk, Wv: cWv },
     },
   }
@@ -208,6 +220,8 @@ export function decodeModel(engine: Engine, s: PlaygroundState): DecodeModel {
     dv: s.dv,
     K: src.K,
     V: src.V,
+    selfK: dec.K,
+    selfV: dec.V,
     steps,
   }
 }

@@ -1,9 +1,6 @@
-// What the Decoding view's KV-cache panel computes, without the DOM: the target's K and V rows as a decoder's
-// self-attention caches them, the cost of one step with and without the cache, and the cache's size for real
-// models (their published configurations).
-
-import type { Engine, Trace } from 'attention-playground'
-import type { PlaygroundState } from '../params'
+// What the Decoding view's KV-cache panel counts, without the DOM: the cost of one step with and without the cache,
+// and the cache's size for real models (their published configurations). The K and V rows it shows are the decode
+// model's own (compute/decode.ts, selfK and selfV).
 
 /** Published configurations, from each model's config.json on Hugging Face (`config`): GPT-2's n_layer, n_head, n_embd
  * / n_head, n_ctx; the others' num_hidden_layers, num_attention_heads, num_key_value_heads, hidden_size /
@@ -74,18 +71,4 @@ export function kvStepCost(t: number, d: { dModel: number; dq: number; dk: numbe
     withBytes: (t + 1) * (d.dk + d.dv) * f,
     withoutBytes: (t + (t * (t + 1)) / 2) * (d.dk + d.dv) * f,
   }
-}
-
-/** The target as a decoder's self-attention sees it (causal, one head): its K and V are what the cache holds. */
-export function kvTrace(engine: Engine, s: PlaygroundState): Trace {
-  return engine.run({
-    text: s.target,
-    tokenizer: 'word',
-    dModel: s.dModel,
-    dq: s.dq,
-    dk: s.dq,
-    dv: s.dv,
-    seed: s.seed,
-    mask: 'causal',
-  })
 }

@@ -86,6 +86,9 @@ const en = {
   whyTrainFailed: 'Training failed, so these weights are illustrative:',
   decodeTitle: 'Decoding, step by step',
   decodeIntro:
+    'A decoder reads the known target shifted right (▶ first) and, one step at a time, asks the source sentence.',
+  decodeIntroSummary: 'How this loop works',
+  decodeIntroMore:
     'The seq2seq lesson’s loop, as a Transformer decoder computes it during training, with teacher forcing: the decoder is fed the known target shifted right — the start token ▶ first — so at step t it has the true words before t, not its own guesses (it has no output layer here: it predicts nothing). Each step: ① masked self-attention over the inputs so far, ② add the input and LayerNorm, ③ that row asks the source (cross attention), ④ the context vector. Shapes here follow the lesson’s 3-D (batch, rows, features): Q (1, 1, 64) against K (1, 32, 64) in the lesson, Q (1, 1, {dq}) against K (1, {n}, {dk}) here; the other tabs drop the batch of 1 and show 2-D [rows, features].',
   decodeBack: '◀ Back',
   decodeNext: 'Step ▶',
@@ -102,7 +105,7 @@ const en = {
   decodeWeightsRow: 'weights',
   decodeContextTitle: '④ Context vector C = weights · V (the lesson’s attention_q)',
   decodeQueryNote:
-    'Every attention here is the engine’s attention() on these rows; the weights are random draws from the seed (embeddings, then the self-attention’s W_q, W_k, W_v, then the cross attention’s), nothing is trained. Because step ③’s query comes through ① and ②, an earlier target word changes this step’s cross weights. K, V come straight from the source embeddings (no encoder layers run), and there are no position encodings, so the order of the earlier inputs does not matter here; a full Transformer has both, and a feed-forward layer after ④.',
+    'Every attention here is the engine’s attention() on these rows; the weights are random draws from the seed (embeddings, then the self-attention’s W_q, W_k, W_v, then the cross attention’s), uniform in ±1/√d_model as nn.Linear starts; nothing is trained. Because step ③’s query comes through ① and ②, an earlier target word changes this step’s cross weights. K, V come straight from the source embeddings (no encoder layers run), and there are no position encodings, so the order of the earlier inputs does not matter here; a full Transformer has both, and a feed-forward layer after ④.',
   scalingTitle: 'Why divide by √d_k?',
   scalingIntro:
     'Measured live on the engine: queries and keys whose entries have variance 1, rows of 32 keys, d_k from 1 to 512. A dot product q·k adds d_k such terms, so its variance grows like d_k; softmax then sees huge differences, puts almost all weight on one key and its gradient vanishes. Dividing by √d_k brings the variance back to 1.',
@@ -221,7 +224,9 @@ const zh: Messages<LessonsKey> = {
   whyTraining: '正在用指代任务训练一个小模型（{steps} 步）……完成之前显示的是示意权重。',
   whyTrainFailed: '训练失败，下面是示意权重：',
   decodeTitle: '逐步解码',
-  decodeIntro:
+  decodeIntro: '解码器读入右移一位的已知目标句（最前面是 ▶），一步一步地查询源句。',
+  decodeIntroSummary: '这个循环怎么算',
+  decodeIntroMore:
     'Seq2Seq 课程中的解码循环，按 Transformer 解码器在训练时的算法计算，采用教师强制：喂给解码器的是已知的目标句右移一位——最前面是起始词元 ▶——所以第 t 步拿到的是 t 之前的真实词，而不是它自己的猜测（这里没有输出层，它什么也不预测）。每一步：① 对目前为止的输入做带掩码的自注意力，② 加上输入并做 LayerNorm，③ 用这一行查询源句（交叉注意力），④ 得到上下文向量。这里的形状沿用课程的三维（批次, 行, 特征）：课程中是 Q (1, 1, 64) 对 K (1, 32, 64)，这里是 Q (1, 1, {dq}) 对 K (1, {n}, {dk})；其他页面省去大小为 1 的批次，显示二维 [行, 特征]。',
   decodeBack: '◀ 上一步',
   decodeNext: '下一步 ▶',
@@ -238,7 +243,7 @@ const zh: Messages<LessonsKey> = {
   decodeWeightsRow: '注意力权重',
   decodeContextTitle: '④ 上下文向量 C = 注意力权重 · V（课程中的 attention_q，中间语义张量 C）',
   decodeQueryNote:
-    '这里的每次注意力计算都由引擎的注意力函数对这些行完成；权重都是由随机种子抽取的（先是词嵌入，再是自注意力的 W_q、W_k、W_v，然后是交叉注意力的），没有经过训练。因为第 ③ 步的查询经过了 ① 和 ②，前面的目标词一变，这一步的交叉注意力权重也会变。K、V 直接来自源句的词嵌入（不运行编码器层），也没有位置编码，所以这里前面输入的顺序不影响结果；完整的 Transformer 两者都有，并在 ④ 之后还有前馈层。',
+    '这里的每次注意力计算都由引擎的注意力函数对这些行完成；权重都是由随机种子抽取的（先是词嵌入，再是自注意力的 W_q、W_k、W_v，然后是交叉注意力的），像 nn.Linear 的初始值一样在 ±1/√d_model 内均匀分布，没有经过训练。因为第 ③ 步的查询经过了 ① 和 ②，前面的目标词一变，这一步的交叉注意力权重也会变。K、V 直接来自源句的词嵌入（不运行编码器层），也没有位置编码，所以这里前面输入的顺序不影响结果；完整的 Transformer 两者都有，并在 ④ 之后还有前馈层。',
   scalingTitle: '为什么要除以 √d_k？',
   scalingIntro:
     '在引擎上实时测量：查询和键的每个分量方差为 1，每行 32 个键，d_k 从 1 到 512。点积 q·k 把 d_k 个这样的项加起来，所以方差随 d_k 增长；softmax 看到的差距变得巨大，几乎把全部权重给一个键，梯度随之消失。除以 √d_k 让方差回到 1。',

@@ -39,7 +39,7 @@ function weightCell(w: number): HTMLElement {
 export class DecodeView implements Panel {
   readonly el: HTMLElement
   private texts = new Texts()
-  private intro = h('p', { class: 'lead' })
+  private intro = h('p', { class: 'help' })
   private source = h('input', { type: 'text', name: 'decodeSource', spellcheck: 'false' })
   private target = h('input', { type: 'text', name: 'decodeTarget', spellcheck: 'false' })
   private back = h('button', { type: 'button', name: 'decodeBack' })
@@ -73,13 +73,14 @@ export class DecodeView implements Panel {
     private engine: Engine,
     ctx: Ctx,
   ) {
-    this.kv = new KvCachePanel(engine)
+    this.kv = new KvCachePanel()
     const tx = this.texts.bind
     this.el = h(
       'section',
       { class: 'panel decode', 'data-step': 'decode' },
       tx(h('h2'), 'decodeTitle'),
-      this.intro,
+      tx(h('p', { class: 'lead' }), 'decodeIntro'),
+      h('details', { class: 'decode-more' }, tx(h('summary'), 'decodeIntroSummary'), this.intro),
       h('div', { class: 'decode-inputs' }, labelled(tx, 'source', this.source), labelled(tx, 'target', this.target)),
       h('div', { class: 'decode-ctrl', role: 'group' }, this.back, this.step, this.play, this.counter),
       this.error,
@@ -143,7 +144,6 @@ export class DecodeView implements Panel {
     }
     if (this.model) this.t = Math.max(0, Math.min(this.model.steps.length - 1, state.step - 1))
     this.draw()
-    this.kv.render(ctx)
   }
 
   /** Shows step t (0-based) through the state, so the URL (or the widget's step) follows. */
@@ -170,6 +170,7 @@ export class DecodeView implements Panel {
     this.drawNorm(m, st, t, tr)
     this.drawCross(m, st, tr)
     this.drawContext(m, st, t)
+    this.kv.render(ctx, m, t)
   }
 
   /** The buttons, the step counter and the intro (which names the sizes). */
@@ -190,7 +191,7 @@ export class DecodeView implements Panel {
         next: tokLabel(m.targets[t]),
       }),
     )
-    setText(this.intro, tr('decodeIntro', { dq: m.dq, dk: m.dk, n, d: m.dModel }))
+    setText(this.intro, tr('decodeIntroMore', { dq: m.dq, dk: m.dk, n, d: m.dModel }))
   }
 
   /** The shifted input and what has been produced so far. */

@@ -1,12 +1,14 @@
-// The KV-cache panel of the Decoding view (data-step="kv-cache"): the target's K and V rows as a decoder caches them,
-// one more per step; what step t computes with and without the cache (multiply-adds, bytes); the cache's size for
-// real models from their published configurations, and what grouped-query heads and a sliding window save.
+// The KV-cache panel of the Decoding view (data-step="kv-cache"): the decoder's own self-attention K and V rows
+// (the decode model's, labelled as its inputs ▶, y_1, …) as a cache holds them, one more per step of the view's one
+// stepper; what step t computes with and without the cache (multiply-adds, bytes); the cache's size for real models
+// from their published configurations, and what grouped-query heads and a sliding window save.
 
-import type { Ctx, Panel } from '../context'
-import type { Engine, Trace } from 'attention-playground'
+import type { Ctx } from '../context'
+import type { Tensor } from 'attention-playground'
 import { h, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
-import { KV_MODELS, kvCacheBytes, kvStepCost, kvTrace } from '../compute/kv-cache'
+import type { DecodeModel } from '../compute/decode'
+import { KV_MODELS, kvCacheBytes, kvStepCost } from '../compute/kv-cache'
 import { isTouchScreen, Labels, translate, type T } from '../i18n'
 import { MODERN, type ModernKey } from '../i18n/modern'
 
@@ -20,21 +22,19 @@ function bytesText(b: number): string {
   return `${b >= 100 || i === 0 ? b.toFixed(0) : b.toFixed(1)} ${units[i]}`
 }
 
-export class KvCachePanel implements Panel {
+export class KvCachePanel {
   readonly el: HTMLElement
   private labels = new Labels<ModernKey>()
-  private back = h('button', { type: 'button', name: 'kvBack', text: '◀' })
-  private next = h('button', { type: 'button', name: 'kvNext', text: '▶' })
   private status = h('p', { class: 'kv-counter', role: 'status', 'data-kv': 'status' })
   private cache = h('div', { class: 'table-scroll', tabindex: 0 })
   private counters = h('div', { class: 'table-scroll', tabindex: 0 })
   private sizes = h('div', { class: 'table-scroll', tabindex: 0 })
-  private trace: Trace | null = null
-  private key = ''
+  private model: DecodeModel | null = null
+  /** Rows cached: the decode view's step (1-based). */
   private t = 1
   private ctx: Ctx | null = null
 
-  constructor(private engine: Engine) {
+  constructor() {
     const lb = this.labels.el
     this.el = h(
       'section',
@@ -42,68 +42,43 @@ export class KvCachePanel implements Panel {
       lb('h3', 'kvTitle'),
       lb('p', 'beyond', 'hint'),
       lb('p', 'kvLead', 'help'),
-      h('div', { class: 'decode-ctrl', role: 'group' }, this.back, this.next, this.status),
+      this.status,
       this.cache,
       this.counters,
       lb('p', 'kvFormula', 'formula'),
       this.sizes,
       lb('p', 'kvTableNote', 'hint'),
     )
-    this.back.addEventListener('click', () => this.go(this.t - 1))
-    this.next.addEventListener('click', () => this.go(this.t + 1))
   }
 
-  render(ctx: Ctx): void {
+  /** The decode view's model (null: its error is shown above) at its step `t` (0-based): t + 1 rows cached. */
+  render(ctx: Ctx, model: DecodeModel | null, t: number): void {
     this.ctx = ctx
-    const s = ctx.state
-    const key = JSON.stringify([s.target, s.dModel, s.dq, s.dv, s.seed])
-    if (key !== this.key) {
-      this.key = key
-      try {
-        this.trace = kvTrace(this.engine, s)
-      } catch {
-        this.trace = null // the decode view above shows the error
-      }
-      this.t = 1
-    }
-    this.draw()
-  }
-
-  private go(t: number): void {
-    if (!this.trace) return
-    this.t = Math.max(1, Math.min(this.trace.tokens.length, t))
-    this.draw()
-  }
-
-  private draw(): void {
-    const ctx = this.ctx
-    if (!ctx) return
+    this.model = model
+    this.t = t + 1
     const tx = translate(MODERN, ctx.state.lang, isTouchScreen())
     this.labels.apply(tx)
-    const tr = this.trace
-    if (!tr) return
-    const n = tr.tokens.length
-    this.back.disabled = this.t <= 1
-    this.next.disabled = this.t >= n
+    const m = this.model
+    if (!m) return
     this.el.dataset.kvStep = String(this.t)
     setText(this.status, tx('kvStep', { t: this.t }))
-    this.cache.replaceChildren(this.cacheTable(tr))
+    this.cache.replaceChildren(this.cacheTable(m))
     this.counters.replaceChildren(this.counterTable(tx))
     this.sizes.replaceChildren(this.sizeTable(tx))
   }
 
-  /** The cached rows of K and V (first dims), the newest marked; later tokens not yet there. */
-  private cacheTable(tr: Trace): HTMLElement {
+  /** The cached rows of K and V (first dims), the newest marked; later inputs not yet there. */
+  private cacheTable(m: DecodeModel): HTMLElement {
     const show = 4
-    const rowOf = (m: Trace['K'], i: number) =>
-      Array.from(m.data.subarray(i * m.shape[1], i * m.shape[1] + show), (x) => fmt(x, 2)).join(', ') + ', …'
-    const body = tr.tokens.map((tok, i) =>
+    const rowOf = (x: Tensor, i: number) =>
+      Array.from(x.data.subarray(i * x.shape[1], i * x.shape[1] + show), (v) => fmt(v, 2)).join(', ') + ', …'
+    const body = m.inputs.map((tok, i) =>
       h(
         'tr',
         { class: i === this.t - 1 ? 'now' : i >= this.t ? 'later' : undefined, 'data-cached': String(i < this.t) },
-        h('th', { scope: 'row', text: `${i} ${tokLabel(tok)}` }),
-        h('td', { text: i < this.t ? rowOf(tr.K, i) : '' }),
-        h('td', { text: i < this.t ? rowOf(tr.V, i) : '' }),
+        h('th', { scope: 'row', text: tokLabel(tok) }),
+        h('td', { text: i < this.t ? rowOf(m.selfK, i) : '' }),
+        h('td', { text: i < this.t ? rowOf(m.selfV, i) : '' }),
       ),
     )
     return h(
