@@ -193,6 +193,19 @@ export const STYLES = `
 .guided h3 { margin: 4px 0; font-size: 16px; }
 .guided p { margin: 0 0 8px; }
 .guided-nav { display: flex; gap: 8px; }
+/* The panel the step explains scrolls to just below the card (panels/guided.ts sets the offset). */
+.touring .tour-focus { scroll-margin-top: var(--ap-tour-offset, 0px); }
+/* Wide: explanation and question side by side, so that the sticky card stays low. */
+@media (min-width: 1000px) {
+  .guided:not(.docked) { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); column-gap: 20px; align-items: start; }
+  .guided:not(.docked) > :not(.quiz-tour) { grid-column: 1; }
+  .guided:not(.docked) > .quiz-tour { grid-column: 2; grid-row: 1 / span 4; }
+  .guided:not(.docked) > .quiz-tour h4 { margin-top: 0; }
+}
+/* Narrow: the card in the flow right above its panel, its questions right below it; nothing scrolls inside. */
+.guided.docked { position: static; max-height: none; overflow: visible; }
+.quiz-tour.docked { background: #fffaf3; border: 2px solid var(--warm); border-radius: var(--radius); padding: 6px 12px 10px; }
+.quiz-tour.docked h4 { margin-top: 0; }
 
 .why .lead, .origin .lead { font-size: 15px; max-width: 70ch; }
 .why-cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(360px, 100%), 1fr)); gap: 16px; margin: 10px 0 16px; }
@@ -243,13 +256,12 @@ export const STYLES = `
   .ap-header { flex-direction: column; align-items: stretch; gap: 8px; }
   .ap-actions { flex-shrink: 1; justify-content: flex-start; }
 }
-/* Phones: a compact tour card (at most 30 % of the screen, scrolling inside) that leaves its subject in sight. */
+/* Phones: a compact tour card, docked above its subject (panels/guided.ts). */
 @media (max-width: 600px) {
-  .guided { top: 0; padding: 6px 10px 8px; max-height: 30vh; overflow-y: auto; border-radius: 0 0 var(--radius) var(--radius); box-shadow: 0 4px 12px rgba(0,0,0,.12); }
+  .guided { padding: 6px 10px 8px; box-shadow: 0 4px 12px rgba(0,0,0,.12); }
   .guided h3 { font-size: 14px; margin: 2px 0; }
   .guided p { font-size: 13px; line-height: 1.4; margin: 0 0 6px; }
   .guided-nav { flex-wrap: wrap; gap: 6px; }
-  .touring .panel { scroll-margin-top: calc(30vh + 8px); }
 }
 /* Printed or saved as PDF: no controls, every panel whole on its page, the numbers as text. */
 @media print {

@@ -1,5 +1,8 @@
 // Guided mode: Prev / Next through the course's five steps, each with a short explanation, the
-// step's panel brought into view and the others dimmed.
+// step's panel brought into view and the others dimmed. The card never covers the panel it explains: on a
+// wide page it sticks to the top and the panel scrolls in just below it (offset = the card's height); on a
+// narrow one (a phone, or a widget in a narrow column) it is docked in the flow right above the panel, its
+// questions right below the panel, so that nothing in it has to scroll inside it.
 
 import type { Ctx, Panel } from '../context'
 import { h, prefersReducedMotion } from '../dom'
@@ -34,8 +37,22 @@ export const GUIDED_STEPS: Array<{ title: MsgKey; body: MsgKey; steps: string[];
     tryKey: 'tryTemperature',
     tryIt: (s) => ({ temperature: s.temperature === 1 ? 3 : 1 }),
   },
-  { title: 'guided5Title', body: 'guided5Body', steps: ['V', 'output'] },
+  // The first panel is the one the step points at (scrolled to, the card docked above it).
+  { title: 'guided5Title', body: 'guided5Body', steps: ['output', 'V'] },
 ]
+
+/** Scrolls the panel's top to its scroll margin (the card's height) below the viewport's top. */
+function scrollToStep(target: HTMLElement, instant: boolean): void {
+  if (typeof target.scrollIntoView !== 'function') return
+  target.scrollIntoView({ behavior: instant || prefersReducedMotion() ? 'auto' : 'smooth', block: 'start' })
+}
+
+/** Narrower than this (CSS px of the playground's own width), the card is docked in the flow above its panel. */
+export const DOCK_WIDTH = 600
+/** The gap between the card and the panel it explains. */
+const GAP = 12
+/** The sticky card's `top` (styles.ts .guided). */
+const STICKY_TOP = 8
 
 /** The fields the tour's tries change: undone when the learner moves on, restored when the tour ends. */
 const TRY_FIELDS = ['scale', 'mask', 'temperature'] as const
@@ -59,6 +76,8 @@ export class GuidedPanel implements Panel {
   private tryBtn = h('button', { type: 'button', name: 'try' })
   private lastStep = 0
   private rendered = false
+  /** Where the card and its questions live when not docked (set when first docked). */
+  private home: Comment | null = null
   /** The tried fields as they were before the tour (restored on exit). */
   private before: TryValues | null = null
   /** The fields the current step's try changed, as they were before it (undone on the next move). */
@@ -132,6 +151,7 @@ export class GuidedPanel implements Panel {
     for (const p of root.querySelectorAll<HTMLElement>('[data-step]')) p.classList.remove('tour-focus')
     if (n === 0) {
       this.lastStep = 0
+      this.dock(null)
       return
     }
     // A tour opened by a link or an attribute: what it started from is the state of its first render.
@@ -151,17 +171,46 @@ export class GuidedPanel implements Panel {
       const p = root.querySelector<HTMLElement>(`[data-step="${name}"]`)
       if (p) p.classList.add('tour-focus')
     }
-    const target = root.querySelector<HTMLElement>(`[data-step="${step.steps[step.steps.length - 1]}"]`)
-    // Only when the learner moves through the tour: a widget that starts guided must not scroll the
-    // course page it sits in on load. 'nearest' scrolls as little as possible (not at all when the
-    // panel is already in view).
-    // The page's own `guided=` link does scroll to its step, once laid out.
-    if (first && this.scrollOnLoad && target) {
-      requestAnimationFrame(() => target.scrollIntoView({ behavior: 'auto', block: 'center' }))
-    } else if (!first && n !== this.lastStep && target && typeof target.scrollIntoView === 'function') {
-      target.scrollIntoView({ behavior: prefersReducedMotion() ? 'auto' : 'smooth', block: 'nearest' })
-    }
-    this.lastStep = n
+    const target = root.querySelector<HTMLElement>(`[data-step="${step.steps[0]}"]`)
     this.quiz.render(ctx)
+    const shown = !this.el.hidden && !!target && target.offsetParent !== null
+    this.dock(shown && root.getBoundingClientRect().width <= DOCK_WIDTH ? target : null)
+    // Measured once every panel of this render is drawn (the panels above it change height as they draw).
+    const scroll = first ? this.scrollOnLoad : n !== this.lastStep
+    if (shown && scroll)
+      requestAnimationFrame(() => {
+        // The panel scrolls to just below the card: sticky at the top, or docked right above it (the CSS
+        // scroll-margin of .tour-focus), at most so far that its title and first rows stay on screen.
+        // Only when the learner moves through the tour (a widget that starts guided must not scroll the
+        // course page it sits in on load); the page's own `guided=` link does scroll to its step.
+        const card = this.el.getBoundingClientRect()
+        const below = this.el.classList.contains('docked')
+          ? target.getBoundingClientRect().top - card.top + GAP
+          : card.height + STICKY_TOP + GAP
+        root.style.setProperty('--ap-tour-offset', `${Math.round(Math.min(below, innerHeight - 160))}px`)
+        scrollToStep(target, first)
+      })
+    this.lastStep = n
+  }
+
+  /** Docks the card right above `target` and its questions right below it, or (null) puts both back home. */
+  private dock(target: HTMLElement | null): void {
+    const docked = this.el.classList.contains('docked')
+    if (!target) {
+      if (!docked || !this.home) return
+      this.el.classList.remove('docked')
+      this.quiz.el.classList.remove('docked')
+      this.home.after(this.el)
+      this.el.append(this.quiz.el)
+      return
+    }
+    if (!this.home) {
+      this.home = document.createComment('guided')
+      this.el.before(this.home)
+    }
+    this.el.classList.add('docked')
+    this.quiz.el.classList.add('docked')
+    if (target.previousElementSibling !== this.el) target.before(this.el)
+    if (target.nextElementSibling !== this.quiz.el) target.after(this.quiz.el)
   }
 }
