@@ -31,3 +31,11 @@ export function productShape(a: number[], b: number[], out: number[]): string {
 export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e)
 }
+
+/**
+ * A head's or a layer's number as every tab shows it: counted from 1 (head 1 is index 0). Code, files, data-*
+ * attributes and URL parameters keep the 0-based index; only visible labels go through this.
+ */
+export function oneBased(index: number): number {
+  return index + 1
+}

@@ -27,7 +27,7 @@ describe('PNG caption', () => {
     const [a, b] = settingsCaption(s, translator('zh'))
     expect(a).toBe('编码器句子（→ K、V）: “我 爱 中国” · 解码器句子（→ Q）: “I love China” · 分词器: word-sorted')
     expect(b).toBe(
-      'd_model 16, d_q 24, d_k 24, d_v 28 · 随机种子 123 · scaled-dot, ÷√d_k off, 掩码 none, T = 1 · 头数 2 (头 1) · 1 个单元格已修改',
+      'd_model 16, d_q 24, d_k 24, d_v 28 · 随机种子 123 · scaled-dot, ÷√d_k off, 掩码 none, T = 1 · 头数 2 (头 2) · 1 个单元格已修改',
     )
   })
 })

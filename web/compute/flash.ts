@@ -142,6 +142,17 @@ export function flashModel(engine: Engine, input: FlashInput, br: number, bc: nu
   }
 }
 
+/** The head size the view's n = 4096 figure assumes (d = d_v = 64: the kernel's full block of keys). */
+export const KERNEL_FIGURE_D = 64
+
+/**
+ * Floats the fused kernel holds at once for head size d (= d_v): one tile of its br query rows × its keys per
+ * block (bc for d ≤ 64, bc / 2 above, as src/kernels/kernels.h says) plus m, l and O of br rows.
+ */
+export function kernelTileFloats(br: number, bc: number, d: number): number {
+  return br * (d > 64 ? bc / 2 : bc) + br * (d + 2)
+}
+
 /** Floats held at once: plain attention's n×nk matrix against the tiles' br×bc block plus m, l and O of br rows. */
 export function flashMemory(n: number, nk: number, dv: number, br: number, bc: number) {
   return { plain: n * nk, flash: br * bc + br * (dv + 2) }

@@ -59,16 +59,17 @@ export function kvCacheBytes(
 }
 
 /** Step t (t tokens so far, 1-based) of a one-layer, one-head decoder: with the cache, one new q, k, v row and one
- * query against t cached rows; without, all t rows of q, k, v and every causal row's attention again. */
+ * query against t cached rows; without, the same query row after recomputing all t rows of K and V (what this one
+ * layer needs; a decoder of several layers without a cache re-runs the whole prefix, kvLead says so). */
 export function kvStepCost(t: number, d: { dModel: number; dq: number; dk: number; dv: number }) {
   const proj = d.dModel * (d.dq + d.dk + d.dv)
   const rowAttn = (rows: number) => rows * (d.dk + d.dv) // scores over `rows` keys, then the weighted sum of V
   const f = 4 // float32
   return {
     withMacs: proj + rowAttn(t),
-    withoutMacs: t * proj + ((t * (t + 1)) / 2) * (d.dk + d.dv),
-    // with: read the t cached rows of K and V, write the new one; without: write all t rows, read them per row
+    withoutMacs: d.dModel * d.dq + t * d.dModel * (d.dk + d.dv) + rowAttn(t),
+    // with: read the t cached rows of K and V, write the new one; without: write all t rows, read them once
     withBytes: (t + 1) * (d.dk + d.dv) * f,
-    withoutBytes: (t + (t * (t + 1)) / 2) * (d.dk + d.dv) * f,
+    withoutBytes: 2 * t * (d.dk + d.dv) * f,
   }
 }

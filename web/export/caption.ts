@@ -4,6 +4,7 @@
 import type { Translate } from '../i18n'
 import type { PlaygroundState } from '../params'
 import { scaleIsOn } from '../compute/options'
+import { oneBased } from '../format'
 
 const quote = (s: string) => `“${s.length > 60 ? s.slice(0, 60) + '…' : s}”`
 
@@ -17,7 +18,7 @@ export function settingsCaption(s: PlaygroundState, t: Translate): string[] {
     `${t('seed')} ${s.seed}`,
     `${s.score}, ÷√d_k ${scaleIsOn(s) ? 'on' : 'off'}, ${t('mask')} ${s.mask}, T = ${s.temperature}`,
   ]
-  if (s.heads > 1) model.push(`${t('heads')} ${s.heads} (${t('headN')} ${s.head})`)
+  if (s.heads > 1) model.push(`${t('heads')} ${s.heads} (${t('headN')} ${oneBased(s.head)})`)
   if (s.edits.length) model.push(`${s.edits.length} ${t('editsCount')}`)
   return [`${sentence} · ${t('tokenizer')}: ${s.tokenizer}`, model.join(' · ')]
 }

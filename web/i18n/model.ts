@@ -21,9 +21,9 @@ const en = {
     'A sample to start with: a small nn.TransformerEncoder (2 layers, 2 heads, causal mask, learned positions) trained ' +
     "in PyTorch on the Train tab's induction task — random words in which a segment repeats — by " +
     'tests/fixtures/gen_induction_sample.py, its attention exported with python/export_attention.py on a sentence whose ' +
-    'segment "kite lamp sun owl tree fish" appears twice. Look at layer 1: its heads are induction heads — the rows of ' +
+    'segment "kite lamp sun owl tree fish" appears twice. Look at layer 2 (heads and layers are counted from 1, as on every tab): its heads are induction heads — the rows of ' +
     'the second copy light up one column to the right of the first copy (the second "kite" looks at the first "lamp"), ' +
-    'so the model can predict the rest of the segment. Layer 0, head 1 makes that possible: each word of the second ' +
+    'so the model can predict the rest of the segment. Layer 1, head 2 makes that possible: each word of the second ' +
     'copy looks back at its earlier copy (a duplicate-token head) and passes on where it was. Open your own file above.',
   modelLayers: 'layers',
   modelHeads: 'heads',
@@ -70,8 +70,8 @@ const zh: Messages<ModelKey> = {
     '先看一个示例：一个小型 nn.TransformerEncoder（2 层、每层 2 个头、因果掩码、可学习的位置编码），' +
     '由 tests/fixtures/gen_induction_sample.py 在 PyTorch 中用“训练”页的归纳任务（随机词中有一段重复出现）训练，' +
     '再用 python/export_attention.py 导出它在一个句子上的注意力，句中片段 “kite lamp sun owl tree fish” 出现两次。' +
-    '请看第 1 层：它的头是归纳头——第二份副本的各行在第一份副本右边一列处变亮（第二个 “kite” 看向第一个 “lamp”），' +
-    '于是模型能预测片段的其余部分。让这一点成为可能的是第 0 层的头 1：第二份副本的每个词回看它的上一次出现（重复词头），' +
+    '请看第 2 层（头和层都从 1 开始数，各页相同）：它的头是归纳头——第二份副本的各行在第一份副本右边一列处变亮（第二个 “kite” 看向第一个 “lamp”），' +
+    '于是模型能预测片段的其余部分。让这一点成为可能的是第 1 层的头 2：第二份副本的每个词回看它的上一次出现（重复词头），' +
     '并把那个位置传下去。也可以在上方打开你自己的文件。',
   modelLayers: '层',
   modelHeads: '个头',

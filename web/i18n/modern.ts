@@ -10,7 +10,7 @@ const en = {
   // flash
   flashTitle: 'FlashAttention: attention tile by tile',
   flashLead:
-    'The fused kernel never builds the n×n matrix of scores. It takes a block of query rows and a block of keys at a time (a tile), and keeps for each row only a running maximum m, a running sum l of exp(s − m) and an unnormalised output O. When a new tile raises a row’s maximum, the row’s old l and O are multiplied by exp(m_old − m_new) first. At the end O / l is exactly softmax · V.',
+    'The fused kernel never builds the n×n matrix of scores. It takes a block of query rows and a block of keys at a time (a tile), and keeps for each row only a running maximum m, a running sum l of exp(s − m) and an unnormalised output O. When a new tile raises a row’s maximum, the row’s old l and O are multiplied by exp(m_old − m_new) first. At the end O / l is exactly softmax · V. It does the same multiply-adds as plain attention (more in the backward pass, which computes the scores again); on a GPU it is faster because the n×n matrix is never written to or read back from slow memory (HBM): each tile lives in fast on-chip memory (Dao et al., 2022).',
   flashInputPage: 'Input: Q, K, V of the page’s first {n} tokens (head 1{dv}).',
   flashInputRandom: 'Input: a small random example (the page’s rule has dq ≠ dk or cross attention).',
   flashBlockRows: 'query rows per block',
@@ -29,16 +29,16 @@ const en = {
   flashFactor: 'exp(m_old − m_new)',
   flashORow: 'O (not yet ÷ l)',
   flashMemory:
-    'Memory at once: plain attention keeps the {n}×{nk} = {plain} scores; the tiles keep one {br}×{bc} tile plus m, l and O of {br} rows = {flash} floats. At n = 4096 with the kernel’s blocks: 16,777,216 against {kernelFloats}.',
+    'Memory at once: plain attention keeps the {n}×{nk} = {plain} scores; the tiles keep one {br}×{bc} tile plus m, l and O of {br} rows = {flash} floats. At n = 4096 with the kernel’s blocks and d_v = {kdv}: 16,777,216 against {kernelFloats}.',
   flashDone: 'Done: O / l equals plain attention. Largest difference from attention(): {diff}.',
   flashNotDone: 'At the end O / l is compared with plain attention.',
   flashKernel:
-    'The real kernel in this page’s engine runs blocks of {br} query rows × {bc} keys ({half} keys when d > 64), so a tile’s keys stay in the processor’s cache; it also skips tiles wholly outside a causal or sliding-window mask. The numbers here come from the same C++ loops with small blocks, recording after each tile.',
+    'The real kernel in this page’s engine runs blocks of {br} query rows × {bc} keys ({half} keys when d > 64), so a tile’s keys stay in the processor’s cache; it also skips tiles wholly outside a causal or sliding-window mask, which saves work only under such a mask. The numbers here come from the same C++ loops with small blocks, recording after each tile.',
   flashFirstTile: 'first tile of the row: nothing to rescale',
   // heads
   headsTitle: 'Multi-head, grouped-query and multi-query attention',
   headsLead:
-    'Every query head has its own W_q. In multi-head attention (MHA) each head also has its own K and V; in grouped-query attention (GQA: LLaMA-3, Mistral, Qwen) a group of query heads shares one K/V head; in multi-query attention (MQA) all share one. Fewer K/V heads means a smaller KV cache, with little loss in quality.',
+    'Every query head has its own W_q. In multi-head attention (MHA) each head also has its own K and V; in grouped-query attention (GQA: LLaMA-3, Mistral-7B, Qwen2) a group of query heads shares one K/V head; in multi-query attention (MQA) all share one. Fewer K/V heads means a smaller KV cache; Ainslie et al. (2023) report quality close to multi-head attention.',
   headsSentence: 'On the page’s sentence: {n} tokens, E = {E}, {H} query heads of {hd} dims.',
   headsArrangement: 'arrangement',
   headsKV: 'K/V heads',
@@ -47,7 +47,7 @@ const en = {
   headsWeightsOf: 'head {h}',
   headsWindowTitle: 'Sliding window with sinks',
   headsWindowLead:
-    'Mistral and Gemma limit each query to the last W keys (a sliding window): query i sees keys i − W < j ≤ i. StreamingLLM keeps the first few tokens (sinks) as well, because heads park weight there. Tokens that slide out are not seen by this layer any more; their information reaches later positions only through earlier layers (each layer’s window stacks, so L layers reach back about L·W tokens).',
+    'A sliding window limits each query to the last W keys: query i sees keys i − W < j ≤ i. Mistral-7B v0.1 does so in every layer (W = 4,096); Gemma 2 and 3 interleave such local layers with global ones (Gemma 1 attends over everything). StreamingLLM keeps the first few tokens (sinks) as well, because heads park weight there. Tokens that slide out are not seen by this layer any more; their information reaches later positions only through earlier layers (each layer’s window stacks, so L windowed layers reach back up to about L·W tokens; with global layers in between, as in Gemma 2 and 3, some layers see everything).',
   headsWindow: 'window W',
   headsSinks: 'sinks',
   headsOutside: 'Row {i} ({tok}): outside the window, not attended: {list}.',
@@ -85,7 +85,7 @@ const en = {
   // kv cache
   kvTitle: 'KV cache: decoding without recomputing',
   kvLead:
-    'When a decoder writes token t, its new query needs the keys and values of every earlier token. They do not change (causal attention: earlier tokens never see later ones), so they are kept: the KV cache. Step t computes one new q, k and v row and appends k and v; without the cache it would recompute all t rows of K and V.',
+    'When a decoder writes token t, its new query needs the keys and values of every earlier token. They do not change (causal attention: earlier tokens never see later ones), so they are kept: the KV cache. Step t computes one new q, k and v row and appends k and v; without the cache this layer would recompute all t rows of K and V before the same one row of attention (the counts below). A decoder of several layers without a cache does more: each layer’s K and V come from the layer below’s outputs for every earlier row, so it runs the whole prefix again, every row’s attention in every layer.',
   kvStep: 'Step {t}: the cache holds {t} K rows and {t} V rows.',
   kvCounters: 'This step',
   kvWith: 'with the cache',
@@ -104,7 +104,7 @@ const en = {
   kvNoWindow: '{size} without the window',
   kvAsMha: 'as multi-head: {size}',
   kvTableNote:
-    'From the models’ published configurations: each model’s name links to its config.json on Hugging Face (layers, query heads, K/V heads, hidden size ÷ heads, context length, Mistral’s sliding_window). GQA: LLaMA-3-8B keeps 8 K/V heads for 32 query heads, a quarter of the cache multi-head attention would need. Mistral’s sliding window of 4,096 tokens caps its cache at 4,096 tokens however long the text (a rolling buffer).',
+    'From the models’ published configurations: each model’s name links to its config.json on Hugging Face (layers, query heads, K/V heads, hidden size ÷ heads, context length, Mistral’s sliding_window). GQA: LLaMA-3-8B keeps 8 K/V heads for 32 query heads, a quarter of the cache multi-head attention would need. Mistral-7B v0.1’s sliding window of 4,096 tokens (later Mistral versions have none) caps its cache at 4,096 tokens however long the text (a rolling buffer).',
   kvWindowCap: '{model}: capped at the window of {w} tokens',
   // quiz (web/views/modern-quiz.ts)
   quizFlashRescalePrompt:
@@ -121,15 +121,15 @@ const en = {
   quizFlashMemoryWrong2: 'n × d',
   quizFlashMemoryWrong3: 'Nothing: scores are never computed',
   quizFlashMemoryExplain:
-    'Each tile’s scores are turned into m, l and O and thrown away; only a tile (36 × 128 in this engine) exists at a time, so memory grows with n·d (Q, K, V, O), not n².',
+    'Each tile’s scores are turned into m, l and O and thrown away; only a tile exists at a time (in this engine 36 query rows × 128 keys, or × 64 keys when d > 64), so memory grows with n·d (Q, K, V, O), not n².',
   quizHeadsGroupPrompt:
-    'With 32 query heads and 8 K/V heads (grouped-query attention), which K/V head does query head 13 read?',
-  quizHeadsGroupRight: 'K/V head 3',
+    'With 32 query heads and 8 K/V heads (grouped-query attention), which K/V head does query head 13 read? (Heads counted from 1, as on every tab: query heads 1–32, K/V heads 1–8.)',
+  quizHeadsGroupRight: 'K/V head 4',
   quizHeadsGroupWrong1: 'K/V head 13',
-  quizHeadsGroupWrong2: 'K/V head 5',
+  quizHeadsGroupWrong2: 'K/V head 3',
   quizHeadsGroupWrong3: 'All 8 of them',
   quizHeadsGroupExplain:
-    'Query head h reads K/V head ⌊h · 8 / 32⌋ = ⌊13 / 4⌋ = 3 (Hugging Face’s repeat_kv: heads 12–15 share it).',
+    'Each K/V head serves 32 / 8 = 4 query heads in a row: heads 1–4 read K/V head 1, …, heads 13–16 K/V head 4 (⌈13 / 4⌉ = 4). In code, counting from 0, it is index 12 → ⌊12 · 8 / 32⌋ = 3, as Hugging Face’s repeat_kv does; "K/V head 3" is that index read as a number counted from 1.',
   quizHeadsWindowPrompt: 'A sliding window of W = 3 with 1 sink: which keys does query 6 see?',
   quizHeadsWindowRight: 'Keys 0, 4, 5 and 6',
   quizHeadsWindowWrong1: 'Keys 3 to 6',
@@ -158,7 +158,7 @@ const zh: Messages<ModernKey> = {
   beyond: '课程之外：课程讲到一次注意力计算为止；这里是今天的模型实际怎样运行它。',
   flashTitle: 'FlashAttention：按瓦片逐个计算注意力',
   flashLead:
-    '融合内核从不构造 n×n 的分数矩阵。它每次取一块查询行和一块键（合起来是一个“瓦片”，tile），每一行只保留一个运行中的最大值 m、exp(s − m) 的运行和 l，以及尚未归一化的输出 O。新的瓦片让某行的最大值变大时，先把这一行旧的 l 和 O 乘以 exp(m_old − m_new)。最后 O / l 正好等于 softmax · V。',
+    '融合内核从不构造 n×n 的分数矩阵。它每次取一块查询行和一块键（合起来是一个“瓦片”，tile），每一行只保留一个运行中的最大值 m、exp(s − m) 的运行和 l，以及尚未归一化的输出 O。新的瓦片让某行的最大值变大时，先把这一行旧的 l 和 O 乘以 exp(m_old − m_new)。最后 O / l 正好等于 softmax · V。它的乘加次数与标准、不分块的注意力相同（反向传播还要更多，因为要重新计算分数）；它在 GPU 上更快，是因为 n×n 的矩阵从不写入、也不从慢速显存（HBM）读回：每个瓦片都留在片上的快速存储里（Dao 等，2022）。',
   flashInputPage: '输入：页面前 {n} 个词元的 Q、K、V（第 1 个头{dv}）。',
   flashInputRandom: '输入：一个小的随机例子（页面的计算规则 dq ≠ dk，或是交叉注意力）。',
   flashBlockRows: '每块的查询行数',
@@ -177,15 +177,15 @@ const zh: Messages<ModernKey> = {
   flashFactor: 'exp(m_old − m_new)',
   flashORow: 'O（还没 ÷ l）',
   flashMemory:
-    '同一时刻占用的内存：标准、不分块的注意力保存 {n}×{nk} = {plain} 个分数；分块计算只保存一个 {br}×{bc} 的瓦片，加上 {br} 行的 m、l 和 O，共 {flash} 个数。n = 4096 时按内核的块大小：16,777,216 对 {kernelFloats}。',
+    '同一时刻占用的内存：标准、不分块的注意力保存 {n}×{nk} = {plain} 个分数；分块计算只保存一个 {br}×{bc} 的瓦片，加上 {br} 行的 m、l 和 O，共 {flash} 个数。n = 4096、d_v = {kdv} 时按内核的块大小：16,777,216 对 {kernelFloats}。',
   flashDone: '完成：O / l 等于标准、不分块的注意力。与 attention() 的最大差：{diff}。',
   flashNotDone: '最后会把 O / l 与标准、不分块的注意力比较。',
   flashKernel:
-    '本页引擎里真正的内核每块取 {br} 个查询行 × {bc} 个键（d > 64 时为 {half} 个键），让一个瓦片的键留在处理器缓存里；整个瓦片落在因果或滑动窗口掩码之外时直接跳过。这里的数字来自同一段 C++ 循环，只是块更小，并在每个瓦片之后记录状态。',
+    '本页引擎里真正的内核每块取 {br} 个查询行 × {bc} 个键（d > 64 时为 {half} 个键），让一个瓦片的键留在处理器缓存里；整个瓦片落在因果或滑动窗口掩码之外时直接跳过，只有在这样的掩码下才省下计算。这里的数字来自同一段 C++ 循环，只是块更小，并在每个瓦片之后记录状态。',
   flashFirstTile: '这一行的第一个瓦片：没有需要重新缩放的',
   headsTitle: '多头、分组查询与多查询注意力',
   headsLead:
-    '每个查询头都有自己的 W_q。多头注意力（MHA）里每个头也有自己的 K 和 V；分组查询注意力（GQA：LLaMA-3、Mistral、Qwen）里一组查询头共用一个 K/V 头；多查询注意力（MQA）里所有头共用一个。K/V 头越少，KV 缓存越小，质量损失很小。',
+    '每个查询头都有自己的 W_q。多头注意力（MHA）里每个头也有自己的 K 和 V；分组查询注意力（GQA：LLaMA-3、Mistral-7B、Qwen2）里一组查询头共用一个 K/V 头；多查询注意力（MQA）里所有头共用一个。K/V 头越少，KV 缓存越小；Ainslie 等（2023）报告质量接近多头注意力。',
   headsSentence: '用页面的句子：{n} 个词元，E = {E}，{H} 个查询头，每头 {hd} 维。',
   headsArrangement: '结构',
   headsKV: 'K/V 头数',
@@ -194,7 +194,7 @@ const zh: Messages<ModernKey> = {
   headsWeightsOf: '头 {h}',
   headsWindowTitle: '带汇聚词的滑动窗口',
   headsWindowLead:
-    'Mistral 和 Gemma 让每个查询只看最近的 W 个键（滑动窗口）：查询 i 看键 i − W < j ≤ i。StreamingLLM 还保留开头几个词元（汇聚词，sinks），因为注意力头会把权重停放在那里。滑出窗口的词元这一层不再看到；它们的信息只能经由更早的层传到后面（每层的窗口叠加，L 层大约能回看 L·W 个词元）。',
+    '滑动窗口让每个查询只看最近的 W 个键：查询 i 看键 i − W < j ≤ i。Mistral-7B v0.1 每一层都这样做（W = 4,096）；Gemma 2 和 3 把这样的局部层与全局层交替排列（Gemma 1 每层都看全部）。StreamingLLM 还保留开头几个词元（汇聚词，sinks），因为注意力头会把权重停放在那里。滑出窗口的词元这一层不再看到；它们的信息只能经由更早的层传到后面（每层的窗口叠加，L 个加窗口的层最多大约能回看 L·W 个词元；像 Gemma 2、3 那样中间夹着全局层时，有些层能看到全部）。',
   headsWindow: '窗口 W',
   headsSinks: '汇聚词',
   headsOutside: '第 {i} 行（{tok}）：在窗口之外、不再关注：{list}。',
@@ -229,7 +229,7 @@ const zh: Messages<ModernKey> = {
   sinksPos0: '位置 0 上：没有汇聚项时 {a}，有汇聚项时 {b}；汇聚项分走 {c}',
   kvTitle: 'KV 缓存：解码时不必重算',
   kvLead:
-    '解码器写第 t 个词元时，新的查询需要之前每个词元的键和值。它们不会变（因果注意力：前面的词元看不到后面的词元），所以把它们存起来：这就是 KV 缓存。第 t 步只计算一行新的 q、k、v，并把 k 和 v 追加进去；没有缓存就要重算全部 t 行 K 和 V。',
+    '解码器写第 t 个词元时，新的查询需要之前每个词元的键和值。它们不会变（因果注意力：前面的词元看不到后面的词元），所以把它们存起来：这就是 KV 缓存。第 t 步只计算一行新的 q、k、v，并把 k 和 v 追加进去；没有缓存，这一层就要先重算全部 t 行 K 和 V，再算同样的那一行注意力（下面的计数）。多层的解码器没有缓存时要做得更多：每层的 K、V 来自下一层对之前每一行的输出，所以要把整个前缀重新跑一遍，每一层的每一行注意力都要重算。',
   kvStep: '第 {t} 步：缓存里有 {t} 行 K 和 {t} 行 V。',
   kvCounters: '这一步',
   kvWith: '有缓存',
@@ -248,7 +248,7 @@ const zh: Messages<ModernKey> = {
   kvNoWindow: '不用窗口则 {size}',
   kvAsMha: '若用多头：{size}',
   kvTableNote:
-    '数据来自各模型公开的配置：模型名链接到它在 Hugging Face 上的 config.json（层数、查询头数、K/V 头数、隐藏维度 ÷ 头数、上下文长度、Mistral 的 sliding_window）。GQA：LLaMA-3-8B 对 32 个查询头只保留 8 个 K/V 头，缓存是多头注意力的四分之一。Mistral 的 4,096 词元滑动窗口让缓存无论文本多长都不超过 4,096 个词元（滚动缓冲区）。',
+    '数据来自各模型公开的配置：模型名链接到它在 Hugging Face 上的 config.json（层数、查询头数、K/V 头数、隐藏维度 ÷ 头数、上下文长度、Mistral 的 sliding_window）。GQA：LLaMA-3-8B 对 32 个查询头只保留 8 个 K/V 头，缓存是多头注意力的四分之一。Mistral-7B v0.1 的 4,096 词元滑动窗口（Mistral 之后的版本没有窗口）让缓存无论文本多长都不超过 4,096 个词元（滚动缓冲区）。',
   kvWindowCap: '{model}：以 {w} 个词元的窗口为上限',
   quizFlashRescalePrompt: '新的瓦片让第 i 行的运行最大值从 m_old 变成 m_new。这一行的 O 和 l 先怎么处理？',
   quizFlashRescaleRight: '都乘以 exp(m_old − m_new)',
@@ -263,14 +263,15 @@ const zh: Messages<ModernKey> = {
   quizFlashMemoryWrong2: 'n × d',
   quizFlashMemoryWrong3: '不占：分数从不计算',
   quizFlashMemoryExplain:
-    '每个瓦片的分数变成 m、l、O 后就丢掉；任何时刻只有一个瓦片（本引擎是 36 × 128），所以内存随 n·d（Q、K、V、O）增长，而不是 n²。',
-  quizHeadsGroupPrompt: '32 个查询头、8 个 K/V 头（分组查询注意力）时，查询头 13 读哪个 K/V 头？',
-  quizHeadsGroupRight: 'K/V 头 3',
+    '每个瓦片的分数变成 m、l、O 后就丢掉；任何时刻只有一个瓦片（本引擎是 36 个查询行 × 128 个键，d > 64 时 × 64 个键），所以内存随 n·d（Q、K、V、O）增长，而不是 n²。',
+  quizHeadsGroupPrompt:
+    '32 个查询头、8 个 K/V 头（分组查询注意力）时，查询头 13 读哪个 K/V 头？（头从 1 开始数，各页相同：查询头 1–32，K/V 头 1–8。）',
+  quizHeadsGroupRight: 'K/V 头 4',
   quizHeadsGroupWrong1: 'K/V 头 13',
-  quizHeadsGroupWrong2: 'K/V 头 5',
+  quizHeadsGroupWrong2: 'K/V 头 3',
   quizHeadsGroupWrong3: '全部 8 个',
   quizHeadsGroupExplain:
-    '查询头 h 读 K/V 头 ⌊h · 8 / 32⌋ = ⌊13 / 4⌋ = 3（Hugging Face 的 repeat_kv：头 12–15 共用它）。',
+    '每个 K/V 头依次服务 32 / 8 = 4 个查询头：头 1–4 读 K/V 头 1，……，头 13–16 读 K/V 头 4（⌈13 / 4⌉ = 4）。代码里从 0 开始数，是下标 12 → ⌊12 · 8 / 32⌋ = 3，与 Hugging Face 的 repeat_kv 相同；“K/V 头 3”是把这个下标当成从 1 数的编号。',
   quizHeadsWindowPrompt: '窗口 W = 3、1 个汇聚词时，查询 6 能看到哪些键？',
   quizHeadsWindowRight: '键 0、4、5、6',
   quizHeadsWindowWrong1: '键 3 到 6',

@@ -71,7 +71,7 @@ const en = {
     'q·k adds d_k terms of variance 1, so its variance is d_k; ÷√d_k brings it to 1 (see the charts). Rows summing to 1 is softmax’s work; hiding tokens is the mask’s.',
   quizTrainPrompt: 'What does training change?',
   quizTrainRight:
-    'the parameters: the matrices W_q, W_k, W_v and the embeddings (attention weights are computed from them)',
+    'the parameters: the embeddings, W_q, W_k, W_v and the model’s other matrices (in the Train tab also W_o, b_o, a learned position table and an output layer); attention weights are computed from them',
   quizTrainWrong1: 'the attention weights, stored one by one',
   quizTrainWrong2: 'the vocabulary',
   quizTrainWrong3: 'the softmax function',
@@ -151,7 +151,8 @@ const zh: Messages<QuizKey> = {
   quizScaleWhatExplain:
     'q·k 是 d_k 个方差为 1 的项之和，方差为 d_k；除以 √d_k 后回到 1（见图）。每行和为 1 是 softmax 的作用，遮住词元是掩码的作用。',
   quizTrainPrompt: '训练改变的是什么？',
-  quizTrainRight: '参数：W_q、W_k、W_v 这些矩阵（课程中叫“权重矩阵”）和词嵌入；注意力权重由它们算出',
+  quizTrainRight:
+    '参数：词嵌入、W_q、W_k、W_v 这些矩阵（课程中叫“权重矩阵”）和模型的其他矩阵（“训练”页里还有 W_o、b_o、可学习的位置表和输出层）；注意力权重由它们算出',
   quizTrainWrong1: '逐个存储的注意力权重',
   quizTrainWrong2: '词表',
   quizTrainWrong3: 'softmax 函数',

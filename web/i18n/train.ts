@@ -6,7 +6,9 @@ import type { Messages, Table } from './core'
 const en = {
   title: 'Train attention',
   intro:
-    'With random weights attention points anywhere. Here W_q, W_k, W_v and the embeddings learn by backpropagation, ' +
+    'With random weights attention points anywhere. Here every parameter learns by backpropagation (the embeddings, ' +
+    'W_q, W_k, W_v, the output projection W_o and b_o, the position table when it is learned, the scoring rule’s own ' +
+    'matrices and the output layer where the task has one), ' +
     'in your browser: watch "it" learn to look at "animal" when the animal was tired, and at "street" when the street was wide. ' +
     'In the coreference task the loss is on the attention row of "it" itself (−log of its weight on the right noun): the row is trained to be the answer.',
   task: 'Task',
@@ -93,7 +95,8 @@ export type TrainKey = keyof typeof en
 const zh: Messages<TrainKey> = {
   title: '训练注意力',
   intro:
-    '权重随机时，注意力指向哪里都有可能。这里 W_q、W_k、W_v 和词嵌入在浏览器里通过反向传播学习：' +
+    '权重随机时，注意力指向哪里都有可能。这里所有参数（词嵌入、W_q、W_k、W_v、输出投影 W_o 和 b_o、可学习时的位置表、' +
+    '计算规则自己的矩阵，以及任务有输出层时的输出层）都在浏览器里通过反向传播学习：' +
     '看 “it” 如何学会在动物累了时看向 “animal”，在街道太宽时看向 “street”。' +
     '指代任务的损失直接定义在 “it” 这一行注意力权重上（落在正确名词上的权重的 −log）：训练让这一行本身成为答案。',
   task: '任务',

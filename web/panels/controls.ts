@@ -4,6 +4,7 @@
 
 import type { Ctx, Panel } from '../context'
 import { h, setText } from '../dom'
+import { oneBased } from '../format'
 import type { MsgKey } from '../i18n'
 import { PRESETS, PRESET_IDS, matchingPreset, type PresetId } from '../presets'
 import {
@@ -309,12 +310,12 @@ export class ControlsPanel implements Panel {
     this.heads.value = String(state.heads)
     fillSelect(
       this.head,
-      Array.from({ length: state.heads }, (_, i) => [String(i), `${t('headN')} ${i}`]),
+      Array.from({ length: state.heads }, (_, i) => [String(i), `${t('headN')} ${oneBased(i)}`]),
     )
     this.head.value = String(state.head)
     this.head.disabled = state.heads === 1
     this.headsHint.hidden = state.heads === 1
-    setText(this.headsHint, state.heads > 1 ? t('headsNote') : '')
+    setText(this.headsHint, state.heads > 1 ? `${t('headsNote')} ${t('countedFromOne')}` : '')
     this.renderPositions(ctx)
     this.resetEdits.hidden = state.edits.length === 0
     setText(this.resetEdits, `${t('resetEdits')} (${state.edits.length} ${t('editsCount')})`)

@@ -7,7 +7,7 @@ import type { Ctx, Panel } from '../context'
 import { h, setText, tokLabel } from '../dom'
 import type { LongData, RowData } from '../compute/long-rows'
 import { diverging, viridis } from '../palette'
-import { fmt } from '../format'
+import { fmt, oneBased } from '../format'
 
 type Kind = 'weights' | 'scores'
 
@@ -189,7 +189,10 @@ export class LongPanel implements Panel {
     this.canvas.setAttribute('aria-label', `${t('longTitle')}. ${t('longKeys')}`)
     if (this.data) {
       const n = this.data.n
-      setText(this.shape, `${state.heads > 1 ? `${t('headN')} ${this.head}: ` : ''}(${n},${n}) · ${t('longOnDemand')}`)
+      setText(
+        this.shape,
+        `${state.heads > 1 ? `${t('headN')} ${oneBased(this.head)}: ` : ''}(${n},${n}) · ${t('longOnDemand')}`,
+      )
     }
   }
 

@@ -4,7 +4,7 @@ import type { Ctx, Panel } from '../context'
 import type { ScoreParamsOut as ScoreParams, Tensor } from 'attention-playground'
 import { h, panelSection } from '../dom'
 import { Heatmap } from '../heatmap'
-import { shapeOf } from '../format'
+import { oneBased, shapeOf } from '../format'
 import { ruleName } from './rule-notes'
 import { RULE_TRAITS } from '../params'
 
@@ -47,7 +47,7 @@ export class ParamsPanel implements Panel {
       const [rows, cols] = tensor.shape.length === 2 ? tensor.shape : [1, tensor.data.length]
       // The additive rule's own matrices are Wa_q, Wa_k (as in the .py export): W_q, W_k name the projections.
       const shown = RULE_TRAITS[state.score].shownAs[n] ?? n
-      entry.label.textContent = `${shown} ${shapeOf(tensor.shape)}${Array.isArray(all) ? ` · ${t('headN')} ${state.head}` : ''}`
+      entry.label.textContent = `${shown} ${shapeOf(tensor.shape)}${Array.isArray(all) ? ` · ${t('headN')} ${oneBased(state.head)}` : ''}`
       entry.map.setLang(t)
       entry.map.setData(
         tensor.data,

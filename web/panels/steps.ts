@@ -9,7 +9,7 @@ import { Heatmap, type Axis, type HeatmapOptions } from '../heatmap'
 import { headMatrix, isPerHeadStep } from '../compute/heads'
 import { toggleCell, withEdit } from '../compute/changes'
 import { renderTex } from '../formula'
-import { productShape, shapeOf } from '../format'
+import { productShape, shapeOf, oneBased } from '../format'
 import type { MsgKey, Translate } from '../i18n'
 import { RULE_TRAITS, type EditableTensor, type PlaygroundState, type Rule } from '../params'
 import { ScaleNote } from './scale-note'
@@ -468,7 +468,7 @@ function stepInput(ctx: Ctx, trace: Trace): StepInput {
   const qTok = trace.tokens.map(tokLabel)
   const kTok = (cross && trace.sourceTokens ? trace.sourceTokens : trace.tokens).map(tokLabel)
   const heads = trace.heads || 1
-  const headNote = heads > 1 ? `${t('perHead')} (${t('headN')} ${state.head}): ` : ''
+  const headNote = heads > 1 ? `${t('perHead')} (${t('headN')} ${oneBased(state.head)}): ` : ''
   return { trace, state, t, cross, qTok, kTok, nq: qTok.length, nk: kTok.length, heads, headNote, ...dimsOf(trace) }
 }
 

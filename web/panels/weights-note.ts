@@ -3,6 +3,7 @@
 
 import type { Ctx, Panel } from '../context'
 import { h, setText } from '../dom'
+import { oneBased } from '../format'
 import { TRAINED, TRAINED_SENTENCE } from '../compute/trained'
 
 export class WeightsNote implements Panel {
@@ -45,7 +46,7 @@ export class WeightsNote implements Panel {
       this.body,
       trained
         ? t('weightsTrained', {
-            layer: layers,
+            layer: oneBased(layers - 1), // the last layer
             layers,
             steps: TRAINED.recipe.steps,
             seed: TRAINED.recipe.seed,

@@ -3,6 +3,7 @@
 // loss curve too), and the watched sequence's attention in every layer and head. No DOM here beyond
 // canvases and text nodes built by the panel; the roles and the phase step are plain functions (tested).
 
+import { oneBased } from '../format'
 import { viridis } from '../palette'
 import type { HeadScores } from 'attention-playground'
 import type { InductionSnapshot } from './protocol'
@@ -69,8 +70,8 @@ export function roleItems(s: HeadScores | null, t: Translate): HTMLLIElement[] {
       if (role) li.dataset.headRole = role
       const f = (x: number) => x.toFixed(2)
       li.textContent = t('headLine', {
-        layer: l + 1,
-        head: h + 1,
+        layer: oneBased(l),
+        head: oneBased(h),
         role: role ? t(ROLE_KEY[role]) : t('roleNone'),
         prev: f(s.previousToken[l][h]),
         ind: f(s.induction[l][h]),
@@ -237,7 +238,7 @@ export class InductionView {
           this.maps.append(fig)
         }
         fig.dataset.head = `${l}.${h}`
-        const label = t('layerMap', { layer: l + 1, head: h + 1 })
+        const label = t('layerMap', { layer: oneBased(l), head: oneBased(h) })
         fig.firstElementChild!.textContent = label
         const c = fig.lastElementChild as HTMLCanvasElement
         c.setAttribute('aria-label', label)

@@ -8,7 +8,15 @@ import { h, labelled, setText, tokLabel } from '../dom'
 import { fmt } from '../format'
 import { engineErrorText } from '../engine-errors'
 import { StepPlayer } from './player'
-import { FLASH_BLOCKS, flashInput, flashMemory, flashModel, type FlashModel } from '../compute/flash'
+import {
+  FLASH_BLOCKS,
+  flashInput,
+  flashMemory,
+  flashModel,
+  KERNEL_FIGURE_D,
+  kernelTileFloats,
+  type FlashModel,
+} from '../compute/flash'
 import { isTouchScreen, Labels, translate, type T } from '../i18n'
 import { MODERN, type ModernKey } from '../i18n/modern'
 
@@ -160,10 +168,20 @@ export class FlashView implements Panel {
     this.rows.replaceChildren(this.rowTable(m, tx))
     const mem = flashMemory(m.n, m.nk, m.dv, m.br, m.bc)
     const kb = m.kernelBlockRows
-    const kernelFloats = (kb * m.kernelBlockCols + kb * (64 + 2)).toLocaleString('en-US')
+    const kdv = KERNEL_FIGURE_D
+    const kernelFloats = kernelTileFloats(kb, m.kernelBlockCols, kdv).toLocaleString('en-US')
     setText(
       this.memory,
-      tx('flashMemory', { n: m.n, nk: m.nk, plain: mem.plain, br: m.br, bc: m.bc, flash: mem.flash, kernelFloats }),
+      tx('flashMemory', {
+        n: m.n,
+        nk: m.nk,
+        plain: mem.plain,
+        br: m.br,
+        bc: m.bc,
+        flash: mem.flash,
+        kernelFloats,
+        kdv,
+      }),
     )
     this.result.dataset.maxDiff = String(m.maxDiff)
     this.result.dataset.done = String(last)

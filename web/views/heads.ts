@@ -5,7 +5,7 @@
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor } from 'attention-playground'
 import { h, labelled, setText, tokLabel } from '../dom'
-import { fmt } from '../format'
+import { fmt, oneBased } from '../format'
 import { engineErrorText } from '../engine-errors'
 import { headsModel, kvHeadOf, windowCell, type Arrangement, type HeadsModel } from '../compute/grouped-heads'
 import { isTouchScreen, Labels, translate, type T } from '../i18n'
@@ -137,7 +137,9 @@ export class HeadsView implements Panel {
       const fig = h(
         'figure',
         { class: 'heads-head', 'data-head': hh, 'data-kv': g },
-        h('figcaption', { text: `${tx('headsWeightsOf', { h: hh })} · ${tx('headsShare', { h: hh, g })}` }),
+        h('figcaption', {
+          text: `${tx('headsWeightsOf', { h: oneBased(hh) })} · ${tx('headsShare', { h: oneBased(hh), g: oneBased(g) })}`,
+        }),
         weightTable(a.weights, hh, toks),
       )
       fig.style.borderColor = GROUP_COLOURS[g % GROUP_COLOURS.length]

@@ -13,7 +13,7 @@ import { LongPanel } from '../panels/long'
 import { LONG_TOKENS, type LongData, type RowData } from '../compute/long-rows'
 import { headOf, recompute, PIPELINE_CELLS, type Recomputed } from '../compute/attention-file'
 import { viridis } from '../palette'
-import { fmt, shapeOf } from '../format'
+import { fmt, shapeOf, oneBased } from '../format'
 import type { Translate } from '../i18n'
 import {
   DownloadLimitError,
@@ -449,12 +449,15 @@ export class ModelView implements Panel {
         lay = f.layers[li]
       b.setAttribute(
         'aria-label',
-        `${t('modelLayer')} ${li} (${lay.kind === 'cross' ? t('modelCross') : t('modelSelf')}) · ${t('headN')} ${hd}`,
+        `${t('modelLayer')} ${oneBased(li)} (${lay.kind === 'cross' ? t('modelCross') : t('modelSelf')}) · ${t('headN')} ${oneBased(hd)}`,
       )
       b.title = lay.headNames[hd]
     }
     const kind = l.kind === 'cross' ? t('modelCross') : t('modelSelf')
-    setText(this.headTitle, `${t('modelLayer')} ${l.index} · ${t('headN')} ${this.head} · ${kind} — ${l.name}`)
+    setText(
+      this.headTitle,
+      `${t('modelLayer')} ${oneBased(l.index)} · ${t('headN')} ${oneBased(this.head)} · ${kind} — ${l.name}`,
+    )
     setText(
       this.headShape,
       `${shapeOf([l.queryTokens.length, l.keyTokens.length])} · ${t('modelQueries')} × ${t('modelKeys')}`,

@@ -5,7 +5,7 @@
 import type { Engine, Tensor } from 'attention-playground'
 import type { Ctx, Panel } from '../context'
 import { h, labelled, lessonSection, setText, svg } from '../dom'
-import { fmt } from '../format'
+import { fmt, oneBased } from '../format'
 import { Heatmap } from '../heatmap'
 import { Texts, type MsgKey, type Translate } from '../i18n'
 import { headMatrix } from '../compute/heads'
@@ -293,14 +293,17 @@ export class PositionsView implements Panel {
     const H = Number(this.alibiHeads.value)
     fillSelect(
       this.alibiHead,
-      Array.from({ length: H }, (_, i) => [String(i), `${t('headN')} ${i + 1}`]),
+      Array.from({ length: H }, (_, i) => [String(i), `${t('headN')} ${oneBased(i)}`]),
     )
     const head = Math.min(Number(this.alibiHead.value) || 0, H - 1)
     const runs = alibiRuns(this.engine, words, seed, H)
     const bias = runs.with.positionBias!
     const slopes = runs.slopes
     this.slopes.dataset.alibiSlopes = slopes.join(',')
-    setText(this.slopes, `${t('posAlibiSlopes')}: ${slopes.map((m, hh) => `m${hh + 1} = ${fmt(m, 4)}`).join(', ')}`)
+    setText(
+      this.slopes,
+      `${t('posAlibiSlopes')}: ${slopes.map((m, hh) => `m${oneBased(hh)} = ${fmt(m, 4)}`).join(', ')}`,
+    )
     const show = (map: Heatmap, tensor: Tensor) => {
       const m = headMatrix(tensor, head)
       map.setData(m.data, m.rows, m.cols, runs.with.tokens, runs.with.tokens)

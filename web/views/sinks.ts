@@ -4,7 +4,7 @@
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor, Trace, Trainer } from 'attention-playground'
 import { h, labelled, setText, tokLabel } from '../dom'
-import { fmt } from '../format'
+import { fmt, oneBased } from '../format'
 import { engineErrorText } from '../engine-errors'
 import { isTouchScreen, Labels, translate, type T } from '../i18n'
 import { MODERN, type ModernKey } from '../i18n/modern'
@@ -144,13 +144,13 @@ export class SinksView implements Panel {
           'data-layer': hd.layer,
           'data-head': hd.head,
           'data-mean': hd.mean,
-          text: tx('sinksHeadTitle', { l: hd.layer, h: hd.head, mean: fmt(hd.mean, 3) }),
+          text: tx('sinksHeadTitle', { l: oneBased(hd.layer), h: oneBased(hd.head), mean: fmt(hd.mean, 3) }),
         }),
       ),
     )
     const vars = {
-      l: m.best.layer,
-      h: m.best.head,
+      l: oneBased(m.best.layer),
+      h: oneBased(m.best.head),
       mean: fmt(m.best.mean, 3),
       uniform: fmt(m.uniform, 3),
       ratio: fmt(m.best.mean / m.uniform, 2),
@@ -170,7 +170,7 @@ export class SinksView implements Panel {
     const { best, uniform, found } = t.sinks
     const vars = {
       n: t.n,
-      h: best.head,
+      h: oneBased(best.head),
       mean: fmt(best.mean, 3),
       uniform: fmt(uniform, 3),
       ratio: fmt(best.mean / uniform, 2),
@@ -181,7 +181,7 @@ export class SinksView implements Panel {
         h('li', {
           'data-head': hd.head,
           'data-mean': hd.mean,
-          text: tx('sinksTabHead', { h: hd.head, mean: fmt(hd.mean, 3) }),
+          text: tx('sinksTabHead', { h: oneBased(hd.head), mean: fmt(hd.mean, 3) }),
         }),
       ),
     )
