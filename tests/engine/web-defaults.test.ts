@@ -6,6 +6,7 @@ import type { Engine, Tensor } from 'attention-playground'
 import { compute } from '../../web/compute/run'
 import * as B from '../../web/compute/backward'
 import { decodeModel, START } from '../../web/compute/decode'
+import { SINK_CHUNK, SINK_STEPS, measureSinks, sampleMeasure, sinkTrainer } from '../../web/compute/sinks'
 import { defaultState, parseParams } from '../../web/state'
 
 let simd: Engine
@@ -92,5 +93,34 @@ describe('decoding (view=decode): the self-attention step feeds the cross query'
       for (let j = 0; j <= t; j++) s += w[j] * m.selfV.data[j * m.dModel + c]
       expect(m.steps[t].selfOutput.data[c]).toBeCloseTo(s, 5)
     }
+  })
+})
+
+describe('sinks (view=sinks) opens on its numbers: no training on open for the default seed', () => {
+  it('the committed measure is what the view would train for the default seed (same engine: the same bits)', () => {
+    const seed = defaultState('en').seed
+    const sample = sampleMeasure(seed)
+    expect(sample, 'a committed measure for the default seed').not.toBeNull()
+    expect(sampleMeasure(seed + 1)).toBeNull()
+    const tr = sinkTrainer(simd, seed)
+    try {
+      while (tr.steps < SINK_STEPS) tr.step(SINK_CHUNK)
+      const m = measureSinks(tr)
+      expect(sample!.heads).toEqual(m.heads)
+      expect(sample!.best).toEqual(m.best)
+      expect(sample!.uniform).toBe(m.uniform)
+      expect(sample!.found).toBe(m.found)
+      expect(sample!.tokens).toEqual(m.tokens)
+      for (const k of ['query', 'key', 'value'] as const) {
+        expect(sample!.qkv[k].shape, k).toEqual(m.qkv[k].shape)
+        expect(Array.from(sample!.qkv[k].data), k).toEqual(Array.from(m.qkv[k].data))
+      }
+      expect(sample!.qkv.scale).toBe(m.qkv.scale)
+    } finally {
+      tr.dispose()
+    }
+    // The best head parks on position 0: at least twice the even spread.
+    expect(sample!.found).toBe(true)
+    expect(sample!.best.mean).toBeGreaterThan(2 * sample!.uniform)
   })
 })

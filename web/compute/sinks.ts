@@ -1,7 +1,10 @@
 // What the sinks view measures, without the DOM: a model of the Train tab (task next-char, causal) trained here, the
-// weight each head puts on position 0, and one head recomputed with a sink logit through ap.attention.
+// weight each head puts on position 0, and one head recomputed with a sink logit through ap.attention. For the page's
+// default seed the measure is committed (sinks-sample.ts, scripts/gen-sinks-sample.mjs): the view opens on it.
 
 import type { Engine, Tensor, TrainTrace, Trainer } from 'attention-playground'
+import { SINKS_SAMPLE } from './sinks-sample'
+import { floats } from './trained'
 
 export const SINK_STEPS = 600
 export const SINK_CHUNK = 50
@@ -28,6 +31,21 @@ export interface SinkMeasure {
 
 export function sinkTrainer(engine: Engine, seed: number): Trainer {
   return engine.createTrainer({ task: 'next-char', seed, heads: SINK_HEADS, layers: SINK_LAYERS, dModel: 32 })
+}
+
+/** The committed measure when `seed` is the one it was trained with (null: train in the view). */
+export function sampleMeasure(seed: number): SinkMeasure | null {
+  const S = SINKS_SAMPLE
+  if (seed !== S.seed) return null
+  const t = (x: { shape: readonly number[]; data: string }): Tensor => ({ data: floats(x.data), shape: [...x.shape] })
+  return {
+    heads: S.heads.map((x) => ({ ...x })),
+    best: { ...S.best },
+    uniform: S.uniform,
+    found: S.found,
+    tokens: [...S.tokens],
+    qkv: { query: t(S.qkv.query), key: t(S.qkv.key), value: t(S.qkv.value), scale: S.qkv.scale },
+  }
 }
 
 function cols(t: Tensor, c0: number, w: number): Tensor {

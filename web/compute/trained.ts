@@ -25,7 +25,8 @@ export const TRAINED_DIMS = Object.freeze({
   positions: 'none',
 } as const)
 
-function floats(b64: string): Float32Array {
+/** base64 of little-endian float32 (the generated files' tensors) as a Float32Array. */
+export function floats(b64: string): Float32Array {
   const bin = atob(b64)
   const bytes = new Uint8Array(bin.length)
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i)

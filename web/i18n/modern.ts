@@ -81,6 +81,8 @@ const en = {
   sinksLogit: 'sink logit s',
   sinksColumnSink: 'sink',
   sinksRowSum: 'row sum',
+  sinksTableLegend:
+    'Each cell: the weight in percent of its row with the sink, in brackets without it (0 under 0.5 %). The sink column: the share the sink takes; row sum: the keys’ share (the two make 100).',
   sinksPos0: 'on position 0: {a} without the sink, {b} with it; the sink takes {c}',
   // kv cache
   kvTitle: 'KV cache: decoding without recomputing',
@@ -226,6 +228,8 @@ const zh: Messages<ModernKey> = {
   sinksLogit: '汇聚 logit s',
   sinksColumnSink: '汇聚',
   sinksRowSum: '行和',
+  sinksTableLegend:
+    '每格：有汇聚项时这个权重占该行的百分比，括号里是没有汇聚项时的（不到 0.5 % 记为 0）。汇聚列：汇聚项分走的份额；行和：各个键的份额（两者相加为 100）。',
   sinksPos0: '位置 0 上：没有汇聚项时 {a}，有汇聚项时 {b}；汇聚项分走 {c}',
   kvTitle: 'KV 缓存：解码时不必重算',
   kvLead:

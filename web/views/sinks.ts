@@ -13,6 +13,7 @@ import {
   SINK_STEPS,
   measureSinks,
   measureTrace,
+  sampleMeasure,
   sinkTrainer,
   withSinkLogit,
   type SinkMeasure,
@@ -20,6 +21,11 @@ import {
 } from '../compute/sinks'
 
 const SHOW = 10
+
+/** A weight as a whole percent of its row (the table's legend says so): 0.378 → "38", 2.96e-7 → "0". */
+function pct(v: number): string {
+  return String(Math.round(v * 100))
+}
 
 export class SinksView implements Panel {
   readonly el: HTMLElement
@@ -65,6 +71,7 @@ export class SinksView implements Panel {
       lb('p', 'sinksLogitLead', 'help'),
       labelled(this.labels.bind, 'sinksLogit', [this.logit, this.logitValue]),
       this.pos0,
+      lb('p', 'sinksTableLegend', 'hint'),
       this.table,
     )
     this.logit.addEventListener('input', () => this.draw())
@@ -86,7 +93,8 @@ export class SinksView implements Panel {
   private start(seed: number): void {
     this.dispose()
     this.seed = seed
-    this.measure = null
+    this.measure = sampleMeasure(seed)
+    if (this.measure) return
     try {
       this.trainer = sinkTrainer(this.engine, seed)
     } catch (e) {
@@ -206,12 +214,12 @@ export class SinksView implements Panel {
         h('th', { scope: 'row', text: toks[i] }),
         ...Array.from({ length: n }, (_, j) => {
           const v = cell(r.weights, i, j)
-          const td = h('td', { text: j > i ? '' : `${fmt(v, 2)} (${fmt(cell(r.plain, i, j), 2)})` })
+          const td = h('td', { text: j > i ? '' : `${pct(v)} (${pct(cell(r.plain, i, j))})` })
           if (j <= i) td.style.background = `rgba(28, 100, 209, ${(0.5 * v).toFixed(3)})`
           return td
         }),
-        h('td', { class: 'sink', 'data-share': r.sinkShare[i], text: fmt(r.sinkShare[i], 3) }),
-        h('td', { 'data-sum': sum, text: fmt(sum, 3) }),
+        h('td', { class: 'sink', 'data-share': r.sinkShare[i], text: pct(r.sinkShare[i]) }),
+        h('td', { 'data-sum': sum, text: pct(sum) }),
       )
     })
     this.table.replaceChildren(
