@@ -2,8 +2,8 @@
 // - the course example says why its rows stay one-hot with ÷√d_k on (the shown largest scaled score is the
 //   engine's), and one click gives d_model = 2, where switching the scale changes the weights (numbers read
 //   from the page's tables, against the engine run in Node);
-// - unspaced Chinese typed into the sentence switches to the character tokenizer, says so, and can be undone;
-//   the lesson card names the tokens the page really uses;
+// - Chinese typed without spaces is split into words by Intl.Segmenter (typed spaces kept), the page says so,
+//   and the lesson card names the tokens the page really uses;
 // - each tour step's "try it" is undone when the learner moves on, and leaving the tour brings back the state
 //   from before it; a `guided=` link scrolls to its step.
 import { describe, expect, it } from 'vitest'
@@ -79,47 +79,66 @@ describe('the course example and ÷√d_k', () => {
   }
 })
 
-describe('unspaced Chinese picks the character tokenizer', () => {
+/** Intl.Segmenter's words in Node: the reference for the page's Chinese words (Chromium's ICU). */
+const icuWords = (s: string) =>
+  [...new Intl.Segmenter('zh', { granularity: 'word' }).segment(s)].map((x) => x.segment).filter((x) => /\S/.test(x))
+
+describe('Chinese typed without spaces is split into words', () => {
   for (const { device, lang } of CASES) {
-    it(`switches, says so, can be undone, and the lesson card is true (${device}, ${lang})`, async () => {
+    it(`by the word segmenter, keeping typed spaces, says so, and the lesson card is true (${device}, ${lang})`, async () => {
       const { page, errors } = await pages.open(env.site.url + `?lang=${lang}`, onDevice(device))
       const text = page.locator('[data-panel="controls"] textarea[name="text"]')
       const note = page.locator('[data-note="tokenizer"]')
       await text.fill('我 爱 中国')
       await settled(page)
       expect((await state(page)).tokenizer).toBe('word-sorted')
+      expect(await tokens(page)).toEqual(['我', '爱', '中国'])
       await expect(note.isVisible()).resolves.toBe(false)
 
+      // The lesson's 我/爱/中国, by the word tokenizer the learner chose (no switch to characters).
       await text.fill('我爱中国')
       await settled(page)
-      expect((await state(page)).tokenizer).toBe('char')
-      expect(await tokens(page)).toEqual(['我', '爱', '中', '国'])
-      await expect(note.textContent()).resolves.toContain(MESSAGES[lang].tokAutoChar)
+      expect((await state(page)).tokenizer).toBe('word-sorted')
+      expect(await tokens(page)).toEqual(['我', '爱', '中国'])
+      expect(icuWords('我爱中国')).toEqual(['我', '爱', '中国'])
+      await expect(note.isVisible()).resolves.toBe(true)
+      await expect(note.textContent()).resolves.toBe(MESSAGES[lang].tokSegmented)
       const own = page.locator('[data-panel="lessonExample"] [data-own-run]')
-      await expect(own.textContent()).resolves.toContain('我 / 爱 / 中 / 国')
-      await expect(own.textContent()).resolves.toContain('4')
+      await expect(own.textContent()).resolves.toContain('我 / 爱 / 中国')
+      await expect(own.textContent()).resolves.toContain('3')
+      // The same numbers as the hand-spaced sentence.
+      const r = (await nodeEngine()).run({ text: '我 爱 中国' })
+      const shown = await readPanel(page, 'weights')
+      shown.values.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(r.weights.data[i * 3 + j], 3)))
 
-      await press(page, 'button[name="tokUndo"]')
-      expect((await state(page)).tokenizer).toBe('word-sorted')
-      expect(await tokens(page)).toEqual(['我爱中国'])
-      await expect(note.isVisible()).resolves.toBe(false)
-      await expect(own.textContent()).resolves.toContain('1')
-      // Undone: typing on does not switch again until the text is something else.
-      await text.fill('我爱中国。')
+      // Typed spaces stay word boundaries: four words, none split into characters.
+      await text.fill('我 爱 北京 天安门')
       await settled(page)
-      expect((await state(page)).tokenizer).toBe('word-sorted')
-      await text.fill('私は猫です')
-      await settled(page)
-      expect((await state(page)).tokenizer).toBe('word-sorted')
+      expect(await tokens(page)).toEqual(['我', '爱', '北京', '天安门'])
+      for (const s of ['我爱北京天安门', '私は猫です']) {
+        await text.fill(s)
+        await settled(page)
+        expect(await tokens(page), s).toEqual(icuWords(s))
+      }
       await text.fill('a cat')
       await settled(page)
-      await text.fill('私は猫です')
+      await expect(note.isVisible()).resolves.toBe(false)
+      // The character tokenizer still splits by character.
+      await page.evaluate(() =>
+        (window as unknown as PageWindow).__apPlayground.setState({ tokenizer: 'char', text: '我爱中国' }),
+      )
       await settled(page)
-      expect((await state(page)).tokenizer).toBe('char')
-      expect(await tokens(page)).toEqual(['私', 'は', '猫', 'で', 'す'])
+      expect(await tokens(page)).toEqual(['我', '爱', '中', '国'])
+      await expect(note.isVisible()).resolves.toBe(false)
       expect(errors).toEqual([])
     })
   }
+
+  it('a link keeps the same words as typing', async () => {
+    const { page, errors } = await pages.open(env.site.url + '?lang=zh&text=我爱北京天安门')
+    expect(await tokens(page)).toEqual(['我', '爱', '北京', '天安门'])
+    expect(errors).toEqual([])
+  })
 })
 
 describe('the guided tour undoes its tries', () => {

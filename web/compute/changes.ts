@@ -92,20 +92,6 @@ export function needsCompute(prev: PlaygroundState | null, s: PlaygroundState): 
   )
 }
 
-/** Han, kana and CJK compatibility ideographs: scripts written without spaces between words. */
-const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/g
-
-/**
- * Chinese or Japanese typed without spaces: the word tokenizers would make one token of it (我爱中国 → one
- * 1×1 matrix). True when the text is one run of two or more such characters, or holds a run of three or more
- * between spaces ("我 爱 中国", words spaced by hand, stays by words).
- */
-export function isUnspacedCjk(text: string): boolean {
-  const pieces = text.trim().split(/\s+/)
-  const counts = pieces.map((p) => (p.match(CJK) ?? []).length)
-  return pieces.length === 1 ? counts[0] >= 2 : counts.some((c) => c >= 3)
-}
-
 /** The fields that define the model's weights: changing one leaves the trained model (its weights no longer fit). */
 const MODEL_FIELDS = ['mode', 'tokenizer', ...SIZE_FIELDS, 'heads', 'score', 'positions'] as const
 

@@ -23,6 +23,7 @@
 
 import type { Engine, Tensor } from 'attention-playground'
 import type { PlaygroundState } from '../params'
+import { engineText } from './segment'
 
 /** One character, so every tokenizer keeps it as one token. */
 export const START = '▶'
@@ -140,8 +141,8 @@ function draw(engine: Engine, s: PlaygroundState): { run: ReturnType<Engine['run
     // the self-attention's W_v, then the cross attention's W_q, W_k, W_v: one draw, cut below
     dv: d + s.dq + s.dq + s.dv,
     seed: s.seed,
-    source: s.source,
-    target: `${START} ${s.target}`,
+    source: engineText(s.source, s.tokenizer),
+    target: `${START} ${engineText(s.target, s.tokenizer)}`,
     score: 'scaled-dot',
     mask: 'none',
     heads: 1,

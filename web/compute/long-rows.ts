@@ -13,6 +13,7 @@ import { applyEdits } from './changes'
 import { headColumns, paramsForHead, setHeadColumns } from './heads'
 import { engineMask, fullyMaskedRows, range } from './masks'
 import { baseRunOptions } from './options'
+import { engineText } from './segment'
 
 /** Above this many tokens the page switches to the long view (a normal run stays well under 16 ms below it). */
 export const LONG_TOKENS = 320
@@ -160,7 +161,7 @@ export function longTokens(engine: Engine, s: PlaygroundState): Tokenized | null
   if (s.mode !== 'self' || s.tokenizer === 'bpe' || RULE_TRAITS[s.score].linear || s.positions !== 'none') return null
   // Fewer characters than LONG_TOKENS cannot make that many tokens: skip the tokenizer.
   if (s.text.length <= LONG_TOKENS) return null
-  const t = engine.tokenize(s.text, s.tokenizer)
+  const t = engine.tokenize(engineText(s.text, s.tokenizer), s.tokenizer)
   const tok: Tokenized = { tokens: t.tokens, ids: t.ids, vocab: t.vocab }
   return tok.tokens.length > LONG_TOKENS ? tok : null
 }

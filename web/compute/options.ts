@@ -3,6 +3,7 @@
 import type { RunOptions } from 'attention-playground'
 import { RULE_TRAITS, type PlaygroundState } from '../params'
 import { engineMask } from './masks'
+import { engineText } from './segment'
 
 /** The scale multiplier for the engine: undefined lets the engine apply the rule's default. */
 export function resolveScale(s: PlaygroundState): number | false | undefined {
@@ -35,10 +36,10 @@ export function baseRunOptions(s: PlaygroundState, nq: number, nk: number): RunO
   const scale = resolveScale(s)
   if (scale !== undefined) o.scale = scale
   if (s.mode === 'cross') {
-    o.source = s.source
-    o.target = s.target
+    o.source = engineText(s.source, s.tokenizer)
+    o.target = engineText(s.target, s.tokenizer)
   } else {
-    o.text = s.text
+    o.text = engineText(s.text, s.tokenizer)
   }
   return o
 }

@@ -5,6 +5,7 @@
 import { POSITION_ENCODINGS, type PositionEncoding } from 'attention-playground/constants'
 import type { Engine, RunOptions, Tensor, Trace } from 'attention-playground'
 import { mulberry32 } from './random'
+import { segmentWords } from './segment'
 
 /** The view's model: small fixed sizes (even per head for RoPE up to 8 heads), the page's seed. */
 export const VIEW_SIZES = { dModel: 16, dq: 16, dk: 16, dv: 16 } as const
@@ -28,7 +29,7 @@ export function viewRunOptions(
 
 /** The page's sentence as words (at least two: the course's sentence otherwise). */
 export function viewWords(text: string): string[] {
-  const w = text.split(/\s+/).filter(Boolean).slice(0, MAX_WORDS)
+  const w = segmentWords(text).split(/\s+/).filter(Boolean).slice(0, MAX_WORDS)
   return w.length >= 2 ? w : FALLBACK
 }
 

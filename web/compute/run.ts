@@ -5,7 +5,8 @@ import type { Engine, RunOptions, Tensor, Trace } from 'attention-playground'
 import type { EditableTensor, PlaygroundState } from '../params'
 import { applyEdits } from './changes'
 import { baseRunOptions } from './options'
-import { trainedLayerInputs } from './trained'
+import { TRAINED_DIMS, trainedLayerInputs } from './trained'
+import { engineText } from './segment'
 import { computeLong, longTokens, type LongData, type Tokenized } from './long-rows'
 
 export interface Computed {
@@ -36,7 +37,7 @@ export function computeAny(engine: Engine, s: PlaygroundState): Computed {
 function runOptions(engine: Engine, s: PlaygroundState, nq: number, nk: number): RunOptions {
   const o = baseRunOptions(s, nq, nk)
   if (s.weights !== 'trained') return o
-  const L = trainedLayerInputs(engine, s.text)
+  const L = trainedLayerInputs(engine, engineText(s.text, TRAINED_DIMS.tokenizer))
   return { ...o, embeddings: L.X, Wq: L.Wq, Wk: L.Wk, Wv: L.Wv }
 }
 

@@ -112,8 +112,8 @@ const en = {
     'd_model = {dModel}: Q and K stay small (largest scaled score {max}), so ÷√d_k visibly changes the weights in ④. Switch it off and on to compare.',
   scaleSwitchOff: 'Switch ÷√d_k off',
   scaleSwitchOn: 'Switch ÷√d_k on',
-  tokAutoChar: 'Chinese or Japanese without spaces: split by character.',
-  tokAutoUndo: 'Keep the word tokenizer',
+  tokSegmented:
+    "Chinese or Japanese: the words are the ones the browser's own word segmenter finds; spaces you type stay word boundaries.",
   helpMasked: 'Masked cells become −∞, so softmax gives them weight 0.',
   helpWeights:
     'Each row is a probability distribution over the keys (it sums to 1): softmax(S, dim=-1) normalises along the last axis, the keys, i.e. each row (the lesson’s dim=1 is the same axis for these 2-D scores).',
@@ -341,8 +341,7 @@ const zh: Messages<PipelineKey> = {
     'd_model = {dModel}：Q 和 K 都很小（缩放后的分数最大为 {max}），除以 √d_k 会明显改变 ④ 中的注意力权重。开关缩放对比一下。',
   scaleSwitchOff: '关闭 ÷√d_k',
   scaleSwitchOn: '打开 ÷√d_k',
-  tokAutoChar: '没有空格的中文或日文：已改为按字切分。',
-  tokAutoUndo: '仍按词切分',
+  tokSegmented: '中文或日文：词由浏览器自带的分词器找出；你输入的空格仍是词的边界。',
   helpMasked: '被遮盖的单元格变成 −∞，softmax 后权重为 0。',
   helpWeights:
     '每一行都是对所有键的概率分布（和为 1）：softmax(S, dim=-1) 沿最后一个轴（键）归一化，也就是按行（对这里的二维分数，课程写的 dim=1 是同一个轴）。',

@@ -21,7 +21,7 @@ import {
   type Tokenizer,
 } from '../params'
 import { scaleIsOn } from '../compute/options'
-import { isUnspacedCjk } from '../compute/changes'
+import { engineText } from '../compute/segment'
 import { RuleNotes } from './rule-notes'
 import { POSITION_KEYS } from '../i18n/positions'
 import type { View } from '../params'
@@ -66,14 +66,8 @@ export class ControlsPanel implements Panel {
   private selfBox: HTMLElement
   private crossBox: HTMLElement
   private tokenizer = h('select', { name: 'tokenizer' })
-  /** Shown after unspaced Chinese / Japanese switched the tokenizer to characters; its button undoes it. */
+  /** Shown when a word tokenizer's Chinese / Japanese words come from the browser's word segmenter. */
   private tokNote = h('p', { class: 'hint tok-auto', 'data-note': 'tokenizer', role: 'status', hidden: true })
-  private tokUndo = h('button', { type: 'button', class: 'btn-small', name: 'tokUndo' })
-  private tokNoteText = h('span')
-  /** The tokenizer before the automatic switch (null: no switch to undo). */
-  private autoFrom: PlaygroundState['tokenizer'] | null = null
-  /** The learner undid the switch: no new switch until the text stops being unspaced CJK. */
-  private declined = false
   private rule = h('select', { name: 'score' })
   private ruleNotes = new RuleNotes()
   private scale = h('input', { type: 'checkbox', name: 'scale' })
@@ -176,15 +170,6 @@ export class ControlsPanel implements Panel {
     this.bind(ctx)
   }
 
-  /** The text just typed: unspaced Chinese / Japanese under a word tokenizer switches to characters (once). */
-  private autoTokenizer(state: PlaygroundState): Partial<PlaygroundState> {
-    const cjk = isUnspacedCjk(this.text.value)
-    if (!cjk) this.declined = false
-    if (!cjk || this.declined || (state.tokenizer !== 'word' && state.tokenizer !== 'word-sorted')) return {}
-    this.autoFrom = state.tokenizer
-    return { tokenizer: 'char' }
-  }
-
   private labelled(key: MsgKey): HTMLElement {
     const s = h('span')
     this.labels.push([s, key])
@@ -199,20 +184,12 @@ export class ControlsPanel implements Panel {
     })
     this.modeSelf.addEventListener('click', () => set({ mode: 'self' }))
     this.modeCross.addEventListener('click', () => set({ mode: 'cross' }))
-    this.tokNote.append(this.tokNoteText, ' ', this.tokUndo)
-    this.text.addEventListener('input', () => set({ text: this.text.value, ...this.autoTokenizer(ctx.state) }))
-    this.tokUndo.addEventListener('click', () => {
-      const back = this.autoFrom
-      this.autoFrom = null
-      this.declined = true
-      if (back) set({ tokenizer: back })
-    })
+    this.text.addEventListener('input', () => set({ text: this.text.value }))
     this.source.addEventListener('input', () => set({ source: this.source.value }))
     this.target.addEventListener('input', () => set({ target: this.target.value }))
-    this.tokenizer.addEventListener('change', () => {
-      this.autoFrom = null
-      set({ tokenizer: this.tokenizer.value as PlaygroundState['tokenizer'] })
-    })
+    this.tokenizer.addEventListener('change', () =>
+      set({ tokenizer: this.tokenizer.value as PlaygroundState['tokenizer'] }),
+    )
     this.rule.addEventListener('change', () =>
       set({ score: this.rule.value as PlaygroundState['score'], scale: 'auto' }),
     )
@@ -270,10 +247,9 @@ export class ControlsPanel implements Panel {
       TOKENIZERS.filter((k) => offered('tokenizer', k, state.tokenizer)).map((k) => [k, t(TOK_KEYS[k])]),
     )
     this.tokenizer.value = state.tokenizer
-    if (state.tokenizer !== 'char' || state.mode !== 'self') this.autoFrom = null
-    this.tokNote.hidden = this.autoFrom === null
-    setText(this.tokNoteText, t('tokAutoChar'))
-    setText(this.tokUndo, t('tokAutoUndo'))
+    const sentences = state.mode === 'self' ? [state.text] : [state.source, state.target]
+    this.tokNote.hidden = sentences.every((x) => engineText(x, state.tokenizer) === x)
+    setText(this.tokNote, t('tokSegmented'))
     fillSelect(
       this.rule,
       RULES.filter((k) => offered('score', k, state.score)).map((k) => [k, t(RULE_KEYS[k])]),
