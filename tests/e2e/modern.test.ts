@@ -91,16 +91,35 @@ describe('view heads', () => {
       expect(await kvOf('mqa')).toEqual([0, 0, 0, 0])
       // heads sharing a K/V head in MQA see the same keys; their weights differ only through their queries
       expect(await page.locator('[data-arrangement="mqa"] .heads-weights').count()).toBe(4)
-      // window 3 with 1 sink over 6 tokens: row 5 has keys 1 and 2 slid out, key 0 kept
-      const out = await page.locator('[data-heads="outside"] li[data-row]').count()
-      expect(out).toBe(2) // rows 4 and 5
-      expect(await page.locator('[data-heads="outside"] li[data-row="5"]').innerText()).toMatch(/two, three/)
+      // the default window 2 with 1 sink over 6 tokens: rows 3, 4, 5 lose keys; row 5 loses 1, 2, 3, keeps key 0
+      const out = () => page.locator('[data-heads="outside"] li[data-row]').count()
+      expect(await out()).toBe(3)
+      expect(await page.locator('[data-heads="outside"] li[data-row="5"]').innerText()).toMatch(/two, three, four/)
       await quizShown(page, 'heads', lang)
-      await page.locator('input[name="headsWindow"]').fill('6')
-      await expect.poll(() => page.locator('[data-heads="outside"] li[data-row]').count()).toBe(0)
+      // window 3 (the old default): rows 4 and 5, row 5 has keys 1 and 2 slid out
+      await page.locator('input[name="headsWindow"]').fill('3')
+      await expect.poll(out).toBe(2)
+      expect(await page.locator('[data-heads="outside"] li[data-row="5"]').innerText()).toMatch(/two, three/)
+      // W + sinks = 5 + 1 ≥ 6: nothing slides out, and the sentence says why
+      await page.locator('input[name="headsWindow"]').fill('5')
+      await expect.poll(out).toBe(0)
+      expect(await page.locator('[data-heads="outside"] li').innerText()).toContain('5 + 1 ≥ n = 6')
       expect(errors).toEqual([])
     })
   }
+})
+
+describe('view heads at its defaults', () => {
+  it('"this is my cat" with W = 2 and 1 sink: the last row\'s "is" slides out, "this" stays as the sink', async () => {
+    const { page, errors } = await openPage('?view=heads&lang=en')
+    const rows = page.locator('[data-heads="outside"] li[data-row]')
+    // before: W = 3, nothing slid out, and the view said "(W ≥ n)" with W = 3 and n = 4
+    expect(await rows.count()).toBe(1)
+    expect(await rows.first().getAttribute('data-row')).toBe('3')
+    expect(await rows.first().innerText()).toBe('Row 3 (cat): outside the window, not attended: is.')
+    expect(await page.locator('[data-heads="outside"]').innerText()).not.toMatch(/W ≥ n/)
+    expect(errors).toEqual([])
+  })
 })
 
 describe('view sinks', () => {

@@ -51,7 +51,8 @@ const en = {
   headsWindow: 'window W',
   headsSinks: 'sinks',
   headsOutside: 'Row {i} ({tok}): outside the window, not attended: {list}.',
-  headsNoneOutside: 'Every row still sees all its earlier keys (W ≥ n).',
+  headsNoneOutside:
+    'Every row still sees all its earlier keys: the window and the sinks cover the sentence (W + sinks = {w} + {k} ≥ n = {n}). A smaller W lets a token slide out.',
   headsLegendSeen: 'in the window',
   headsLegendSink: 'sink (kept)',
   headsLegendOut: 'slid out',
@@ -200,7 +201,8 @@ const zh: Messages<ModernKey> = {
   headsWindow: '窗口 W',
   headsSinks: '汇聚词',
   headsOutside: '第 {i} 行（{tok}）：在窗口之外、不再关注：{list}。',
-  headsNoneOutside: '每一行仍能看到之前所有的键（W ≥ n）。',
+  headsNoneOutside:
+    '每一行仍能看到之前所有的键：窗口加上汇聚词覆盖了整句（W + 汇聚词数 = {w} + {k} ≥ n = {n}）。W 再小一些，就会有词元滑出窗口。',
   headsLegendSeen: '在窗口内',
   headsLegendSink: '汇聚词（保留）',
   headsLegendOut: '已滑出',

@@ -49,7 +49,8 @@ export class HeadsView implements Panel {
   private labels = new Labels<ModernKey>()
   private sentence = h('p', { class: 'hint', 'data-heads': 'sentence' })
   private cols = h('div', { class: 'heads-cols' })
-  private windowInput = h('input', { type: 'number', name: 'headsWindow', min: 1, max: 10, value: 3 })
+  // W = 2 with 1 sink: on the default "this is my cat" the last row's "is" slides out (none would with W + sinks ≥ n)
+  private windowInput = h('input', { type: 'number', name: 'headsWindow', min: 1, max: 10, value: 2 })
   private sinksInput = h('input', { type: 'number', name: 'headsSinks', min: 0, max: 3, value: 1 })
   private windowBox = h('div', { class: 'table-scroll', tabindex: 0 })
   private outside = h('ul', { class: 'heads-outside', 'data-heads': 'outside' })
@@ -128,7 +129,8 @@ export class HeadsView implements Panel {
       const out = toks.filter((_, j) => windowCell(i, j, w, k) === 'out')
       return out.length ? [h('li', { 'data-row': i, text: tx('headsOutside', { i, tok, list: out.join(', ') }) })] : []
     })
-    this.outside.replaceChildren(...(rows.length ? rows : [h('li', { text: tx('headsNoneOutside') })]))
+    const none = tx('headsNoneOutside', { w, k, n: m.n })
+    this.outside.replaceChildren(...(rows.length ? rows : [h('li', { text: none })]))
   }
 
   private column(m: HeadsModel, a: Arrangement, toks: string[], tx: T<ModernKey>): HTMLElement {
