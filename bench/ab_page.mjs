@@ -11,15 +11,15 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
-import { median, option, rand } from './inputs.mjs'
+import { cli, median, rand } from './inputs.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const argv = process.argv.slice(2)
-const opt = (name, def) => option(argv, name, def)
-const other = argv[0] && !argv[0].startsWith('--') ? resolve(argv[0]) : null
-if (!other) throw new Error('usage: node bench/ab_page.mjs path/to/other/dist [--rounds 15] [--n 512,2048]')
-const rounds = Number(opt('--rounds', 15))
-const ns = opt('--n', '512,2048').split(',').map(Number)
+const USAGE = 'node bench/ab_page.mjs path/to/other/dist [--rounds 15] [--n 512,2048]'
+const args = cli({ rounds: { type: 'string', default: '15' }, n: { type: 'string', default: '512,2048' } }, USAGE, 1)
+if (!args._[0]) throw new Error(`usage: ${USAGE}`)
+const other = resolve(args._[0])
+const rounds = Number(args.rounds)
+const ns = args.n.split(',').map(Number)
 
 const copy = join(root, 'build/ab/a-dist')
 if (other !== copy) {

@@ -23,13 +23,20 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
+import { cli } from './inputs.mjs'
 /** The bench page's globals (build/bench/browser.html). */
 /** @typedef {Window & { __ready?: boolean, setup?: (threads: number, alone?: boolean) => Promise<unknown>, runCase?: (c: { n: number, d: number, causal: boolean, rounds: number }) => Promise<Array<Record<string, any>>> }} BenchWindow */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const argv = process.argv.slice(2)
-const quick = argv.includes('--quick')
-const jsonOut = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : join(root, 'bench/results/chromium.json')
+const args = cli(
+  {
+    quick: { type: 'boolean', default: false },
+    json: { type: 'string', default: join(root, 'bench/results/chromium.json') },
+  },
+  'node bench/browser_bench.mjs [--quick] [--json bench/results/chromium.json]',
+)
+const quick = args.quick
+const jsonOut = args.json
 const NS = quick ? [512, 2048] : [128, 512, 2048]
 const DS = [64, 128]
 const log = (...a) => console.log(...a)

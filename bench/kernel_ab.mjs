@@ -13,17 +13,27 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { harnessBuild } from './kernel_harness.mjs'
-import { median, option } from './inputs.mjs'
+import { cli, median } from './inputs.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const argv = process.argv.slice(2)
-const opt = (name, def) => option(argv, name, def)
-const other = argv[0] && !argv[0].startsWith('--') ? resolve(argv[0]) : null
-if (!other) throw new Error('usage: node bench/kernel_ab.mjs path/to/other/tree [--rounds 9] [--n 512,2048]')
-const rounds = Number(opt('--rounds', 9))
-const calls = Number(opt('--calls', 4))
-const ns = opt('--n', '512,2048').split(',').map(Number)
-const engines = opt('--engines', 'simd128,relaxed-simd').split(',')
+const USAGE =
+  'node bench/kernel_ab.mjs path/to/other/tree [--rounds 9] [--calls 4] [--n 512,2048] [--engines simd128,relaxed-simd]'
+const args = cli(
+  {
+    rounds: { type: 'string', default: '9' },
+    calls: { type: 'string', default: '4' },
+    n: { type: 'string', default: '512,2048' },
+    engines: { type: 'string', default: 'simd128,relaxed-simd' },
+  },
+  USAGE,
+  1,
+)
+if (!args._[0]) throw new Error(`usage: ${USAGE}`)
+const other = resolve(args._[0])
+const rounds = Number(args.rounds)
+const calls = Number(args.calls)
+const ns = args.n.split(',').map(Number)
+const engines = args.engines.split(',')
 const D = 64
 const RUNS = { 512: 15, 2048: 5 }
 const dir = join(root, 'build/kernel-ab')

@@ -3,8 +3,11 @@
 // Prints one JSON line. Usage: node bench/long_run.mjs <distDir> <n> <runs>
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { cli } from './inputs.mjs'
 
-const [distDir, nArg, runsArg] = process.argv.slice(2)
+const USAGE = 'node bench/long_run.mjs <distDir> <n> <runs>'
+const [distDir, nArg, runsArg] = cli({}, USAGE, 3)._
+if (!runsArg) throw new Error(`usage: ${USAGE}`)
 const n = Number(nArg),
   d = 64,
   runs = Number(runsArg)

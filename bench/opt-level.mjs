@@ -9,10 +9,11 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
-import { rand } from './inputs.mjs'
+import { cli, rand } from './inputs.mjs'
 
-const [dirA, dirB, roundsArg] = process.argv.slice(2)
-if (!dirA || !dirB) throw new Error('usage: node bench/opt-level.mjs DIST_A DIST_B [rounds]')
+const USAGE = 'node bench/opt-level.mjs DIST_A DIST_B [rounds]'
+const [dirA, dirB, roundsArg] = cli({}, USAGE, 3)._
+if (!dirA || !dirB) throw new Error(`usage: ${USAGE}`)
 const rounds = Number(roundsArg ?? 15)
 
 async function load(dir) {

@@ -15,6 +15,7 @@
 // As a module: `const table = await runPageBench({ runs })` returns the printed table.
 import { fileURLToPath } from 'node:url'
 import { launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
+import { cli } from './inputs.mjs'
 
 /** @typedef {Window & { __apPlayground?: import('../web/playground').PlaygroundHandle }} PageWindow */
 
@@ -176,11 +177,11 @@ export async function runPageBench(opts = {}) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const arg = (name) => {
-    const i = process.argv.indexOf(name)
-    return i > 0 ? process.argv[i + 1] : undefined
-  }
-  const runs = arg('--runs') ? Number(arg('--runs')) : undefined
-  const sizes = arg('--sizes') ? arg('--sizes').split(',').map(Number) : undefined
+  const args = cli(
+    { runs: { type: 'string' }, sizes: { type: 'string' } },
+    'node bench/page_bench.mjs [--runs N] [--sizes 4,64,…]',
+  )
+  const runs = args.runs ? Number(args.runs) : undefined
+  const sizes = args.sizes?.split(',').map(Number)
   await runPageBench({ runs, sizes, log: (s) => console.log(s) })
 }

@@ -5,13 +5,14 @@
 //   node node_modules/vite/bin/vite.js build --minify false --outDir $PWD/build/site-profile && SITE_DIR=$PWD/build/site-profile node bench/page_profile.mjs
 import { fileURLToPath } from 'node:url'
 import { launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
+import { cli } from './inputs.mjs'
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name)
-  return i > 0 ? Number(process.argv[i + 1]) : dflt
-}
-const N = arg('--n', 128),
-  RUNS = arg('--runs', 30)
+const args = cli(
+  { n: { type: 'string', default: '128' }, runs: { type: 'string', default: '30' } },
+  'node bench/page_profile.mjs [--n 128] [--runs 30]',
+)
+const N = Number(args.n),
+  RUNS = Number(args.runs)
 const WORDS = 'the animal did not cross street because it was too tired a cat sat on mat dog ran fast'.split(' ')
 const sentence = (n, salt) =>
   Array.from({ length: n }, (_, i) => WORDS[(i * 7 + salt * 3 + (i >> 3)) % WORDS.length]).join(' ')

@@ -25,7 +25,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { attentionModel } from './onnx_model.mjs'
-import { rand } from './inputs.mjs'
+import { cli, rand } from './inputs.mjs'
 import { ceilingFractions, phaseProfile, tileCeilings } from './kernel_limits.mjs'
 import { WASM_GZIP_BUDGET } from '../scripts/bench-doc.mjs'
 
@@ -33,11 +33,21 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 // AP_BENCH_DIST: another build of the package (e.g. a kernel experiment) instead of dist/.
 const distDir = process.env.AP_BENCH_DIST ? resolve(process.env.AP_BENCH_DIST) : join(root, 'dist')
 const require = createRequire(import.meta.url)
-const argv = process.argv.slice(2)
-const quick = argv.includes('--quick')
-const longOnly = argv.includes('--long-only') // just the n = 16384 run, size and start-up
-const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1].split(',') : null
-const jsonOut = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : join(root, 'bench', 'results', 'node.json')
+const args = cli(
+  {
+    quick: { type: 'boolean', default: false },
+    'long-only': { type: 'boolean', default: false }, // just the n = 16384 run, size and start-up
+    only: { type: 'string' },
+    json: { type: 'string', default: join(root, 'bench', 'results', 'node.json') },
+    n: { type: 'string', default: '512' }, // --only phases
+    d: { type: 'string', default: '64' },
+  },
+  'node bench/run.mjs [--quick] [--long-only] [--only ceiling,phases [--n 512] [--d 64]] [--json out.json]',
+)
+const quick = args.quick
+const longOnly = args['long-only']
+const only = args.only?.split(',') ?? null
+const jsonOut = args.json
 const t0All = performance.now()
 
 const NS = quick ? [128, 512, 2048] : [128, 512, 2048, 8192]
@@ -619,8 +629,8 @@ async function sectionsOnly(pkg) {
     prev.extra.ceiling = { ceilings, fractions: ceilingFractions(fused, ceilings, log), date: new Date().toISOString() }
   }
   if (only.includes('phases')) {
-    const n = argv.includes('--n') ? Number(argv[argv.indexOf('--n') + 1]) : 512
-    const d = argv.includes('--d') ? Number(argv[argv.indexOf('--d') + 1]) : 64
+    const n = Number(args.n)
+    const d = Number(args.d)
     prev.extra.phases = { n, d, engines: phaseProfile(engines, n, d, log), date: new Date().toISOString() }
   }
   writeFileSync(jsonOut, JSON.stringify(prev, null, 1))

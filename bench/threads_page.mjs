@@ -20,18 +20,26 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
-import { median, rand } from './inputs.mjs'
+import { cli, median, rand } from './inputs.mjs'
 import { EMCMAKE_FLAGS, plainPath, relaxedEnv, threadGlue } from '../scripts/toolchain.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const argv = process.argv.slice(2)
-const arg = (name, def) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def)
-const n = arg('--n', 2048)
-const d = arg('--d', 64)
-const rounds = arg('--rounds', 15)
-const causal = argv.includes('--causal')
-const record = argv.includes('--record')
-const trace = argv.includes('--trace')
+const args = cli(
+  {
+    n: { type: 'string', default: '2048' },
+    d: { type: 'string', default: '64' },
+    rounds: { type: 'string', default: '15' },
+    causal: { type: 'boolean', default: false },
+    record: { type: 'boolean', default: false },
+    trace: { type: 'boolean', default: false },
+    cpu: { type: 'boolean', default: false },
+  },
+  'node bench/threads_page.mjs [--n 2048] [--d 64] [--rounds 15] [--causal] [--record | --cpu | --trace]',
+)
+const n = Number(args.n)
+const d = Number(args.d)
+const rounds = Number(args.rounds)
+const { causal, record, trace } = args
 const runsFile = join(root, 'bench/results/threads.json')
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>threads bench</title>
@@ -218,7 +226,7 @@ try {
   page.on('console', (m) => m.text().startsWith('TRACE') && traces.push(m.text()))
   await page.goto(`http://127.0.0.1:${server.address().port}/build/bench/threads.html`)
   await page.waitForFunction(() => /** @type {any} */ (window).__ready === true)
-  if (argv.includes('--cpu')) {
+  if (args.cpu) {
     await cpuShares(page)
     process.exit(0)
   }

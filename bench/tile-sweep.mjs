@@ -12,13 +12,19 @@ import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { harnessBuild, harnessCall } from './kernel_harness.mjs'
-import { median, option } from './inputs.mjs'
+import { cli, median } from './inputs.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const argv = process.argv.slice(2)
-const opt = (name, def) => option(argv, name, def)
-const rounds = Number(opt('--rounds', 7))
-const rows = opt('--rows', '4,6').split(',').map(Number)
+const args = cli(
+  {
+    rounds: { type: 'string', default: '7' },
+    rows: { type: 'string', default: '4,6' },
+    'no-build': { type: 'boolean', default: false },
+  },
+  'node bench/tile-sweep.mjs [--rounds 7] [--rows 4,6] [--no-build]',
+)
+const rounds = Number(args.rounds)
+const rows = args.rows.split(',').map(Number)
 const dir = join(root, 'build/tile-sweep')
 const ENGINES = [
   { engine: 'simd128', relaxed: false },
@@ -38,7 +44,7 @@ const variants = ENGINES.flatMap((e) =>
     return {
       ...e,
       mr,
-      ...harnessBuild({ relaxed: e.relaxed, name, dir, flags, rebuild: !argv.includes('--no-build') }),
+      ...harnessBuild({ relaxed: e.relaxed, name, dir, flags, rebuild: !args['no-build'] }),
     }
   }),
 )

@@ -9,16 +9,21 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { cli } from './inputs.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const argv = process.argv.slice(2)
-const arg = (name, dflt) => {
-  const i = argv.indexOf(name)
-  return i >= 0 ? argv[i + 1] : dflt
-}
-const dist = resolve(arg('--dist', join(here, '..', 'dist')))
-const seeds = Number(arg('--seeds', '5'))
-const quick = argv.includes('--quick')
+const args = cli(
+  {
+    dist: { type: 'string', default: join(here, '..', 'dist') },
+    seeds: { type: 'string', default: '5' },
+    quick: { type: 'boolean', default: false },
+    'induction-only': { type: 'boolean', default: false },
+  },
+  'node bench/train_bench.mjs [--dist DIR] [--seeds N] [--quick] [--induction-only]',
+)
+const dist = resolve(args.dist)
+const seeds = Number(args.seeds)
+const quick = args.quick
 
 const { init, SCORE_RULES } = await import(pathToFileURL(join(dist, 'index.js')).href)
 const { createTrainerFor } = await import(pathToFileURL(join(dist, 'trainer.js')).href)
@@ -87,7 +92,7 @@ function throughput(opts, steps = 200) {
 
 const f = (x, d = 1) => x.toFixed(d)
 console.log(`# Training benchmark (Node ${process.version}, wasm ${ap.backend}, one thread)`)
-if (argv.includes('--induction-only')) {
+if (args['induction-only']) {
   inductionSection()
   process.exit()
 }

@@ -6,8 +6,10 @@
 //   node bench/wasm_size.mjs path/to/attention.wasm
 import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
+import { cli } from './inputs.mjs'
 
-const buf = readFileSync(process.argv[2] ?? 'build/h-kern-wasm/pkg/attention.wasm')
+const [file = 'build/h-kern-wasm/pkg/attention.wasm'] = cli({}, 'node bench/wasm_size.mjs [file.wasm]', 1)._
+const buf = readFileSync(file)
 let pos = 8
 function uleb() {
   let result = 0,
@@ -123,7 +125,7 @@ bodies.forEach(([s, e], i) => {
 const total = buf.length
 const gzTotal = gzipSync(buf, { level: 9 }).length
 console.log(
-  `${process.argv[2] ?? 'attention.wasm'}: ${(total / 1024).toFixed(1)} KiB, gzip -9 ${(gzTotal / 1024).toFixed(1)} KiB` +
+  `${file}: ${(total / 1024).toFixed(1)} KiB, gzip -9 ${(gzTotal / 1024).toFixed(1)} KiB` +
     (names.size ? '' : '  (no name section: build with --profiling-funcs for the grouping)'),
 )
 console.log('\nsections:')
