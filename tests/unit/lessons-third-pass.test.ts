@@ -9,7 +9,7 @@ import { MESSAGES } from '../../web/i18n'
 import { MODERN } from '../../web/i18n/modern'
 import { TRAIN } from '../../web/i18n/train'
 import { kvStepCost } from '../../web/compute/kv-cache'
-import { kvHeadOf } from '../../web/compute/grouped-heads'
+import { kvHeadOf, windowCell } from '../../web/compute/grouped-heads'
 import { KERNEL_FIGURE_D, kernelTileFloats } from '../../web/compute/flash'
 import { oneBased } from '../../web/format'
 import { TABLES } from '../support/string-tables'
@@ -207,5 +207,32 @@ describe('item 11: the trained parameters, as the trainer holds them', () => {
     expect(TRAIN.en.intro).toMatch(/embeddings.*position table.*output layer/)
     expect(TRAIN.zh.intro).toMatch(/词嵌入.*位置表.*输出层/)
     expect(MESSAGES.en.quizTrainRight).toMatch(/position table and an output layer/)
+  })
+})
+
+describe('the teacher’s read (Deliver 2): quiz questions with one defensible answer', () => {
+  it('the window quiz says positions count from 0, and its answer is the view’s own window rule', () => {
+    for (const lang of LANGS) {
+      const prompt = MODERN[lang].quizHeadsWindowPrompt
+      expect(prompt, lang).toMatch(lang === 'en' ? /Positions counted from 0/ : /位置从 0 开始数/)
+      const [w, k, i] = (
+        lang === 'en' ? /W = (\d+) with (\d+) sink.*query (\d+) see/ : /W = (\d+)、(\d+) 个汇聚词.*查询 (\d+) 能/
+      )
+        .exec(prompt)!
+        .slice(1)
+        .map(Number)
+      const seen = Array.from({ length: i + 1 }, (_, j) => j).filter((j) => windowCell(i, j, w, k) !== 'out')
+      const right = [...MODERN[lang].quizHeadsWindowRight.matchAll(/\d+/g)].map((m) => Number(m[0]))
+      expect(right, lang).toEqual(seen)
+      expect(seen).toEqual([0, 4, 5, 6])
+    }
+  })
+
+  it('÷√d_k is not promised to stop saturation (the course’s own torch.rand example saturates)', () => {
+    expect(MESSAGES.en.quizScaleWhatRight).not.toMatch(/does not saturate/)
+    expect(MESSAGES.zh.quizScaleWhatRight).not.toMatch(/不会饱和/)
+    for (const lang of LANGS)
+      for (const k of ['quizScaleExplain', 'quizScaleWhatExplain'] as const)
+        expect(MESSAGES[lang][k], `${lang}.${k}`).toContain('torch.rand')
   })
 })

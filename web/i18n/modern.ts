@@ -133,7 +133,8 @@ const en = {
   quizHeadsGroupWrong3: 'All 8 of them',
   quizHeadsGroupExplain:
     'Each K/V head serves 32 / 8 = 4 query heads in a row: heads 1–4 read K/V head 1, …, heads 13–16 K/V head 4 (⌈13 / 4⌉ = 4). In code, counting from 0, it is index 12 → ⌊12 · 8 / 32⌋ = 3, as Hugging Face’s repeat_kv does; "K/V head 3" is that index read as a number counted from 1.',
-  quizHeadsWindowPrompt: 'A sliding window of W = 3 with 1 sink: which keys does query 6 see?',
+  quizHeadsWindowPrompt:
+    'A sliding window of W = 3 with 1 sink: which keys does query 6 see? (Positions counted from 0, as in the formulas: key 0 is the first token.)',
   quizHeadsWindowRight: 'Keys 0, 4, 5 and 6',
   quizHeadsWindowWrong1: 'Keys 3 to 6',
   quizHeadsWindowWrong2: 'Keys 0 to 6',
@@ -145,7 +146,7 @@ const en = {
   quizSinksSumWrong2: 'The first token has the largest value',
   quizSinksSumWrong3: 'The mask forbids it',
   quizSinksSumExplain:
-    'Whatever the scores, softmax spreads a total of exactly 1; a head with nothing to say parks it on a token it always sees, usually the first.',
+    'Whatever the scores, softmax spreads a total of exactly 1; a head with nothing to say parks it on a token it always sees (in large trained models usually the first: Xiao et al., 2023).',
   quizSinksLogitPrompt: 'With a sink logit, a row’s weights sum to 0.7. Where did the other 0.3 go?',
   quizSinksLogitRight: 'To the sink: its share is dropped from the output',
   quizSinksLogitWrong1: 'To the first token',
@@ -278,7 +279,8 @@ const zh: Messages<ModernKey> = {
   quizHeadsGroupWrong3: '全部 8 个',
   quizHeadsGroupExplain:
     '每个 K/V 头依次服务 32 / 8 = 4 个查询头：头 1–4 读 K/V 头 1，……，头 13–16 读 K/V 头 4（⌈13 / 4⌉ = 4）。代码里从 0 开始数，是下标 12 → ⌊12 · 8 / 32⌋ = 3，与 Hugging Face 的 repeat_kv 相同；“K/V 头 3”是把这个下标当成从 1 数的编号。',
-  quizHeadsWindowPrompt: '窗口 W = 3、1 个汇聚词时，查询 6 能看到哪些键？',
+  quizHeadsWindowPrompt:
+    '窗口 W = 3、1 个汇聚词时，查询 6 能看到哪些键？（位置从 0 开始数，与公式相同：键 0 是第一个词元。）',
   quizHeadsWindowRight: '键 0、4、5、6',
   quizHeadsWindowWrong1: '键 3 到 6',
   quizHeadsWindowWrong2: '键 0 到 6',
@@ -290,7 +292,7 @@ const zh: Messages<ModernKey> = {
   quizSinksSumWrong2: '第一个词元的值最大',
   quizSinksSumWrong3: '掩码不允许',
   quizSinksSumExplain:
-    '无论分数如何，softmax 总要分出正好 1 的权重；没有内容可看的头就把它停放在一个总能看到的词元上，通常是第一个。',
+    '无论分数如何，softmax 总要分出正好 1 的权重；没有内容可看的头就把它停放在一个总能看到的词元上（训练好的大模型里通常是第一个：Xiao 等，2023）。',
   quizSinksLogitPrompt: '加上汇聚 logit 后，一行的权重和是 0.7。另外 0.3 去哪了？',
   quizSinksLogitRight: '给了汇聚项：它的份额不进入输出',
   quizSinksLogitWrong1: '给了第一个词元',

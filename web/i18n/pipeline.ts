@@ -177,7 +177,7 @@ const en = {
   longKeysAxis: 'keys',
   longLegend: '(scale of the rows on screen)',
   longModeNote:
-    'Long text: the score and weight panels are replaced by the zoomable view below. Attention’s cost: n tokens make n×n scores, so time and memory grow as n² (twice the text, four times the work); here only the rows on screen are kept.',
+    'Long text: the score and weight panels are replaced by the zoomable view below. Attention’s cost: n tokens make n×n scores, so time grows as n² (twice the text, four times the work), and so does memory where the matrix is stored whole (the FlashAttention view’s tiles avoid that); here only the rows on screen are kept.',
   crossDecoderPanel: 'Decoder self-attention (causal)',
   crossDecoderHelp: 'Inside the decoder, each target token may only look at earlier target tokens.',
   ruleShortDot: 'dot',
@@ -230,7 +230,7 @@ const en = {
   kindNote:
     'This table is the lesson’s, and its split is historical: before the Transformer, attention between an encoder and a decoder (RNN-era Bahdanau 2014, Luong 2015) scored with rules like 1 and 2; the Transformer (2017) scores with the scaled dot product everywhere — in its cross attention (this page’s cross mode: 一般注意力 between two sequences) as in its self-attention. And in self-attention Q, K, V are not equal: they are three projections X·W_q, X·W_k, X·W_v of one X; “Q = K = V” in the lesson means one source.',
   countedFromOne:
-    'Heads and layers are counted from 1 on every tab: head 1 is the first head, layer 1 the first layer (code, files and URL parameters count from 0: head 1 is index 0, head=0 in the link).',
+    'Heads and layers are counted from 1 on every tab: head 1 is the first head, layer 1 the first layer (code, files and URL parameters count from 0: head 1 is index 0, head=0 in the link). Token positions count from 0, as in the formulas (position 0 is the first token).',
   headsNote:
     'With several heads each head has its own slice of W_q, W_k, W_v and its own weights; their outputs are put side by side (concatenated). A Transformer then multiplies by an output matrix W_o [d_v, d_model]; this page stops at the concatenation (W_o is not shown).',
 }
@@ -403,7 +403,7 @@ const zh: Messages<PipelineKey> = {
   longKeysAxis: '键',
   longLegend: '（按屏幕上的行取色）',
   longModeNote:
-    '长文本：分数与权重面板换成了下面可缩放的视图。注意力的代价：n 个词元有 n×n 个分数，时间和内存随 n² 增长（文本长一倍，计算量变四倍）；这里只保留屏幕上的行。',
+    '长文本：分数与权重面板换成了下面可缩放的视图。注意力的代价：n 个词元有 n×n 个分数，时间随 n² 增长（文本长一倍，计算量变四倍），把整个矩阵存下来时内存也是如此（“FlashAttention 分块”视图的瓦片避免了这一点）；这里只保留屏幕上的行。',
   crossDecoderPanel: '解码器自注意力（因果掩码）',
   crossDecoderHelp: '在解码器内部，每个目标词元只能看到它之前的目标词元。',
   ruleShortDot: '点积',
@@ -456,7 +456,7 @@ const zh: Messages<PipelineKey> = {
   kindNote:
     '这张表来自课程，它的划分是历史上的：在 Transformer 之前，编码器与解码器之间的注意力（RNN 时代的 Bahdanau 2014、Luong 2015）用规则 1、2 这样的计算规则；Transformer（2017）处处用缩放点积——交叉注意力（本页的交叉模式，即两个序列之间的一般注意力）和自注意力都是。而且自注意力中 Q、K、V 并不相等：它们是同一个 X 的三个投影 X·W_q、X·W_k、X·W_v；课程中的“Q = K = V”指它们来自同一个序列。',
   countedFromOne:
-    '各页的头和层都从 1 开始数：头 1 是第一个头，第 1 层是第一层（代码、文件和链接参数从 0 开始数：头 1 的下标是 0，链接里是 head=0）。',
+    '各页的头和层都从 1 开始数：头 1 是第一个头，第 1 层是第一层（代码、文件和链接参数从 0 开始数：头 1 的下标是 0，链接里是 head=0）。词元的位置从 0 开始数，与公式相同（位置 0 是第一个词元）。',
   headsNote:
     '多头时，每个头有自己那一份 W_q、W_k、W_v 和自己的注意力权重；各头的输出并排拼接。Transformer 之后还要乘一个输出矩阵 W_o [d_v, d_model]；本页只算到拼接为止（不显示 W_o）。',
 }

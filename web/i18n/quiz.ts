@@ -31,7 +31,7 @@ const en = {
     'Q is ({nq}, {dk}) and Kᵀ is ({dk}, {nk}): one score per query and key, so ({nq}, {nk}); d_k is summed away.',
   quizScalePrompt: 'Here d_k = {dk}. By what number does step ② (scale) divide the scores?',
   quizScaleExplain:
-    '√{dk} = {root}: dividing by √d_k brings the scores’ variance back to about 1, so softmax does not saturate.',
+    '√{dk} = {root}: dividing by √d_k takes away the scores’ growth with d_k (for q and k with unit-variance entries their variance comes back to about 1), so softmax saturates less. With the course’s torch.rand weights the scores stay large even so: the note under ② shows it.',
   quizMaskPrompt: 'With the current mask, which keys are hidden from the query “{tok}”?',
   quizMaskExplain: 'Those cells of row “{tok}” are −∞ in the masked scores ({list}), so softmax gives them weight 0.',
   quizMaskNoneExplain: 'No cell of this row is −∞ in the masked scores: with this mask the query sees every key.',
@@ -63,12 +63,12 @@ const en = {
   quizDecodeExplain:
     'Each step asks the source with one row (the step’s LayerNorm row times W_q), as the lesson’s Q (1, 1, 64). The self-attention before it has one query per input so far; its last row is the one this step uses.',
   quizScaleWhatPrompt: 'What does dividing the scores by √d_k do?',
-  quizScaleWhatRight: 'keeps their variance near 1, so softmax does not saturate',
+  quizScaleWhatRight: 'keeps their spread from growing with d_k, so softmax saturates less',
   quizScaleWhatWrong1: 'makes every row sum to 1',
   quizScaleWhatWrong2: 'hides future tokens',
   quizScaleWhatWrong3: 'makes the weights sharper',
   quizScaleWhatExplain:
-    'q·k adds d_k terms of variance 1, so its variance is d_k; ÷√d_k brings it to 1 (see the charts). Rows summing to 1 is softmax’s work; hiding tokens is the mask’s.',
+    'For q and k with unit-variance entries, q·k adds d_k terms of variance 1, so its variance is d_k; ÷√d_k brings it to 1 (see the charts). It does not guarantee small scores: with the course’s torch.rand weights they stay large. Rows summing to 1 is softmax’s work; hiding tokens is the mask’s.',
   quizTrainPrompt: 'What does training change?',
   quizTrainRight:
     'the parameters: the embeddings, W_q, W_k, W_v and the model’s other matrices (in the Train tab also W_o, b_o, a learned position table and an output layer); attention weights are computed from them',
@@ -114,7 +114,8 @@ const zh: Messages<QuizKey> = {
   quizShapeExplain:
     'Q 是 ({nq}, {dk})，Kᵀ 是 ({dk}, {nk})：每个查询与每个键各一个分数，所以是 ({nq}, {nk})；d_k 在求和中消失了。',
   quizScalePrompt: '这里 d_k = {dk}。第 ② 步（缩放）把注意力分数除以多少？',
-  quizScaleExplain: '√{dk} = {root}：除以 √d_k 让分数的方差回到 1 左右，softmax 就不会饱和。',
+  quizScaleExplain:
+    '√{dk} = {root}：除以 √d_k 去掉了分数随 d_k 的增长（q、k 的各分量方差为 1 时，分数的方差回到 1 左右），softmax 就不那么容易饱和。课程用 torch.rand 权重时，即使这样分数仍然很大：② 下方的说明展示了这一点。',
   quizMaskPrompt: '在当前的掩码下，查询“{tok}”看不到哪些键？',
   quizMaskExplain: '掩码后，“{tok}”这一行里这些单元格是 −∞（{list}），softmax 后权重为 0。',
   quizMaskNoneExplain: '掩码后这一行没有 −∞ 的单元格：在这个掩码下，这个查询能看到所有的键。',
@@ -144,12 +145,12 @@ const zh: Messages<QuizKey> = {
   quizDecodeExplain:
     '每一步只用一行去查询源句（这一步 LayerNorm 之后的那一行乘以 W_q），就像课程中的 Q (1, 1, 64)。它前面的自注意力对目前为止的每个输入各有一个查询，这一步用的是最后一行。',
   quizScaleWhatPrompt: '把注意力分数除以 √d_k 有什么作用？',
-  quizScaleWhatRight: '让分数的方差保持在 1 左右，softmax 不会饱和',
+  quizScaleWhatRight: '让分数的分布范围不随 d_k 变大，softmax 不那么容易饱和',
   quizScaleWhatWrong1: '让每一行的和为 1',
   quizScaleWhatWrong2: '遮住后面的词元',
   quizScaleWhatWrong3: '让权重更尖锐',
   quizScaleWhatExplain:
-    'q·k 是 d_k 个方差为 1 的项之和，方差为 d_k；除以 √d_k 后回到 1（见图）。每行和为 1 是 softmax 的作用，遮住词元是掩码的作用。',
+    'q、k 的各分量方差为 1 时，q·k 是 d_k 个方差为 1 的项之和，方差为 d_k；除以 √d_k 后回到 1（见图）。它并不保证分数很小：课程用 torch.rand 权重时分数仍然很大。每行和为 1 是 softmax 的作用，遮住词元是掩码的作用。',
   quizTrainPrompt: '训练改变的是什么？',
   quizTrainRight:
     '参数：词嵌入、W_q、W_k、W_v 这些矩阵（课程中叫“权重矩阵”）和模型的其他矩阵（“训练”页里还有 W_o、b_o、可学习的位置表和输出层）；注意力权重由它们算出',
