@@ -44,8 +44,10 @@ function runOptions(engine: Engine, s: PlaygroundState, nq: number, nk: number):
 export function compute(engine: Engine, s: PlaygroundState): { trace: Trace; droppedEdits: boolean } {
   const needsSizes = s.mask === 'padding' || s.mask === 'cells' || s.edits.length > 0
   if (!needsSizes) return { trace: engine.run(runOptions(engine, s, 0, 0)), droppedEdits: false }
-  // The mask and the edits need the token counts and the seed's tensors: run once without them.
-  const base = engine.run({ ...runOptions(engine, s, 0, 0), mask: 'none' })
+  // The mask and the edits need the token counts and the seed's tensors: the projections give them in O(n),
+  // bit for bit the run's, without computing attention (one attention run per state).
+  const { mask: _mask, temperature: _temperature, ...upToV } = runOptions(engine, s, 0, 0)
+  const base = engine.projections(upToV)
   const nq = base.tokens.length
   const nk = base.sourceTokens?.length ?? nq
   const opts: RunOptions = runOptions(engine, s, nq, nk)
