@@ -89,6 +89,14 @@ describe('view heads', () => {
       expect(await kvOf('mha')).toEqual([0, 1, 2, 3])
       expect(await kvOf('gqa')).toEqual([0, 0, 1, 1])
       expect(await kvOf('mqa')).toEqual([0, 0, 0, 0])
+      // Heads counted from 1 in the labels (issue 36), data-head and data-kv stay 0-based indices.
+      const tx = translate(MODERN, lang)
+      expect(await page.locator('[data-arrangement="gqa"] [data-head] figcaption').allInnerTexts()).toEqual(
+        [0, 1, 2, 3].map(
+          (hh) =>
+            `${tx('headsWeightsOf', { h: hh + 1 })} · ${tx('headsShare', { h: hh + 1, g: Math.floor(hh / 2) + 1 })}`,
+        ),
+      )
       // heads sharing a K/V head in MQA see the same keys; their weights differ only through their queries
       expect(await page.locator('[data-arrangement="mqa"] .heads-weights').count()).toBe(4)
       // the default window 2 with 1 sink over 6 tokens: rows 3, 4, 5 lose keys; row 5 loses 1, 2, 3, keeps key 0
@@ -137,6 +145,10 @@ describe('view sinks', () => {
       /^\d+ \(\d+\)$/,
     )
     expect(await page.locator('[data-sinks="heads"] li').count()).toBe(8)
+    // Layers and heads counted from 1 in the labels (issue 36): layer 1, head 1 … layer 2, head 4.
+    const heads = await page.locator('[data-sinks="heads"] li').allInnerTexts()
+    expect(heads[0]).toMatch(/^layer 1, head 1:/)
+    expect(heads[7]).toMatch(/^layer 2, head 4:/)
     const found = await v.getAttribute('data-sinks-found')
     expect(await page.locator('[data-sinks="verdict"]').innerText()).toMatch(found === 'true' ? /^Found/ : /^Not found/)
     // every row: weights + the sink's share = 1

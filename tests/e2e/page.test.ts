@@ -230,6 +230,10 @@ describe('the page in Chromium', () => {
     const tr = engine.run({ heads: 2 }) as unknown as Record<string, unknown>
     await expectPageEqualsTrace(page, tr, ['scores', 'scaledScores', 'weights'], 1)
     await expectPageEqualsTrace(page, tr, ['output'])
+    // Heads counted from 1 in the labels (issue 36): value 1 (the URL's head=1) is the second head, "head 2".
+    expect(await page.locator('select[name="head"] option').allTextContents()).toEqual(['head 1', 'head 2'])
+    expect(await page.locator('select[name="head"]').inputValue()).toBe('1')
+    expect(await page.locator('[data-step="weights"] .panel-head').innerText()).toContain('head 2')
   })
 
   it('editing a cell of W_q by keyboard recomputes everything downstream', async () => {

@@ -184,6 +184,17 @@ async function expectOrderCheck(view: Locator, lang: 'zh' | 'en'): Promise<void>
     expect(r.permuted, r.p).toBe('false')
     expect(r.diff, r.p).toBeGreaterThan(1e-3)
   }
+  // The causal mask looks at positions: the same check with no positions under it differs, by what the engine gives.
+  const causalRow = view.locator('tr[data-order-mask="causal"]')
+  const causalDiff = Number(await causalRow.getAttribute('data-max-diff'))
+  const ca = engine.run({ ...viewRunOptions(original.join(' '), 123, 'none'), mask: 'causal' }).output
+  const cb = engine.run({ ...viewRunOptions(shuffled.join(' '), 123, 'none'), mask: 'causal' }).output
+  expect(Math.abs(causalDiff - permutedDiff(ca, cb, perm))).toBeLessThanOrEqual(1e-6)
+  expect(causalDiff).toBeGreaterThan(1e-3)
+  expect(await causalRow.getAttribute('data-permuted')).toBe('false')
+  expect(await view.locator('[data-order-causal]').textContent()).toContain(
+    MESSAGES[lang].posVerdictCausal.slice(0, MESSAGES[lang].posVerdictCausal.indexOf('{')),
+  )
   const verdict = view.locator('[data-order-verdict]')
   expect(await verdict.getAttribute('data-order-verdict')).toBe('blind-without-positions')
   expect(await verdict.textContent()).toContain(
@@ -302,6 +313,11 @@ describe('the view positions', () => {
       const slopes = async () =>
         (await view.locator('[data-alibi-slopes]').getAttribute('data-alibi-slopes'))!.split(',').map(Number)
       expect(await slopes()).toEqual([0.25, 0.0625, 0.015625, 0.00390625])
+      // Heads counted from 1 (issue 36): the first head is "head 1" with slope m1 = 2^(−8·1/H), as the lead writes.
+      expect(await view.locator('[data-alibi-slopes]').textContent()).toContain('m1 = 0.2500, m2 = 0.0625')
+      expect(await view.locator('select[name="alibiHead"] option').allTextContents()).toEqual(
+        [1, 2, 3, 4].map((k) => `${m.headN} ${k}`),
+      )
       await view.locator('select[name="alibiHeads"]').selectOption('8')
       await expect.poll(slopes).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((h) => 2 ** -h))
       // The quiz under the view.
