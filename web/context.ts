@@ -40,4 +40,10 @@ export interface Panel {
   select?(ctx: Ctx): void
   /** Stops observers and timers (the widget's element can be removed at any time). */
   dispose?(): void
+  /**
+   * The Train tab's "look inside this step": the trace of the trained model's last layer and its token labels. A
+   * view that can show a trained model's numbers implements it (the shell calls every view's and then opens the
+   * backward view); the others leave it out.
+   */
+  showTrained?(trace: Trace, labels: string[]): void
 }

@@ -29,8 +29,6 @@ import { applyStepFilter, createPanels, type PanelSet } from './shell/panels'
 import { createScheduler, type Scheduler } from './shell/scheduler'
 import { createTabs, type Tabs } from './shell/tabs'
 import { createTrainBox, type TrainBox } from './shell/train-box'
-import { BackwardView } from './views/backward'
-import { SinksView } from './views/sinks'
 import { MODEL_STYLES } from './views/model'
 import type { Recomputed } from './compute/attention-file'
 import { viewEntry } from './views/registry'
@@ -202,14 +200,10 @@ class Playground {
     this.fullPage = link
   }
 
-  /** The Train tab's "look inside this step": the backward view on the trained model's last layer (the sinks view
-   * measures that layer too). */
+  /** The Train tab's "look inside this step": every view that shows a trained model's numbers (Panel.showTrained:
+   * the backward view, the sinks view's measure) gets the trained model's last layer; the backward view opens. */
   private inspect(trace: Trace, labels: string[]): void {
-    const view = this.panels.views.find((v) => v.view === 'backward')?.panel
-    if (!(view instanceof BackwardView)) return
-    view.showTrace(trace, labels)
-    const sinks = this.panels.views.find((v) => v.view === 'sinks')?.panel
-    if (sinks instanceof SinksView) sinks.showTrained(trace)
+    for (const v of this.panels.views) v.panel.showTrained?.(trace, labels)
     this.setState({ view: 'backward' })
   }
 

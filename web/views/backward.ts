@@ -106,7 +106,7 @@ export class BackwardView implements Panel {
   private copyStatus = h('p', { class: 'hint', role: 'status' })
   private base: Trace | null = null
   private pageKey = ''
-  /** The Train tab's numbers are shown (showTrace) until the page's own change. */
+  /** The Train tab's numbers are shown (showTrained) until the page's own change. */
   private external = false
   /** Token labels of an external trace (its run uses placeholder words of the same count). */
   private labels: string[] | null = null
@@ -224,7 +224,7 @@ export class BackwardView implements Panel {
    * Opens the view on other numbers (the Train tab's "look inside this step": a trained model's last layer);
    * `labels` name its tokens. They stay until the page's own numbers change.
    */
-  showTrace(trace: Trace, labels: string[]): void {
+  showTrained(trace: Trace, labels: string[]): void {
     this.external = true
     this.labels = labels
     this.base = trace
