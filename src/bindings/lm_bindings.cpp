@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "bindings/convert.h"
+#include "bindings/lm_convert.h"
 #include "core/lm.h"
 
 namespace {
@@ -185,10 +186,7 @@ class LanguageModelHandle {
       g.sample.temperature = number_of(o["temperature"], "temperature");
       g.sample.topK = int_of(o["topK"], "topK");
       g.sample.topP = number_of(o["topP"], "topP");
-      const double seed = number_of(o["seed"], "seed");
-      AP_REQUIRE(seed == std::floor(seed) && seed >= 0 && seed <= 4294967295.0,
-                 "seed: must be an integer from 0 to 4294967295, got " + ap::fmt(seed));
-      g.sample.seed = static_cast<uint32_t>(seed);
+      g.sample.seed = sampler_seed_of(o["seed"]);
       if (has(o, "stop")) {
         const std::string stop = string_of(o["stop"], "stop");
         g.stopId = m.token_of(stop);
@@ -236,45 +234,13 @@ class LanguageModelHandle {
         const val p = poems[i];
         ps.push_back(type_of(p) == "string" ? m.encode(string_of(p, name), name) : ids_of(p, name, 1 << 20));
       }
-      const lm::HeadScores s = lm::head_scores(m, ps);
-      const int H = m.config().heads;
-      auto rows = [&](const std::vector<double>& v) {
-        val a = val::array();
-        for (int l = 0; l < m.config().layers; ++l)
-          a.call<void>("push", val::array(std::vector<double>(v.begin() + l * H, v.begin() + (l + 1) * H)));
-        return a;
-      };
-      val out = val::object();
-      out.set("previousLine", rows(s.previousLine));
-      out.set("previousChar", rows(s.previousChar));
-      out.set("lineEnd", rows(s.lineEnd));
-      val labels = val::array();
-      for (int l = 0; l < m.config().layers; ++l) {
-        val row = val::array();
-        for (int h = 0; h < H; ++h) {
-          const std::string& lab = s.labels[static_cast<std::size_t>(l * H + h)];
-          row.call<void>("push", lab.empty() ? val::null() : val(lab));
-        }
-        labels.call<void>("push", row);
-      }
-      out.set("labels", labels);
-      out.set("threshold", lm::kHeadLabelThreshold);
-      return out;
+      return head_scores_to_js(lm::head_scores(m, ps), m.config().layers, m.config().heads);
     });
   }
 
   // Every tensor by its nanoGPT name (copies; biases and LayerNorm weights 1-D).
   val parameters() {
-    return guarded([&] {
-      const lm::Model& m = model();
-      val o = val::object();
-      lm::for_each_tensor(m.config(), m.params(), [&](const std::string& name, const ap::Mat& t, int rows, int cols) {
-        const bool vec =
-            rows == 1 && (name.find(".bias") != std::string::npos || name.find("ln_") != std::string::npos);
-        o.set(name, vec ? tensor_to_js(t.data(), {cols}) : tensor_to_js(t));
-      });
-      return o;
-    });
+    return guarded([&] { return lm_parameters_to_js(model()); });
   }
 
  private:

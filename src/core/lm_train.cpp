@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/lm_products.h"
 
@@ -234,6 +235,184 @@ void AdamW::step(Model& model, const Params& grads, double lr) {
       p[i] -= stepSize * (m[i] / denom);
     }
   }
+}
+
+}  // namespace ap::lm
+
+// ---- the poems task --------------------------------------------------------------------------------------------
+
+namespace ap::lm {
+
+namespace {
+
+bool ends_with(const std::string& s, const char* tail) {
+  const std::string t(tail);
+  return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+}
+
+// nanoGPT's _init_weights and its scaled residual projections, drawn in state-dict order.
+Params init_params(const Config& c, uint64_t seed) {
+  Params p = zeros_like(c);
+  Generator g(seed);
+  const float proj = static_cast<float>(0.02 / std::sqrt(2.0 * c.layers));
+  for_each_tensor(c, p, [&](const std::string& name, Mat& t, int, int) {
+    if (ends_with(name, ".bias")) return;  // zeros
+    if (name.find("ln_") != std::string::npos) {
+      t.setOnes();
+      return;
+    }
+    g.normal_(t.data(), static_cast<std::size_t>(t.size()), 0.f, ends_with(name, "c_proj.weight") ? proj : 0.02f);
+  });
+  return p;
+}
+
+void check_stream(const std::vector<int>& ids, int vocab, const char* name) {
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    AP_REQUIRE(ids[i] >= 0 && ids[i] < vocab, std::string(name) + "[" + std::to_string(i) +
+                                                  "]: must be an id from 0 to " + std::to_string(vocab - 1) + ", got " +
+                                                  std::to_string(ids[i]));
+  AP_REQUIRE(ids.empty() || ids.back() == 0, std::string(name) +
+                                                 ": must end with id 0 (each poem is followed by the id 0 of \"\\n\"),"
+                                                 " got " +
+                                                 std::to_string(ids.back()) + " last");
+}
+
+}  // namespace
+
+void TrainOptions::validate() const {
+  model.validate();
+  AP_REQUIRE(batch >= 1 && static_cast<long long>(batch) * model.context <= kMaxBatchRows,
+             "batch: must be an integer from 1 to " + std::to_string(kMaxBatchRows / model.context) +
+                 " (batch · context at most " + std::to_string(kMaxBatchRows) + "), got " + std::to_string(batch));
+  AP_REQUIRE(std::isfinite(lr) && lr > 0 && lr <= 1, "lr: must be a number in (0, 1], got " + fmt(lr));
+  AP_REQUIRE(warmup >= 0 && warmup <= 1000000,
+             "warmup: must be an integer from 0 to 1000000, got " + std::to_string(warmup));
+  AP_REQUIRE(decaySteps > warmup && decaySteps <= 1000000, "decaySteps: must be an integer above warmup (" +
+                                                               std::to_string(warmup) + ") and at most 1000000, got " +
+                                                               std::to_string(decaySteps));
+  AP_REQUIRE(minLr < 0 || (std::isfinite(minLr) && minLr <= lr),
+             "minLr: must be a number from 0 to lr (" + fmt(lr) + "), got " + fmt(minLr));
+  AP_REQUIRE(std::isfinite(gradClip) && gradClip >= 0,
+             "gradClip: must be a number ≥ 0 (0: no clipping), got " + fmt(gradClip));
+  adamw.validate();
+}
+
+Trainer::Trainer(const TrainOptions& o, std::vector<int> train, std::vector<int> validation,
+                 std::vector<std::string> vocab)
+    : o_((o.validate(), o)),
+      model_(o.model, init_params(o.model, o.seed), std::move(vocab)),
+      opt_(o.model, o.adamw),
+      grads_(zeros_like(o.model)),
+      train_(std::move(train)),
+      windowsRng_(o.seed + 1) {
+  if (o_.minLr < 0) o_.minLr = o_.lr / 10;
+  const int V = o_.model.vocab, T = o_.model.context;
+  check_stream(train_, V, "train");
+  check_stream(validation, V, "validation");
+  for (std::size_t i = 0; i < train_.size();) {
+    if (i + static_cast<std::size_t>(T) + 1 <= train_.size()) starts_.push_back(static_cast<int>(i));
+    while (i < train_.size() && train_[i] != 0) ++i;
+    ++i;  // past the id 0
+  }
+  for (std::size_t i = 0; i < validation.size();) {
+    std::size_t j = i;
+    while (validation[j] != 0) ++j;  // the stream ends with 0
+    val_.emplace_back(validation.begin() + static_cast<long>(i), validation.begin() + static_cast<long>(j) + 1);
+    i = j + 1;
+  }
+}
+
+double Trainer::lr_now() const { return lr_at(steps(), o_.lr, o_.warmup, o_.decaySteps, o_.minLr); }
+
+double Trainer::update(const std::vector<int>& ids, const std::vector<int>& targets, int batch, int n) {
+  for (Mat* t : tensor_list(o_.model, grads_)) t->setZero();
+  const double lr = lr_now();
+  const double loss = loss_and_gradients(model_, ids, targets, batch, n, grads_);
+  if (o_.gradClip > 0) clip_grad_norm(o_.model, grads_, o_.gradClip);
+  opt_.step(model_, grads_, lr);
+  return loss;
+}
+
+double Trainer::step(int n) {
+  AP_REQUIRE(n >= 1, "n: must be at least 1, got " + std::to_string(n));
+  AP_REQUIRE(!starts_.empty(), "train: no window of context + 1 = " + std::to_string(o_.model.context + 1) +
+                                   " ids starts at a poem in the training ids (give createTrainer's `train`)");
+  const int B = o_.batch, T = o_.model.context;
+  std::vector<int> ids(static_cast<std::size_t>(B) * T), targets(ids.size());
+  double sum = 0;
+  for (int s = 0; s < n; ++s) {
+    for (int b = 0; b < B; ++b) {
+      const auto k = static_cast<std::size_t>(windowsRng_.random64() % starts_.size());
+      const int* w = train_.data() + starts_[k];
+      std::copy(w, w + T, ids.begin() + static_cast<long>(b) * T);
+      std::copy(w + 1, w + T + 1, targets.begin() + static_cast<long>(b) * T);
+    }
+    sum += update(ids, targets, B, T);
+  }
+  return sum / n;
+}
+
+double Trainer::train_on(const std::vector<int>& windows, int batch) {
+  AP_REQUIRE(batch >= 1 && !windows.empty() && windows.size() % static_cast<std::size_t>(batch) == 0,
+             "windows: expected " + std::to_string(batch) + " windows of the same length");
+  const int len = static_cast<int>(windows.size() / static_cast<std::size_t>(batch)), n = len - 1;
+  AP_REQUIRE(len >= 2 && n <= o_.model.context,
+             "windows: each window must have 2 to context + 1 = " + std::to_string(o_.model.context + 1) +
+                 " ids, got " + std::to_string(len));
+  AP_REQUIRE(static_cast<long long>(batch) * n <= kMaxBatchRows,
+             "windows: " + std::to_string(batch) + " windows of " + std::to_string(n) +
+                 " positions is more than the limit of " + std::to_string(kMaxBatchRows) + " rows");
+  model_.check_ids(windows, "windows");
+  std::vector<int> ids, targets;
+  ids.reserve(static_cast<std::size_t>(batch) * n);
+  targets.reserve(ids.capacity());
+  for (int b = 0; b < batch; ++b) {
+    const int* w = windows.data() + static_cast<long>(b) * len;
+    ids.insert(ids.end(), w, w + n);
+    targets.insert(targets.end(), w + 1, w + len);
+  }
+  return update(ids, targets, batch, n);
+}
+
+double Trainer::evaluate(int limit) const {
+  AP_REQUIRE(limit >= 0, "limit: must be ≥ 0 (0: every validation poem), got " + std::to_string(limit));
+  AP_REQUIRE(!val_.empty(), "validation: no validation ids were given (createTrainer's `validation`)");
+  const std::size_t count = limit == 0 ? val_.size() : std::min(val_.size(), static_cast<std::size_t>(limit));
+  const int T = o_.model.context;
+  // Poems of the same length go through one forward pass, a few at a time.
+  std::vector<std::vector<std::size_t>> byLength(static_cast<std::size_t>(T) + 1);
+  for (std::size_t i = 0; i < count; ++i) {
+    const int n = std::min(static_cast<int>(val_[i].size()) - 1, T);
+    if (n >= 1) byLength[static_cast<std::size_t>(n)].push_back(i);
+  }
+  double total = 0;
+  long long terms = 0;
+  for (int n = 1; n <= T; ++n) {
+    const auto& group = byLength[static_cast<std::size_t>(n)];
+    const std::size_t chunk = std::max<std::size_t>(1, 2048 / static_cast<std::size_t>(n));
+    for (std::size_t c = 0; c < group.size(); c += chunk) {
+      const int B = static_cast<int>(std::min(chunk, group.size() - c));
+      std::vector<int> ids, targets;
+      for (int b = 0; b < B; ++b) {
+        const auto& p = val_[group[c + static_cast<std::size_t>(b)]];
+        ids.insert(ids.end(), p.begin(), p.begin() + n);
+        targets.insert(targets.end(), p.begin() + 1, p.begin() + n + 1);
+      }
+      Acts a;
+      model_.forward(ids, B, n, a);
+      total += cross_entropy(a.logits, targets, nullptr) * static_cast<double>(B) * n;
+      terms += static_cast<long long>(B) * n;
+    }
+  }
+  AP_REQUIRE(terms > 0, "validation: no poem has two ids or more");
+  return total / static_cast<double>(terms);
+}
+
+HeadScores Trainer::head_scores(int limit) const {
+  AP_REQUIRE(limit >= 0, "limit: must be ≥ 0 (0: every validation poem), got " + std::to_string(limit));
+  AP_REQUIRE(!val_.empty(), "validation: no validation ids were given (createTrainer's `validation`)");
+  const std::size_t count = limit == 0 ? val_.size() : std::min(val_.size(), static_cast<std::size_t>(limit));
+  return lm::head_scores(model_, std::vector<std::vector<int>>(val_.begin(), val_.begin() + static_cast<long>(count)));
 }
 
 }  // namespace ap::lm

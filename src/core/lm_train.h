@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/lm.h"
+#include "core/rng.h"
 
 namespace ap::lm {
 
@@ -49,6 +50,69 @@ class AdamW {
   AdamWOptions o_;
   Params m_, v_;
   int t_ = 0;
+};
+
+}  // namespace ap::lm
+
+// ---- the poems task (issue 37 item 6): training from scratch on a token stream ------------------------------------
+
+namespace ap::lm {
+
+struct TrainOptions {
+  Config model;  // vocab, context, layers, heads, dModel, positions (tied, every bias: nanoGPT's defaults)
+  int batch = 32;
+  double lr = 3e-3;      // the peak of nanoGPT's schedule (lr_at)
+  int warmup = 100;      // linear warm-up steps
+  int decaySteps = 500;  // cosine decay to minLr at this step, minLr after
+  double minLr = -1;     // < 0: lr / 10
+  double gradClip = 0;   // clip_grad_norm's maxNorm; 0 = none (scripts/poems_torch.py's recipe)
+  AdamWOptions adamw;
+  uint64_t seed = 0;      // the weights (ap::Generator(seed)) and the windows (ap::Generator(seed + 1))
+  void validate() const;  // ap::Error naming batch / lr / warmup / decaySteps / minLr / gradClip and the model's
+};
+
+// The same model as scripts/poems_torch.py trains: nanoGPT's init (normal 0.02, residual projections
+// 0.02/√(2·layers), LayerNorm 1, biases 0; drawn with ap::Generator, not torch's order of draws), windows of
+// context + 1 ids of the train stream starting at a poem's first character (position 0 or after an id 0),
+// drawn uniformly over the poems with a seeded generator; AdamW with lr_at's schedule.
+class Trainer {
+ public:
+  // train / validation: token streams, each poem followed by id 0 (either may be empty: step() then needs train,
+  // evaluate() and head_scores() need validation). Throws naming train / validation for a bad id.
+  Trainer(const TrainOptions& o, std::vector<int> train, std::vector<int> validation,
+          std::vector<std::string> vocab = {});
+
+  const TrainOptions& options() const { return o_; }
+  const Model& model() const { return model_; }
+  Model& model_mut() { return model_; }
+  int steps() const { return opt_.steps(); }
+  double lr_now() const;  // the learning rate of the next step
+  int windows() const { return static_cast<int>(starts_.size()); }
+  int validation_poems() const { return static_cast<int>(val_.size()); }
+
+  // n optimizer steps on drawn windows; the mean training loss over them.
+  double step(int n);
+  // One optimizer step on the given windows (batch rows of m + 1 ids, 2 <= m + 1 <= context + 1, row-major):
+  // inputs the first m ids, targets the next m. Returns the loss before the update.
+  double train_on(const std::vector<int>& windows, int batch);
+  // The validation loss: the mean cross-entropy of every id after the first of the first `limit` validation
+  // poems (0 = all), each read alone from position 0 (cut to context + 1 ids), the closing id 0 included.
+  double evaluate(int limit) const;
+  // lm::head_scores over the first `limit` validation poems (0 = all).
+  HeadScores head_scores(int limit) const;
+  const std::vector<std::vector<int>>& validation() const { return val_; }
+
+ private:
+  double update(const std::vector<int>& ids, const std::vector<int>& targets, int batch, int n);
+
+  TrainOptions o_;
+  Model model_;
+  AdamW opt_;
+  Params grads_;
+  std::vector<int> train_;
+  std::vector<int> starts_;
+  std::vector<std::vector<int>> val_;
+  Generator windowsRng_;
 };
 
 }  // namespace ap::lm

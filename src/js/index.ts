@@ -30,6 +30,7 @@ import type {
 import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js'
 import { createTrainerFor } from './trainer.js'
 import type { Trainer, TrainerOptions } from './trainer.js'
+import type { PoemsTrainer, PoemsTrainerOptions } from './poemsTrainer.js'
 import { loadLanguageModelFor } from './languageModel.js'
 import type { LanguageModel } from './languageModel.js'
 
@@ -38,6 +39,7 @@ export { AttentionError, toTensor } from './util.js'
 export type { Tensor, TensorLike } from './util.js'
 export type * from './trainer.js'
 export type * from './languageModel.js'
+export type * from './poemsTrainer.js'
 
 /**
  * The engines: the same C++ built twice. 'relaxed-simd' (fused multiply-add, `attention-relaxed.wasm`) where
@@ -106,6 +108,11 @@ export interface Engine {
    */
   flashTrace(options: FlashTraceOptions): FlashTraceResult
   tokenize(text: string, tokenizer?: TokenizerName, options?: { bpeCorpus?: string; bpeMerges?: number }): Tokenization
+  /**
+   * A language model to train from scratch on token ids (`task: 'poems'`, poemsTrainer.ts: the Train tab's Tang
+   * poems); call `dispose()` when done.
+   */
+  createTrainer(options: PoemsTrainerOptions): PoemsTrainer
   /** A small attention model to train in place (see trainer.ts); call `dispose()` when done. */
   createTrainer(options?: TrainerOptions): Trainer
   /**
@@ -332,7 +339,8 @@ function makeEngine({ module, why }: Loaded): Engine {
       checkText('bpeCorpus', o.bpeCorpus)
       return unwrap<Tokenization>(module.tokenize(text, tokenizer, o))
     },
-    createTrainer: (options?: TrainerOptions) => createTrainerFor(module, options),
+    createTrainer: ((options?: TrainerOptions | PoemsTrainerOptions) =>
+      createTrainerFor(module, options as TrainerOptions)) as Engine['createTrainer'],
     loadLanguageModel: (bytes: ArrayBuffer | ArrayBufferView) => loadLanguageModelFor(module, bytes),
     memoryStats: () => module.memoryStats(),
     warmUp: () => module.warmUp(),

@@ -32,6 +32,8 @@
 import type { ScoreRule, Trace } from './types.js'
 import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js'
 import type { Tensor, TensorLike } from './util.js'
+import { createPoemsTrainerFor } from './poemsTrainer.js'
+import type { PoemsTrainer, PoemsTrainerOptions } from './poemsTrainer.js'
 
 export type TrainTask = 'coreference' | 'reverse' | 'next-char' | 'induction'
 
@@ -316,8 +318,15 @@ function openHandle(module: unknown, o: Record<string, unknown>): { raw: RawTrai
   }
 }
 
-export function createTrainerFor(module: unknown, options?: TrainerOptions): Trainer {
+export function createTrainerFor(module: unknown, options?: TrainerOptions): Trainer
+export function createTrainerFor(module: unknown, options: PoemsTrainerOptions): PoemsTrainer
+export function createTrainerFor(
+  module: unknown,
+  options?: TrainerOptions | PoemsTrainerOptions,
+): Trainer | PoemsTrainer {
   const o = checkOptions('createTrainer', options)
+  // the language model (issue 37 item 6): its own options, handle and object (poemsTrainer.ts)
+  if (o.task === 'poems') return createPoemsTrainerFor(module, o)
   checkKeys('createTrainer', o, KEYS)
   const { raw, info } = openHandle(module, o)
   const trainer = new LiveTrainer(raw, info, typeof o.lr === 'number' ? o.lr : info.config.lr)

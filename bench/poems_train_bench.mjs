@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// The Train tab's task `poems` (issue 37 item 6) in Node, one thread: milliseconds per optimizer step of the default
+// shape (2 layers × 4 heads × d 64, context 64, batch 32: ap.createTrainer({ task: 'poems' })'s defaults), the
+// median of --rounds rounds of --steps steps each, and the time to the target: the default run (500 steps, cosine
+// to lr/10 at step 500) evaluated every --every steps until the validation loss is ≤ 4.9 and ≥ 90 % of 250 sampled
+// poems keep the form (the sample's measurement: the prompt is the first character of validation poem i,
+// temperature 0.8, seed 1 + i; scripts/poem-form.mjs's keepsForm). Time in step() is "training"; the checks are
+// reported apart. Not run by the tests.
+//
+// Usage: node bench/poems_train_bench.mjs [--dist DIR] [--rounds 5] [--steps 10] [--target] [--every 100]
+//        [--max-steps 500] [--relaxed]
+import { readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { keepsForm, poemOf } from '../scripts/poem-form.mjs'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const argv = process.argv.slice(2)
+const arg = (name, dflt) => {
+  const i = argv.indexOf(name)
+  return i >= 0 ? argv[i + 1] : dflt
+}
+const dist = resolve(arg('--dist', join(here, '..', 'dist')))
+const rounds = Number(arg('--rounds', '5'))
+const perRound = Number(arg('--steps', '10'))
+const every = Number(arg('--every', '100'))
+const maxSteps = Number(arg('--max-steps', '500'))
+const TARGET = { valLoss: 4.9, form: 0.9, samples: 250 }
+
+const { init } = await import(pathToFileURL(join(dist, 'index.js')).href)
+const relaxed = argv.includes('--relaxed')
+const wasm = readFileSync(join(dist, relaxed ? 'attention-relaxed.wasm' : 'attention.wasm'))
+const ap = await init({ wasmBinary: wasm, backend: relaxed ? 'relaxed-simd' : 'simd128' })
+
+const poems = join(here, '..', 'public', 'poems')
+const vocab = JSON.parse(readFileSync(join(poems, 'vocab.json'), 'utf8'))
+const index = new Map(vocab.map((c, i) => [c, i]))
+const encode = (name) => Uint16Array.from(Array.from(readFileSync(join(poems, name), 'utf8'), (c) => index.get(c)))
+const train = encode('train.txt')
+const validation = encode('validation.txt')
+const create = () => ap.createTrainer({ task: 'poems', vocab, train, validation })
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+function perStep() {
+  const tr = create()
+  tr.step(2) // warm the tiers up
+  const ms = []
+  for (let r = 0; r < rounds; r++) {
+    const t0 = performance.now()
+    tr.step(perRound)
+    ms.push((performance.now() - t0) / perRound)
+  }
+  tr.dispose()
+  return ms
+}
+
+/** The form share of TARGET.samples poems and the validation loss: what the integration test checks. */
+function measure(tr) {
+  const loss = tr.evaluate().loss
+  const firsts = []
+  for (let i = 0; i < validation.length && firsts.length < TARGET.samples; i++) {
+    if (i === 0 || validation[i - 1] === 0) firsts.push(validation[i])
+  }
+  let kept = 0
+  for (const [i, id] of firsts.entries()) {
+    const s = tr.sample({ prompt: [id], temperature: 0.8, seed: 1 + i })
+    const poem = poemOf(vocab[id] + (s.text ?? ''))
+    if (poem !== null && keepsForm(poem)) kept++
+  }
+  return { loss, form: kept / firsts.length }
+}
+
+function toTarget() {
+  const tr = create()
+  let trainMs = 0
+  let checkMs = 0
+  const rows = []
+  let reached = null
+  while (tr.steps < maxSteps) {
+    const t0 = performance.now()
+    tr.step(Math.min(every, maxSteps - tr.steps))
+    trainMs += performance.now() - t0
+    const t1 = performance.now()
+    const m = measure(tr)
+    checkMs += performance.now() - t1
+    rows.push({ step: tr.steps, valLoss: +m.loss.toFixed(4), form: m.form, trainSeconds: +(trainMs / 1000).toFixed(1) })
+    console.log(JSON.stringify(rows.at(-1)))
+    if (!reached && m.loss <= TARGET.valLoss && m.form >= TARGET.form) reached = rows.at(-1)
+  }
+  tr.dispose()
+  return { rows, reached, checkSeconds: +(checkMs / 1000).toFixed(1) }
+}
+
+const ms = perStep()
+console.log(
+  JSON.stringify({
+    bench: 'poems_train',
+    backend: ap.backend,
+    shape: '2 x 4 x d64, context 64, batch 32',
+    msPerStep: +median(ms).toFixed(1),
+    rounds: ms.map((x) => +x.toFixed(1)),
+  }),
+)
+if (argv.includes('--target')) console.log(JSON.stringify({ target: TARGET, ...toTarget() }))
