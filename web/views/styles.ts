@@ -36,13 +36,13 @@ export const VIEW_STYLES = `
 .heads-head { margin: 6px 0; padding: 4px 6px; border: 3px solid var(--line); border-radius: 8px; overflow-x: auto; }
 .heads-head figcaption { font-size: 12px; color: var(--muted); }
 .heads-weights td { min-width: 2.6em; font-size: 12px; }
-.heads-weights td.out { background: #d9dce3; color: var(--muted); text-decoration: line-through; }
+.heads-weights td.out { background: #e6e8ed; color: var(--muted); text-decoration: line-through; }
 .heads-weights td.sink { outline: 2px solid #e76f51; outline-offset: -2px; }
 .heads-weights td.future { background: #f1f2f5; }
 .heads-legend { padding: 2px 8px; border-radius: 6px; border: 1px solid var(--line); }
 .heads-legend.seen { background: rgba(28, 100, 209, 0.25); }
 .heads-legend.sink { outline: 2px solid #e76f51; }
-.heads-legend.out { background: #d9dce3; text-decoration: line-through; }
+.heads-legend.out { background: #e6e8ed; text-decoration: line-through; }
 .sinks-table td.sink { background: #fde2d8; font-weight: 600; }
 .kv-cache { margin-top: 18px; padding-top: 8px; border-top: 1px solid var(--line); }
 .kv-table tr.now th, .kv-table tr.now td { background: var(--accent-soft); font-weight: 700; }
