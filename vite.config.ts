@@ -7,7 +7,8 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
 
 /**
  * The widget served by the site itself, so that the Embed box's <attention-playground> snippet works as given:
- * the npm package's dist/widget/*.js into site/widget/ and its engines (attention.wasm, attention-relaxed.wasm)
+ * the npm package's dist/widget/*.js into site/widget/ and its engines (attention.wasm, attention-relaxed.wasm, and
+ * their trainer modules attention-train.wasm, attention-train-relaxed.wasm)
  * into site/, one folder above the widget, where it fetches them (scripts/build.mjs builds the widget first).
  */
 function serveTheWidget(): Plugin {
@@ -19,7 +20,12 @@ function serveTheWidget(): Plugin {
       if (!existsSync(join(from, 'widget.js'))) this.error('dist/widget/widget.js is missing: build the widget first')
       mkdirSync(here('./site/widget'), { recursive: true })
       for (const f of readdirSync(from)) if (f.endsWith('.js')) copyFileSync(join(from, f), here(`./site/widget/${f}`))
-      for (const f of ['attention.wasm', 'attention-relaxed.wasm'])
+      for (const f of [
+        'attention.wasm',
+        'attention-relaxed.wasm',
+        'attention-train.wasm',
+        'attention-train-relaxed.wasm',
+      ])
         copyFileSync(here(`./dist/${f}`), here(`./site/${f}`))
     },
   }

@@ -35,11 +35,12 @@ function wasmBesideThePackage(): Plugin {
       const fail = (m: string): never => this.error(m)
       const runtimeUrl = "new URL(['..', 'attention.wasm'].join('/'), import.meta.url)"
       if (path.endsWith('/dist/index.js')) {
-        // One literal per engine (attention.wasm, attention-relaxed.wasm), each kept pointing at its own file.
+        // One literal per engine (attention.wasm, attention-relaxed.wasm) and per trainer module
+        // (attention-train.wasm, attention-train-relaxed.wasm), each kept pointing at its own file.
         let out = rewrite(
           code,
           'dist/index.js',
-          /new URL\((['"])\.\/(attention(?:-[a-z]+)?\.wasm)\1,\s*import\.meta\.url\)/g,
+          /new URL\((['"])\.\/(attention(?:-[a-z]+)*\.wasm)\1,\s*import\.meta\.url\)/g,
           "new URL(['..', '$2'].join('/'), import.meta.url)",
           fail,
         )
@@ -54,8 +55,8 @@ function wasmBesideThePackage(): Plugin {
         )
         return { code: out, map: null }
       }
-      // Every engine's glue (attention.js, attention-relaxed.js) names the file it was linked as.
-      const glue = /\/dist\/(attention(?:-[a-z]+)?\.js)$/.exec(path)
+      // Every engine's glue (attention.js, attention-relaxed.js, attention-train.js, …) names the file it was linked as.
+      const glue = /\/dist\/(attention(?:-[a-z]+)*\.js)$/.exec(path)
       if (glue) {
         return {
           code: rewrite(code, `dist/${glue[1]}`, glueWasmUrl(), runtimeUrl, fail),
@@ -88,7 +89,7 @@ function plainWorkerUrl(): Plugin {
       // The wasm URL is built from parts in the source so that this build leaves it alone; the minifier folds it
       // back into a literal, and it must be one in the output for those bundlers to emit the wasm.
       widget.code = widget.code.replace(
-        /new URL\(\[\s*(["'`])\.\.\1,\s*(["'`])(attention(?:-relaxed)?\.wasm)\2\s*\]\.join\((["'`])\/\4\),\s*import\.meta\.url\)/g,
+        /new URL\(\[\s*(["'`])\.\.\1,\s*(["'`])(attention(?:-[a-z]+)*\.wasm)\2\s*\]\.join\((["'`])\/\4\),\s*import\.meta\.url\)/g,
         (_m, _q1, _q2, file: string) => `new URL("../${file}",import.meta.url)`,
       )
       // Both engines' files (SIMD128 and relaxed SIMD): init() picks one at run time.

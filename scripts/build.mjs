@@ -36,10 +36,17 @@ function sh(cmd, argv, env = {}) {
 process.env.PATH = plainPath()
 const coreInputs = ['CMakeLists.txt', 'cmake', 'src/core', 'src/kernels']
 
-// Every engine is the same sources built with other flags; dist/ gets <name>.js + <name>.wasm of each.
+// Every engine is the same sources built with other flags; dist/ gets <name>.js + <name>.wasm of each, and the
+// single-thread ones their trainer module (the target attention-train) as <trainer>.js + <trainer>.wasm.
 const engines = [
-  { name: 'attention', dir: 'build/wasm', flags: [], env: plainEnv },
-  { name: 'attention-relaxed', dir: 'build/wasm-relaxed', flags: ['-DAP_RELAXED_SIMD=ON'], env: relaxedEnv },
+  { name: 'attention', trainer: 'attention-train', dir: 'build/wasm', flags: [], env: plainEnv },
+  {
+    name: 'attention-relaxed',
+    trainer: 'attention-train-relaxed',
+    dir: 'build/wasm-relaxed',
+    flags: ['-DAP_RELAXED_SIMD=ON'],
+    env: relaxedEnv,
+  },
   // Cross-origin isolated pages: the relaxed engine with a thread pool (plus its pthread worker script).
   {
     name: 'attention-threads',
@@ -51,13 +58,18 @@ const engines = [
 ]
 
 for (const e of engines) {
-  if (!stale(`${e.dir}/attention.wasm`, [...coreInputs, 'src/bindings'])) continue
+  const outputs = e.trainer ? ['attention', 'attention-train'] : ['attention']
+  if (!outputs.some((o) => stale(`${e.dir}/${o}.wasm`, [...coreInputs, 'src/bindings']))) continue
   const env = e.env()
   sh('emcmake', ['cmake', '-S', '.', '-B', e.dir, '-DCMAKE_BUILD_TYPE=Release', ...EMCMAKE_FLAGS, ...e.flags], env)
-  sh('cmake', ['--build', e.dir, '--target', 'attention', '-j', jobs], env)
+  sh('cmake', ['--build', e.dir, '--target', ...outputs, '-j', jobs], env)
 }
 
-const distStale = engines.some((e) => mtime(`dist/${e.name}.wasm`) < mtime(`${e.dir}/attention.wasm`))
+const distStale = engines.some(
+  (e) =>
+    mtime(`dist/${e.name}.wasm`) < mtime(`${e.dir}/attention.wasm`) ||
+    (e.trainer && mtime(`dist/${e.trainer}.wasm`) < mtime(`${e.dir}/attention-train.wasm`)),
+)
 if (stale('dist/index.js', ['src/js', 'tsconfig.json']) || distStale) {
   mkdirSync(join(root, 'dist'), { recursive: true })
   for (const e of engines) {
@@ -68,6 +80,17 @@ if (stale('dist/index.js', ['src/js', 'tsconfig.json']) || distStale) {
     writeFileSync(join(root, `dist/${e.name}.js`), glue)
     copyFileSync(join(root, 'src/js/attention.d.ts'), join(root, `dist/${e.name}.d.ts`))
     if (e.worker) copyFileSync(join(root, e.dir, 'attention.worker.js'), join(root, `dist/${e.name}.worker.js`))
+    if (e.trainer) {
+      copyFileSync(join(root, e.dir, 'attention-train.wasm'), join(root, `dist/${e.trainer}.wasm`))
+      writeFileSync(join(root, `dist/${e.trainer}.js`), readFileSync(join(root, e.dir, 'attention-train.js'), 'utf8'))
+      copyFileSync(join(root, `src/js/${e.trainer}.d.ts`), join(root, `dist/${e.trainer}.d.ts`))
+    }
+  }
+  // The page's engines within the gzip budget (scripts/bench-doc.mjs), each flavour: the trainers stay out.
+  for (const e of engines) {
+    const gz = gzipSync(readFileSync(join(root, `dist/${e.name}.wasm`)), { level: 9 }).length
+    const train = e.trainer ? gzipSync(readFileSync(join(root, `dist/${e.trainer}.wasm`)), { level: 9 }).length : 0
+    console.log(`build: dist/${e.name}.wasm gzip -9 ${gz} bytes${e.trainer ? `, dist/${e.trainer}.wasm ${train}` : ''}`)
   }
   sh('node', [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'])
 }

@@ -20,6 +20,7 @@ echo "== ESLint"
 if [[ ! -f dist/index.d.ts || -n $(find src/js tsconfig.json -newer dist/index.d.ts -print -quit) ]]; then
   "$bin/tsc" -p tsconfig.json --emitDeclarationOnly
   for engine in attention attention-relaxed attention-threads; do cp src/js/attention.d.ts "dist/$engine.d.ts"; done
+  for trainer in attention-train attention-train-relaxed; do cp "src/js/$trainer.d.ts" "dist/$trainer.d.ts"; done
 fi
 
 echo "== tsc --noEmit"

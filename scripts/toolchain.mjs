@@ -127,7 +127,7 @@ export function threadGlue(glue, engineName) {
  * widget resolves it at run time from beside the package instead. A new RegExp per call (it is global, so
  * test() moves its lastIndex). Check it on a current emsdk (its glue has kept the same literal so far).
  */
-export const glueWasmUrl = () => /new URL\((['"])attention\.wasm\1,\s*import\.meta\.url\)/g
+export const glueWasmUrl = () => /new URL\((['"])attention(?:-train)?\.wasm\1,\s*import\.meta\.url\)/g
 
 // `node scripts/toolchain.mjs plain-env` (or `relaxed-env`) prints plainEnv() (relaxedEnv()) as shell exports
 // (bench/wasm_harness/build.sh).

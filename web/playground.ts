@@ -279,6 +279,17 @@ class Playground {
     const t0 = performance.now()
     const gen = ++this.stage
     const fresh = needsCompute(this.lastComputed, this.state)
+    if (fresh && this.state.weights === 'trained' && !this.engine.trainerLoaded) {
+      // The trained weights are the trainer's (compute/trained.ts), whose module the page loads when first asked.
+      this.engine.loadTrainer().then(
+        () => this.scheduler.schedule(0),
+        (e: unknown) => {
+          this.error = errorMessage(e)
+          this.render()
+        },
+      )
+      return
+    }
     if (fresh) this.recompute()
     this.computeMs = performance.now() - t0
     if (this.long && fresh && !this.error) this.finishLong(gen, this.long, this.trace!)

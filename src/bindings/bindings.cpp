@@ -1,7 +1,5 @@
 // embind only: decode the JS options, call the core, encode the result (copies). Documented in src/js/index.ts.
 #include <emscripten/bind.h>
-#include <emscripten/heap.h>
-#include <malloc.h>
 
 #include <initializer_list>
 #include <optional>
@@ -666,24 +664,6 @@ val tokenize(val text, val kind, val opts) {
   });
 }
 
-// Bytes of wasm memory and bytes malloc has handed out (for leak checks and the memory budget).
-val memoryStats() {
-  val o = val::object();
-  const struct mallinfo mi = mallinfo();
-  o.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
-  o.set("allocatedBytes", static_cast<double>(mi.uordblks));
-  return o;
-}
-
-std::string backend() { return ap::kernels::backend(); }
-
-// Runs each kernel once on small data so V8 tiers the hot functions up before the first long call.
-void warmUp() { ap::kernels::warm_up(); }
-
-// The kernels' thread count (1 in builds without threads); returns the count in effect.
-int setThreads(int n) { return ap::kernels::set_threads(n); }
-int threads() { return ap::kernels::threads(); }
-
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_playground) {
@@ -695,9 +675,4 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   emscripten::function("multiHeadAttention", &multiHeadAttention);
   emscripten::function("flashTrace", &flashTrace);
   emscripten::function("tokenize", &tokenize);
-  emscripten::function("memoryStats", &memoryStats);
-  emscripten::function("backend", &backend);
-  emscripten::function("warmUp", &warmUp);
-  emscripten::function("setThreads", &setThreads);
-  emscripten::function("threads", &threads);
 }

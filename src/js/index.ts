@@ -66,6 +66,13 @@ export interface InitOptions {
    * is not isolated is an error. Bundles that inline every chunk into one file (the widget) must pass 1.
    */
   threads?: number
+  /**
+   * Load the trainer module (`attention-train.wasm`, or `attention-train-relaxed.wasm` beside the relaxed engines:
+   * the attention tasks' and the language model's training, left out of the page's engine) now, so that
+   * `createTrainer` works at once. Default: true in Node, false in browsers, where `await ap.loadTrainer()` loads it
+   * when a trainer is first wanted. `locateFile` is asked for its file too.
+   */
+  trainer?: boolean
 }
 
 /** The embind module's raw functions (internal: results are `{ error }` or plain objects). */
@@ -113,14 +120,25 @@ export interface Engine {
    * poems); call `dispose()` when done.
    */
   createTrainer(options: PoemsTrainerOptions): PoemsTrainer
-  /** A small attention model to train in place (see trainer.ts); call `dispose()` when done. */
+  /**
+   * A small attention model to train in place (see trainer.ts); call `dispose()` when done. Needs the trainer
+   * module: loaded by init() in Node (and with `init({ trainer: true })`), elsewhere by `await ap.loadTrainer()`
+   * first; without it this throws an AttentionError saying so.
+   */
   createTrainer(options?: TrainerOptions): Trainer
+  /**
+   * Loads the trainer module of this engine's backend (once; later calls return the same promise) and resolves
+   * to this engine, whose `createTrainer` then works. The page's engine leaves the trainers out (~60 KB gzipped).
+   */
+  loadTrainer(): Promise<Engine>
+  /** Is the trainer module loaded (createTrainer available)? */
+  readonly trainerLoaded: boolean
   /**
    * Opens a nanoGPT checkpoint in safetensors (its state-dict names; `__metadata__` vocab and n_head): forward,
    * generate, head scores (languageModel.ts, docs/api.md); call `dispose()` when done.
    */
   loadLanguageModel(bytes: ArrayBuffer | ArrayBufferView): LanguageModel
-  /** Wasm memory in use (for leak checks and budgets). */
+  /** Wasm memory in use (for leak checks and budgets): the engine's and, once loaded, the trainer module's together. */
   memoryStats(): MemoryStats
   /**
    * Runs every kernel once on small data (~15 ms) so the engine's first long call is not slowed by V8's
@@ -138,8 +156,10 @@ export interface Engine {
   readonly threads: number
   /** Changes the thread count (1 .. the count init() started with); returns the count in effect. */
   setThreads(n: number): number
-  /** The underlying module (advanced: trainers and tests use it). */
+  /** The underlying module (advanced: tests use it). */
   readonly module: RawModule
+  /** The trainer module once loaded (advanced: `createTrainerFor(ap.trainerModule, options)`), else undefined. */
+  readonly trainerModule: RawModule | undefined
 }
 
 const RUN_KEYS = [
@@ -281,10 +301,38 @@ function checkRopeKeys(fn: string, rope: unknown, allowed: readonly string[]): v
   if (rope !== null && typeof rope === 'object' && !ArrayBuffer.isView(rope)) checkKeys(`${fn}: rope`, rope, allowed)
 }
 
-function makeEngine({ module, why }: Loaded): Engine {
+type TrainerMember = 'createTrainer' | 'loadTrainer' | 'trainerLoaded' | 'trainerModule' | 'memoryStats'
+
+/** An engine's trainer module: loaded with it (`trainer`) or on the first `load()`, once. */
+function trainerSlot(options: InitOptions, backend: Backend, trainer: RawModule | undefined) {
+  let loading: Promise<RawModule> | undefined
+  const slot = {
+    loaded: trainer,
+    load(): Promise<RawModule> {
+      if (slot.loaded) return Promise.resolve(slot.loaded)
+      if (!loading) {
+        loading = instantiateTrainer(options, backend).then((m) => (slot.loaded = m))
+        loading.catch(() => {
+          loading = undefined // a failed load (say, a 404) may be retried
+        })
+      }
+      return loading
+    },
+    module(fn: string): RawModule {
+      if (slot.loaded) return slot.loaded
+      throw new AttentionError(
+        `${fn}: the trainer module is not loaded (the page engine leaves it out): ` +
+          'call `await ap.loadTrainer()` once first, or init({ trainer: true })',
+      )
+    },
+  }
+  return slot
+}
+
+function makeEngine({ module, why, trainer, options }: Loaded): Engine {
   const maxThreads = module.threads()
   const backend = module.backend() as Backend
-  return {
+  const engine: Omit<Engine, TrainerMember> = {
     run: (options?: RunOptions) => unwrap<Trace>(module.run(runOptions('run', options, RUN_KEYS))),
     projections: (options?: ProjectionsOptions) =>
       unwrap<Projections>(module.projections(runOptions('projections', options, PROJECTION_KEYS))),
@@ -339,10 +387,7 @@ function makeEngine({ module, why }: Loaded): Engine {
       checkText('bpeCorpus', o.bpeCorpus)
       return unwrap<Tokenization>(module.tokenize(text, tokenizer, o))
     },
-    createTrainer: ((options?: TrainerOptions | PoemsTrainerOptions) =>
-      createTrainerFor(module, options as TrainerOptions)) as Engine['createTrainer'],
     loadLanguageModel: (bytes: ArrayBuffer | ArrayBufferView) => loadLanguageModelFor(module, bytes),
-    memoryStats: () => module.memoryStats(),
     warmUp: () => module.warmUp(),
     backend,
     backendInfo: `${backend}, ${maxThreads} thread${maxThreads > 1 ? 's' : ''}: ${why}`,
@@ -357,6 +402,31 @@ function makeEngine({ module, why }: Loaded): Engine {
     },
     module,
   }
+  return withTrainer(engine, module, trainerSlot(options, backend, trainer))
+}
+
+/** The Engine's trainer members (issue 38: the trainers are a module of their own, see {@link trainerSlot}). */
+function withTrainer(e: Omit<Engine, TrainerMember>, module: RawModule, slot: ReturnType<typeof trainerSlot>): Engine {
+  const engine = e as Engine
+  Object.defineProperties(engine, {
+    createTrainer: {
+      enumerable: true,
+      value: (o?: TrainerOptions) => createTrainerFor(slot.module('createTrainer'), o),
+    },
+    loadTrainer: { enumerable: true, value: () => slot.load().then(() => engine) },
+    trainerLoaded: { enumerable: true, get: () => slot.loaded !== undefined },
+    trainerModule: { enumerable: true, get: () => slot.loaded },
+    // both modules' memory once the trainer is loaded
+    memoryStats: {
+      enumerable: true,
+      value: (): MemoryStats => {
+        const a = module.memoryStats()
+        const b = slot.loaded?.memoryStats()
+        return b ? { heapBytes: a.heapBytes + b.heapBytes, allocatedBytes: a.allocatedBytes + b.allocatedBytes } : a
+      },
+    },
+  })
+  return engine
 }
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined'
@@ -476,10 +546,48 @@ function pickThreads(options: InitOptions, backend: Backend): { threads: number;
   return { threads: Math.max(1, Math.min(4, cores)), why: 'cross-origin isolated' }
 }
 
-/** A loaded module and why it runs the threads it does (for `backendInfo`). */
+/** A loaded module and why it runs the threads it does (for `backendInfo`), its trainer if loaded with it. */
 interface Loaded {
   module: RawModule
   why: string
+  trainer: RawModule | undefined
+  options: InitOptions
+}
+
+// The trainer modules (src/bindings/train*.cpp), one per single-thread engine; literal URLs for bundlers.
+const TRAINER_FILE: Record<Backend, { name: string; url: () => URL }> = {
+  'relaxed-simd': {
+    name: 'attention-train-relaxed.wasm',
+    url: () => new URL('./attention-train-relaxed.wasm', import.meta.url),
+  },
+  simd128: { name: 'attention-train.wasm', url: () => new URL('./attention-train.wasm', import.meta.url) },
+}
+
+/** A wasm file beside this module, in Node; hidden from bundlers: browsers fetch it instead. */
+async function readBeside(url: URL): Promise<Uint8Array> {
+  const fsName = 'node:fs/promises'
+  const fs = (await import(/* @vite-ignore */ fsName)) as typeof import('node:fs/promises')
+  return fs.readFile(url)
+}
+
+/** The trainer module of an engine's backend, found as init's options find the engine (one thread). */
+async function instantiateTrainer(options: InitOptions, backend: Backend): Promise<RawModule> {
+  const file = TRAINER_FILE[backend]
+  const moduleArgs: Record<string, unknown> = {}
+  if (options.locateFile) {
+    const locate = options.locateFile
+    moduleArgs.locateFile = (f: string) => locate(f.endsWith('.wasm') ? file.name : f)
+  } else if (isNode) {
+    moduleArgs.wasmBinary = await readBeside(file.url())
+  } else {
+    const url = file.url().href
+    moduleArgs.locateFile = () => url
+  }
+  const factory =
+    backend === 'relaxed-simd'
+      ? (await import('./attention-train-relaxed.js')).default
+      : (await import('./attention-train.js')).default
+  return (await factory(moduleArgs)) as RawModule
 }
 
 async function instantiate(options: InitOptions): Promise<Loaded> {
@@ -498,10 +606,7 @@ async function instantiate(options: InitOptions): Promise<Loaded> {
     moduleArgs.locateFile = (f: string) =>
       locate(f.endsWith('.wasm') ? file.name : f.endsWith('.worker.js') ? THREADS_WORKER.name : f)
   } else if (isNode) {
-    // Hidden from bundlers: only Node reads the file; browsers fetch it from beside this module.
-    const fsName = 'node:fs/promises'
-    const fs = (await import(/* @vite-ignore */ fsName)) as typeof import('node:fs/promises')
-    moduleArgs.wasmBinary = await fs.readFile(file.url())
+    moduleArgs.wasmBinary = await readBeside(file.url())
   } else {
     const url = file.url().href
     moduleArgs.locateFile = (f: string) => (f.endsWith('.worker.js') ? THREADS_WORKER.url().href : url)
@@ -517,9 +622,13 @@ async function instantiate(options: InitOptions): Promise<Loaded> {
       : backend === 'relaxed-simd'
         ? (await import('./attention-relaxed.js')).default
         : createAttentionModule
-  const module = (await factory(moduleArgs)) as RawModule
+  const wantTrainer = options.trainer ?? isNode
+  const [module, trainer] = await Promise.all([
+    factory(moduleArgs) as Promise<RawModule>,
+    wantTrainer ? instantiateTrainer(options, backend) : undefined,
+  ])
   if (threads > 1) module.setThreads(threads)
-  return { module, why }
+  return { module, why, trainer, options }
 }
 
 let defaultEngine: Promise<Engine> | undefined
@@ -529,7 +638,14 @@ let defaultEngine: Promise<Engine> | undefined
  * calls with options make a separate instance (its own memory).
  */
 export function init(options?: InitOptions): Promise<Engine> {
-  if (options && (options.wasmBinary || options.locateFile || options.backend || options.threads !== undefined)) {
+  if (
+    options &&
+    (options.wasmBinary ||
+      options.locateFile ||
+      options.backend ||
+      options.threads !== undefined ||
+      options.trainer !== undefined)
+  ) {
     return instantiate(options).then(makeEngine)
   }
   if (!defaultEngine) {

@@ -206,7 +206,8 @@ async function handle(m: Exclude<ToWorker, { type: 'ping' }>) {
     playing = false
     if (timer) clearTimeout(timer)
     timer = null
-    ap ??= await init()
+    // The page's engine leaves the trainers out: this worker loads their module (once) beside it.
+    ap ??= await (await init()).loadTrainer()
     tr?.dispose()
     tr = null
     const fresh = create(ap, m.settings)

@@ -46,6 +46,8 @@ export class SinksView implements Panel {
   private measure: SinkMeasure | null = null
   private seed = -1
   private timer: ReturnType<typeof setTimeout> | null = null
+  /** Counts start() and dispose() calls: a trainer module that finishes loading after either starts nothing. */
+  private starts = 0
   private ctx: Ctx | null = null
 
   constructor(private engine: Engine) {
@@ -95,6 +97,17 @@ export class SinksView implements Panel {
     this.seed = seed
     this.measure = sampleMeasure(seed)
     if (this.measure) return
+    const started = this.starts
+    // The trainer module is not in the page's engine: loaded on the first visit to this view.
+    this.engine.loadTrainer().then(
+      () => {
+        if (started === this.starts) this.train(seed)
+      },
+      (e: unknown) => this.fail(e),
+    )
+  }
+
+  private train(seed: number): void {
     try {
       this.trainer = sinkTrainer(this.engine, seed)
     } catch (e) {
@@ -126,6 +139,7 @@ export class SinksView implements Panel {
   }
 
   dispose(): void {
+    this.starts++ // a trainer module still loading starts nothing afterwards
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
     this.trainer?.dispose()
