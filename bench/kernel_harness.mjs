@@ -9,6 +9,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const mtime = (f) => (existsSync(f) ? statSync(f).mtimeMs : 0)
 const sources = () => [
   ...readdirSync(join(root, 'src/kernels')).map((f) => join(root, 'src/kernels', f)),
+  ...['lm_products.cpp', 'lm_products.h', 'small_products.h'].map((f) => join(root, 'src/core', f)),
   join(root, 'bench/wasm_harness/harness.cpp'),
   join(root, 'bench/wasm_harness/build.sh'),
 ]

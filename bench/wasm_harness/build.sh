@@ -9,13 +9,17 @@ simd=(-msimd128)
 if [[ "${HARNESS_RELAXED:-}" == 1 ]]; then
   # The relaxed engine's environment (clang-16, npm's binaryen; BigInt so that emcc reads the metadata itself, which then finds no main: bench scripts call the harness_* exports).
   eval "$(node "$root/scripts/toolchain.mjs" relaxed-env)"
-  simd+=(-mrelaxed-simd -sWASM_BIGINT=1 "-sEXPORTED_FUNCTIONS=[_harness_check,_harness_flash,_harness_ceiling,_harness_phases]")
+  simd+=(-mrelaxed-simd -sWASM_BIGINT=1 "-sEXPORTED_FUNCTIONS=[_harness_check,_harness_flash,_harness_ceiling,_harness_phases,_harness_products]")
 else
   # The plain SIMD128 build's environment (NODE_PATH, the PATH without npm's binaryen): scripts/toolchain.mjs.
   eval "$(node "$root/scripts/toolchain.mjs" plain-env)"
 fi
+# The language model's products (--products) as the package builds them: src/core at -Os (cmake/Toolchain.cmake),
+# with Debian's Eigen (src/core/common.h) and its asserts off.
+em++ -std=c++17 -Os "${simd[@]}" -I"$root/src" -I/usr/include/eigen3 -DEIGEN_NO_DEBUG -DEIGEN_MPL2_ONLY \
+  ${HARNESS_FLAGS:-} -c "$root/src/core/lm_products.cpp" -o "$out/${HARNESS_NAME:-harness}.lm_products.o"
 em++ -std=c++17 -O3 "${simd[@]}" -Wall -Wextra -I"$root/src" ${HARNESS_FLAGS:-} \
-  "$root/bench/wasm_harness/harness.cpp" "$root"/src/kernels/*.cpp \
+  "$root/bench/wasm_harness/harness.cpp" "$root"/src/kernels/*.cpp "$out/${HARNESS_NAME:-harness}.lm_products.o" \
   -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=1MB \
   -o "$out/${HARNESS_NAME:-harness}.cjs"
 echo "built $out/${HARNESS_NAME:-harness}.cjs (node $out/harness.cjs [--quick] [--check-only])"

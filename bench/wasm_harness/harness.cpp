@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "core/lm_products.h"
 #include "kernels/kernels.h"
 #include "kernels/kernels_driver.h"
 
@@ -257,6 +258,72 @@ static void phases(int n, int d, int runs) {
   std::fflush(stdout);
 }
 
+// --products runs: the language model's matrix products (src/core/lm_products.cpp, the package's code and flags) at
+// the poems model's shapes (batch 32 × context 64 = 2,048 rows, d_model 64, MLP 256, vocabulary 2,401; attention's
+// backward per sequence and head: 64 × 64 weights, head size 16), each as the model calls it (forward: mm_nt
+// overwriting; the input gradients: mm_nn overwriting; the weight gradients: mm_tn accumulating). One JSON line per
+// product: median and fastest ms of `runs` calls, GFLOP/s (2·m·n·k) of the median.
+static void products(int runs) {
+  using ap::lm::In;
+  using ap::lm::Out;
+  struct Case {
+    const char* name;
+    char kind;  // 't' mm_nt, 'n' mm_nn, 'T' mm_tn
+    int m, n, k;
+    bool acc;
+  };
+  const int M = 32 * 64, C = 64, F = 256, V = 2401, T = 64, hs = 16;
+  const Case cases[] = {
+      {"c_attn forward", 't', M, 3 * C, C, false},
+      {"attn.c_proj forward", 't', M, C, C, false},
+      {"mlp.c_fc forward", 't', M, F, C, false},
+      {"mlp.c_proj forward", 't', M, C, F, false},
+      {"unembedding forward", 't', M, V, C, false},
+      {"unembedding dX", 'n', M, C, V, false},
+      {"unembedding dW", 'T', V, C, M, true},
+      {"mlp.c_fc dX", 'n', M, C, F, false},
+      {"mlp.c_fc dW", 'T', F, C, M, true},
+      {"mlp.c_proj dX", 'n', M, F, C, false},
+      {"mlp.c_proj dW", 'T', C, F, M, true},
+      {"c_attn dX", 'n', M, C, 3 * C, false},
+      {"c_attn dW", 'T', 3 * C, C, M, true},
+      {"attention dA = dO·Vᵀ", 't', T, T, hs, false},
+      {"attention dV = Aᵀ·dO", 'T', T, hs, T, false},
+      {"attention dQ = dS·K", 'n', T, hs, T, false},
+  };
+  std::mt19937 g(5);
+  std::uniform_real_distribution<float> U(-1.f, 1.f);
+  for (const Case& c : cases) {
+    // A and B as the product reads them: mm_nt A [m, k] B [n, k]; mm_nn A [m, k] B [k, n]; mm_tn A [k, m] B [k, n].
+    const int ar = c.kind == 'T' ? c.k : c.m, ac = c.kind == 'T' ? c.m : c.k;
+    const int br = c.kind == 't' ? c.n : c.k, bc = c.kind == 't' ? c.k : c.n;
+    std::vector<float> A(size_t(ar) * ac), B(size_t(br) * bc), Cm(size_t(c.m) * c.n, 0.f);
+    for (auto& x : A) x = U(g);
+    for (auto& x : B) x = U(g);
+    const In a{A.data(), ar, ac, ac}, b{B.data(), br, bc, bc};
+    const Out o{Cm.data(), c.m, c.n, c.n};
+    // calls of the small shapes repeated so that one sample lasts long enough for the clock
+    const double flops = 2.0 * c.m * c.n * c.k;
+    const int reps = std::max(1, int(2e7 / flops));
+    const auto t = samples_ms(
+        [&] {
+          for (int r = 0; r < reps; ++r) {
+            if (c.kind == 't') ap::lm::mm_nt(o, a, b, c.acc);
+            if (c.kind == 'n') ap::lm::mm_nn(o, a, b, c.acc);
+            if (c.kind == 'T') ap::lm::mm_tn(o, a, b, c.acc);
+          }
+        },
+        runs);
+    const double med = t[t.size() / 2] / reps, best = t.front() / reps;
+    std::printf(
+        "{\"path\":\"products\",\"backend\":\"%s\",\"name\":\"%s\",\"kind\":\"mm_%s\",\"m\":%d,\"n\":%d,"
+        "\"k\":%d,\"accumulate\":%s,\"ms\":%.5f,\"min_ms\":%.5f,\"gflops\":%.3f,\"checksum\":%g}\n",
+        backend(), c.name, c.kind == 't' ? "nt" : c.kind == 'n' ? "nn" : "tn", c.m, c.n, c.k, c.acc ? "true" : "false",
+        med, best, flops / med / 1e6, double(Cm[0]));
+  }
+  std::fflush(stdout);
+}
+
 // Entry points for bench scripts that load the harness as a module (the relaxed build has no callable main: its
 // metadata is read without binaryen's finalize, which is what finds main).
 extern "C" {
@@ -264,6 +331,7 @@ EMSCRIPTEN_KEEPALIVE int harness_check() { return check(); }
 EMSCRIPTEN_KEEPALIVE void harness_flash(int n, int d, int runs) { flash_only(n, d, runs); }
 EMSCRIPTEN_KEEPALIVE void harness_ceiling(int d) { ceiling(d); }
 EMSCRIPTEN_KEEPALIVE void harness_phases(int n, int d, int runs) { phases(n, d, runs); }
+EMSCRIPTEN_KEEPALIVE void harness_products(int runs) { products(runs); }
 }
 
 int main(int argc, char** argv) {
@@ -302,6 +370,10 @@ int main(int argc, char** argv) {
   }
   if (argc == 5 && !std::strcmp(argv[1], "--phases")) {
     phases(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
+    return 0;
+  }
+  if (argc == 3 && !std::strcmp(argv[1], "--products")) {
+    products(std::atoi(argv[2]));
     return 0;
   }
   if (argc == 5 && !std::strcmp(argv[1], "--flash")) {

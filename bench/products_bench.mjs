@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// The language model's matrix products (src/core/lm_products.cpp: mm_nt, mm_nn, mm_tn; forward and backward, the
+// unembedding and the MLP included) at the poems model's shapes, in the kernel harness (bench/wasm_harness, built per
+// engine with the package's flags), each one's GFLOP/s as a fraction of the engine's register-tile ceiling measured in
+// the same run (`ceiling(64)`, as `bench/run.mjs --only ceiling` does for attention: the better of a measurement
+// before and one after the products). Goal (issue 38 item 3): >= 60 % of the ceiling at these shapes.
+// Usage: node --experimental-wasm-relaxed-simd bench/products_bench.mjs [--runs 9] [--json out]
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { harnessCall } from './kernel_harness.mjs'
+import { harnessOf } from './kernel_limits.mjs'
+import { option } from './inputs.mjs'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const argv = process.argv.slice(2)
+const RUNS = Number(option(argv, '--runs', '9'))
+export const GOAL_FRACTION = 0.6
+const log = (s) => process.stdout.write(s + '\n')
+const load = () => os.loadavg()[0].toFixed(2)
+
+/** Every JSON line of one harness call (products prints one per product). */
+function harnessLines(h, call) {
+  const flags = h.relaxed ? ['--experimental-wasm-relaxed-simd'] : []
+  const script = `const M = require(${JSON.stringify(h.file)}); M._harness_${call}`
+  const r = spawnSync(process.execPath, [...flags, '-e', script, '-', '--exports-only'], { encoding: 'utf8' })
+  const lines = r.stdout.split('\n').filter((l) => l.startsWith('{'))
+  if (!lines.length) throw new Error(`${h.name} ${call}: ${r.stderr || r.stdout}`)
+  return lines.map((l) => JSON.parse(l))
+}
+
+export function runProductsBench() {
+  // the relaxed engine's harness runs in a child Node with the flag; time it when this Node has it too (npm run bench)
+  const relaxed = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => a.includes('relaxed-simd'))
+  const engines = relaxed ? ['simd128', 'relaxed-simd'] : ['simd128']
+  log(`the language model's products at the poems shapes (${RUNS} calls each, medians), load average ${load()}`)
+  const out = []
+  for (const e of engines) {
+    const h = harnessOf(e)
+    const before = harnessCall(h, 'ceiling(64)')
+    const rows = harnessLines(h, `products(${RUNS})`)
+    const after = harnessCall(h, 'ceiling(64)')
+    const ceiling = Math.max(before.gflops, after.gflops)
+    log(
+      `  ${e}: ${before.tile_rows}×8 tile ceiling ${ceiling.toFixed(1)} GFLOP/s at d = 64 (before ${before.gflops.toFixed(1)}, ` +
+        `after ${after.gflops.toFixed(1)}; load ${load()})`,
+    )
+    log(
+      `    ${'product'.padEnd(24)}${'call'.padEnd(8)}${'m × n × k'.padStart(18)}${'ms'.padStart(10)}${'GFLOP/s'.padStart(9)}${'÷ ceiling'.padStart(11)}`,
+    )
+    for (const r of rows) {
+      const fraction = r.gflops / ceiling
+      log(
+        `    ${r.name.padEnd(24)}${r.kind.padEnd(8)}${`${r.m} × ${r.n} × ${r.k}`.padStart(18)}${r.ms.toFixed(3).padStart(10)}` +
+          `${r.gflops.toFixed(1).padStart(9)}${`${(100 * fraction).toFixed(0)} %`.padStart(11)}${fraction >= GOAL_FRACTION ? '' : '  < 60 %'}`,
+      )
+      out.push({ engine: e, ceiling, ...r, fraction })
+    }
+  }
+  const met = out.filter((r) => r.fraction >= GOAL_FRACTION).length
+  log(`  goal >= ${100 * GOAL_FRACTION} % of the ceiling: ${met} of ${out.length} products`)
+  return { goalFraction: GOAL_FRACTION, runs: RUNS, rows: out }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const res = runProductsBench()
+  const file = option(argv, '--json', join(root, 'bench/results/products.json'))
+  mkdirSync(dirname(file), { recursive: true })
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), load: os.loadavg(), ...res }, null, 1) + '\n')
+  log(`wrote ${file}`)
+}
