@@ -28,6 +28,7 @@ import { createEmbed, type Embed } from './shell/embed'
 import { applyStepFilter, createPanels, type PanelSet } from './shell/panels'
 import { createScheduler, type Scheduler } from './shell/scheduler'
 import { createTabs, type Tabs } from './shell/tabs'
+import { createPath, type Path } from './shell/path'
 import { createTrainBox, type TrainBox } from './shell/train-box'
 import { MODEL_STYLES } from './views/model'
 import type { Recomputed } from './compute/attention-file'
@@ -126,6 +127,7 @@ class Playground {
   private readonly header: Header
   private readonly embed: Embed | null
   private readonly tabs: Tabs
+  private readonly path: Path
   private readonly trainBox: TrainBox
   private readonly trainInline: boolean
   private readonly panels: PanelSet
@@ -173,6 +175,13 @@ class Playground {
     this.trainBox = createTrainBox((trace, labels) => this.inspect(trace, labels))
     this.panels = createPanels(this.ctx, engine, () => this.app, this.trainBox, this.trainInline, !!opts.compact)
     this.panels.model.sample = opts.sampleModel ?? ''
+    this.path = createPath(
+      (view) => this.setState({ view }),
+      () => this.tabs.bar,
+    )
+    // The path: under a view, the next one; above a view beyond the lessons, what to read first.
+    this.panels.noticeBox.after(this.path.needs)
+    this.panels.main.append(this.path.next)
     this.app.append(...this.header.els, this.tabs.bar, this.panels.layout, this.footer)
     if (opts.embed) this.embedLayout()
     // Inline, or filtered out by `steps`: no Train tab.
@@ -357,6 +366,9 @@ class Playground {
     this.embed?.render(t, state)
     this.labelExports(t)
     this.tabs.render(t, state.view)
+    // No path where the views are not offered (an embedded panel, a `steps` list).
+    if (this.opts.embed || this.opts.steps) this.path.needs.hidden = this.path.next.hidden = true
+    else this.path.render(t, state.view, state.lang)
     this.trainBox.el.hidden = !this.trainInline && !trainOpen
     this.panels.controls.el.hidden = !controlsAct || !!this.opts.embed
     this.panels.layout.classList.toggle('full', !controlsAct || !!this.opts.embed)

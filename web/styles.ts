@@ -72,6 +72,15 @@ export const STYLES = `
 .tabs { display: flex; flex-wrap: wrap; gap: 4px; padding: 0 20px; border-bottom: 1px solid var(--line); }
 .tabs .tab { border: none; border-bottom: 3px solid transparent; border-radius: 0; background: none; padding: 8px 12px; color: var(--muted); font-weight: 600; }
 .tabs .tab[aria-selected="true"] { color: var(--accent); border-bottom-color: var(--accent); }
+/* The groups of the path (views/registry.ts): a label opens each. */
+.tabs .tab-group { align-self: center; font-size: 12px; font-weight: 700; color: var(--muted); text-transform: uppercase; letter-spacing: .03em; padding: 0 2px 0 10px; white-space: nowrap; }
+.tabs .tab-group:first-child { padding-left: 0; }
+.tabs .tab-group:not(:first-child) { border-left: 1px solid var(--line); margin-left: 4px; }
+.view-needs { margin: 0; padding: 8px 12px; border-left: 3px solid var(--accent); background: var(--accent-soft); border-radius: 0 8px 8px 0; font-size: 13px; }
+.view-next { display: flex; justify-content: flex-end; }
+.view-next a, .view-needs a { color: var(--accent); font-weight: 600; }
+.view-next a { display: inline-flex; align-items: center; min-height: 44px; padding: 0 14px; border: 1px solid var(--accent); border-radius: 8px; background: var(--card); text-decoration: none; }
+.view-next a:hover { background: var(--accent-soft); }
 .ap-layout { display: grid; grid-template-columns: 290px minmax(0, 1fr); gap: 18px; padding: 16px 20px; align-items: start; }
 .ap-layout.full { grid-template-columns: minmax(0, 1fr); }
 

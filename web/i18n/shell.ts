@@ -57,6 +57,17 @@ const en = {
   footer: 'Numbers are computed in your browser by a C++ engine compiled to WebAssembly.',
   noticeDkClash: '{v} ({score} needs dk = dq = {dq})',
   noticeHeadsClash: '{v} (must divide dq = {dq}, dk = {dk}, dv = {dv})',
+  groupLessons: 'The lessons',
+  groupBeyond: 'Beyond the lessons',
+  groupTools: 'Tools',
+  nextView: 'Next: {tab} →',
+  nextViewLabel: 'The next view',
+  needsFirst: 'What you need first:',
+  needsPositions: 'what attention computes, step by step, and that it ignores word order (its step 5).',
+  needsBackward: 'the forward steps (step by step) and what a loss is (the Train tab shows one falling).',
+  needsFlash: 'how softmax turns one row of scores into weights (step by step, steps 4 and 5).',
+  needsHeads: 'the forward steps and the heads setting (step by step, under “More options”).',
+  needsSinks: 'that each softmax row sums to 1 (step by step) and the sliding window (GQA & windows).',
 }
 
 export type ShellKey = keyof typeof en
@@ -115,6 +126,17 @@ const zh: Messages<ShellKey> = {
   footer: '所有数值都由编译成 WebAssembly 的 C++ 引擎在你的浏览器中计算。',
   noticeDkClash: '{v}（{score} 要求 dk = dq = {dq}）',
   noticeHeadsClash: '{v}（必须整除 dq = {dq}、dk = {dk}、dv = {dv}）',
+  groupLessons: '课程内容',
+  groupBeyond: '超出课程内容',
+  groupTools: '工具',
+  nextView: '下一个：{tab} →',
+  nextViewLabel: '下一个视图',
+  needsFirst: '先要了解：',
+  needsPositions: '注意力逐步算了什么，以及它不看词序（逐步计算的第 5 步）。',
+  needsBackward: '前向的各步（逐步计算），以及什么是损失（训练页中可以看到它下降）。',
+  needsFlash: 'softmax 如何把一行注意力分数变成注意力权重（逐步计算的第 4、5 步）。',
+  needsHeads: '前向的各步，以及头数设置（逐步计算，在“更多选项”里）。',
+  needsSinks: '每一行 softmax 的和为 1（逐步计算），以及滑动窗口（GQA 与滑动窗口）。',
 }
 
 export const SHELL: Table<ShellKey> = { en, zh }

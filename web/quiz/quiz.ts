@@ -1,7 +1,8 @@
 // The quiz panel under every view: the current view's questions (in the guided tour, the current
 // step's first). Markup other tools rely on: each question is an element with data-quiz holding
 // its options as <button>s; an answer sets data-quiz-result="right" | "wrong" and shows the
-// explanation. Answers are kept in localStorage by question id.
+// explanation. Answers are kept in localStorage by question id, in one store that every quiz panel reads
+// (the guided tour's and the one under the view): each shows the same count, the whole view's questions.
 
 import type { Ctx, Panel } from '../context'
 import { h, setText } from '../dom'
@@ -28,6 +29,9 @@ function save(r: Results): void {
   }
 }
 
+/** Every quiz panel on the page: an answer in one updates the count in all of them. */
+const panels = new Set<WeakRef<QuizPanel>>()
+
 export class QuizPanel implements Panel {
   readonly el: HTMLElement
   private title: HTMLElement
@@ -35,6 +39,7 @@ export class QuizPanel implements Panel {
   private list = h('div', { class: 'quiz-list' })
   private results: Results = load()
   private key = ''
+  private last: Ctx | null = null
 
   /**
    * `views`: each view's questions and the tour's view (views/registry.ts).
@@ -50,6 +55,7 @@ export class QuizPanel implements Panel {
     this.el = tour
       ? h('div', { class: 'quiz-panel quiz-tour' }, this.title, this.progress, this.list)
       : h('section', { class: 'panel quiz-panel', 'data-panel': 'quiz' }, this.title, this.progress, this.list)
+    panels.add(new WeakRef(this))
   }
 
   private questions(ctx: Ctx): Question[] {
@@ -63,6 +69,7 @@ export class QuizPanel implements Panel {
   render(ctx: Ctx): void {
     const { t, state } = ctx
     setText(this.title, t('quizTitle'))
+    this.results = load()
     const qs = this.questions(ctx)
     const key = JSON.stringify([state.lang, qs.map((q) => [q.id, q.prompt])])
     if (key !== this.key) {
@@ -70,12 +77,17 @@ export class QuizPanel implements Panel {
       this.list.replaceChildren(...qs.map((q) => this.question(q, ctx)))
     }
     this.el.hidden = qs.length === 0
-    this.showProgress(ctx, qs)
+    this.last = ctx
+    this.showProgress(ctx)
   }
 
-  private showProgress(ctx: Ctx, qs: Question[]): void {
-    const right = qs.filter((q) => this.results[q.id] === 'right').length
-    setText(this.progress, ctx.t('quizProgress', { right, total: qs.length }))
+  /** The count of the whole view (the tour's questions and the others alike), from the one store. */
+  private showProgress(ctx: Ctx): void {
+    this.results = load()
+    const { t, state, trace } = ctx
+    const all = this.views.quiz(state.view)(state, trace, t)
+    const right = all.filter((q) => this.results[q.id] === 'right').length
+    setText(this.progress, t('quizProgress', { right, total: all.length }))
   }
 
   private question(q: Question, ctx: Ctx): HTMLElement {
@@ -94,10 +106,13 @@ export class QuizPanel implements Panel {
       const b = h('button', { type: 'button', 'aria-pressed': 'false', text: o })
       b.addEventListener('click', () => {
         const result = i === q.right ? 'right' : 'wrong'
-        this.results = { ...load(), [q.id]: result }
-        save(this.results)
+        save({ ...load(), [q.id]: result })
         show(i, result)
-        this.showProgress(ctx, this.questions(ctx))
+        for (const ref of panels) {
+          const p = ref.deref()
+          if (!p) panels.delete(ref)
+          else if (p.last) p.showProgress(p.last)
+        }
       })
       return b
     })

@@ -1,9 +1,11 @@
-// The view tabs (one per entry of views/registry.ts, in its order) as an ARIA tablist.
+// The view tabs (one per entry of views/registry.ts, in its order) as an ARIA tablist, in the table's groups
+// (the lessons, beyond the lessons, tools): each group opens with its label, shown to the eye (the tabs' own
+// names are what assistive technology reads in a tablist).
 
 import { h, setText } from '../dom'
 import type { Translate } from '../i18n'
 import { VIEWS, type View } from '../state'
-import { viewEntry } from '../views/registry'
+import { VIEW_GROUPS, viewEntry, type ViewGroup } from '../views/registry'
 
 export interface Tabs {
   bar: HTMLElement
@@ -13,7 +15,13 @@ export interface Tabs {
 
 export function createTabs(select: (v: View) => void, compact = false): Tabs {
   const tabs = VIEWS.map((v) => {
-    const b = h('button', { type: 'button', role: 'tab', class: 'tab', 'data-view': v })
+    const b = h('button', {
+      type: 'button',
+      role: 'tab',
+      class: 'tab',
+      'data-view': v,
+      'data-group': viewEntry(v).group,
+    })
     b.addEventListener('click', () => select(v))
     // The tablist pattern: arrows move between tabs (and select them), Tab leaves the list.
     b.addEventListener('keydown', (ev) => {
@@ -28,7 +36,14 @@ export function createTabs(select: (v: View) => void, compact = false): Tabs {
   })
   // A nav landmark holding the tab list (role=tablist on the nav itself would remove the landmark). Inside a
   // course page (compact) no landmark: it would nest in the page's main and repeat once per widget.
-  const list = h('div', { class: 'tabs', role: 'tablist' }, ...tabs)
+  const labels = new Map<ViewGroup, HTMLElement>(
+    VIEW_GROUPS.map((g) => [g, h('span', { class: 'tab-group', 'data-group': g, 'aria-hidden': 'true' })]),
+  )
+  const items = tabs.flatMap((b, i) => {
+    const g = viewEntry(VIEWS[i]).group
+    return i === 0 || viewEntry(VIEWS[i - 1]).group !== g ? [labels.get(g)!, b] : [b]
+  })
+  const list = h('div', { class: 'tabs', role: 'tablist' }, ...items)
   const bar = h(compact ? 'div' : 'nav', { class: 'ap-nav' }, list)
   let shown: View | null = null
   return {
@@ -43,6 +58,7 @@ export function createTabs(select: (v: View) => void, compact = false): Tabs {
         requestAnimationFrame(() => revealTab(list, tabs[VIEWS.indexOf(current)]))
       }
       list.setAttribute('aria-label', t('tabsLabel'))
+      for (const [g, el] of labels) setText(el, t(GROUP_LABEL[g]))
       if (!compact) bar.setAttribute('aria-label', t('tabsLabel'))
       VIEWS.forEach((v, i) => {
         setText(tabs[i], t(viewEntry(v).tab))
@@ -52,6 +68,8 @@ export function createTabs(select: (v: View) => void, compact = false): Tabs {
     },
   }
 }
+
+const GROUP_LABEL = { lessons: 'groupLessons', beyond: 'groupBeyond', tools: 'groupTools' } as const
 
 /** Scrolls the tab list sideways (never the page) so that the tab is wholly in view. */
 function revealTab(list: HTMLElement, tab: HTMLElement): void {

@@ -52,15 +52,33 @@ export interface ViewEntry {
   readonly tour: boolean
   /** The questions of "Check your understanding" under this view. */
   readonly quiz: QuizFor
+  /**
+   * The tab bar's group (the path through the views): the lessons' views in the lessons' order, the views
+   * beyond the lessons, the tools. Every view ends in a "next" link to the following entry of this table.
+   */
+  readonly group: ViewGroup
+  /** Beyond the lessons: the one-line "what you need first" above the view, with links to those views. */
+  readonly needs?: { readonly text: MsgKey; readonly views: readonly string[] }
 }
+
+/** The tab bar's groups, in order; each has a label (web/i18n/shell.ts `group…`). */
+export const VIEW_GROUPS = ['lessons', 'beyond', 'tools'] as const
+export type ViewGroup = (typeof VIEW_GROUPS)[number]
 
 function table<const T extends readonly ViewEntry[]>(entries: T): T {
   return entries
 }
 
 export const VIEW_REGISTRY = table([
-  { name: 'pipeline', tab: 'tabPipeline', panel: 'pipeline', controls: true, tour: true, quiz: pipelineQuiz },
-  { name: 'why', tab: 'tabWhy', panel: () => new WhyPanel(), controls: false, tour: false, quiz: whyQuiz },
+  {
+    name: 'why',
+    tab: 'tabWhy',
+    panel: () => new WhyPanel(),
+    controls: false,
+    tour: false,
+    quiz: whyQuiz,
+    group: 'lessons',
+  },
   {
     name: 'origin',
     tab: 'tabOrigin',
@@ -68,14 +86,16 @@ export const VIEW_REGISTRY = table([
     controls: false,
     tour: false,
     quiz: originQuiz,
+    group: 'lessons',
   },
   {
-    name: 'decode',
-    tab: 'tabDecode',
-    panel: (engine, ctx) => new DecodeView(engine, ctx),
-    controls: false,
-    tour: false,
-    quiz: decodeQuiz,
+    name: 'pipeline',
+    tab: 'tabPipeline',
+    panel: 'pipeline',
+    controls: true,
+    tour: true,
+    quiz: pipelineQuiz,
+    group: 'lessons',
   },
   {
     name: 'scaling',
@@ -84,6 +104,16 @@ export const VIEW_REGISTRY = table([
     controls: false,
     tour: false,
     quiz: scalingQuiz,
+    group: 'lessons',
+  },
+  {
+    name: 'decode',
+    tab: 'tabDecode',
+    panel: (engine, ctx) => new DecodeView(engine, ctx),
+    controls: false,
+    tour: false,
+    quiz: decodeQuiz,
+    group: 'lessons',
   },
   {
     name: 'positions',
@@ -92,6 +122,8 @@ export const VIEW_REGISTRY = table([
     controls: false,
     tour: false,
     quiz: positionsQuiz,
+    group: 'beyond',
+    needs: { text: 'needsPositions', views: ['pipeline'] },
   },
   {
     name: 'backward',
@@ -100,6 +132,8 @@ export const VIEW_REGISTRY = table([
     controls: false,
     tour: false,
     quiz: backwardQuiz,
+    group: 'beyond',
+    needs: { text: 'needsBackward', views: ['pipeline', 'train'] },
   },
   {
     name: 'flash',
@@ -108,6 +142,8 @@ export const VIEW_REGISTRY = table([
     controls: false,
     tour: false,
     quiz: modernQuiz('flash'),
+    group: 'beyond',
+    needs: { text: 'needsFlash', views: ['pipeline'] },
   },
   {
     name: 'heads',
@@ -116,6 +152,8 @@ export const VIEW_REGISTRY = table([
     controls: false,
     tour: false,
     quiz: modernQuiz('heads'),
+    group: 'beyond',
+    needs: { text: 'needsHeads', views: ['pipeline'] },
   },
   {
     name: 'sinks',
@@ -124,8 +162,11 @@ export const VIEW_REGISTRY = table([
     controls: false,
     tour: false,
     quiz: modernQuiz('sinks'),
+    group: 'beyond',
+    needs: { text: 'needsSinks', views: ['pipeline', 'heads'] },
   },
-  { name: 'train', tab: 'tabTrain', panel: 'train', controls: false, tour: false, quiz: trainQuiz },
+  // The tools: train, your model; the language model's view lands here, one entry of group 'tools'.
+  { name: 'train', tab: 'tabTrain', panel: 'train', controls: false, tour: false, quiz: trainQuiz, group: 'tools' },
   {
     name: 'model',
     tab: 'tabModel',
@@ -133,6 +174,7 @@ export const VIEW_REGISTRY = table([
     controls: false,
     tour: false,
     quiz: noQuiz,
+    group: 'tools',
   },
 ])
 
