@@ -12,11 +12,17 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { harnessCall } from './kernel_harness.mjs'
 import { harnessOf } from './kernel_limits.mjs'
-import { option } from './inputs.mjs'
+import { cli } from './inputs.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const argv = process.argv.slice(2)
-const RUNS = Number(option(argv, '--runs', '9'))
+const args = cli(
+  {
+    runs: { type: 'string', default: '9' },
+    json: { type: 'string', default: join(root, 'bench/results/products.json') },
+  },
+  'node bench/products_bench.mjs [--runs 9] [--json bench/results/products.json]',
+)
+const RUNS = Number(args.runs)
 export const GOAL_FRACTION = 0.6
 const log = (s) => process.stdout.write(s + '\n')
 const load = () => os.loadavg()[0].toFixed(2)
@@ -66,7 +72,7 @@ export function runProductsBench() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const res = runProductsBench()
-  const file = option(argv, '--json', join(root, 'bench/results/products.json'))
+  const file = args.json
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), load: os.loadavg(), ...res }, null, 1) + '\n')
   log(`wrote ${file}`)
