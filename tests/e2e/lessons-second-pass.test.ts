@@ -93,8 +93,9 @@ describe('random or trained weights, always said', () => {
   it('the "it, trained" preset and the note\'s switch load the trained weights', async () => {
     const { page, errors } = await openPage('?lang=zh')
     await page.locator('select[name="preset"]').selectOption('itTrained')
+    // The trained weights are the trainer module's, which the page loads when first asked (issue 38 item 4).
+    await page.waitForSelector('.ap-root[data-weights="trained"]')
     await settled(page)
-    expect(await page.locator('.ap-root').getAttribute('data-weights')).toBe('trained')
     expect(await page.locator('.weights-note').innerText()).toMatch(/训练后的权重。.*第 2 层（共 2 层）/)
     expect(itRow(await trace(page)).top).toBe('animal')
     expect(new URL(page.url()).searchParams.get('weights')).toBe('trained')
@@ -116,6 +117,8 @@ describe('random or trained weights, always said', () => {
       ),
     )
     for (const id of ['r', 't']) await page.locator(`#${id}`).evaluate((el) => (el as WidgetEl).ready)
+    // weights="trained" waits for the trainer module (loaded on demand) before its first trace.
+    await expect.poll(() => page.locator('#t').evaluate((el) => (el as WidgetEl).trace !== null)).toBe(true)
     expect(await page.locator('#r').getAttribute('data-weights')).toBe('random')
     expect(await page.locator('#t').getAttribute('data-weights')).toBe('trained')
     expect(await page.locator('#t .ap-root').getAttribute('data-weights')).toBe('trained')

@@ -194,6 +194,7 @@ describe('the page says what the lessons say', () => {
 // and acronyms the lessons themselves use, and the words of the lesson's quoted English example.
 const ALLOWED = new Set([
   'softmax',
+  'MosaicBERT',
   'Softmax',
   'tanh',
   'Linear',

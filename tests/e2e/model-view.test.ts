@@ -183,7 +183,7 @@ describe('the model view in Chromium', () => {
     const panel = page.locator('[data-step="model"]')
     await page.evaluate(() => window.__apPlayground!.selectModelHead(2, 1))
     expect(await panel.locator('h3').allTextContents()).toContain(
-      '层 2 · 头 1 · 交叉注意力 — decoder.layers.0.multihead_attn',
+      '层 3 · 头 2 · 交叉注意力 — decoder.layers.0.multihead_attn',
     )
     // The causal layer shows its mask step; the cross layer has none.
     await page.evaluate(() => window.__apPlayground!.selectModelHead(1, 0))
