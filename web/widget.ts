@@ -51,9 +51,14 @@ let loadedEngine: Engine | null = null
 function wasmUrl(file: string): string {
   // Built from parts so that the widget's own build leaves them alone; vite.widget.config.ts makes them literals in
   // dist/widget/widget.js, where course authors' bundlers (Vite, webpack) then emit the wasm files as assets.
-  return file === 'attention-relaxed.wasm'
-    ? new URL(['..', 'attention-relaxed.wasm'].join('/'), import.meta.url).href
-    : new URL(['..', 'attention.wasm'].join('/'), import.meta.url).href
+  // The trainer modules too (loadTrainer asks locateFile for them): mapping them to attention.wasm gave the trainer's
+  // glue the page engine's wasm, and a widget with weights="trained" never drew.
+  if (file === 'attention-relaxed.wasm')
+    return new URL(['..', 'attention-relaxed.wasm'].join('/'), import.meta.url).href
+  if (file === 'attention-train.wasm') return new URL(['..', 'attention-train.wasm'].join('/'), import.meta.url).href
+  if (file === 'attention-train-relaxed.wasm')
+    return new URL(['..', 'attention-train-relaxed.wasm'].join('/'), import.meta.url).href
+  return new URL(['..', 'attention.wasm'].join('/'), import.meta.url).href
 }
 
 /** The engine's bytes handed over by setEngineWasm (a page that inlines everything), else null: fetch the file. */
