@@ -117,8 +117,9 @@ describe('soak: the wasm heap returns to its starting size', () => {
   // deleted yet) must show in allocatedBytes, or the test above could not fail.
   it('allocatedBytes sees memory that stays allocated, and sees it returned', () => {
     const before = ap.memoryStats().allocatedBytes
-    const Handle = ap.module.TrainerHandle as new () => { delete(): void }
-    expect(typeof Handle, 'the wasm module exports TrainerHandle').toBe('function')
+    // The trainers live in their own module (dist/attention-train.wasm); memoryStats counts both.
+    const Handle = ap.trainerModule?.TrainerHandle as new () => { delete(): void }
+    expect(typeof Handle, 'the trainer module exports TrainerHandle').toBe('function')
     const h = new Handle()
     const held = ap.memoryStats().allocatedBytes
     expect(held).toBeGreaterThan(before)
