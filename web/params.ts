@@ -1,18 +1,12 @@
-// The playground's state: its fields, their kinds and defaults, and the page's bounds. A leaf module
-// (it imports only types), so every layer may read it; state.ts re-exports it with the URL form.
+// The playground's state: its fields, their kinds and defaults, and the page's bounds. A leaf module (it
+// imports the strings' languages and the views' table, leaves too), so every layer may read it; state.ts
+// re-exports it with the URL form.
 
 import { POSITION_ENCODINGS, SCORE_RULES, TOKENIZER_NAMES } from 'attention-playground/constants'
 import { LANGS, type Lang } from './i18n/core'
+import type { View } from './view-table'
 
-export { LANGS, type Lang }
-
-/**
- * The views' names. Their one table is views/registry.ts, which adds its entries' names to this
- * interface (so this module imports nothing of the views and every layer may import it).
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by views/registry.ts
-export interface ViewNames {}
-export type View = keyof ViewNames
+export { LANGS, type Lang, type View }
 
 export const TOKENIZERS = TOKENIZER_NAMES
 export const RULES = SCORE_RULES
@@ -144,7 +138,7 @@ export const DEFAULT_STATE: Readonly<PlaygroundState> = Object.freeze({
 
 /**
  * How a parameter's text is read: `text` (at most `max` characters), `enum` (one of `values`;
- * `aliases` are read as the value they name), `view` (a name of the views table, views/registry.ts),
+ * `aliases` are read as the value they name), `view` (a name of the views table, web/view-table.ts),
  * `int` and `number` (in [min, max]), `list` (pad, cells, edits, steps: the parser in state.ts per name).
  */
 export type ParamKind =
@@ -163,8 +157,6 @@ export type ParamSpec = ParamKind & {
   field: keyof PlaygroundState
   /** The widget's attribute (HTML lower-cases names), null when only a link carries it. */
   attr: string | null
-  /** The views that read it ('all': every view). */
-  views: readonly View[] | 'all'
   /**
    * Folded on a first visit, in the controls' "More options" (issue 22): `true`, the parameter's control; a list,
    * those values of an enum (its select offers the others at once). A link or state that uses one opens the fold
@@ -176,8 +168,6 @@ export type ParamSpec = ParamKind & {
 const DIM = { kind: 'int', min: 1, max: 512 } as const
 /** The longest sentence a link or attribute may carry (characters). */
 const TEXT_CHARS = 4000
-/** The decoding view reads the sentences, the tokenizer and the sizes too; flash and heads read the page's trace. */
-const SENTENCE_VIEWS: readonly View[] = ['pipeline', 'decode', 'flash', 'heads']
 
 /**
  * Every parameter of the state, in the order a link writes them: `parseParams` and `toParams`
@@ -185,24 +175,23 @@ const SENTENCE_VIEWS: readonly View[] = ['pipeline', 'decode', 'flash', 'heads']
  * tests/unit/web-params.test.ts checks the documented attribute table against it.
  */
 export const PARAMS: readonly ParamSpec[] = [
-  { name: 'mode', field: 'mode', attr: 'mode', kind: 'enum', values: MODES, views: ['pipeline'] },
+  { name: 'mode', field: 'mode', attr: 'mode', kind: 'enum', values: MODES },
   {
     name: 'text',
     field: 'text',
     attr: 'text',
     kind: 'text',
     max: TEXT_CHARS,
-    views: ['pipeline', 'flash', 'heads', 'positions'],
   },
-  { name: 'source', field: 'source', attr: 'source', kind: 'text', max: TEXT_CHARS, views: SENTENCE_VIEWS },
-  { name: 'target', field: 'target', attr: 'target', kind: 'text', max: TEXT_CHARS, views: SENTENCE_VIEWS },
+  { name: 'source', field: 'source', attr: 'source', kind: 'text', max: TEXT_CHARS },
+  { name: 'target', field: 'target', attr: 'target', kind: 'text', max: TEXT_CHARS },
   {
     name: 'tokenizer',
     field: 'tokenizer',
     attr: 'tokenizer',
     kind: 'enum',
     values: TOKENIZERS,
-    views: SENTENCE_VIEWS,
+
     // The course's word-sorted at first.
     advanced: ['word', 'char', 'bpe'],
   },
@@ -215,16 +204,16 @@ export const PARAMS: readonly ParamSpec[] = [
     // Old links and the engine say `general`; the page calls the rule bilinear (Luong's name "general"
     // clashes with the lesson's 一般注意力, a category, not a scoring rule). Both are read.
     aliases: { bilinear: 'general' },
-    views: ['pipeline'],
+
     // The lesson's rule 3 (scaled dot, and dot: it without the scale) at first; its rules 1-2 and bilinear folded.
     advanced: ['general', 'additive', 'concat'],
   },
-  { name: 'scale', field: 'scale', attr: 'scale', kind: 'enum', values: SCALES, views: ['pipeline'] },
-  { name: 'mask', field: 'mask', attr: 'mask', kind: 'enum', values: MASKS, views: ['pipeline'] },
-  { name: 'dModel', field: 'dModel', attr: 'dmodel', ...DIM, views: SENTENCE_VIEWS },
-  { name: 'dq', field: 'dq', attr: 'dq', ...DIM, views: SENTENCE_VIEWS },
-  { name: 'dk', field: 'dk', attr: 'dk', ...DIM, views: ['pipeline'] },
-  { name: 'dv', field: 'dv', attr: 'dv', ...DIM, views: SENTENCE_VIEWS },
+  { name: 'scale', field: 'scale', attr: 'scale', kind: 'enum', values: SCALES },
+  { name: 'mask', field: 'mask', attr: 'mask', kind: 'enum', values: MASKS },
+  { name: 'dModel', field: 'dModel', attr: 'dmodel', ...DIM },
+  { name: 'dq', field: 'dq', attr: 'dq', ...DIM },
+  { name: 'dk', field: 'dk', attr: 'dk', ...DIM },
+  { name: 'dv', field: 'dv', attr: 'dv', ...DIM },
   {
     name: 'seed',
     field: 'seed',
@@ -232,10 +221,9 @@ export const PARAMS: readonly ParamSpec[] = [
     kind: 'int',
     min: 0,
     max: 0xffffffff,
-    views: [...SENTENCE_VIEWS, 'scaling', 'sinks', 'positions'],
   },
-  { name: 'heads', field: 'heads', attr: 'heads', kind: 'int', min: 1, max: 16, views: ['pipeline'], advanced: true },
-  { name: 'head', field: 'head', attr: null, kind: 'int', min: 0, max: 15, views: ['pipeline'], advanced: true },
+  { name: 'heads', field: 'heads', attr: 'heads', kind: 'int', min: 1, max: 16, advanced: true },
+  { name: 'head', field: 'head', attr: null, kind: 'int', min: 0, max: 15, advanced: true },
   {
     name: 'temperature',
     field: 'temperature',
@@ -243,7 +231,7 @@ export const PARAMS: readonly ParamSpec[] = [
     kind: 'number',
     min: 0.05,
     max: 10,
-    views: ['pipeline'],
+
     advanced: true,
   },
   // Beyond the lessons (they have no positions): how word order enters, folded at first (docs/positions.md).
@@ -253,7 +241,7 @@ export const PARAMS: readonly ParamSpec[] = [
     attr: 'positions',
     kind: 'enum',
     values: POSITIONS,
-    views: ['pipeline'],
+
     advanced: true,
   },
   {
@@ -263,22 +251,22 @@ export const PARAMS: readonly ParamSpec[] = [
     kind: 'number',
     min: 1,
     max: 1e9,
-    views: ['pipeline'],
+
     advanced: true,
   },
-  { name: 'lang', field: 'lang', attr: 'lang', kind: 'enum', values: LANGS, views: 'all' },
+  { name: 'lang', field: 'lang', attr: 'lang', kind: 'enum', values: LANGS },
   // The attribute also reads present / true / false (the widget's own step before this table).
-  { name: 'guided', field: 'guided', attr: 'guided', kind: 'int', min: 0, max: 5, views: ['pipeline'] },
-  { name: 'view', field: 'view', attr: 'view', kind: 'view', views: 'all' },
-  { name: 'src', field: 'src', attr: 'src', kind: 'text', max: 2048, views: ['model'] },
-  { name: 'weights', field: 'weights', attr: 'weights', kind: 'enum', values: WEIGHT_SOURCES, views: ['pipeline'] },
-  { name: 'step', field: 'step', attr: 'step', kind: 'int', min: 1, max: TEXT_CHARS, views: ['decode'] },
+  { name: 'guided', field: 'guided', attr: 'guided', kind: 'int', min: 0, max: 5 },
+  { name: 'view', field: 'view', attr: 'view', kind: 'view' },
+  { name: 'src', field: 'src', attr: 'src', kind: 'text', max: 2048 },
+  { name: 'weights', field: 'weights', attr: 'weights', kind: 'enum', values: WEIGHT_SOURCES },
+  { name: 'step', field: 'step', attr: 'step', kind: 'int', min: 1, max: TEXT_CHARS },
   // Read at mount (the widget mounts again when the attribute changes); unknown names are named in a notice.
-  { name: 'steps', field: 'steps', attr: 'steps', kind: 'list', views: 'all' },
-  { name: 'pad', field: 'padKeys', attr: null, kind: 'list', views: ['pipeline'] },
-  { name: 'cells', field: 'maskCells', attr: null, kind: 'list', views: ['pipeline'] },
+  { name: 'steps', field: 'steps', attr: 'steps', kind: 'list' },
+  { name: 'pad', field: 'padKeys', attr: null, kind: 'list' },
+  { name: 'cells', field: 'maskCells', attr: null, kind: 'list' },
   // Editing the cells of the embeddings and W_q, W_k, W_v.
-  { name: 'edits', field: 'edits', attr: null, kind: 'list', max: 256, views: ['pipeline'], advanced: true },
+  { name: 'edits', field: 'edits', attr: null, kind: 'list', max: 256, advanced: true },
 ]
 
 /** Whether a value of parameter `name` (a whole parameter when `value` is absent) is in the "More options" fold. */

@@ -3,21 +3,21 @@
 // re-renders the panels; bad input shows the engine's message and keeps the last good result on screen.
 // The pieces around the panels (header, tabs, scheduler, train box, export buttons) live in shell/.
 
-import type { Engine, Trace } from 'attention-playground'
+import type { AttentionFile, Engine, Trace } from 'attention-playground'
 import type { Ctx, Highlight, Panel, Selection } from './context'
 import { adoptStyles, h, setText } from './dom'
 import { flushHeatmaps } from './heatmap'
 import { errorMessage } from './format'
 import { isTouchScreen, Texts, translator, type Translate } from './i18n'
-import { cloneState, normalize, withoutCrossCausal, type Notice, type PlaygroundState } from './state'
+import { cloneState, withoutCrossCausal, type Notice, type PlaygroundState } from './state'
 import { advancedInUse } from './params'
 import { STYLES } from './styles'
-import { VIEW_STYLES } from './views/styles'
 import { matrixCsv, panelMatrix } from './export/csv'
 import { exportPanelPng } from './export/png'
 import { settingsCaption } from './export/caption'
 import { pytorchCode } from './export/pytorch'
 import { needsCompute, resetsPositions } from './compute/changes'
+import { normalize } from './compute/normalize'
 import { isPerHeadStep } from './compute/heads'
 import { LONG_TOKENS, type LongData } from './compute/long-rows'
 import { computeAny } from './compute/run'
@@ -30,10 +30,9 @@ import { createScheduler, type Scheduler } from './shell/scheduler'
 import { createTabs, type Tabs } from './shell/tabs'
 import { createPath, type Path } from './shell/path'
 import { createTrainBox, type TrainBox } from './shell/train-box'
-import { MODEL_STYLES } from './views/model'
+import { VIEWS_CSS } from './shell/view-factories'
 import type { Recomputed } from './compute/attention-file'
-import { viewEntry } from './views/registry'
-import type { AttentionFile } from './views/model-file'
+import { viewEntry } from './view-table'
 
 export interface PlaygroundOptions {
   /** Called after every state change (the page writes it into the URL). */
@@ -151,7 +150,7 @@ class Playground {
     this.state = withoutCrossCausal(withTrainedDims(cloneState(initial)))
     this.t = translator(this.state.lang, isTouchScreen())
     this.notices = [...(opts.notices ?? [])]
-    this.removeStyles = adoptStyles(root, STYLES + MODEL_STYLES + VIEW_STYLES)
+    this.removeStyles = adoptStyles(root, STYLES + VIEWS_CSS)
     this.app = h('div', { class: 'ap-root', lang: this.state.lang })
     root.append(this.app)
     this.ctx = this.makeCtx()
@@ -358,7 +357,7 @@ class Playground {
     const { t, state } = this
     // Only what acts on the open tab is shown: the attention controls and the PyTorch export follow the
     // pipeline alone (Why attention and Origin have their own controls or none, Train has its own).
-    const controlsAct = viewEntry(state.view).controls
+    const controlsAct = !!viewEntry(state.view).controls
     const trainOpen = viewEntry(state.view).panel === 'train'
     // Trained or random weights, said on the root for scripts (the note above the pipeline says it to people).
     this.app.dataset.weights = state.weights

@@ -1,10 +1,10 @@
 // The whole playground state and its URL form (read and written here, nowhere else). URL parameter
-// names match the widget's attributes so one link format serves both; what the state means for the
-// engine is in compute/.
+// names match the widget's attributes so one link format serves both. The rules that settle one field by
+// the others (`normalize`) and what the state means for the engine are in compute/.
 
 import { POSITION_STEP_NAMES, STEP_NAMES } from 'attention-playground/constants'
-import { resetsEdits, resetsPositions, settleWeights } from './compute/changes'
-import { VIEW_NAMES, VIEW_PANEL_NAMES, VIEW_REGISTRY } from './views/registry'
+import { normalize } from './compute/normalize'
+import { VIEW_NAMES, VIEW_PANEL_NAMES, VIEWS_USING_CONTROLS } from './view-table'
 import {
   DEFAULT_STATE,
   EDITABLE,
@@ -19,7 +19,6 @@ import {
   SIZE_FIELDS,
   TOKENIZERS,
   PARAMS,
-  RULE_TRAITS,
   WEIGHT_SOURCES,
   type CellEdit,
   type ParamSpec,
@@ -27,8 +26,6 @@ import {
   type Lang,
   type Notice,
   type PlaygroundState,
-  type Rule,
-  type View,
 } from './params'
 
 export {
@@ -63,11 +60,9 @@ export type {
   WeightSource,
 } from './params'
 
-/** The views, in tab order: their one table is views/registry.ts. */
+/** The views, in tab order: their one table is web/view-table.ts. */
 export const VIEWS = VIEW_NAMES
-
-/** The views the control column (and the PyTorch export of its configuration) acts on; the others hide it. */
-export const VIEWS_USING_CONTROLS: readonly View[] = VIEW_REGISTRY.filter((v) => v.controls).map((v) => v.name)
+export { VIEWS_USING_CONTROLS }
 
 export function defaultState(lang?: Lang): PlaygroundState {
   return cloneState({ ...DEFAULT_STATE, lang: lang ?? DEFAULT_STATE.lang })
@@ -91,102 +86,6 @@ export function browserLang(languages: readonly string[] | undefined): Lang {
     if (low.startsWith('en')) return 'en'
   }
   return 'en'
-}
-
-/** Old links and the engine say `general`; the page calls the rule bilinear (PARAMS' score row). Both are read. */
-export const RULE_ALIASES: Readonly<Record<string, Rule>> = { bilinear: 'general' }
-
-/** How a state came to change, for `normalize`. */
-export interface Change {
-  /** The state before (a link or the attributes: the base they apply to); null: none (a first state). */
-  prev: PlaygroundState | null
-  /** The fields the change set itself: a reset rule leaves them as given. */
-  given: ReadonlySet<string>
-  /**
-   * true: read from a link or attributes, where values that clash fall back (with a notice) the same on
-   * the page and in the widget; false: the learner's own change, which keeps them and lets the engine
-   * say why it cannot run.
-   */
-  fromLink: boolean
-}
-
-/**
- * Every rule that settles one field by the others, in one place; changes `s` in place and returns the
- * notices for what a link asked for and did not get:
- * - trained weights fix the model's sizes: they bring them, and a learner's change of one of them goes back
- *   to random weights (`settleWeights`, compute/changes.ts);
- * - a new sentence, tokenizer or mode drops the padded keys and masked cells (bound to positions), and
- *   with a new size or seed the cell edits too, unless the change set them;
- * - the causal mask belongs to the decoder's own self-attention: cross attention never carries it
- *   (a link falls back to its base's mask, and says so);
- * - from a link: `dot` / `scaled-dot` need dk = dq (dk falls back to dq), heads must divide dq, dk and dv
- *   (heads falls back to 1);
- * - from a link: rope needs dq = dk and an even dq / heads, alibi needs scores to bias (not concat): positions
- *   fall back to none;
- * - the shown head is one of the heads.
- */
-export function normalize(s: PlaygroundState, change: Change): Notice[] {
-  const { prev, given, fromLink } = change
-  const notices: Notice[] = []
-  if (prev) {
-    const patch = Object.fromEntries([...given].map((k) => [k, s[k as keyof PlaygroundState]]))
-    Object.assign(s, settleWeights(prev, patch, s))
-  }
-  if (prev && resetsPositions(prev, s)) {
-    if (!given.has('padKeys')) s.padKeys = []
-    if (!given.has('maskCells')) s.maskCells = []
-  }
-  if (prev && resetsEdits(prev, s) && !given.has('edits')) s.edits = []
-  if (s.head >= s.heads) s.head = 0
-  if (fromLink && RULE_TRAITS[s.score].dotProduct && s.dq !== s.dk) {
-    notices.push({
-      param: 'dk',
-      value: `${s.dk} (${s.score} needs dk = dq = ${s.dq})`,
-      clash: { key: 'noticeDkClash', vars: { v: s.dk, score: s.score, dq: s.dq } },
-    })
-    s.dk = s.dq
-  }
-  if (fromLink && (s.dq % s.heads || s.dk % s.heads || s.dv % s.heads)) {
-    notices.push({
-      param: 'heads',
-      value: `${s.heads} (must divide dq = ${s.dq}, dk = ${s.dk}, dv = ${s.dv})`,
-      clash: { key: 'noticeHeadsClash', vars: { v: s.heads, dq: s.dq, dk: s.dk, dv: s.dv } },
-    })
-    s.heads = 1
-    s.head = 0
-  }
-  if (fromLink) notices.push(...settlePositions(s))
-  if (s.mode === 'cross' && s.mask === 'causal') {
-    if (fromLink) notices.push({ param: 'mask', value: 'causal', reason: 'crossCausal' })
-    s.mask = fromLink && prev && prev.mask !== 'causal' ? prev.mask : 'none'
-  }
-  return notices
-}
-
-/** From a link: positions the sizes or the rule cannot take fall back to none, with a notice (engine rows P2, P5). */
-function settlePositions(s: PlaygroundState): Notice[] {
-  const dh = s.dq / s.heads
-  if (s.positions === 'rope' && (s.dq !== s.dk || dh % 2 !== 0)) {
-    s.positions = 'none'
-    return [
-      {
-        param: 'positions',
-        value: `rope (needs dq = dk and an even dq / heads, got dq = ${s.dq}, dk = ${s.dk}, heads = ${s.heads})`,
-        clash: { key: 'noticeRopeClash', vars: { dq: s.dq, dk: s.dk, heads: s.heads } },
-      },
-    ]
-  }
-  if (s.positions === 'alibi' && RULE_TRAITS[s.score].linear) {
-    s.positions = 'none'
-    return [
-      {
-        param: 'positions',
-        value: `alibi (${s.score} has no query-key scores to bias)`,
-        clash: { key: 'noticeAlibiClash', vars: { score: s.score } },
-      },
-    ]
-  }
-  return []
 }
 
 /** A state the learner's change leads to (normalize's rules applied; a copy). */

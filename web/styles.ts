@@ -72,7 +72,7 @@ export const STYLES = `
 .tabs { display: flex; flex-wrap: wrap; gap: 4px; padding: 0 20px; border-bottom: 1px solid var(--line); }
 .tabs .tab { border: none; border-bottom: 3px solid transparent; border-radius: 0; background: none; padding: 8px 12px; color: var(--muted); font-weight: 600; }
 .tabs .tab[aria-selected="true"] { color: var(--accent); border-bottom-color: var(--accent); }
-/* The groups of the path (views/registry.ts): a label opens each. */
+/* The groups of the path (web/view-table.ts): a label opens each. */
 .tabs .tab-group { align-self: center; font-size: 12px; font-weight: 700; color: var(--muted); text-transform: uppercase; letter-spacing: .03em; padding: 0 2px 0 10px; white-space: nowrap; }
 .tabs .tab-group:first-child { padding-left: 0; }
 .tabs .tab-group:not(:first-child) { border-left: 1px solid var(--line); margin-left: 4px; }

@@ -11,7 +11,7 @@ import { settled } from './harness.mjs'
 import { env, useEnv } from './env'
 import { RENDERED, usePages } from './page-fixture'
 import { VIEWS } from '../../web/state'
-import { VIEW_REGISTRY } from '../../web/views/registry'
+import { VIEW_TABLE } from '../../web/view-table'
 
 useEnv()
 
@@ -50,7 +50,7 @@ describe('the tabs are a path', () => {
         'heads',
         'sinks',
         `[tools:${label[2]}]`,
-        ...VIEW_REGISTRY.filter((v) => v.group === 'tools').map((v) => v.name),
+        ...VIEW_TABLE.filter((v) => v.group === 'tools').map((v) => v.name),
       ])
       // The default view is still the steps, and the tab bar is the views table.
       expect(await selected(page)).toBe('pipeline')
@@ -64,7 +64,7 @@ describe('the tabs are a path', () => {
         const view = VIEWS[i]
         expect(await selected(page), `at ${i}`).toBe(view)
         const needs = page.locator('[data-panel="needs"]')
-        const entry = VIEW_REGISTRY.find((v) => v.name === view)!
+        const entry = VIEW_TABLE.find((v) => v.name === view)!
         if (entry.group === 'beyond') {
           await expect(needs.isVisible(), `${view}: what you need first`).resolves.toBe(true)
           const text = (await needs.textContent()) ?? ''

@@ -1,11 +1,11 @@
-// The one table of views (web/views/registry.ts) against what is written about the views: the
-// documented `view` attribute / URL parameter lists exactly the registry's names in tab order, every
+// The one table of views (web/view-table.ts) against what is written about the views: the
+// documented `view` attribute / URL parameter lists exactly the table's names in tab order, every
 // view the README names as `view=…` exists, and each tab has its label in both languages.
 import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { MESSAGES } from '../../web/i18n'
 import { VIEWS, parseParams, defaultState } from '../../web/state'
-import { VIEW_REGISTRY } from '../../web/views/registry'
+import { VIEW_TABLE } from '../../web/view-table'
 
 const root = new URL('../../', import.meta.url)
 const read = (f: string) => readFileSync(new URL(f, root), 'utf8')
@@ -22,7 +22,7 @@ function attributeRow(name: string): string {
 describe('the views table', () => {
   it('each name is read from the URL, once', () => {
     expect(new Set(VIEWS).size).toBe(VIEWS.length)
-    expect(VIEW_REGISTRY.filter((v) => v.tour)).toHaveLength(1)
+    expect(VIEW_TABLE.filter((v) => v.tour)).toHaveLength(1)
     for (const v of VIEWS) {
       const { state, notices } = parseParams(new URLSearchParams({ view: v }), defaultState())
       expect(notices).toEqual([])
@@ -34,7 +34,7 @@ describe('the views table', () => {
   })
 
   it('gives every tab a label in zh and en', () => {
-    for (const v of VIEW_REGISTRY) {
+    for (const v of VIEW_TABLE) {
       expect(MESSAGES.en[v.tab], v.name).toMatch(/\S/)
       expect(MESSAGES.zh[v.tab], v.name).toMatch(/\S/)
       expect(MESSAGES.zh[v.tab], v.name).not.toBe(MESSAGES.en[v.tab])

@@ -1,4 +1,4 @@
-// The lesson's own example (lesson 000, views/lesson-example.ts draws it): self-attention with Q = K = V = X on
+// The lesson's own example (lesson 000, panels/lesson-example.ts draws it): self-attention with Q = K = V = X on
 // the lesson's vectors, plain dot-product scores, no scale, no mask.
 
 import type { AttentionResult, Engine } from 'attention-playground'

@@ -99,7 +99,7 @@ export class ControlsPanel implements Panel {
   private jump = h('button', { type: 'button', class: 'btn-small jump', name: 'jumpWeights' })
   private labels: Array<[HTMLElement, MsgKey]> = []
 
-  /** `tourView`: the view the guided tour runs on (views/registry.ts), which its button opens. */
+  /** `tourView`: the view the guided tour runs on (web/view-table.ts), which its button opens. */
   constructor(
     ctx: Ctx,
     private tourView: View,

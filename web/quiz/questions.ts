@@ -188,10 +188,10 @@ function seq2seqQuestions(t: Translate): Question[] {
   ]
 }
 
-/** A view's questions (views/registry.ts gives each view its own). */
+/** A view's questions (web/shell/view-factories.ts gives each view its own). */
 export type QuizFor = (s: PlaygroundState, tr: Trace | null, t: Translate) => Question[]
 
-/** What the quiz and the guided tour read of the views table (views/registry.ts hands it in). */
+/** What the quiz and the guided tour read of the views table (web/shell/view-factories.ts hands it in). */
 export interface QuizViews {
   /** The view's questions. */
   quiz(view: View): QuizFor

@@ -42,7 +42,7 @@ export class QuizPanel implements Panel {
   private last: Ctx | null = null
 
   /**
-   * `views`: each view's questions and the tour's view (views/registry.ts).
+   * `views`: each view's questions and the tour's view (web/shell/view-factories.ts).
    * `tour`: the copy inside the guided tour, with the current step's questions only; the panel under
    * the views then leaves those out (one element per question id on the page).
    */

@@ -1,5 +1,5 @@
 // Every panel of the playground, built once and laid out in page order: the controls beside the main
-// column (the pipeline, then each view of views/registry.ts in tab order). Which of them a render draws
+// column (the pipeline, then each view of the views table, web/view-table.ts, in tab order). Which of them a render draws
 // is decided here too: the long view stands in for the n×n panels, and a `steps` list shows only the
 // panels it names.
 
@@ -20,12 +20,12 @@ import { ParamsPanel } from '../panels/params'
 import { createStepPanels, type StepPanel, type StepPanels } from '../panels/steps'
 import { TokensPanel } from '../panels/tokens'
 import { WeightsNote } from '../panels/weights-note'
-import { ModelView } from '../views/model'
 import type { TrainBox } from './train-box'
 import { engineError } from '../engine-errors'
 import { QuizPanel } from '../quiz/quiz'
-import { LessonExample } from '../views/lesson-example'
-import { QUIZ_VIEWS, VIEW_REGISTRY } from '../views/registry'
+import { LessonExample } from '../panels/lesson-example'
+import { VIEW_TABLE } from '../view-table'
+import { createViewPanels, QUIZ_VIEWS, type ModelPanel, type ViewPanels } from './view-factories'
 import type { Lang } from '../params'
 
 export interface PanelSet {
@@ -33,7 +33,7 @@ export interface PanelSet {
   /** The guided tour (the playground lets it settle every change: its tries are undone on moving on). */
   guided: GuidedPanel
   /** view=model: a model file's attention. */
-  model: ModelView
+  model: ModelPanel
   /** The step panels (the export buttons go in their headers). */
   steps: StepPanel[]
   all: Panel[]
@@ -42,7 +42,7 @@ export interface PanelSet {
   layout: HTMLElement
   noticeBox: HTMLElement
   banner: HTMLElement
-  /** The panel of each view that has its own (views/registry.ts), in tab order. */
+  /** The panel of each view that draws its own (web/view-table.ts), in tab order. */
   views: Array<{ view: View; panel: Panel }>
   /** Draws the panels of the current view; `long` swaps the n×n panels for the long view. */
   render(ctx: Ctx, long: LongData | null): void
@@ -62,13 +62,12 @@ export function createPanels(
   const panels = buildPanels(ctx, engine, app, compact)
   const els = buildLayout(panels, trainBox, trainInline, compact)
   const { controls, steps } = panels
-  const model = panels.views.map((x) => x.panel).find((p) => p instanceof ModelView)!
   const { pipeline, main, layout, noticeBox, banner } = els
   const plan = renderPlan(panels)
   return {
     controls,
     guided: panels.guided,
-    model,
+    model: panels.model,
     steps: [...steps.panels.values()],
     all: plan.all,
     pipeline,
@@ -93,8 +92,9 @@ interface Panels {
   arith: ArithPanel
   decoder: DecoderPanel
   longPanel: LongPanel
-  /** The panel of each view that has its own (views/registry.ts), in tab order. */
-  views: Array<{ view: View; panel: Panel }>
+  /** The panel of each view that draws its own (web/view-table.ts), in tab order. */
+  views: ViewPanels['views']
+  model: ModelPanel
   quiz: QuizPanel
   lessonEx: LessonExample
   weightsNote: WeightsNote
@@ -137,7 +137,8 @@ function buildPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, compact: 
     arith: new ArithPanel(),
     decoder: new DecoderPanel(engine),
     longPanel: new LongPanel(ctx),
-    views: viewPanels(engine, ctx),
+    // In page order: the views' panels after the pipeline's.
+    ...createViewPanels(engine, ctx),
     quiz: new QuizPanel(QUIZ_VIEWS),
     lessonEx: new LessonExample(engine),
     weightsNote: new WeightsNote(ctx),
@@ -185,7 +186,7 @@ function buildLayout(p: Panels, trainBox: TrainBox, trainInline: boolean, compac
     { class: 'ap-main' },
     banner,
     noticeBox,
-    ...VIEW_REGISTRY.map((v) => {
+    ...VIEW_TABLE.map((v) => {
       if (v.panel === 'pipeline') return pipeline
       if (v.panel === 'train') return trainInline ? null : trainBox.el
       return p.views.find((x) => x.view === v.name)!.panel.el
@@ -249,17 +250,9 @@ function renderPanels(c: Ctx, long: LongData | null, p: Panels, els: Layout, pla
   }
 }
 
-/** Builds the panel of each view that has its own (the pipeline and Train are the shell's). */
-function viewPanels(engine: Engine, ctx: Ctx): Array<{ view: View; panel: Panel }> {
-  const out: Array<{ view: View; panel: Panel }> = []
-  for (const v of VIEW_REGISTRY)
-    if (typeof v.panel === 'function') out.push({ view: v.name, panel: v.panel(engine, ctx) })
-  return out
-}
-
 /** Shows the pipeline or the one view panel the state names (the Train box is the component's). */
 function showView(view: View, p: Panels, els: Layout): void {
-  els.pipeline.hidden = VIEW_REGISTRY.find((v) => v.panel === 'pipeline')!.name !== view
+  els.pipeline.hidden = VIEW_TABLE.find((v) => v.panel === 'pipeline')!.name !== view
   for (const x of p.views) x.panel.el.hidden = view !== x.view
 }
 

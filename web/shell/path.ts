@@ -1,13 +1,11 @@
-// The path through the views (views/registry.ts, in its order and groups): above a view beyond the lessons,
+// The path through the views (web/view-table.ts, in its order and groups): above a view beyond the lessons,
 // one line on what to read first (links to those views); under every view but the last, "Next: <tab> →" to
 // the following one. Both are links (`?view=…`, so that they also open in a new tab); a plain click selects
 // the view in place and brings the top of the playground into view.
 
 import { h } from '../dom'
 import type { Translate } from '../i18n'
-import type { View } from '../params'
-import { VIEWS } from '../state'
-import { viewEntry } from '../views/registry'
+import { VIEW_NAMES, viewEntry, type View } from '../view-table'
 
 export interface Path {
   needs: HTMLElement
@@ -43,10 +41,10 @@ export function createPath(select: (v: View) => void, top: () => HTMLElement): P
         needs.append(h('strong', { text: t('needsFirst') }), ' ', t(entry.needs.text), ' ')
         entry.needs.views.forEach((v, i) => {
           if (i) needs.append(' · ')
-          needs.append(link(v as View, `${t(viewEntry(v as View).tab)} →`, lang))
+          needs.append(link(v, `${t(viewEntry(v).tab)} →`, lang))
         })
       }
-      const after = VIEWS[VIEWS.indexOf(view) + 1]
+      const after = VIEW_NAMES[VIEW_NAMES.indexOf(view) + 1]
       next.hidden = !after
       next.setAttribute('aria-label', t('nextViewLabel'))
       next.replaceChildren(...(after ? [link(after, t('nextView', { tab: t(viewEntry(after).tab) }), lang)] : []))

@@ -1,11 +1,10 @@
-// The view tabs (one per entry of views/registry.ts, in its order) as an ARIA tablist, in the table's groups
+// The view tabs (one per entry of the views table, web/view-table.ts, in its order) as an ARIA tablist, in the table's groups
 // (the lessons, beyond the lessons, tools): each group opens with its label, shown to the eye (the tabs' own
 // names are what assistive technology reads in a tablist).
 
 import { h, setText } from '../dom'
 import type { Translate } from '../i18n'
-import { VIEWS, type View } from '../state'
-import { VIEW_GROUPS, viewEntry, type ViewGroup } from '../views/registry'
+import { VIEW_GROUPS, VIEW_NAMES, viewEntry, type View, type ViewGroup } from '../view-table'
 
 export interface Tabs {
   bar: HTMLElement
@@ -14,7 +13,7 @@ export interface Tabs {
 }
 
 export function createTabs(select: (v: View) => void, compact = false): Tabs {
-  const tabs = VIEWS.map((v) => {
+  const tabs = VIEW_NAMES.map((v) => {
     const b = h('button', {
       type: 'button',
       role: 'tab',
@@ -28,8 +27,8 @@ export function createTabs(select: (v: View) => void, compact = false): Tabs {
       const d = ev.key === 'ArrowRight' ? 1 : ev.key === 'ArrowLeft' ? -1 : 0
       if (!d) return
       ev.preventDefault()
-      const i = (VIEWS.indexOf(v) + d + VIEWS.length) % VIEWS.length
-      select(VIEWS[i])
+      const i = (VIEW_NAMES.indexOf(v) + d + VIEW_NAMES.length) % VIEW_NAMES.length
+      select(VIEW_NAMES[i])
       tabs[i].focus()
     })
     return b
@@ -40,8 +39,8 @@ export function createTabs(select: (v: View) => void, compact = false): Tabs {
     VIEW_GROUPS.map((g) => [g, h('span', { class: 'tab-group', 'data-group': g, 'aria-hidden': 'true' })]),
   )
   const items = tabs.flatMap((b, i) => {
-    const g = viewEntry(VIEWS[i]).group
-    return i === 0 || viewEntry(VIEWS[i - 1]).group !== g ? [labels.get(g)!, b] : [b]
+    const g = viewEntry(VIEW_NAMES[i]).group
+    return i === 0 || viewEntry(VIEW_NAMES[i - 1]).group !== g ? [labels.get(g)!, b] : [b]
   })
   const list = h('div', { class: 'tabs', role: 'tablist' }, ...items)
   const bar = h(compact ? 'div' : 'nav', { class: 'ap-nav' }, list)
@@ -49,18 +48,18 @@ export function createTabs(select: (v: View) => void, compact = false): Tabs {
   return {
     bar,
     hide(view) {
-      tabs[VIEWS.indexOf(view)].hidden = true
+      tabs[VIEW_NAMES.indexOf(view)].hidden = true
     },
     render(t, current) {
       // The open tab in sight (a link to view=train on a phone opens with the tab bar scrolled to it).
       if (current !== shown) {
         shown = current
-        requestAnimationFrame(() => revealTab(list, tabs[VIEWS.indexOf(current)]))
+        requestAnimationFrame(() => revealTab(list, tabs[VIEW_NAMES.indexOf(current)]))
       }
       list.setAttribute('aria-label', t('tabsLabel'))
       for (const [g, el] of labels) setText(el, t(GROUP_LABEL[g]))
       if (!compact) bar.setAttribute('aria-label', t('tabsLabel'))
-      VIEWS.forEach((v, i) => {
+      VIEW_NAMES.forEach((v, i) => {
         setText(tabs[i], t(viewEntry(v).tab))
         tabs[i].setAttribute('aria-selected', String(current === v))
         tabs[i].tabIndex = current === v ? 0 : -1

@@ -26,7 +26,7 @@ export function modernQuestions(view: 'flash' | 'heads' | 'sinks', lang: Lang): 
   )
 }
 
-/** The view's questions, for the views table (registry.ts). */
+/** The view's questions, for web/shell/view-factories.ts. */
 export const modernQuiz =
   (view: 'flash' | 'heads' | 'sinks'): QuizFor =>
   (s) =>
