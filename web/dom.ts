@@ -1,6 +1,6 @@
 // Small DOM helpers. Text always goes in through textContent or attributes, never as HTML.
 
-import type { MsgKey, Texts } from './i18n'
+import type { Labels, MsgKey, Texts } from './i18n'
 
 type Attrs = Record<string, string | number | boolean | undefined>
 
@@ -54,18 +54,24 @@ export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs =
   return e
 }
 
-/** A view of the lesson's ideas: <section> with its h2 title and lead paragraph (bound in `texts`), then its parts. */
-export function lessonSection(
-  texts: Texts,
+/**
+ * A view's frame, the one header of every view: <section attrs> with its h2 title, for a view beyond the lessons
+ * the hint that says so (`beyond`, <p class="hint">), and its lead paragraph (<p class="lead">), each bound in
+ * `labels` (the page's `Texts`, or the binder of the view's own table), then the view's parts.
+ */
+export function viewSection<K extends string>(
+  labels: Labels<K>,
   attrs: Attrs,
-  keys: { title: MsgKey; lead: MsgKey },
-  ...parts: Array<Node | string>
+  keys: { title: K; beyond?: K; lead: K },
+  ...parts: Array<Node | string | null>
 ): HTMLElement {
+  const { bind } = labels
   return h(
     'section',
     attrs,
-    texts.bind(h('h2'), keys.title),
-    texts.bind(h('p', { class: 'lead' }), keys.lead),
+    bind(h('h2'), keys.title),
+    keys.beyond ? bind(h('p', { class: 'hint' }), keys.beyond) : null,
+    bind(h('p', { class: 'lead' }), keys.lead),
     ...parts,
   )
 }

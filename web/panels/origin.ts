@@ -2,7 +2,7 @@
 // (decoder → Q, encoder → K, V), with a button that sets the playground to each.
 
 import type { Ctx, Panel } from '../context'
-import { compareTable, h, lessonSection, svg } from '../dom'
+import { compareTable, h, viewSection, svg } from '../dom'
 import { Texts, type MsgKey } from '../i18n'
 import { PRESETS } from '../presets'
 
@@ -35,7 +35,7 @@ export class OriginPanel implements Panel {
         cross ? tryCross : trySelf,
       ),
     )
-    this.el = lessonSection(
+    this.el = viewSection(
       this.texts,
       { class: 'panel origin', 'data-panel': 'origin' },
       { title: 'originTitle', lead: 'originIntro' },

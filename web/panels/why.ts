@@ -2,7 +2,7 @@
 // every step) against attention's direct one-step links, and the CNN / FC / attention comparison.
 
 import type { Ctx, Panel } from '../context'
-import { compareTable, h, lessonSection, prefersReducedMotion, svg } from '../dom'
+import { compareTable, h, viewSection, prefersReducedMotion, svg } from '../dom'
 import { Texts, type MsgKey } from '../i18n'
 import { TrainedWhy, WHY_TRAIN_STEPS, type TrainedWeights } from './why-trained'
 
@@ -58,7 +58,7 @@ export class WhyPanel implements Panel {
       x += w.length * 8.6 + 24
     }
     const cmpTable = this.buildTable()
-    this.el = lessonSection(
+    this.el = viewSection(
       this.texts,
       { class: 'panel why', 'data-panel': 'why' },
       { title: 'whyTitle', lead: 'whyIntro' },

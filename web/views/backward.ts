@@ -6,7 +6,7 @@
 import type { Engine, RunBackwardResult, Tensor, Trace } from 'attention-playground'
 import { chartFrame } from '../chart-frame'
 import type { Ctx, Panel } from '../context'
-import { h, labelled, setText, svg, tokLabel } from '../dom'
+import { h, labelled, setText, svg, tokLabel, viewSection } from '../dom'
 import { backwardProgram } from '../export/backward-pytorch'
 import { errorMessage, fmt, shapeOf } from '../format'
 import { Heatmap } from '../heatmap'
@@ -137,11 +137,10 @@ export class BackwardView implements Panel {
     const resetBtn = b(h('button', { type: 'button', class: 'btn-small', 'data-backward': 'reset' }), 'reset')
     const copyBtn = b(h('button', { type: 'button', class: 'btn-small', 'data-backward': 'copy' }), 'copy')
     const label = (key: BackwardKey, control: HTMLElement) => labelled(b, key, control, { inline: true })
-    return h(
-      'section',
+    return viewSection(
+      this.texts,
       { class: 'panel backward', 'data-step': 'backward' },
-      b(h('h2'), 'title'),
-      b(h('p', { class: 'lead' }), 'intro'),
+      { title: 'title', lead: 'intro' },
       h(
         'div',
         { class: 'bw-goal' },

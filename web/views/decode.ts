@@ -6,7 +6,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor } from 'attention-playground'
-import { h, labelled, setText, tokLabel } from '../dom'
+import { h, labelled, setText, tokLabel, viewSection } from '../dom'
 import { fmt, shapeOf } from '../format'
 import { Texts, type MsgKey } from '../i18n'
 import { engineErrorText } from '../engine-errors'
@@ -75,11 +75,10 @@ export class DecodeView implements Panel {
   ) {
     this.kv = new KvCachePanel()
     const tx = this.texts.bind
-    this.el = h(
-      'section',
+    this.el = viewSection(
+      this.texts,
       { class: 'panel decode', 'data-step': 'decode' },
-      tx(h('h2'), 'decodeTitle'),
-      tx(h('p', { class: 'lead' }), 'decodeIntro'),
+      { title: 'decodeTitle', lead: 'decodeIntro' },
       h('details', { class: 'decode-more' }, tx(h('summary'), 'decodeIntroSummary'), this.intro),
       h('div', { class: 'decode-inputs' }, labelled(tx, 'source', this.source), labelled(tx, 'target', this.target)),
       h('div', { class: 'decode-ctrl', role: 'group' }, this.back, this.step, this.play, this.counter),

@@ -4,7 +4,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine } from 'attention-playground'
-import { h, labelled, setText, tokLabel } from '../dom'
+import { h, labelled, setText, tokLabel, viewSection } from '../dom'
 import { fmt } from '../format'
 import { engineErrorText } from '../engine-errors'
 import { StepPlayer } from './player'
@@ -61,12 +61,10 @@ export class FlashView implements Panel {
     const lb = this.labels.el
     this.br.value = '2'
     this.bc.value = '3'
-    this.el = h(
-      'section',
+    this.el = viewSection(
+      this.labels,
       { class: 'panel flash', 'data-step': 'flash' },
-      lb('h2', 'flashTitle'),
-      lb('p', 'beyond', 'hint'),
-      lb('p', 'flashLead', 'lead'),
+      { title: 'flashTitle', beyond: 'beyond', lead: 'flashLead' },
       this.input,
       h(
         'div',

@@ -4,7 +4,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor } from 'attention-playground'
-import { h, labelled, setText, tokLabel } from '../dom'
+import { h, labelled, setText, tokLabel, viewSection } from '../dom'
 import { fmt, oneBased } from '../format'
 import { engineErrorText } from '../engine-errors'
 import { headsModel, kvHeadOf, windowCell, type Arrangement, type HeadsModel } from '../compute/grouped-heads'
@@ -62,12 +62,10 @@ export class HeadsView implements Panel {
   constructor(private engine: Engine) {
     const lb = this.labels.el
     const legend = (cls: string, key: ModernKey) => h('span', { class: `heads-legend ${cls}` }, lb('span', key))
-    this.el = h(
-      'section',
+    this.el = viewSection(
+      this.labels,
       { class: 'panel heads', 'data-step': 'heads' },
-      lb('h2', 'headsTitle'),
-      lb('p', 'beyond', 'hint'),
-      lb('p', 'headsLead', 'lead'),
+      { title: 'headsTitle', beyond: 'beyond', lead: 'headsLead' },
       this.sentence,
       this.error,
       this.cols,

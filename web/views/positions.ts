@@ -4,7 +4,7 @@
 
 import type { Engine, Tensor } from 'attention-playground'
 import type { Ctx, Panel } from '../context'
-import { h, labelled, lessonSection, setText, svg } from '../dom'
+import { h, labelled, viewSection, setText, svg } from '../dom'
 import { fmt, oneBased } from '../format'
 import { Heatmap } from '../heatmap'
 import { Texts, type MsgKey, type Translate } from '../i18n'
@@ -83,7 +83,7 @@ export class PositionsView implements Panel {
     this.wNoMap = heatmap('alibiWithout', t, true)
     this.wYesMap = heatmap('alibiWith', t, true)
     this.maps = [this.outA, this.outB, this.sinMap, this.dotMap, this.biasMap, this.wNoMap, this.wYesMap]
-    this.el = lessonSection(
+    this.el = viewSection(
       this.texts,
       { class: 'panel positions-view', 'data-step': 'positions' },
       { title: 'posViewTitle', lead: 'posViewLead' },

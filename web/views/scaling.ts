@@ -4,7 +4,7 @@
 import { chartFrame } from '../chart-frame'
 import type { Ctx, Panel } from '../context'
 import type { Engine } from 'attention-playground'
-import { h, setText, svg } from '../dom'
+import { h, setText, svg, viewSection } from '../dom'
 import { fmt } from '../format'
 import { Texts, type MsgKey } from '../i18n'
 import { SCALING_DKS, measureScaling, type ScalingPoint, type ScalingSide } from '../compute/scaling'
@@ -33,11 +33,10 @@ export class ScalingView implements Panel {
 
   constructor(private engine: Engine) {
     const tx = this.texts.bind
-    this.el = h(
-      'section',
+    this.el = viewSection(
+      this.texts,
       { class: 'panel scaling', 'data-step': 'scaling' },
-      tx(h('h2'), 'scalingTitle'),
-      tx(h('p', { class: 'lead' }), 'scalingIntro'),
+      { title: 'scalingTitle', lead: 'scalingIntro' },
       h(
         'p',
         { class: 'scaling-legend' },

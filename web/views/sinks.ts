@@ -3,7 +3,7 @@
 
 import type { Ctx, Panel } from '../context'
 import type { Engine, Tensor, Trace, Trainer } from 'attention-playground'
-import { h, labelled, setText, tokLabel } from '../dom'
+import { h, labelled, setText, tokLabel, viewSection } from '../dom'
 import { fmt, oneBased } from '../format'
 import { engineErrorText } from '../engine-errors'
 import { isTouchScreen, Labels, translate, type T } from '../i18n'
@@ -52,12 +52,10 @@ export class SinksView implements Panel {
 
   constructor(private engine: Engine) {
     const lb = this.labels.el
-    this.el = h(
-      'section',
+    this.el = viewSection(
+      this.labels,
       { class: 'panel sinks', 'data-step': 'sinks' },
-      lb('h2', 'sinksTitle'),
-      lb('p', 'beyond', 'hint'),
-      lb('p', 'sinksLead', 'lead'),
+      { title: 'sinksTitle', beyond: 'beyond', lead: 'sinksLead' },
       this.status,
       this.error,
       this.heads,
