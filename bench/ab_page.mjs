@@ -51,11 +51,11 @@ window.__ready = true
 </script>`
 mkdirSync(join(root, 'build/bench'), { recursive: true })
 writeFileSync(join(root, 'build/bench/ab.html'), PAGE)
-const server = await serve(root, 0)
+const server = await serve({ root })
 const { browser } = await launchChromium(process.env.CHROMIUM ?? '/usr/bin/chromium')
 try {
   const page = await browser.newPage()
-  await page.goto(`http://127.0.0.1:${server.address().port}/build/bench/ab.html`)
+  await page.goto(`http://127.0.0.1:${server.port}/build/bench/ab.html`)
   await page.waitForFunction(() => /** @type {any} */ (window).__ready === true)
   console.log(`Chromium ${browser.version()}: A = ${other}, B = dist/; fused, d = 64, one thread, ${rounds} rounds`)
   for (const backend of ['simd128', 'relaxed-simd'])
@@ -69,5 +69,5 @@ try {
     }
 } finally {
   await browser.close()
-  server.close()
+  await server.close()
 }

@@ -190,8 +190,8 @@ const PAGES = [
 export async function runBrowserBench() {
   mkdirSync(join(root, 'build/bench'), { recursive: true })
   writeFileSync(join(root, 'build/bench/browser.html'), PAGE)
-  const server = await serve(root, 0)
-  const base = `http://127.0.0.1:${server.address().port}`
+  const server = await serve({ root })
+  const base = `http://127.0.0.1:${server.port}`
   const { browser } = await launchChromium(process.env.CHROMIUM ?? '/usr/bin/chromium')
   // what docs/benchmarks.md (scripts/bench-doc.mjs) says the numbers were measured on
   const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, runtime: `Chromium ${browser.version()}` }
@@ -241,7 +241,7 @@ export async function runBrowserBench() {
     }
   } finally {
     await browser.close()
-    server.close()
+    await server.close()
   }
   const goals = measureGoals(results)
   printGoals(goals)

@@ -176,30 +176,21 @@ async function chromiumLoadInit() {
     return { error: 'playwright-core not installed' }
   }
   if (!existsSync(exe)) return { error: `${exe} missing` }
-  const http = await import('node:http')
-  const types = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' }
   const page = `<!doctype html><meta charset="utf-8"><script type="module">
 const t0 = performance.now();
 const { init } = await import('/dist/index.js');
 await init();
 window.__apTimes = { sinceNavigationMs: performance.now(), importInitMs: performance.now() - t0 };
 </script>`
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://x')
-    if (url.pathname === '/') {
-      res.writeHead(200, { 'content-type': 'text/html' })
-      return res.end(page)
-    }
-    const file = join(distDir, url.pathname.slice('/dist/'.length))
-    if (!url.pathname.startsWith('/dist/') || url.pathname.includes('..') || !existsSync(file)) {
-      res.writeHead(404)
-      return res.end()
-    }
-    res.writeHead(200, { 'content-type': types[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream' })
-    res.end(readFileSync(file))
+  // dist/ (or $AP_BENCH_DIST) under /dist/, the page at /, with no headers (a plain host)
+  const { serve } = await import('../scripts/serve.mjs')
+  const server = await serve({
+    root: distDir,
+    base: '/dist/',
+    headers: {},
+    handle: (_, res, path) => path === '/' && !!res.writeHead(200, { 'content-type': 'text/html' }).end(page),
   })
-  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)))
-  const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/`
+  const base = server.url
   let browser
   try {
     const { launchChromium } = await import('../tests/e2e/harness.mjs')
@@ -231,7 +222,7 @@ window.__apTimes = { sinceNavigationMs: performance.now(), importInitMs: perform
     return { error: e.message.split('\n')[0] }
   } finally {
     await browser?.close()
-    server.close()
+    await server.close()
   }
 }
 

@@ -217,14 +217,14 @@ function printTraces(lines, ms2) {
 
 mkdirSync(join(root, 'build/bench'), { recursive: true })
 writeFileSync(join(root, 'build/bench/threads.html'), PAGE.replace('__DIST__', trace ? traceDist() : 'dist'))
-const server = await serve(root, 0)
+const server = await serve({ root })
 const { browser } = await launchChromium(process.env.CHROMIUM ?? '/usr/bin/chromium')
 try {
   const load0 = os.loadavg()
   const page = await browser.newPage()
   const traces = []
   page.on('console', (m) => m.text().startsWith('TRACE') && traces.push(m.text()))
-  await page.goto(`http://127.0.0.1:${server.address().port}/build/bench/threads.html`)
+  await page.goto(`http://127.0.0.1:${server.port}/build/bench/threads.html`)
   await page.waitForFunction(() => /** @type {any} */ (window).__ready === true)
   if (args.cpu) {
     await cpuShares(page)
@@ -261,5 +261,5 @@ try {
   }
 } finally {
   await browser.close()
-  server.close()
+  await server.close()
 }

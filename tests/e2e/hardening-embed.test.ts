@@ -8,12 +8,12 @@
 //   and the widget's CSS does not reach host elements that happen to use the same class names;
 // - the widget-side rows of docs/bad-input.md: bad attributes and bad page URL parameters show a
 //   visible message as text, run nothing, and the element keeps working afterwards.
-import { createServer, type Server } from 'node:http'
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { extname, join, normalize, sep } from 'node:path'
+import { existsSync } from 'node:fs'
+import { extname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { ROOT, artifact } from './harness.mjs'
+import { TYPES, serve } from '../../scripts/serve.mjs'
 import { useEnv } from './env'
 import { usePages, type Pages } from './page-fixture'
 import { init, type RunOptions, type StepName } from '../../dist/index.js'
@@ -24,15 +24,6 @@ const STRICT =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'"
 const STRICTEST =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; object-src 'none'; base-uri 'none'"
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.svg': 'image/svg+xml',
-  '.woff2': 'font/woff2',
-  '.json': 'application/json',
-}
 
 // Hostile host CSS: aimed at the widget's internal class names and at every common element.
 const HOST_CSS = `
@@ -71,7 +62,7 @@ const PAGES: Record<string, { csp: string; html: string }> = {
   },
 }
 
-let server: Server
+let server: Awaited<ReturnType<typeof serve>> | undefined
 let base: string
 let engine: Awaited<ReturnType<typeof init>>
 
@@ -80,49 +71,33 @@ const pages = usePages()
 
 beforeAll(async () => {
   if (!existsSync(WIDGET)) throw new Error(`${WIDGET} is missing: run node scripts/build.mjs`)
-  server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)
-    const p = PAGES[path]
-    if (p) {
-      res.writeHead(200, {
-        'content-type': TYPES['.html'],
-        'content-security-policy': p.csp,
-        'cache-control': 'no-store',
-      })
-      res.end(p.html)
-      return
-    }
-    if (path === '/__host.css') {
-      res.writeHead(200, { 'content-type': TYPES['.css'] }).end(HOST_CSS)
-      return
-    }
-    // The built page, under the same policy, for the URL-parameter rows.
-    let file = normalize(join(ROOT, path))
-    if (!file.startsWith(ROOT.replace(/\/+$/, '') + sep)) {
-      res.writeHead(403).end()
-      return
-    }
-    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html')
-    if (!existsSync(file)) {
-      res.writeHead(404).end('not found')
-      return
-    }
-    const headers: Record<string, string> = {
-      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-      'cache-control': 'no-store',
-    }
-    if (extname(file) === '.html') headers['content-security-policy'] = STRICT
-    res.writeHead(200, headers).end(readFileSync(file))
+  // The test pages under their policies; the repository's files (the built page too, for the URL-parameter rows)
+  // with the strict policy on HTML.
+  server = await serve({
+    root: ROOT,
+    headers: (path): Record<string, string> =>
+      extname(path) === '.html' || path.endsWith('/') ? { 'content-security-policy': STRICT } : {},
+    cacheControl: 'no-store',
+    handle(_, res, path) {
+      const p = PAGES[path]
+      if (p)
+        res
+          .writeHead(200, {
+            'content-type': TYPES['.html'],
+            'content-security-policy': p.csp,
+            'cache-control': 'no-store',
+          })
+          .end(p.html)
+      else if (path === '/__host.css') res.writeHead(200, { 'content-type': TYPES['.css'] }).end(HOST_CSS)
+      return !!p || path === '/__host.css'
+    },
   })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
-  const addr = server.address()
-  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
-  base = `http://127.0.0.1:${addr.port}`
+  base = server.url.replace(/\/$/, '')
   engine = await init()
 })
 
 afterAll(async () => {
-  await new Promise((r) => (server ? server.close(() => r(undefined)) : r(undefined)))
+  await server?.close()
 })
 
 /**

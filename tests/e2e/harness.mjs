@@ -1,69 +1,25 @@
-// Shared by the real-browser tests: a static server over site/ on 127.0.0.1 (a free port), and
-// Debian's Chromium driven by playwright-core with a fresh profile.
-import { createServer } from 'node:http'
-import { readFileSync, statSync, mkdirSync, existsSync } from 'node:fs'
-import { extname, join, normalize, sep } from 'node:path'
+// Shared by the real-browser tests: the site and the repository root over scripts/serve.mjs on 127.0.0.1 (free
+// ports), and Debian's Chromium driven by playwright-core with a fresh profile.
+import { readFileSync, mkdirSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
+import { serve } from '../../scripts/serve.mjs'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const SITE = join(ROOT, 'site')
 export const ARTIFACTS = join(ROOT, 'tests/e2e/artifacts')
 const CHROMIUM = '/usr/bin/chromium'
 
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.svg': 'image/svg+xml',
-  '.json': 'application/json',
-  '.png': 'image/png',
-  '.woff2': 'font/woff2',
-}
-
 /**
+ * The site (or `dir`) over HTTP on a free port of 127.0.0.1, through scripts/serve.mjs, sending `headers` only (by
+ * default none: a plain static host, as GitHub Pages; SITE_HEADERS from there for an isolated page).
  * @param {string} [dir] the folder served
  * @param {Record<string, string>} [headers] sent with every file (e.g. a host's COOP/COEP)
  * @returns {Promise<{ url: string, close(): Promise<void> }>}
  */
-export async function serveStatic(dir = SITE, headers = {}) {
-  if (!existsSync(join(dir, 'index.html')))
-    throw new Error(`${dir}/index.html is missing: build the site first (npx vite build)`)
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)
-    let file = normalize(join(dir, path))
-    if (!file.startsWith(dir + sep) && file !== dir) {
-      res.writeHead(403).end()
-      return
-    }
-    try {
-      if (statSync(file).isDirectory()) file = join(file, 'index.html')
-      const body = readFileSync(file)
-      res.writeHead(200, {
-        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-        'cache-control': 'no-store',
-        ...headers,
-      })
-      res.end(body)
-    } catch {
-      res.writeHead(404).end('not found')
-    }
-  })
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)))
-  const addr = server.address()
-  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
-  return {
-    url: `http://127.0.0.1:${addr.port}/`,
-    // closeAllConnections: a page the fixture closes only after the test keeps its keep-alive sockets open,
-    // and server.close() alone waits for them.
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve(undefined))
-        server.closeAllConnections()
-      }),
-  }
+export function serveStatic(dir = SITE, headers = {}) {
+  return serve({ root: dir, headers, cacheControl: 'no-store', requireIndex: true })
 }
 
 /**
@@ -185,25 +141,13 @@ export async function axeViolations(page) {
 }
 
 /**
- * The repository root over HTTP (scripts/serve.mjs), for the widget's test pages (tests/e2e/pages/), which
- * load /dist/widget/widget.js. `url` has no trailing slash.
+ * The repository root over HTTP with the site's headers (scripts/serve.mjs, as `npm start` sends them), for the
+ * widget's test pages (tests/e2e/pages/), which load /dist/widget/widget.js. `url` has no trailing slash.
  * @returns {Promise<{ url: string, close(): Promise<void> }>}
  */
 export async function serveRoot() {
-  const { serve } = await import('../../scripts/serve.mjs')
-  const server = /** @type {import('node:http').Server} */ (await serve(ROOT.replace(/\/+$/, ''), 0, '127.0.0.1'))
-  const addr = server.address()
-  if (!addr || typeof addr === 'string') throw new Error('server did not bind')
-  return {
-    url: `http://127.0.0.1:${addr.port}`,
-    // closeAllConnections: a page the fixture closes only after the test keeps its keep-alive sockets open,
-    // and server.close() alone waits for them.
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve(undefined))
-        server.closeAllConnections()
-      }),
-  }
+  const root = await serve({ root: ROOT, cacheControl: 'no-store' })
+  return { url: root.url.replace(/\/$/, ''), close: root.close }
 }
 
 /**

@@ -3,20 +3,19 @@
 // plays on, pauses and checks that
 // training happened in the worker, that "it" ends up attending to the right noun for the tired and the
 // wide sentence, that zh works, and that typed text is shown as text, never run.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { extname, join } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../e2e/harness.mjs'
+import { serve } from '../../scripts/serve.mjs'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' }
 
 let dir = ''
-let server: Server
+let server: Awaited<ReturnType<typeof serve>> | undefined
 let base = ''
 let browser: Browser
 
@@ -45,24 +44,14 @@ const lang = new URLSearchParams(location.search).get('lang') === 'zh' ? 'zh' : 
     worker: { format: 'es' },
   })
   const out = join(dir, 'out')
-  server = createServer((req, res) => {
-    const p = join(out, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname))
-    if (!p.startsWith(out) || !existsSync(p) || p.endsWith('/')) {
-      res.writeHead(404)
-      res.end()
-      return
-    }
-    res.writeHead(200, { 'content-type': TYPES[extname(p)] ?? 'application/octet-stream' })
-    res.end(readFileSync(p))
-  }).listen(0, '127.0.0.1')
-  await new Promise((r) => server.once('listening', r))
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}/index.html`
+  server = await serve({ root: out, headers: {} })
+  base = `${server.url}index.html`
   browser = (await launchChromium()).browser
 }, 180_000)
 
 afterAll(async () => {
   await browser?.close()
-  server?.close()
+  await server?.close()
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
