@@ -29,10 +29,10 @@ done
 MUTATIONS=(
   "scale|src/core/attention.cpp|s{1\.f / std::sqrt\(static_cast<float>\(dk\)\)}{1.f / static_cast<float>(dk)}|Attention|MultiHead"
   "mask-comparison|src/core/attention.cpp|s{case Kind::Causal: return j > i;}{case Kind::Causal: return j >= i;}|Attention|MultiHead"
-  "softmax-max-subtraction|src/kernels/kernels_driver.h|s{Ops::exp_sum\(s, nk, m, ls\)}{Ops::exp_sum(s, nk, 0.0f, ls)}|Kernels|Attention"
+  "softmax-max-subtraction|src/kernels/kernels_driver.h|s{Ops::exp_sum\(s, lim, m, ls\)}{Ops::exp_sum(s, lim, 0.0f, ls)}|Kernels|Attention"
   "tail-loop|src/kernels/kernels_driver.h|s{for \(int x = 0; x < cols; \+\+x\)}{for (int x = 0; x + 1 < cols; ++x)}|Kernels|Attention"
   "multihead-causal|src/core/multihead.cpp|s{\(p\.causal && j > i\)}{(p.causal \&\& j >= i)}|MultiHead"
-  "softmax-normalization|src/kernels/kernels_driver.h|s{Ops::scale\(s, nk, 1\.0f / sum\)}{Ops::scale(s, nk, 1.0f / (sum + 1e-3f))}|Kernels|Attention"
+  "softmax-normalization|src/kernels/kernels_driver.h|s{Ops::scale\(s, lim, 1\.0f / sum\)}{Ops::scale(s, lim, 1.0f / (sum + 1e-3f))}|Kernels|Attention"
 )
 
 lock_build_dir "$(basename "${MUTATE_BUILD_DIR:-build/mutate}")"
