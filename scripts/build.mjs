@@ -95,6 +95,19 @@ if (stale('dist/index.js', ['src/js', 'tsconfig.json']) || distStale) {
   sh('node', [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'])
 }
 
+// The "Write a poem" view's sample and the validation poems it measures heads on, shipped beside the widget
+// (dist/samples/, web/widget.ts): a course page's widget writes at once, without the page's public/ folder.
+const SAMPLES = [
+  ['public/samples/poems.safetensors', 'dist/samples/poems.safetensors'],
+  ['public/poems/validation.txt', 'dist/samples/poems-validation.txt'],
+  ['public/poems/LICENSE', 'dist/samples/POEMS-LICENSE'],
+]
+for (const [from, to] of SAMPLES) {
+  if (!stale(to, [from])) continue
+  mkdirSync(join(root, 'dist/samples'), { recursive: true })
+  copyFileSync(join(root, from), join(root, to))
+}
+
 if (
   existsSync(join(root, 'vite.widget.config.ts')) &&
   stale('dist/widget/widget.js', ['web', 'src/js', 'vite.widget.config.ts', 'dist/attention.wasm'])

@@ -46,4 +46,9 @@ export interface Panel {
    * backward view); the others leave it out.
    */
   showTrained?(trace: Trace, labels: string[]): void
+  /**
+   * A language model's safetensors bytes (nanoGPT's layout, e.g. the Train tab's `trainer.exportSafetensors()`): a
+   * view that writes with a language model shows it (the generate view); resolves once it is shown or refused.
+   */
+  showLanguageModel?(bytes: Uint8Array, name: string): Promise<void>
 }

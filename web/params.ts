@@ -85,7 +85,7 @@ export interface PlaygroundState {
   lang: Lang
   guided: number
   view: View
-  /** The model file the model view opens (a URL, relative to the page), '' for none. */
+  /** The model file the model view opens, or with view=generate the language model it writes with (a URL, relative to the page), '' for none. */
   src: string
   /** random: drawn from the seed; trained: the coreference model's last layer (compute/trained.ts). */
   weights: WeightSource

@@ -83,6 +83,12 @@ export interface PlaygroundHandle {
   openModel(bytes: ArrayBuffer | Uint8Array, name?: string): Promise<void>
   /** Shows one layer and head of the model file. */
   selectModelHead(layer: number, head: number): void
+  /**
+   * Opens a language model's safetensors bytes (nanoGPT's layout: the Train tab's `trainer.exportSafetensors()`, or
+   * a checkpoint) in the views that write with one (Panel.showLanguageModel) and switches to the first of them
+   * (`generate`); resolves when it writes or its error is shown.
+   */
+  openLanguageModel(bytes: Uint8Array, name?: string): Promise<void>
   dispose(): void
 }
 
@@ -213,6 +219,14 @@ class Playground {
   private inspect(trace: Trace, labels: string[]): void {
     for (const v of this.panels.views) v.panel.showTrained?.(trace, labels)
     this.setState({ view: 'backward' })
+  }
+
+  /** A language model's bytes to every view that writes with one; the first of them opens. */
+  private openLanguageModel(bytes: Uint8Array, name: string): Promise<void> {
+    const writers = this.panels.views.filter((v) => v.panel.showLanguageModel)
+    const shown = writers.map((v) => v.panel.showLanguageModel!(bytes, name))
+    if (writers.length) this.setState({ view: writers[0].view })
+    return Promise.all(shown).then(() => undefined)
   }
 
   private makeCtx(): Ctx {
@@ -460,6 +474,7 @@ class Playground {
         return this.panels.model.openBytes(bytes, name)
       },
       selectModelHead: (layer, head) => this.panels.model.selectHead(layer, head),
+      openLanguageModel: (bytes, name) => this.openLanguageModel(bytes, name ?? 'model.safetensors'),
       dispose: () => this.dispose(),
     }
   }

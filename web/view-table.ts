@@ -36,7 +36,10 @@ export interface ViewEntry<Name extends string = string> {
    * beyond the lessons, the tools. Every view ends in a "next" link to the following entry of this table.
    */
   readonly group: ViewGroup
-  /** Beyond the lessons: the one-line "what you need first" above the view, with links to those views. */
+  /**
+   * The one-line "what you need first" above the view, with links to those views: every view beyond the lessons,
+   * and a tool that builds on others.
+   */
   readonly needs?: { readonly text: MsgKey; readonly views: readonly Name[] }
 }
 
@@ -107,9 +110,17 @@ const TABLE = table([
     group: 'beyond',
     needs: { text: 'needsSinks', views: ['pipeline', 'heads'] },
   },
-  // The tools: train, your model; the language model's view lands here, one entry of group 'tools'.
+  // The tools: train, your model, the language model's view (it builds on three views: it says so).
   { name: 'train', tab: 'tabTrain', panel: 'train', reads: [], group: 'tools' },
   { name: 'model', tab: 'tabModel', panel: 'own', reads: ['src'], group: 'tools' },
+  {
+    name: 'generate',
+    tab: 'tabGenerate',
+    panel: 'own',
+    reads: ['src'],
+    group: 'tools',
+    needs: { text: 'needsGenerate', views: ['pipeline', 'decode', 'positions'] },
+  },
 ])
 
 /** A view's name (the state's `view`; params.ts re-exports it). */

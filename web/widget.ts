@@ -13,6 +13,7 @@ import { translator } from './i18n'
 import { PARAMS } from './params'
 import { adoptStyles } from './dom'
 import { errorMessage } from './format'
+import { setPoemsSample } from './views/generate-sample'
 
 export { exportPanelPng } from './export/png'
 export { matrixCsv } from './export/csv'
@@ -95,6 +96,22 @@ function loadEngine(): Promise<Engine> {
   }
   return enginePromise
 }
+
+/**
+ * The "Write a poem" view's sample and validation poems, the copies the package ships in dist/samples/ (one folder
+ * above this module, like the wasm); none where this module has no folder (imported from a blob: URL, as in a
+ * notebook's output): the view then asks for a model file.
+ */
+function besideThePackage(file: string): string | null {
+  try {
+    return new URL(['..', 'samples', file].join('/'), import.meta.url).href
+  } catch {
+    return null
+  }
+}
+const poemsModel = besideThePackage('poems.safetensors')
+const poemsValidation = besideThePackage('poems-validation.txt')
+setPoemsSample(poemsModel && poemsValidation ? { model: poemsModel, validation: poemsValidation } : null)
 
 // ---------------------------------------------------------------------------------------------
 // Attributes → state

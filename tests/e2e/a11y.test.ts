@@ -24,9 +24,11 @@ async function openPage(query: string, phone = false): Promise<Opened> {
   })
 }
 
-/** Waits for what a view loads lazily (the Train tab's module) before checking it. */
+/** Waits for what a view loads lazily (the Train tab's module, the poem sample) before checking it. */
 async function viewReady(page: Page, view: string): Promise<void> {
   if (view === 'train') await page.waitForSelector('[data-view-box="train"] button', { timeout: 30_000 })
+  // The poem's panels (bars, heads, residual stream) exist once the sample has written.
+  if (view === 'generate') await page.waitForSelector('[data-poem]:not([data-poem=""])', { timeout: 30_000 })
   await page.waitForLoadState('networkidle')
   await settled(page)
 }

@@ -249,6 +249,14 @@ const ALLOWED = new Set([
   'Face',
   'sin',
   'cos',
+  // the poems view (beyond the lessons): the model's and the file format's names, the sampling methods top-k and
+  // top-p, a logit, and the position and token tables' names in nanoGPT's files
+  'nanoGPT',
+  'safetensors',
+  'top',
+  'logit',
+  'wte',
+  'wpe',
 ])
 
 function latinWordsOf(text: string): string[] {

@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core'
 import { ROOT } from './harness.mjs'
 import { env, useEnv } from './env'
 import { usePages, type Opened } from './page-fixture'
+import { badModelFiles } from './bad-files'
 import { writeSafetensors } from '../../dist/index.js'
 import type { PlaygroundHandle } from '../../web/playground'
 
@@ -224,23 +225,7 @@ describe('the model view in Chromium', () => {
     await input.setInputFiles(join(MODELS, 'encoder.safetensors'))
     await waitModel(page, false, 'encoder.safetensors')
     const good = readFileSync(join(MODELS, 'encoder.safetensors'))
-    const cases: Array<[string, Buffer, RegExp]> = [
-      [
-        'cut.safetensors',
-        good.subarray(0, good.length - 10),
-        /^Could not open cut\.safetensors: attention\.1\.v: data_offsets \[\d+, \d+\] run past the end of the data/,
-      ],
-      [
-        'huge-header.safetensors',
-        Buffer.from([0x00, 0xe1, 0xf5, 0x05, 0, 0, 0, 0, 0x7b, 0x7d]),
-        /^Could not open huge-header\.safetensors: file: the header declares 100,000,000 bytes, over the limit of 16,777,216 \(16 MiB\); not read$/,
-      ],
-      [
-        '<img src=x onerror=alert(1)>.safetensors',
-        Buffer.from('not a file at all'),
-        /^Could not open <img src=x onerror=alert\(1\)>\.safetensors: file: the header declares/,
-      ],
-    ]
+    const cases = badModelFiles(good, /attention\.1\.v: data_offsets \[\d+, \d+\] run past the end of the data/)
     for (const [name, buffer, msg] of cases) {
       // A bad file ends in its error, never a hang: the poll fails the test after 10 s.
       await input.setInputFiles({ name, mimeType: 'application/octet-stream', buffer })

@@ -183,6 +183,7 @@ describe.each(SIZES)('a phone at $width × $height', (size) => {
       for (const view of await viewsOf(page)) {
         await page.locator(`[role="tab"][data-view="${view}"]`).tap()
         if (view === 'train') await page.waitForSelector('[data-view-box="train"] button')
+        if (view === 'generate') await page.waitForSelector('[data-poem]:not([data-poem=""])', { timeout: 30_000 })
         await settled(page)
         await noSideScroll(page, `${size.width}px, ${lang}, view ${view}`)
       }

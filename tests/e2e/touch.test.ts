@@ -52,6 +52,7 @@ function smallControls(page: Page, selector: string, min: number, tall = false):
 async function showView(page: Page, view: string): Promise<void> {
   await page.evaluate((v) => (window as unknown as PageWindow).__apPlayground.setState({ view: v as 'pipeline' }), view)
   if (view === 'train') await page.waitForSelector('[data-view-box="train"] button', { timeout: 30_000 })
+  if (view === 'generate') await page.waitForSelector('[data-poem]:not([data-poem=""])', { timeout: 30_000 })
   await page.waitForLoadState('networkidle')
   await settled(page)
 }

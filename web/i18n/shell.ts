@@ -68,6 +68,9 @@ const en = {
   needsFlash: 'how softmax turns one row of scores into weights (step by step, steps 4 and 5).',
   needsHeads: 'the forward steps and the heads setting (step by step, under “More options”).',
   needsSinks: 'that each softmax row sums to 1 (step by step) and the sliding window (GQA & windows).',
+  tabGenerate: 'Write a poem',
+  needsGenerate:
+    'the causal mask (step by step), the decoding loop and its KV cache (Decoding), and why attention needs positions (Positions).',
 }
 
 export type ShellKey = keyof typeof en
@@ -137,6 +140,8 @@ const zh: Messages<ShellKey> = {
   needsFlash: 'softmax 如何把一行注意力分数变成注意力权重（逐步计算的第 4、5 步）。',
   needsHeads: '前向的各步，以及头数设置（逐步计算，在“更多选项”里）。',
   needsSinks: '每一行 softmax 的和为 1（逐步计算），以及滑动窗口（GQA 与滑动窗口）。',
+  tabGenerate: '写诗',
+  needsGenerate: '因果掩码（逐步计算），解码循环与 KV 缓存（逐步解码），以及注意力为什么需要位置（位置编码）。',
 }
 
 export const SHELL: Table<ShellKey> = { en, zh }

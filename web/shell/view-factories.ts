@@ -25,6 +25,9 @@ import { TOUR_VIEW, VIEW_TABLE, type OwnPanelView, type View } from '../view-tab
 import { BackwardView } from '../views/backward'
 import { DecodeView } from '../views/decode'
 import { FlashView } from '../views/flash'
+import { GenerateView } from '../views/generate'
+import { generateQuiz } from '../views/generate-quiz'
+import { GENERATE_STYLES } from '../views/generate-styles'
 import { HeadsView } from '../views/heads'
 import { ModelView, MODEL_STYLES } from '../views/model'
 import { modernQuiz } from '../views/modern-quiz'
@@ -54,10 +57,11 @@ const FACTORIES = {
   sinks: { panel: (engine) => new SinksView(engine), quiz: modernQuiz('sinks') },
   train: { quiz: trainQuiz },
   model: { panel: (engine, ctx) => new ModelView(ctx, engine), quiz: noQuiz },
+  generate: { panel: (engine, ctx) => new GenerateView(engine, ctx), quiz: generateQuiz },
 } satisfies { readonly [V in View]: ViewFactories<V> }
 
 /** The views' own styles, added to the playground's stylesheet. */
-export const VIEWS_CSS = MODEL_STYLES + VIEW_STYLES
+export const VIEWS_CSS = MODEL_STYLES + VIEW_STYLES + GENERATE_STYLES
 
 /** What the quiz panels and the guided tour read of the views. */
 export const QUIZ_VIEWS: QuizViews = { quiz: (view) => FACTORIES[view].quiz, tour: TOUR_VIEW }

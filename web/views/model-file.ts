@@ -23,10 +23,15 @@ export function readModelBytes(bytes: ArrayBuffer | Uint8Array): AttentionFile {
   return readAttentionFile(bytes)
 }
 
-export async function readModelFile(f: File): Promise<AttentionFile> {
+/** A model file's bytes from disk, refused early (its size, its declared header) before the rest is read. */
+export async function readFileBytes(f: File): Promise<Uint8Array> {
   checkSize(f.size)
   safetensorsHeaderLength(await f.slice(0, 8).arrayBuffer(), f.size)
-  return readAttentionFile(await f.arrayBuffer())
+  return new Uint8Array(await f.arrayBuffer())
+}
+
+export async function readModelFile(f: File): Promise<AttentionFile> {
+  return readAttentionFile(await readFileBytes(f))
 }
 
 /**
@@ -65,6 +70,14 @@ export async function readModelResponse(
   res: Response,
   onProgress?: (p: DownloadProgress) => void,
 ): Promise<AttentionFile> {
+  return readModelBytes(await readResponseBytes(res, onProgress))
+}
+
+/** A fetched model file's bytes, with readModelResponse's checks (the size limit, the header) as they stream. */
+export async function readResponseBytes(
+  res: Response,
+  onProgress?: (p: DownloadProgress) => void,
+): Promise<Uint8Array> {
   const declared = Number(res.headers.get('content-length') ?? NaN)
   // With a content encoding, Content-Length counts the compressed bytes, not the body the reader sees.
   const encoded = !!res.headers.get('content-encoding') && res.headers.get('content-encoding') !== 'identity'
@@ -73,7 +86,11 @@ export async function readModelResponse(
     res.body?.cancel().catch(() => {}) // the connection is closed: nothing of the body is read
     throw downloadLimitError(`the server declares ${bytesText(declared)} bytes (Content-Length)`)
   }
-  if (!res.body) return readModelBytes(new Uint8Array(await res.arrayBuffer()))
+  if (!res.body) {
+    const all = new Uint8Array(await res.arrayBuffer())
+    checkSize(all.byteLength)
+    return all
+  }
   const reader = res.body.getReader()
   const chunks: Uint8Array[] = []
   let got = 0
@@ -99,7 +116,7 @@ export async function readModelResponse(
   } finally {
     reader.cancel().catch(() => {})
   }
-  return readModelBytes(concat(chunks, got))
+  return concat(chunks, got)
 }
 
 /** The name of the error a cancelled download ends in (the caller's AbortController). */
@@ -111,6 +128,15 @@ export async function readModelUrl(
   signal: AbortSignal,
   onProgress?: (p: DownloadProgress) => void,
 ): Promise<AttentionFile> {
+  return readModelBytes(await readUrlBytes(url, signal, onProgress))
+}
+
+/** A model file's bytes from `url`, with readModelUrl's checks and messages (`src: …`). */
+export async function readUrlBytes(
+  url: string,
+  signal: AbortSignal,
+  onProgress?: (p: DownloadProgress) => void,
+): Promise<Uint8Array> {
   let u: URL
   try {
     u = new URL(url, document.baseURI)
@@ -131,7 +157,7 @@ export async function readModelUrl(
   }
   if (!res.ok) throw new Error(`src: HTTP ${res.status} ${res.statusText} for ${u.href}`)
   try {
-    return await readModelResponse(res, onProgress)
+    return await readResponseBytes(res, onProgress)
   } catch (e) {
     if (isAbort(e) || !(e instanceof TypeError)) throw e
     // the connection broke mid-body (e.g. fewer bytes than its Content-Length)
@@ -148,4 +174,24 @@ function concat(chunks: Uint8Array[], n: number): Uint8Array {
     p += part.length
   }
   return out
+}
+
+/**
+ * Opens a file dropped on `el` (with the class `dropping` while one is dragged over it) — the model view and the
+ * generate view take model files this way besides their file inputs.
+ */
+export function onFileDrop(el: HTMLElement, open: (f: File) => void): void {
+  el.addEventListener('dragover', (ev) => {
+    if (!ev.dataTransfer?.types.includes('Files')) return
+    ev.preventDefault()
+    el.classList.add('dropping')
+  })
+  el.addEventListener('dragleave', () => el.classList.remove('dropping'))
+  el.addEventListener('drop', (ev) => {
+    el.classList.remove('dropping')
+    const f = ev.dataTransfer?.files?.[0]
+    if (!f) return
+    ev.preventDefault()
+    open(f)
+  })
 }

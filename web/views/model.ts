@@ -19,6 +19,7 @@ import {
   DownloadLimitError,
   MODEL_FILE_BYTES,
   isAbort,
+  onFileDrop,
   readModelBytes,
   readModelFile,
   readModelUrl,
@@ -184,19 +185,7 @@ export class ModelView implements Panel {
       const f = this.fileInput.files?.[0]
       if (f) void this.openFile(f)
     })
-    this.el.addEventListener('dragover', (ev) => {
-      if (!ev.dataTransfer?.types.includes('Files')) return
-      ev.preventDefault()
-      this.el.classList.add('dropping')
-    })
-    this.el.addEventListener('dragleave', () => this.el.classList.remove('dropping'))
-    this.el.addEventListener('drop', (ev) => {
-      this.el.classList.remove('dropping')
-      const f = ev.dataTransfer?.files?.[0]
-      if (!f) return
-      ev.preventDefault()
-      void this.openFile(f)
-    })
+    onFileDrop(this.el, (f) => void this.openFile(f))
   }
 
   /** The loaded file and the engine's recomputation of the shown head (tests, the widget's `model`). */
