@@ -7,9 +7,10 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import globals from 'globals'
 
-// The engine's computing calls (ap.run, ap.attention, …), for the compute layer's rule below.
+// The engine's computing calls (ap.run, ap.attention, …, the language model's loader and head scores), for the
+// compute layer's rule below.
 const ENGINE_CALLS =
-  '/^(run|projections|attention|attentionBackward|runBackward|multiHeadAttention|flashTrace|tokenize|createTrainer)$/'
+  '/^(run|projections|attention|attentionBackward|runBackward|multiHeadAttention|flashTrace|tokenize|createTrainer|loadLanguageModel|headScores)$/'
 
 // web/'s layers, from the bottom up (docs/design.md, "Web"): a file imports from its own layer and the layers
 // below it, never from one above; a layer with `only` is imported from above by those files alone (the views by
