@@ -25,7 +25,7 @@ describe('only what acts on the open tab is shown', () => {
   it('the attention controls and the PyTorch export only where they act', async () => {
     const page = await open('?lang=en')
     const views = await viewsOf(page)
-    // The tab bar is the views table (web/views/registry.ts), in its order.
+    // The tab bar is the views table (web/view-table.ts), in its order.
     expect(views).toEqual([...VIEWS])
     for (const view of views) {
       await page.locator(`[role="tab"][data-view="${view}"]`).click()

@@ -60,7 +60,7 @@ export function createOutputs(_lb: Lb) {
     back: h('button', { type: 'button', name: 'poemBack' }),
     next: h('button', { type: 'button', name: 'poemNext' }),
     play: h('button', { type: 'button', name: 'poemPlay', 'aria-pressed': 'false' }),
-    counter: h('p', { class: 'decode-counter', role: 'status' }),
+    counter: h('p', { class: 'gen-counter', role: 'status' }),
     body: h('div', { class: 'gen-body', hidden: true }),
     poem: h('div', { class: 'gen-poem gen-grid', 'data-poem': '' }),
     reason: h('p', { class: 'help' }),
@@ -140,7 +140,7 @@ export function layout(lb: Lb, ui: Controls, out: Outputs): HTMLElement {
       ui.again,
     ),
     ui.promptError,
-    h('div', { class: 'decode-ctrl', role: 'group' }, out.back, out.next, out.play, out.counter),
+    h('div', { class: 'gen-ctrl', role: 'group' }, out.back, out.next, out.play, out.counter),
     out.body,
     teach(lb),
   )

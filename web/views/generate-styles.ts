@@ -16,6 +16,10 @@ export const GENERATE_STYLES = `
 .generate .gen-sampler input[type="number"] { width: 7em; }
 .generate .gen-sampler input[type="range"] { max-width: 100%; }
 .generate .gen-sampler button { min-height: 32px; }
+.generate .gen-ctrl { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 10px 0; }
+.generate .gen-ctrl button { padding: 6px 12px; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: var(--ink); cursor: pointer; }
+.generate .gen-ctrl button:disabled { color: var(--muted); cursor: default; }
+.generate .gen-counter { margin: 0; font-weight: 600; }
 .generate .gen-part { margin: 16px 0; min-width: 0; }
 .generate .gen-part h3 { margin: 0 0 6px; font-size: 15px; }
 .generate .gen-grid { display: flex; flex-direction: column; gap: 3px; }
