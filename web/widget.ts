@@ -13,7 +13,7 @@ import { translator } from './i18n'
 import { PARAMS } from './params'
 import { adoptStyles } from './dom'
 import { errorMessage } from './format'
-import { setPoemsSample } from './views/generate-sample'
+import { setPoemsSample } from './compute/poems-sample'
 
 export { exportPanelPng } from './export/png'
 export { matrixCsv } from './export/csv'

@@ -3,7 +3,7 @@
 // the teaching text. Strings are bound to the view's own table (i18n/generate.ts).
 
 import type { LanguageModel } from 'attention-playground'
-import { h, labelled, setText } from '../dom'
+import { h, labelled, setText, viewSection } from '../dom'
 import type { Labels, T } from '../i18n'
 import type { GenerateKey } from '../i18n/generate'
 import { POEM_DEFAULTS, kvCacheAt, poemText, residualAt, type HeadMeasure, type Poem } from '../compute/generate'
@@ -112,12 +112,10 @@ export function layout(lb: Lb, ui: Controls, out: Outputs): HTMLElement {
     ),
     h('section', { class: 'gen-part', 'data-generate': 'residual' }, out.residualTitle, out.residualLead, out.residual),
   )
-  return h(
-    'section',
+  return viewSection(
+    lb,
     { class: 'panel generate', 'data-step': 'generate' },
-    lb.el('h2', 'genTitle'),
-    lb.el('p', 'genBeyond', 'hint'),
-    lb.el('p', 'genLead', 'lead'),
+    { title: 'genTitle', beyond: 'genBeyond', lead: 'genLead' },
     h('div', { class: 'model-load' }, ui.fileLabel, lb.el('span', 'genDrop', 'model-drop-text'), ui.sampleBtn),
     ui.status,
     ui.error,

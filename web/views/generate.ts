@@ -2,7 +2,7 @@
 // reader's first line, and for each character shows how it was chosen — the bars before and after temperature /
 // top-k / top-p and the one drawn, the KV cache growing, each head's weights on the poem's lines (labelled only
 // from its measured scores), the residual stream and the logit lens. It opens on the sample model
-// (views/generate-sample.ts), or a nanoGPT checkpoint the reader opens (file, drop, `src`), or the Train tab's
+// (compute/poems-sample.ts), or a nanoGPT checkpoint the reader opens (file, drop, `src`), or the Train tab's
 // current weights (`showLanguageModel`). Every number is the package's (compute/generate.ts); `data-poem` on the
 // poem's element holds the text written so far.
 
@@ -28,7 +28,7 @@ import {
 } from '../compute/generate'
 import { StepPlayer } from './player'
 import { DownloadLimitError, isAbort, onFileDrop, readFileBytes, readUrlBytes } from './model-file'
-import { fetchPoems, poemsSample } from './generate-sample'
+import { fetchPoems, poemsSample } from '../compute/poems-sample'
 import { charLabel } from './generate-draw'
 import { createControls, createOutputs, drawStep, layout } from './generate-layout'
 

@@ -1,4 +1,4 @@
-// Where the "Write a poem" view finds its sample model and the validation poems it measures the heads on. The page
+// Where the "Write a poem" view (views/generate.ts) finds its sample model and the validation poems it measures the heads on. The page
 // serves them from its own folder (public/samples/poems.safetensors, public/poems/validation.txt, relative to the
 // page); the widget, whose page is a course's, reads the copies the npm package ships beside it (dist/samples/,
 // set by web/widget.ts). A page that carries everything inline (a notebook's output) has none: the view then asks
