@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 // The one static file server of the repository: `npm start` runs it over the built site (site/); the real-browser
 // tests, the benchmarks and the screenshot scripts import `serve` from here. Any static host serves site/ the same
-// way; the only requirement is that .wasm files go out as application/wasm. The headers the site goes out with
-// locally are SITE_HEADERS below (one table: a change of the site's headers is one edit there; the hosts' copy is
-// public/_headers, the service worker's public/isolate-sw.js). The COOP/COEP pair makes the page cross-origin
-// isolated, which is what lets the engine run its kernels on several threads (SharedArrayBuffer); without them
-// everything still works, on one thread.
+// way; the only requirement is that .wasm files go out as application/wasm. The headers the site goes out with are
+// one table, public/_headers (the hosts read it as site/_headers; SITE_HEADERS below sends what it says for each
+// path, scripts/site-headers.mjs; the service worker's copy is public/isolate-sw.js). The COOP/COEP pair makes the
+// page cross-origin isolated, which is what lets the engine run its kernels on several threads (SharedArrayBuffer;
+// without them everything still works, on one thread), and CORS + CORP cross-origin on widget/ and the engines let a
+// course page on another site embed the widget.
 import { createServer } from 'node:http'
 import { createReadStream, existsSync, statSync } from 'node:fs'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { headersFor, SITE_HEADER_RULES } from './site-headers.mjs'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/+$/, '')
 export const SITE = join(ROOT, process.env.SITE_DIR ?? 'site')
@@ -33,13 +35,13 @@ export const TYPES = {
   '.safetensors': 'application/octet-stream',
 }
 
-/** The headers every file of the site goes out with (`npm start`, and the tests' and benchmarks' isolated pages). */
-export const SITE_HEADERS = Object.freeze({
-  'x-content-type-options': 'nosniff',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-embedder-policy': 'require-corp',
-  'cross-origin-resource-policy': 'same-origin',
-})
+/**
+ * The headers a file of the site goes out with, by URL path (`npm start`, and the tests' and benchmarks' isolated
+ * pages): nosniff, then what public/_headers says for the path.
+ * @param {string} path
+ * @returns {Record<string, string>}
+ */
+export const SITE_HEADERS = (path) => ({ 'x-content-type-options': 'nosniff', ...headersFor(SITE_HEADER_RULES, path) })
 
 /**
  * @typedef {object} ServeOptions

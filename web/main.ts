@@ -5,7 +5,7 @@ import { init } from 'attention-playground'
 import { mountPlayground, type PlaygroundHandle } from './playground'
 import { browserLang, defaultState, parseParams, toParams, type PlaygroundState } from './state'
 import { translator } from './i18n'
-import { errorMessage } from './format'
+import { loadFailureText } from './engine-errors'
 import { isolateIfAsked } from './isolate'
 
 declare global {
@@ -84,6 +84,7 @@ try {
   })
   performance.mark('ap-mounted')
 } catch (e) {
-  status.textContent = `${t('loadFailed')} ${errorMessage(e)}`
+  // The URL tried and what to serve there, in the page's language (never Emscripten's "Aborted(…)").
+  status.textContent = loadFailureText(t, e)
   status.setAttribute('role', 'alert')
 }

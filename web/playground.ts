@@ -44,8 +44,8 @@ export interface PlaygroundOptions {
   /** Hide the header (title, language switch): a course page has its own. */
   compact?: boolean
   /**
-   * The page in an iframe (`steps` in its URL): only the listed panels, at the top, with no header, tab bar or
-   * controls column, and a link to the full page below them.
+   * The page in an iframe (`steps` in its URL), or the widget with `steps`: only the listed panels, at the top, with
+   * no header, tab bar or controls column (and on the page, a link to the full page below them).
    */
   embed?: boolean
   /** The link that reproduces the current view; a "copy link" button appears when given. */
@@ -201,10 +201,16 @@ class Playground {
   /**
    * The embed layout (opts.embed): the panels alone, then a link that opens this state on the full page. The
    * page's title stays as a heading for screen readers (the header is hidden); the link sits in the main landmark.
+   * The widget with `steps` (no page of its own to link to) keeps one heading, below the course page's own h1.
    */
   private embedLayout(): void {
     for (const e of [...this.header.els, this.tabs.bar, this.panels.controls.el]) e.hidden = true
     this.app.classList.add('ap-embedded')
+    if (!this.opts.shareUrl) {
+      this.embedSub = h('h2', { class: 'sr-only' })
+      this.panels.main.prepend(this.embedSub)
+      return
+    }
     const link = h('a', { class: 'full-page', target: '_blank', rel: 'noopener' })
     // h1 then h2 before the panels' h3 (axe: a page has a level-one heading; heading levels go down by one).
     this.embedTitle = h('h1', { class: 'sr-only' })
@@ -386,6 +392,7 @@ class Playground {
     this.panels.controls.el.hidden = !controlsAct || !!this.opts.embed
     this.panels.layout.classList.toggle('full', !controlsAct || !!this.opts.embed)
     if (this.fullPage) this.renderFullPage(t)
+    else if (this.embedSub) setText(this.embedSub, t('title'))
     if (this.trainInline || trainOpen) void this.trainBox.show(t, state.lang)
     setText(this.footer, t('footer'))
     const uses = advancedInUse(state).length > 0

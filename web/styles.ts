@@ -62,6 +62,7 @@ export const STYLES = `
 .ap-embed .lbl { font-size: 12px; font-weight: 600; color: var(--muted); }
 .ap-embed textarea { width: 100%; font: 12px ui-monospace, "DejaVu Sans Mono", monospace; border: 1px solid var(--line); border-radius: 7px; padding: 5px 7px; }
 .ap-embed .hint { margin: 0; font-size: 12px; color: var(--muted); }
+.ap-embed .btn-small[name^="copyEmbed"] { align-self: flex-start; }
 .ap-train-box { min-width: 0; }
 .long-bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 2px 0 8px; }
 .long-zoom { font-size: 12px; color: var(--muted); font-variant-numeric: tabular-nums; }

@@ -12,7 +12,7 @@ import { browserLang, defaultState, parseParams, type Lang, type Notice, type Pl
 import { translator } from './i18n'
 import { PARAMS } from './params'
 import { adoptStyles } from './dom'
-import { errorMessage } from './format'
+import { loadFailureText } from './engine-errors'
 import { setPoemsSample } from './compute/poems-sample'
 
 export { exportPanelPng } from './export/png'
@@ -292,7 +292,8 @@ export class AttentionPlaygroundElement extends BaseElement {
       if (gen !== this.generation) return
       loading.className = 'apw-error'
       loading.setAttribute('role', 'alert')
-      loading.textContent = `${translator(lang)('loadFailed')} ${errorMessage(e)}`
+      // The URL tried and what to serve there, in the widget's language (never Emscripten's "Aborted(…)").
+      loading.textContent = loadFailureText(translator(lang), e)
       this.readyReject?.(e)
       return
     }
@@ -307,7 +308,13 @@ export class AttentionPlaygroundElement extends BaseElement {
     const root = document.createElement('div')
     frame.append(root)
     root.addEventListener(RENDERED_EVENT, () => this.afterRender())
-    this.handle = mountPlayground(root, engine, state, { compact: true, steps: attrs.steps, notices: attrs.notices })
+    // With `steps`, the listed panels alone (the page's embed layout: no tabs, controls or tour around them).
+    this.handle = mountPlayground(root, engine, state, {
+      compact: true,
+      steps: attrs.steps,
+      embed: !!attrs.steps,
+      notices: attrs.notices,
+    })
     // The notices box keeps the widget's class name: hosts and tests look for .apw-notice.
     root.querySelector('.banner.notice')?.classList.add('apw-notice')
   }

@@ -32,10 +32,12 @@ import { createTrainerFor } from './trainer.js'
 import type { Trainer, TrainerOptions } from './trainer.js'
 import type { PoemsTrainer, PoemsTrainerOptions } from './poemsTrainer.js'
 import { loadLanguageModelFor } from './languageModel.js'
+import { wasmBytesFailure, wasmLoadFailure } from './load-error.js'
 import type { LanguageModel } from './languageModel.js'
 
 export * from './types.js'
 export { AttentionError, toTensor } from './util.js'
+export { WasmLoadError, type WasmLoadReason } from './load-error.js'
 export type { Tensor, TensorLike } from './util.js'
 export type * from './trainer.js'
 export type * from './languageModel.js'
@@ -574,20 +576,56 @@ async function readBeside(url: URL): Promise<Uint8Array> {
 async function instantiateTrainer(options: InitOptions, backend: Backend): Promise<RawModule> {
   const file = TRAINER_FILE[backend]
   const moduleArgs: Record<string, unknown> = {}
+  let url = ''
   if (options.locateFile) {
     const locate = options.locateFile
+    url = locate(file.name)
     moduleArgs.locateFile = (f: string) => locate(f.endsWith('.wasm') ? file.name : f)
   } else if (isNode) {
-    moduleArgs.wasmBinary = await readBeside(file.url())
+    moduleArgs.wasmBinary = await readWasm(file.url(), file.name)
   } else {
-    const url = file.url().href
+    url = file.url().href
     moduleArgs.locateFile = () => url
   }
   const factory =
     backend === 'relaxed-simd'
       ? (await import('./attention-train-relaxed.js')).default
       : (await import('./attention-train.js')).default
-  return (await factory(moduleArgs)) as RawModule
+  return (await loaded(factory, moduleArgs, url, file.name)) as RawModule
+}
+
+/** A wasm file beside this module (Node), its failure named as a WasmLoadError. */
+async function readWasm(url: URL, name: string): Promise<Uint8Array> {
+  try {
+    return await readBeside(url)
+  } catch (e) {
+    throw wasmBytesFailure(url.pathname, name, e)
+  }
+}
+
+/**
+ * Starts a glue and waits for it; its rejection (Emscripten's "Aborted(…)") is replaced by what was tried and what to
+ * serve. The glue's stderr lines while it loads ("wasm streaming compile failed…", "Aborted(…)") are held back and
+ * dropped if it fails (the error says it better); once it has loaded, its lines go to console.warn as before.
+ */
+async function loaded<T>(
+  factory: (args: Record<string, unknown>) => Promise<T>,
+  moduleArgs: Record<string, unknown>,
+  url: string,
+  file: string,
+): Promise<T> {
+  let held: unknown[][] | null = []
+  const printErr = (...a: unknown[]) => (held ? held.push(a) : console.warn(...a))
+  try {
+    const m = await factory({ ...moduleArgs, printErr })
+    for (const a of held) console.warn(...a)
+    return m
+  } catch (e) {
+    if (e instanceof AttentionError) throw e
+    throw url ? await wasmLoadFailure(url, file, e) : wasmBytesFailure('', file, e)
+  } finally {
+    held = null
+  }
 }
 
 async function instantiate(options: InitOptions): Promise<Loaded> {
@@ -595,6 +633,8 @@ async function instantiate(options: InitOptions): Promise<Loaded> {
   const { threads, why } = pickThreads(options, backend)
   const file = threads > 1 ? THREADS_FILE : WASM_FILE[backend]
   const moduleArgs: Record<string, unknown> = {}
+  /** The address the glue fetches the wasm from (none when the bytes are given or read from disk). */
+  let url = ''
   if (options.wasmBinary) {
     moduleArgs.wasmBinary = options.wasmBinary
     // The glue would otherwise resolve its file's URL against import.meta.url, which fails for a module
@@ -602,13 +642,14 @@ async function instantiate(options: InitOptions): Promise<Loaded> {
     moduleArgs.locateFile = (f: string) => f
   } else if (options.locateFile) {
     const locate = options.locateFile
+    url = locate(file.name)
     // Both glues ask for "attention.wasm" (the name they were linked under): hand over the engine's own file.
     moduleArgs.locateFile = (f: string) =>
       locate(f.endsWith('.wasm') ? file.name : f.endsWith('.worker.js') ? THREADS_WORKER.name : f)
   } else if (isNode) {
-    moduleArgs.wasmBinary = await readBeside(file.url())
+    moduleArgs.wasmBinary = await readWasm(file.url(), file.name)
   } else {
-    const url = file.url().href
+    url = file.url().href
     moduleArgs.locateFile = (f: string) => (f.endsWith('.worker.js') ? THREADS_WORKER.url().href : url)
   }
   if (threads > 1) {
@@ -624,7 +665,7 @@ async function instantiate(options: InitOptions): Promise<Loaded> {
         : createAttentionModule
   const wantTrainer = options.trainer ?? isNode
   const [module, trainer] = await Promise.all([
-    factory(moduleArgs) as Promise<RawModule>,
+    loaded(factory as (a: Record<string, unknown>) => Promise<RawModule>, moduleArgs, url, file.name),
     wantTrainer ? instantiateTrainer(options, backend) : undefined,
   ])
   if (threads > 1) module.setThreads(threads)

@@ -51,6 +51,15 @@ describe('Embed snippets', () => {
     expect(linkOnly(s)).toBe(false)
     expect(linkOnly({ ...s, padKeys: [1] })).toBe(true)
   })
+  it('carries a fallback line inside the tag, escaped, with a link to the view on the page', () => {
+    const fallback = { text: 'Loads <here> & "now"', link: 'Open it', href: embedUrl(page, []) }
+    const [, tag, line, end] = widgetSnippet(defaultState('en'), [], widgetScript(page), fallback).split('\n')
+    expect(tag).toBe('<attention-playground lang="en">')
+    expect(line).toBe(
+      '  <p class="ap-fallback">Loads &lt;here&gt; &amp; &quot;now&quot; <a href="https://course.example/play/?temperature=2&amp;lang=zh">Open it</a></p>',
+    )
+    expect(end).toBe('</attention-playground>')
+  })
 })
 
 describe('steps (a PARAMS row: the URL parameter and the widget attribute)', () => {

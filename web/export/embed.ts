@@ -34,8 +34,27 @@ export function iframeSnippet(pageUrl: string, steps: readonly string[], title: 
   return `<iframe src="${attr(embedUrl(pageUrl, steps))}" title="${attr(title)}" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`
 }
 
-/** The tag for state `s` with the panels `steps`, loading the widget from `script` (widgetScript(pageUrl)). */
-export function widgetSnippet(s: PlaygroundState, steps: readonly string[], script: string): string {
+/**
+ * What a learner reads where the tag stands if its script never loads (offline, blocked, JavaScript off): a line and
+ * a link to the same view on the page. The element's shadow root hides it once the widget runs.
+ */
+export interface WidgetFallback {
+  text: string
+  link: string
+  /** The page's link for this view (embedUrl(pageUrl, []): every panel). */
+  href: string
+}
+
+/**
+ * The tag for state `s` with the panels `steps`, loading the widget from `script` (widgetScript(pageUrl)), with
+ * `fallback` inside it as light-DOM content.
+ */
+export function widgetSnippet(
+  s: PlaygroundState,
+  steps: readonly string[],
+  script: string,
+  fallback?: WidgetFallback,
+): string {
   const p = toParams(s)
   const attrs = [`lang="${s.lang}"`]
   for (const { name, attr: a } of WIDGET_PARAMS) {
@@ -43,7 +62,10 @@ export function widgetSnippet(s: PlaygroundState, steps: readonly string[], scri
     if (v !== null) attrs.push(`${a!}="${attr(v)}"`)
   }
   if (steps.length) attrs.push(`steps="${attr(steps.join(','))}"`)
-  return `<script type="module" src="${attr(script)}"></script>\n<attention-playground ${attrs.join(' ')}></attention-playground>`
+  const inside = fallback
+    ? `\n  <p class="ap-fallback">${attr(fallback.text)} <a href="${attr(fallback.href)}">${attr(fallback.link)}</a></p>\n`
+    : ''
+  return `<script type="module" src="${attr(script)}"></script>\n<attention-playground ${attrs.join(' ')}>${inside}</attention-playground>`
 }
 
 /** Whether the state holds something only the link carries (edited cells, padded keys, masked cells, the shown head). */

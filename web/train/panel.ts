@@ -29,6 +29,7 @@ import {
 } from './charts'
 import type { ScoreRule, Trace } from 'attention-playground'
 import { InductionView } from './induction'
+import { spawnWorker } from './spawn'
 
 /** The rules by name in the panel's language (the engine's ids stay the option values). */
 const RULE_LABELS: Record<ScoreRule, TrainKey> = {
@@ -334,9 +335,10 @@ class TrainPanel {
 
   /** A fresh worker (at the start, and when Restart replaces one that crashed). */
   private startWorker(): void {
+    // The widget on a course page of another site starts it through a blob: module (spawn.ts).
     const w = (this.worker = this.opts.workerUrl
       ? new Worker(this.opts.workerUrl, { type: 'module' })
-      : new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' }))
+      : spawnWorker(() => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' })))
     this.lastHeard = 0
     w.onmessage = (e: MessageEvent<FromWorker | Pong>) => {
       this.lastHeard = performance.now()
