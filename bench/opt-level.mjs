@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 // Two builds of the package side by side (e.g. the SIMD128 engine with its core at -Os around -O3 kernels,
 // and the same all at -O3): the .wasm sizes by gzip -9, and the time of what the page and the package call —
-// ap.run at the page's sizes, attention with and without the weights, the backward pass, training steps. In
-// each round every case runs on A, then on B, then B, then A, so load from other processes falls on both
-// alike; the medians over the rounds are printed, with B ÷ A.
+// ap.run at the page's sizes, attention with and without the weights, the backward pass, training steps, the
+// language model (loading the poems sample, 48 characters). First, whether each case gives the same bits in both
+// builds (a flag that changes only size or speed must not change a result). In each round every case runs on A,
+// then on B, then B, then A, so load from other processes falls on both alike; the medians over the rounds are
+// printed, with B ÷ A.
 //   node bench/opt-level.mjs DIST_A DIST_B [rounds]      (each DIST a folder like dist/: index.js, attention.*)
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
+import { createHash } from 'node:crypto'
 import { cli, rand } from './inputs.mjs'
 
 const USAGE = 'node bench/opt-level.mjs DIST_A DIST_B [rounds]'
@@ -56,7 +59,14 @@ const CASES = [
     (ap, s) => ap.attentionBackward({ query: s.q128, key: s.k128, value: s.v128, gradOutput: s.g128 }),
   ],
   ['trainer: 5 steps (coreference)', 1, (ap, s) => s.trainer.step(5)],
+  ['language model: load the poems sample', 1, (ap) => ap.loadLanguageModel(POEMS)],
+  [
+    'language model: 48 characters (KV cache)',
+    1,
+    (ap, s) => s.lm.generate({ prompt: '床前明月光，', maxTokens: 48, temperature: 0.8, topK: 40, seed: 1 }),
+  ],
 ]
+const POEMS = readFileSync(new URL('../public/samples/poems.safetensors', import.meta.url))
 
 function state(ap) {
   return {
@@ -71,6 +81,7 @@ function state(ap) {
     v128: t(128, 64, 9),
     g128: t(128, 64, 10),
     trainer: ap.createTrainer({ task: 'coreference', seed: 1 }),
+    lm: ap.loadLanguageModel(POEMS),
   }
 }
 
@@ -83,9 +94,38 @@ function time(engine, st, [, reps, call]) {
   return (performance.now() - t0) / reps
 }
 
+/** A hash of every number, string and typed array's bytes in a result (objects by sorted keys). */
+function digest(x, h = createHash('sha256')) {
+  if (ArrayBuffer.isView(x)) h.update(new Uint8Array(x.buffer, x.byteOffset, x.byteLength))
+  else if (Array.isArray(x)) for (const v of x) digest(v, h.update('['))
+  else if (x && typeof x === 'object') for (const k of Object.keys(x).sort()) digest(x[k], h.update(k))
+  else if (typeof x === 'number') h.update(new Uint8Array(new Float64Array([x]).buffer))
+  else if (typeof x !== 'function') h.update(String(x))
+  return h
+}
+
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
 const A = await load(dirA)
 const B = await load(dirB)
+// Same bits from both builds (flags that change only size or speed must not change a result): each case's result
+// on a fresh state, and a fresh trainer's parameters after its steps.
+const differ = CASES.filter(([, , call]) => {
+  const [a, b] = [A, B].map((e) => {
+    const st = state(e.ap)
+    const r = call(e.ap, st)
+    const out = digest([r?.dispose ? r.parameters() : r, st.trainer.parameters()]).digest('hex')
+    r?.dispose?.()
+    st.trainer.dispose()
+    st.lm.dispose()
+    return out
+  })
+  return a !== b
+}).map(([name]) => name)
+console.log(
+  differ.length
+    ? `results DIFFER between A and B: ${differ.join('; ')}`
+    : 'results: A and B bit-identical in every case',
+)
 const sA = state(A.ap)
 const sB = state(B.ap)
 for (const c of CASES) {

@@ -40,18 +40,11 @@ constexpr long long kMaxFlashTraceFloats = 1LL << 24;  // m, l and O recorded by
 // The formatting helpers of every error message: numbers and shapes.
 
 // A number as people write it, in the fewest digits that read back as the same value: 0.1f gives
-// "0.1", 1e-30 "1e-30", NaN "nan" — not std::to_string's "0.000000" or float's "0.100000001".
-template <class T>
-std::string fmt_shortest(T v, int maxDigits) {
-  char buf[40];
-  for (int digits = 1; digits <= maxDigits; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(v));
-    if (!std::isfinite(v) || static_cast<T>(std::strtod(buf, nullptr)) == v) break;
-  }
-  return buf;
-}
-inline std::string fmt(float v) { return fmt_shortest(v, 9); }
-inline std::string fmt(double v) { return fmt_shortest(v, 17); }
+// "0.1", 1e-30 "1e-30", NaN "nan" — not std::to_string's "0.000000" or float's "0.100000001". Exactly the
+// text of snprintf("%.*g") at the smallest precision (up to 9 for a float, 17 for a double) that strtod reads
+// back as v, computed without printf and strtod (src/core/fmt.cpp: they cost the wasm engines 12 KB gzipped).
+std::string fmt(float v);
+std::string fmt(double v);
 
 // "[2, 3]"
 inline std::string shape_str(const std::vector<long long>& dims) {

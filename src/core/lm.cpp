@@ -285,10 +285,15 @@ long next_code_point(const std::string& s, std::size_t& i) {
   return cp;
 }
 
+// "U+0041": at least four upper-case hex digits (printf's "U+%04lX", without printf).
 std::string code_point_label(long cp, const std::string& ch) {
-  char u[16];
-  std::snprintf(u, sizeof u, "U+%04lX", cp);
-  return cp < 0x20 || cp == 0x7f ? std::string(u) : "\"" + ch + "\" (" + u + ")";
+  std::string u;
+  for (int shift = 28; shift >= 0; shift -= 4) {
+    const long digit = (cp >> shift) & 0xf;
+    if (digit || !u.empty() || shift < 16) u += "0123456789ABCDEF"[digit];
+  }
+  u = "U+" + u;
+  return cp < 0x20 || cp == 0x7f ? u : "\"" + ch + "\" (" + u + ")";
 }
 
 }  // namespace

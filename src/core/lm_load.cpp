@@ -26,7 +26,9 @@ int block_index(const std::string& name, std::string* rest) {
   while (j < name.size() && name[j] >= '0' && name[j] <= '9') ++j;
   if (j == i || j - i > 4 || j >= name.size() || name[j] != '.' || (name[i] == '0' && j - i > 1)) return -1;
   if (rest) *rest = name.substr(j + 1);
-  return std::stoi(name.substr(i, j - i));
+  int n = 0;  // at most 4 digits (checked above)
+  for (std::size_t k = i; k < j; ++k) n = 10 * n + (name[k] - '0');
+  return n;
 }
 
 // The torch < 2 causal-mask buffer: [1, 1, T, T] of 1 on and below the diagonal, 0 above. Returns T.

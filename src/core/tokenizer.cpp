@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <map>
+#ifdef AP_THREADS
 #include <mutex>
+#endif
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -221,11 +223,14 @@ std::vector<Pair> learn_merges(const std::string& corpus, int merges) {
 }
 
 // The page re-tokenizes on every edit; the built-in corpus never changes, so train it once per
-// merge count.
+// merge count. The lock only where threads exist (the native library, the threaded engine): in a
+// single-thread engine std::mutex would link libc++'s system_error and with it printf (8 KB gzipped).
 std::vector<Pair> builtin_merges(int merges) {
-  static std::mutex mutex;
   static std::map<int, std::vector<Pair>> cache;
+#ifdef AP_THREADS
+  static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
+#endif
   auto it = cache.find(merges);
   if (it == cache.end()) it = cache.emplace(merges, learn_merges(builtin_bpe_corpus(), merges)).first;
   return it->second;

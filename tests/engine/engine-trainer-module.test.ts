@@ -1,12 +1,13 @@
 // The trainer module (issue 38 item 4): the page's engine leaves the trainers out (src/bindings/train*.cpp are
 // linked into dist/attention-train*.wasm only); createTrainer works once ap.loadTrainer() has loaded it, which
 // init() does by itself in Node; without it createTrainer says what to do; and the page's engines stay within
-// the gzip budget, each flavour.
+// their gzip budgets: the single-thread ones (what a page without cross-origin isolation loads) within issue 38's
+// 150,000 bytes, the threaded one within the older 185,000.
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { AttentionError, init } from '../../dist/index.js'
-import { WASM_GZIP_BUDGET } from '../../scripts/bench-doc.mjs'
+import { PAGE_ENGINE_GOAL, WASM_GZIP_BUDGET } from '../../scripts/bench-doc.mjs'
 
 const dist = (f: string) => readFileSync(new URL(`../../dist/${f}`, import.meta.url))
 
@@ -49,10 +50,14 @@ describe('the trainer module', () => {
     b.dispose()
   })
 
-  it('the page engines (SIMD128, relaxed SIMD, threads) are each within the gzip budget without the trainers', () => {
-    for (const f of ['attention.wasm', 'attention-relaxed.wasm', 'attention-threads.wasm']) {
+  it('the page engines are within their gzip budgets without the trainers (single-thread: issue 38 item 4)', () => {
+    for (const [f, budget] of [
+      ['attention.wasm', PAGE_ENGINE_GOAL],
+      ['attention-relaxed.wasm', PAGE_ENGINE_GOAL],
+      ['attention-threads.wasm', WASM_GZIP_BUDGET],
+    ] as const) {
       const gz = gzipSync(dist(f), { level: 9 }).length
-      expect(gz, `${f}: ${gz} bytes gzipped`).toBeLessThanOrEqual(WASM_GZIP_BUDGET)
+      expect(gz, `${f}: ${gz} bytes gzipped`).toBeLessThanOrEqual(budget)
       // embind's class names are strings in the module's data: the trainer's class is not there
       expect(dist(f).includes('TrainerHandle'), f).toBe(false)
     }
