@@ -10,11 +10,21 @@
 //   n = 2000 goes through the long view (web/compute/long-rows.ts): typing is debounced by 120 ms, which is part
 //           of input→painted; "zoom→painted" is one click on the long view's zoom button.
 // n = 8, 32, 128, 2000 tokens (word tokenizer: n words = n tokens); medians over several runs.
-// Usage: node scripts/build.mjs --site && node bench/page_bench.mjs [--runs 15] [--sizes 8,32,128,2000]
+// Then the language model as a page first meets it (issue 38 item 4): a fresh page on the same server loads the
+// package (dist/), init(), the module that holds the language model (when the page engine leaves it out), fetches
+// public/samples/poems.safetensors, loadLanguageModel and writes the first poem (48 characters); each milestone in
+// ms from navigation start, medians over fresh contexts (cold cache). And the gzipped size of every engine in dist/.
+// Goals (issue 38): load + init() ≤ 100 ms, the first poem ≤ 1 s after navigation, the page's engine ≤ 150,000 bytes.
+// Usage: node scripts/build.mjs --site && node bench/page_bench.mjs [--runs 15] [--sizes 8,32,128,2000] [--lm-runs 7]
+//        [--json bench/results/page.json] (--sizes '' skips the page, --lm-runs 0 the language model)
 // SITE_DIR=<dir> measures another build of the site (e.g. a copy of site/ from before a change, side by side).
 // As a module: `const table = await runPageBench({ runs })` returns the printed table.
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
+import { gzipSync } from 'node:zlib'
+import { ROOT, launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
 import { cli } from './inputs.mjs'
 
 /** @typedef {Window & { __apPlayground?: import('../web/playground').PlaygroundHandle }} PageWindow */
@@ -69,13 +79,98 @@ function typeText(page, text) {
   )
 }
 
-/** @param {{ runs?: number, sizes?: number[], log?: (s: string) => void }} [opts] */
+// The package's first poem, on a page of its own: every milestone since navigation start (performance.now()).
+const LM_PAGE = `<!doctype html><meta charset="utf-8"><title>lm</title><script type="module">
+const at = {}
+try {
+  const { init } = await import('/pkg/index.js')
+  const ap = await init()
+  at.init = performance.now()
+  // the page engine holds the language model, or (when it leaves it out) the module loaded on demand
+  if (!ap.module.LanguageModelHandle) await ap.loadTrainer()
+  at.module = performance.now()
+  const bytes = await (await fetch('/samples/poems.safetensors')).arrayBuffer()
+  at.fetched = performance.now()
+  const model = ap.loadLanguageModel(bytes)
+  at.loaded = performance.now()
+  const poem = model.generate({ prompt: '床前明月光，', maxTokens: 48, temperature: 0.8, topK: 20, seed: 14 })
+  at.poem = performance.now()
+  window.__lm = { ...at, backend: ap.backendInfo, chars: poem.ids.length, text: poem.text }
+  model.dispose()
+} catch (e) {
+  window.__lm = { error: String(e && e.stack || e) }
+}
+</script>`
+
+const DIST = join(ROOT, 'dist')
+const TYPE = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' }
+
+/**
+ * The language model's first poem in `runs` fresh contexts (cold cache) on the site's server (the page's
+ * headers: not cross-origin isolated, one thread), the package from dist/ under /pkg/.
+ * @param {import('playwright-core').Browser} browser
+ * @param {string} base the server's URL
+ */
+async function languageModelRuns(browser, base, runs) {
+  const got = []
+  for (let r = 0; r < runs + 1; r++) {
+    const ctx = await browser.newContext()
+    await ctx.route(`${base}lm-bench.html`, (route) => route.fulfill({ body: LM_PAGE, contentType: 'text/html' }))
+    await ctx.route(`${base}pkg/**`, (route) => {
+      const file = new URL(route.request().url()).pathname.slice('/pkg/'.length)
+      return route.fulfill({ path: join(DIST, file), contentType: TYPE[file.slice(file.lastIndexOf('.'))] })
+    })
+    const page = await ctx.newPage()
+    await page.goto(`${base}lm-bench.html`)
+    const m = await page
+      .waitForFunction(() => /** @type {any} */ (window).__lm, null, { timeout: 60000 })
+      .then((h) => h.jsonValue())
+    await ctx.close()
+    if (m.error) throw new Error(`the language model's page failed: ${m.error}`)
+    if (r > 0) got.push(m) // the first also warms the browser process
+  }
+  const med = (k) => median(got.map((m) => m[k]))
+  return {
+    runs: got.length,
+    backend: got[0]?.backend,
+    chars: got[0]?.chars,
+    initMs: med('init'),
+    moduleMs: med('module'),
+    fetchedMs: med('fetched'),
+    loadedMs: med('loaded'),
+    poemMs: med('poem'),
+  }
+}
+
+/** gzip -9 of every .wasm in dist/ (Node's zlib, as the budget test reads it). */
+function engineSizes() {
+  const out = {}
+  for (const f of readdirSync(DIST)
+    .filter((f) => f.endsWith('.wasm'))
+    .sort()) {
+    const bytes = readFileSync(join(DIST, f))
+    out[f] = { bytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 9 }).length }
+  }
+  return out
+}
+
+/** gzip -9 of the widget's bundle (dist/widget/widget.js: what an embedding page downloads besides an engine). */
+function widgetSize() {
+  const bytes = readFileSync(join(DIST, 'widget/widget.js'))
+  return { bytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 9 }).length }
+}
+
+/**
+ * @param {{ runs?: number, sizes?: number[], lmRuns?: number, json?: string, log?: (s: string) => void }} [opts]
+ */
 export async function runPageBench(opts = {}) {
   const RUNS = opts.runs ?? 15
   const SIZES = opts.sizes ?? [8, 32, 128, 2000]
+  const LM_RUNS = opts.lmRuns ?? 7
   const server = await serveStatic(process.env.SITE_DIR || undefined)
   const session = await launchChromium()
   const rows = []
+  let lm = null
   try {
     for (const n of SIZES) {
       const pasted = n > 320
@@ -152,6 +247,7 @@ export async function runPageBench(opts = {}) {
         runs: update.length,
       })
     }
+    if (LM_RUNS > 0) lm = await languageModelRuns(session.browser, server.url, LM_RUNS)
   } finally {
     await session.close()
     await server.close()
@@ -171,17 +267,54 @@ export async function runPageBench(opts = {}) {
       'n > 320: the long view (no n×n matrix); its input→painted includes the 120 ms typing debounce; first render = paste→painted.',
     )
   }
+  const sizes = engineSizes()
+  if (lm) {
+    lines.push(
+      `language model (${lm.backend}; ${lm.runs} fresh contexts, ms since navigation, medians): init ${f(lm.initMs)}, ` +
+        `its module ${f(lm.moduleMs)}, poems.safetensors fetched ${f(lm.fetchedMs)}, loadLanguageModel ${f(lm.loadedMs)}, ` +
+        `first poem (${lm.chars} characters) ${f(lm.poemMs)}; goal ≤ 1000`,
+    )
+  }
+  lines.push(
+    `engines, gzip -9 bytes: ${Object.entries(sizes)
+      .map(([k, v]) => `${k} ${v.gzipBytes.toLocaleString('en-US')}`)
+      .join(', ')}`,
+  )
   const table = lines.join('\n')
   opts.log?.(table)
+  if (opts.json) {
+    const browserVersion = await launchChromium().then(async (s) => {
+      const v = s.browser.version()
+      await s.close()
+      return v
+    })
+    writeFileSync(
+      opts.json,
+      JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, runtime: `Chromium ${browserVersion}` },
+          loadavg: os.loadavg(),
+          page: rows,
+          languageModel: lm,
+          engines: sizes,
+          widget: widgetSize(),
+        },
+        null,
+        1,
+      ) + '\n',
+    )
+  }
   return table
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = cli(
-    { runs: { type: 'string' }, sizes: { type: 'string' } },
-    'node bench/page_bench.mjs [--runs N] [--sizes 4,64,…]',
+    { runs: { type: 'string' }, sizes: { type: 'string' }, 'lm-runs': { type: 'string' }, json: { type: 'string' } },
+    'node bench/page_bench.mjs [--runs N] [--sizes 4,64,…] [--lm-runs N] [--json bench/results/page.json]',
   )
   const runs = args.runs ? Number(args.runs) : undefined
-  const sizes = args.sizes?.split(',').map(Number)
-  await runPageBench({ runs, sizes, log: (s) => console.log(s) })
+  const sizes = args.sizes === undefined ? undefined : args.sizes.split(',').filter(Boolean).map(Number)
+  const lmRuns = args['lm-runs'] ? Number(args['lm-runs']) : undefined
+  await runPageBench({ runs, sizes, lmRuns, json: args.json, log: (s) => console.log(s) })
 }
