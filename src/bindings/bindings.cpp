@@ -1,7 +1,6 @@
 // embind only: decode the JS options, call the core, encode the result (copies). Documented in src/js/index.ts.
 #include <emscripten/bind.h>
 
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,17 +22,17 @@ namespace {
 ap::Mask decode_mask(const val& m, const std::string& name) {
   ap::Mask mask;
   if (m.isUndefined() || m.isNull()) return mask;
-  if (type_of(m) == "string") {
+  if (m.isString()) {
     const std::string s = m.as<std::string>();
     if (s == "none") return mask;
     if (s == "causal") {
       mask.kind = ap::Mask::Kind::Causal;
       return mask;
     }
-    throw ap::Error(name + ": unknown mask '" + s + "'; expected 'none', 'causal', { keyPadding } or { matrix }");
+    ap::fail(name + ": unknown mask '" + s + "'; expected 'none', 'causal', { keyPadding } or { matrix }");
   }
   // (Also { window, sinks? }: the messages above are the table's K3, kept as they were.)
-  if (type_of(m) != "object") throw ap::Error(name + ": expected 'none', 'causal', { keyPadding } or { matrix }");
+  if (type_of(m) != "object") ap::fail(name + ": expected 'none', 'causal', { keyPadding } or { matrix }");
   if (has(m, "window")) {
     mask.kind = ap::Mask::Kind::Window;
     mask.window = int_of(m["window"], name + ".window");  // the core checks the range
@@ -45,38 +44,38 @@ ap::Mask decode_mask(const val& m, const std::string& name) {
     mask.kind = ap::Mask::Kind::Matrix;
     mask.matrix = bytes_from_js(m["matrix"], name + ".matrix");
   } else {
-    throw ap::Error(name +
-                    ": an object mask needs keyPadding (one boolean per key), matrix (nq·nk, 1 = masked) or window "
-                    "(keys per row of a causal sliding window)");
+    ap::fail(name +
+             ": an object mask needs keyPadding (one boolean per key), matrix (nq·nk, 1 = masked) or window "
+             "(keys per row of a causal sliding window)");
   }
   return mask;
 }
 
-ap::ScoreParams decode_params(const val& p, ap::ScoreRule rule) {
+// The rule's parameters (attention's `params`): the ones of its rule only.
+ap::ScoreParams decode_params(Options p, ap::ScoreRule rule) {
   ap::ScoreParams out;
-  auto need = [&](const char* key) {
-    if (!has(p, key))
-      throw ap::Error(std::string("params.") + key + ": score '" + ap::score_name(rule) + "' needs params." + key);
-    return p[key];
+  auto need = [&](const char* key, auto& dst) {
+    if (!p.read(key, dst)) p.missing(key, p.name(key) + ": score '" + ap::score_name(rule) + "' needs " + p.name(key));
   };
   switch (rule) {
-    case ap::ScoreRule::General: out.W = matrix_from_js(need("W"), "params.W"); break;
+    case ap::ScoreRule::General: need("W", out.W); break;
     case ap::ScoreRule::Additive:
-      out.Wq = matrix_from_js(need("Wq"), "params.Wq");
-      out.Wk = matrix_from_js(need("Wk"), "params.Wk");
-      out.v = vector_from_js(need("v"), "params.v");
+      need("Wq", out.Wq);
+      need("Wk", out.Wk);
+      need("v", out.v);
       break;
     case ap::ScoreRule::Concat:
-      out.concatW = matrix_from_js(need("W"), "params.W");
-      out.concatB = vector_from_js(need("b"), "params.b");
-      if (has(p, "combineW") || has(p, "combineB")) {
-        out.combineW = matrix_from_js(need("combineW"), "params.combineW");
-        out.combineB = vector_from_js(need("combineB"), "params.combineB");
+      need("W", out.concatW);
+      need("b", out.concatB);
+      if (p.has("combineW") || p.has("combineB")) {
+        need("combineW", out.combineW);
+        need("combineB", out.combineB);
       }
       break;
     case ap::ScoreRule::Dot:
     case ap::ScoreRule::ScaledDot: break;  // no parameters
   }
+  p.done();
   return out;
 }
 
@@ -100,11 +99,11 @@ val encode_params(const ap::ScoreParams& p, ap::ScoreRule rule) {
 }
 
 // scale: a number (multiplier), false (off = 1), or absent (the rule's default).
-void decode_scale(const val& o, bool* hasScale, float* scale) {
-  if (!has(o, "scale")) return;
-  const val s = o["scale"];
-  if (type_of(s) == "boolean") {
-    if (s.as<bool>()) return;  // true = the default
+void decode_scale(Options& o, bool* hasScale, float* scale) {
+  if (!o.has("scale")) return;
+  const val s = o.get("scale");
+  if (s.isTrue()) return;  // true = the default
+  if (s.isFalse()) {
     *hasScale = true;
     *scale = 1.f;
     return;
@@ -113,54 +112,62 @@ void decode_scale(const val& o, bool* hasScale, float* scale) {
   *scale = static_cast<float>(number_of(s, "scale"));
 }
 
-// Reads the matrices `o` holds, each into its field (a key `o` does not have leaves its field as it is).
-// Field: ap::Mat, or std::optional<ap::Mat> where absent means "draw it from the seed".
-template <class Field>
-void read_matrices(const val& o, std::initializer_list<std::pair<const char*, Field*>> fields) {
-  for (const auto& [key, m] : fields)
-    if (has(o, key)) *m = matrix_from_js(o[key], key);
+ap::ScoreRule decode_score(Options& o, ap::ScoreRule fallback) {
+  std::string name;
+  return o.read("score", name) ? ap::parse_score(name) : fallback;
 }
 
-// Every attention call needs a query, a key and a value; `expected` says what each one is.
-void require_qkv(const val& o, const std::string& expected) {
-  for (const char* k : {"query", "key", "value"})
-    if (!has(o, k)) throw ap::Error(std::string(k) + ": missing (" + expected + ")");
-}
-
-// query, key and value as one matrix each (the unbatched calls).
+// Query, key and value: each [n, d] (`batched` false), or each [n, d] or each [batch, n, d] with one batch size;
+// `expected` says what in messages. Keeps each Tensor's shape for the messages of the calls.
 struct Qkv {
-  ap::Mat q, k, v;
+  std::vector<ap::Mat> Q, K, V;
+  std::vector<long long> shapes[3];
+  int rank() const { return static_cast<int>(shapes[0].size()); }
 };
-Qkv qkv_from_js(const val& o, const std::string& expected) {
-  require_qkv(o, expected);
-  return {matrix_from_js(o["query"], "query"), matrix_from_js(o["key"], "key"), matrix_from_js(o["value"], "value")};
+
+Qkv decode_qkv(Options& o, const std::string& expected, bool batched) {
+  const char* names[] = {"query", "key", "value"};
+  const bool given[] = {o.has(names[0]), o.has(names[1]), o.has(names[2])};
+  for (int i = 0; i < 3; ++i)
+    if (!given[i]) o.missing(names[i], std::string(names[i]) + ": missing (" + expected + ")");
+  Qkv x;
+  std::vector<ap::Mat>* items[] = {&x.Q, &x.K, &x.V};
+  for (int i = 0; i < 3; ++i) {
+    if (batched) {
+      *items[i] = batch_from_js(o.get(names[i]), names[i], &x.shapes[i]);
+    } else {
+      items[i]->push_back(matrix_from_js(o.get(names[i]), names[i]));
+      x.shapes[i] = {(*items[i])[0].rows(), (*items[i])[0].cols()};
+    }
+  }
+  const auto& s = x.shapes;
+  if (s[0].size() != s[1].size() || s[1].size() != s[2].size() || x.Q.size() != x.K.size() ||
+      x.K.size() != x.V.size()) {
+    ap::fail("query/key/value: need the same rank and batch size, got query " + ap::shape_str(s[0]) + ", key " +
+             ap::shape_str(s[1]) + ", value " + ap::shape_str(s[2]));
+  }
+  return x;
 }
 
-std::vector<int> positions_from_js(const val& a, const std::string& name) {
-  if (a["length"].isUndefined()) throw ap::Error(name + ": expected an array of integer positions");
-  const long long n = static_cast<long long>(a["length"].as<double>());
-  if (n > ap::kMaxSeq) throw ap::Error(name + ": too long (" + std::to_string(n) + " positions)");
-  std::vector<int> out(static_cast<std::size_t>(n));
-  for (long long i = 0; i < n; ++i)
-    out[static_cast<std::size_t>(i)] = int_of(a[static_cast<int>(i)], name + "[" + std::to_string(i) + "]");
-  return out;
-}
-
-// rope: true or { base?, queryPositions?, keyPositions? } (an absent or false rope leaves it off).
-ap::RopeOptions decode_rope(const val& o, bool positionsAllowed) {
+// rope: true or { base?, queryPositions?, keyPositions? } (an absent or false rope leaves it off); the positions
+// are integers, one per row (the core checks their range and count). multiHeadAttention's rope has no positions.
+ap::RopeOptions decode_rope(Options& o, bool positionsAllowed) {
   ap::RopeOptions r;
-  if (!has(o, "rope")) return r;
-  const val v = o["rope"];
-  if (type_of(v) == "boolean") {
-    r.enabled = v.as<bool>();
+  if (!o.has("rope")) return r;
+  const val v = o.get("rope");
+  if (v.isTrue() || v.isFalse()) {
+    r.enabled = v.isTrue();
     return r;
   }
-  if (type_of(v) != "object") throw ap::Error("rope: expected true or an object { base? }, got a " + type_of(v));
+  if (type_of(v) != "object") ap::fail("rope: expected true or an object { base? }, got a " + type_of(v));
   r.enabled = true;
-  if (has(v, "base")) r.base = static_cast<float>(number_of(v["base"], "rope.base"));
-  if (!positionsAllowed) return r;
-  if (has(v, "queryPositions")) r.queryPositions = positions_from_js(v["queryPositions"], "rope.queryPositions");
-  if (has(v, "keyPositions")) r.keyPositions = positions_from_js(v["keyPositions"], "rope.keyPositions");
+  Options rope = o.child("rope");
+  rope.read("base", r.base);
+  if (positionsAllowed) {
+    rope.read("queryPositions", r.queryPositions);
+    rope.read("keyPositions", r.keyPositions);
+  }
+  rope.done();
   return r;
 }
 
@@ -173,49 +180,56 @@ val tokenized_to_js(const ap::Tokenized& t) {
   return o;
 }
 
-ap::TokenizerOptions decode_tokenizer_options(const val& o) {
+ap::TokenizerOptions decode_tokenizer_options(Options& o) {
   ap::TokenizerOptions t;
-  if (has(o, "bpeCorpus")) t.bpeCorpus = string_of(o["bpeCorpus"], "bpeCorpus");
-  if (has(o, "bpeMerges")) t.bpeMerges = int_of(o["bpeMerges"], "bpeMerges");  // range checked by the tokenizer
+  o.read("bpeCorpus", t.bpeCorpus);
+  o.read("bpeMerges", t.bpeMerges);  // range checked by the tokenizer
   return t;
 }
 
+// Which call reads run()'s options: projections() stops before attention (no mask, temperature), runBackward()
+// differentiates the course's program (no sink logit).
+enum class RunCall { Run, Projections, Backward };
+
 // run()'s options from JS (each read checked and named); the engine checks their ranges.
-ap::RunOptions decode_run_options(const val& o) {
+ap::RunOptions decode_run_options(Options& o, RunCall call) {
   ap::RunOptions r;
-  if (has(o, "source") || has(o, "target")) {
-    if (!has(o, "source") || !has(o, "target"))
-      throw ap::Error("source/target: cross attention needs both source (keys, values) and target (queries)");
+  o.has("text");  // asked first: the first of the known options in messages
+  const bool source = o.read("source", r.source), target = o.read("target", r.target);
+  if (source || target) {
+    if (!source || !target)
+      ap::fail("source/target: cross attention needs both source (keys, values) and target (queries)");
     r.cross = true;
-    r.source = string_of(o["source"], "source");
-    r.target = string_of(o["target"], "target");
-  } else if (has(o, "text")) {
-    r.text = string_of(o["text"], "text");
+  } else {
+    o.read("text", r.text);
   }
-  if (has(o, "tokenizer")) r.tokenizer = string_of(o["tokenizer"], "tokenizer");
+  o.read("tokenizer", r.tokenizer);
   r.tokenizerOptions = decode_tokenizer_options(o);
-  if (has(o, "dModel")) r.dModel = int_of(o["dModel"], "dModel");
-  if (has(o, "dq")) r.dq = int_of(o["dq"], "dq");
-  if (has(o, "dk")) r.dk = int_of(o["dk"], "dk");
-  if (has(o, "dv")) r.dv = int_of(o["dv"], "dv");
-  if (has(o, "heads")) r.heads = int_of(o["heads"], "heads");
-  if (has(o, "seed")) {
-    const double s = number_of(o["seed"], "seed");
+  const std::pair<const char*, int*> sizes[] = {{"dModel", &r.dModel}, {"dq", &r.dq}, {"dk", &r.dk}, {"dv", &r.dv}};
+  for (const auto& [key, dst] : sizes) o.read(key, *dst);
+  if (o.has("seed")) {
+    const double s = number_of(o.get("seed"), "seed");
     AP_REQUIRE(s >= 0 && s == std::floor(s) && s <= 9007199254740991.0,
                "seed: expected an integer from 0 to 2^53 - 1, got " + ap::fmt(s));
     r.seed = static_cast<uint64_t>(s);
   }
-  if (has(o, "score")) r.score = ap::parse_score(string_of(o["score"], "score"));
+  r.score = decode_score(o, r.score);
   decode_scale(o, &r.hasScale, &r.scale);
-  if (has(o, "temperature")) r.temperature = static_cast<float>(number_of(o["temperature"], "temperature"));
-  r.mask = decode_mask(o["mask"], "mask");
-  if (has(o, "positions")) r.positions = ap::parse_positions(string_of(o["positions"], "positions"));
-  if (has(o, "ropeBase")) r.ropeBase = static_cast<float>(number_of(o["ropeBase"], "ropeBase"));
-  read_matrices<std::optional<ap::Mat>>(o, {{"embeddings", &r.embeddings},
-                                            {"sourceEmbeddings", &r.sourceEmbeddings},
-                                            {"Wq", &r.Wq},
-                                            {"Wk", &r.Wk},
-                                            {"Wv", &r.Wv}});
+  if (call != RunCall::Projections) {
+    r.mask = decode_mask(o.get("mask"), "mask");
+    o.read("temperature", r.temperature);
+  }
+  o.read("heads", r.heads);
+  std::string positions;
+  if (o.read("positions", positions)) r.positions = ap::parse_positions(positions);
+  o.read("ropeBase", r.ropeBase);
+  // Edited cells: absent means "draw it from the seed".
+  const std::pair<const char*, std::optional<ap::Mat>*> edits[] = {{"embeddings", &r.embeddings},
+                                                                   {"sourceEmbeddings", &r.sourceEmbeddings},
+                                                                   {"Wq", &r.Wq},
+                                                                   {"Wk", &r.Wk},
+                                                                   {"Wv", &r.Wv}};
+  for (const auto& [key, dst] : edits) o.read(key, *dst);
   return r;
 }
 
@@ -307,46 +321,54 @@ val encode_projections(const ap::Trace& t, const ap::RunOptions& r, const val& o
 
 val run(val o) {
   return guarded([&] {
-    const ap::RunOptions r = decode_run_options(o);
+    Options opts(o, "run");
+    const ap::RunOptions r = decode_run_options(opts, RunCall::Run);
+    opts.done();
     return encode_trace(ap::run(r), r, o);
   });
 }
 
 val projections(val o) {
   return guarded([&] {
-    const ap::RunOptions r = decode_run_options(o);
+    Options opts(o, "projections");
+    const ap::RunOptions r = decode_run_options(opts, RunCall::Projections);
+    opts.done();
     return encode_projections(ap::projections(r), r, o);
   });
 }
 
-ap::PipelineLoss decode_loss(const val& l) {
-  if (!has(l, "kind"))
-    throw ap::Error("loss: expected { kind: 'attend', query, key } or { kind: 'output', query, target }");
+ap::PipelineLoss decode_loss(Options l) {
   ap::PipelineLoss loss;
-  const std::string kind = string_of(l["kind"], "loss.kind");
+  std::string kind;
+  if (!l.read("kind", kind))
+    l.missing("kind", "loss: expected { kind: 'attend', query, key } or { kind: 'output', query, target }");
   if (kind == "attend") {
     loss.kind = ap::PipelineLoss::Kind::Attend;
-    if (!has(l, "key")) throw ap::Error("loss.key: missing (the key column j of −log weights[i, j])");
-    loss.key = int_of(l["key"], "loss.key");
-    if (has(l, "head")) loss.head = int_of(l["head"], "loss.head");
+    if (!l.read("key", loss.key)) l.missing("key", "loss.key: missing (the key column j of −log weights[i, j])");
+    l.read("head", loss.head);
   } else if (kind == "output") {
     loss.kind = ap::PipelineLoss::Kind::Output;
-    if (!has(l, "target")) throw ap::Error("loss.target: missing (a Tensor [dv], the wanted output row)");
-    loss.target = vector_from_js(l["target"], "loss.target");
+    if (!l.read("target", loss.target))
+      l.missing("target", "loss.target: missing (a Tensor [dv], the wanted output row)");
   } else {
-    throw ap::Error("loss.kind: unknown loss '" + kind + "'; expected 'attend' or 'output'");
+    ap::fail("loss.kind: unknown loss '" + kind + "'; expected 'attend' or 'output'");
   }
-  if (!has(l, "query")) throw ap::Error("loss.query: missing (the query row i)");
-  loss.query = int_of(l["query"], "loss.query");
+  if (!l.read("query", loss.query)) l.missing("query", "loss.query: missing (the query row i)");
+  l.done();
   return loss;
 }
 
 val runBackward(val o) {
   return guarded([&] {
-    if (has(o, "score")) ap::require_backward_rule(ap::parse_score(string_of(o["score"], "score")), "runBackward");
-    const ap::RunOptions r = decode_run_options(o);
-    if (!has(o, "loss")) throw ap::Error("loss: missing (e.g. { kind: 'attend', query: 0, key: 1 })");
-    const ap::PipelineGrads g = ap::run_backward(r, decode_loss(o["loss"]));
+    Options opts(o, "runBackward");
+    // The rule first: the other rules' parameters are not options here.
+    const ap::ScoreRule score = decode_score(opts, ap::ScoreRule::ScaledDot);
+    ap::require_backward_rule(score, "runBackward");
+    const ap::RunOptions r = decode_run_options(opts, RunCall::Backward);
+    if (!opts.has("loss")) opts.missing("loss", "loss: missing (e.g. { kind: 'attend', query: 0, key: 1 })");
+    const ap::PipelineLoss loss = decode_loss(opts.child("loss"));
+    opts.done();
+    const ap::PipelineGrads g = ap::run_backward(r, loss);
     val out = encode_trace(g.trace, r, o);
     out.set("loss", g.loss);
     const std::pair<const char*, const ap::Mat*> mats[] = {{"gradEmbeddings", &g.dEmbeddings},
@@ -365,38 +387,26 @@ val runBackward(val o) {
   });
 }
 
-std::string batch_dims(const std::vector<ap::Mat>& b, int rank) {
-  const std::string inner = ap::shape_str(b[0]);
-  return rank == 2 ? inner : "[" + std::to_string(b.size()) + ", " + inner.substr(1);
-}
-
-// query, key and value of attention / attentionBackward: [n, d] each, or [batch, n, d] each.
-struct BatchedQkv {
-  std::vector<ap::Mat> Q, K, V;
-  int rank = 2;
-};
-
-BatchedQkv decode_qkv(const val& o) {
-  require_qkv(o, "a Tensor [n, d] or [batch, n, d]");
-  BatchedQkv x;
-  int rk = 0, rv = 0;
-  x.Q = batch_from_js(o["query"], "query", &x.rank);
-  x.K = batch_from_js(o["key"], "key", &rk);
-  x.V = batch_from_js(o["value"], "value", &rv);
-  if (x.rank != rk || rk != rv || x.Q.size() != x.K.size() || x.K.size() != x.V.size()) {
-    throw ap::Error("query/key/value: need the same rank and batch size, got query " + batch_dims(x.Q, x.rank) +
-                    ", key " + batch_dims(x.K, rk) + ", value " + batch_dims(x.V, rv));
-  }
-  return x;
-}
-
-ap::AttentionOptions decode_attention_options(const val& o) {
+// attention()'s and attentionBackward()'s options but query, key, value (and gradOutput); `forward` reads those
+// only attention() has: params, needWeights, needScores, sinkLogit, rope, alibiSlope.
+ap::AttentionOptions decode_attention_options(Options& o, bool forward) {
   ap::AttentionOptions a;
-  if (has(o, "score")) a.score = ap::parse_score(string_of(o["score"], "score"));
+  a.score = decode_score(o, a.score);
   decode_scale(o, &a.hasScale, &a.scale);
-  if (has(o, "temperature")) a.temperature = static_cast<float>(number_of(o["temperature"], "temperature"));
-  a.mask = decode_mask(o["mask"], "mask");
-  a.params = decode_params(has(o, "params") ? o["params"] : val::object(), a.score);
+  a.mask = decode_mask(o.get("mask"), "mask");
+  o.read("temperature", a.temperature);
+  if (!forward) return a;
+  a.params = decode_params(o.child("params"), a.score);
+  o.read("needWeights", a.needWeights);
+  // Scores (raw and masked) only on request: at n = 2048 each is 16 MB more to compute and copy.
+  a.needScores = false;
+  o.read("needScores", a.needScores);
+  if (a.needScores && !a.needWeights)
+    ap::fail("needScores: true needs needWeights: true (the fused kernel keeps no scores)");
+  a.keepSteps = a.needScores;
+  a.hasSinkLogit = o.read("sinkLogit", a.sinkLogit);
+  a.rope = decode_rope(o, true);
+  a.hasAlibi = o.read("alibiSlope", a.alibiSlope);
   return a;
 }
 
@@ -411,55 +421,44 @@ val pick_field(const std::vector<R>& rs, int rank, ap::Mat R::*member) {
 
 val attentionBackward(val o) {
   return guarded([&] {
-    const BatchedQkv x = decode_qkv(o);
-    if (!has(o, "gradOutput")) throw ap::Error("gradOutput: missing (dL/d(output), a Tensor of the output's shape)");
-    int rg = 0;
-    const auto dO = batch_from_js(o["gradOutput"], "gradOutput", &rg);
-    if (rg != x.rank || dO.size() != x.Q.size()) {
-      throw ap::Error("gradOutput: expected the output's shape (query " + batch_dims(x.Q, x.rank) + ", value " +
-                      batch_dims(x.V, x.rank) + "), got " + batch_dims(dO, rg));
+    Options opts(o, "attentionBackward");
+    const Qkv x = decode_qkv(opts, "a Tensor [n, d] or [batch, n, d]", true);
+    if (!opts.has("gradOutput"))
+      opts.missing("gradOutput", "gradOutput: missing (dL/d(output), a Tensor of the output's shape)");
+    std::vector<long long> dOshape;
+    const auto dO = batch_from_js(opts.get("gradOutput"), "gradOutput", &dOshape);
+    if (dOshape.size() != x.shapes[0].size() || dO.size() != x.Q.size()) {
+      ap::fail("gradOutput: expected the output's shape (query " + ap::shape_str(x.shapes[0]) + ", value " +
+               ap::shape_str(x.shapes[2]) + "), got " + ap::shape_str(dOshape));
     }
     // The rule first: the other rules' parameters are not options here.
-    if (has(o, "score"))
-      ap::require_backward_rule(ap::parse_score(string_of(o["score"], "score")), "attentionBackward");
-    const ap::AttentionOptions a = decode_attention_options(o);
+    ap::require_backward_rule(decode_score(opts, ap::ScoreRule::ScaledDot), "attentionBackward");
+    const ap::AttentionOptions a = decode_attention_options(opts, false);
+    opts.done();
     const int batch = static_cast<int>(x.Q.size());
     for (int b = 0; b < batch; ++b) ap::validate_attention_backward(x.Q[b], x.K[b], x.V[b], dO[b], a, batch);
     std::vector<ap::AttentionGrads> gs;
     for (int b = 0; b < batch; ++b) gs.push_back(ap::attention_backward(x.Q[b], x.K[b], x.V[b], dO[b], a, b));
     val out = val::object();
-    out.set("gradQuery", pick_field(gs, x.rank, &ap::AttentionGrads::dQuery));
-    out.set("gradKey", pick_field(gs, x.rank, &ap::AttentionGrads::dKey));
-    out.set("gradValue", pick_field(gs, x.rank, &ap::AttentionGrads::dValue));
-    out.set("gradWeights", pick_field(gs, x.rank, &ap::AttentionGrads::dWeights));
-    out.set("gradScores", pick_field(gs, x.rank, &ap::AttentionGrads::dScores));
+    out.set("gradQuery", pick_field(gs, x.rank(), &ap::AttentionGrads::dQuery));
+    out.set("gradKey", pick_field(gs, x.rank(), &ap::AttentionGrads::dKey));
+    out.set("gradValue", pick_field(gs, x.rank(), &ap::AttentionGrads::dValue));
+    out.set("gradWeights", pick_field(gs, x.rank(), &ap::AttentionGrads::dWeights));
+    out.set("gradScores", pick_field(gs, x.rank(), &ap::AttentionGrads::dScores));
     return out;
   });
 }
 
 val attention(val o) {
   return guarded([&] {
-    const BatchedQkv x = decode_qkv(o);
+    Options opts(o, "attention");
+    const Qkv x = decode_qkv(opts, "a Tensor [n, d] or [batch, n, d]", true);
     const auto& Q = x.Q;
     const auto& K = x.K;
     const auto& V = x.V;
-    const int rq = x.rank;
-    ap::AttentionOptions a = decode_attention_options(o);
-    if (has(o, "needWeights")) a.needWeights = bool_of(o["needWeights"], "needWeights");
-    if (has(o, "sinkLogit")) {
-      a.hasSinkLogit = true;
-      a.sinkLogit = static_cast<float>(number_of(o["sinkLogit"], "sinkLogit"));
-    }
-    // Scores (raw and masked) only on request: at n = 2048 each is 16 MB more to compute and copy.
-    a.needScores = has(o, "needScores") && bool_of(o["needScores"], "needScores");
-    if (a.needScores && !a.needWeights)
-      throw ap::Error("needScores: true needs needWeights: true (the fused kernel keeps no scores)");
-    a.keepSteps = a.needScores;
-    a.rope = decode_rope(o, true);
-    if (has(o, "alibiSlope")) {
-      a.hasAlibi = true;
-      a.alibiSlope = static_cast<float>(number_of(o["alibiSlope"], "alibiSlope"));
-    }
+    const int rq = x.rank();
+    const ap::AttentionOptions a = decode_attention_options(opts, true);
+    opts.done();
     const int batch = static_cast<int>(Q.size());
     for (int b = 0; b < batch; ++b) ap::validate_attention(Q[b], K[b], V[b], a, batch);
 
@@ -505,86 +504,60 @@ val attention(val o) {
 }
 
 // multiHeadAttention's weights and masks. A batch's keyPaddingMask is [B, nk], flat or nested.
-ap::MultiHeadParams decode_multihead_params(const val& o, bool batched) {
+ap::MultiHeadParams decode_multihead_params(Options& o, bool batched) {
   ap::MultiHeadParams p;
-  if (!has(o, "numHeads")) throw ap::Error("numHeads: missing");
-  p.numHeads = int_of(o["numHeads"], "numHeads");
-  if (has(o, "numKVHeads")) p.numKVHeads = int_of(o["numKVHeads"], "numKVHeads");  // the core checks 0 too
-  if (has(o, "window")) {
-    p.hasWindow = true;
-    p.window = int_of(o["window"], "window");
-    if (has(o, "sinks")) p.sinks = int_of(o["sinks"], "sinks");
-  } else if (has(o, "sinks")) {
-    throw ap::Error("sinks: needs a window (the first keys kept besides a sliding window)");
-  }
-  if (has(o, "sinkLogits")) {
-    const ap::Vec s = vector_from_js(o["sinkLogits"], "sinkLogits");
-    p.sinkLogits.assign(s.data(), s.data() + s.size());
-  }
-  read_matrices<ap::Mat>(o, {{"inProjWeight", &p.inProjWeight},
-                             {"qProjWeight", &p.qProjWeight},
-                             {"kProjWeight", &p.kProjWeight},
-                             {"vProjWeight", &p.vProjWeight}});
-  if (has(o, "inProjBias")) p.inProjBias = vector_from_js(o["inProjBias"], "inProjBias");
-  if (!has(o, "outProjWeight")) throw ap::Error("outProjWeight: missing (a Tensor [E, E])");
-  p.outProjWeight = matrix_from_js(o["outProjWeight"], "outProjWeight");
-  if (has(o, "outProjBias")) p.outProjBias = vector_from_js(o["outProjBias"], "outProjBias");
-  if (has(o, "causal")) p.causal = bool_of(o["causal"], "causal");
-  if (has(o, "keyPaddingMask")) {
-    const val m = o["keyPaddingMask"];
-    const val array = val::global("Array");
-    const val first = m["0"];
-    const bool nested = batched && array.call<bool>("isArray", m) && array.call<bool>("isArray", first);
+  if (!o.read("numHeads", p.numHeads)) o.missing("numHeads", "numHeads: missing");
+  o.read("numKVHeads", p.numKVHeads);  // the core checks 0 too
+  const std::pair<const char*, ap::Mat*> weights[] = {{"inProjWeight", &p.inProjWeight},
+                                                      {"qProjWeight", &p.qProjWeight},
+                                                      {"kProjWeight", &p.kProjWeight},
+                                                      {"vProjWeight", &p.vProjWeight}};
+  for (const auto& [key, dst] : weights) o.read(key, *dst);
+  o.read("inProjBias", p.inProjBias);
+  if (!o.read("outProjWeight", p.outProjWeight)) o.missing("outProjWeight", "outProjWeight: missing (a Tensor [E, E])");
+  o.read("outProjBias", p.outProjBias);
+  o.read("causal", p.causal);
+  if (o.has("keyPaddingMask")) {
+    const val m = o.get("keyPaddingMask");
+    const bool nested = batched && m.isArray() && m["0"].isArray();
     p.keyPaddingMask = bytes_from_js(nested ? m.call<val>("flat") : m, "keyPaddingMask");
   }
-  if (has(o, "attnMask")) {
+  if (o.has("attnMask")) {
     // A Float32Array is PyTorch's float attn_mask (added to the scores); any other array is boolean.
-    const val m = o["attnMask"];
+    const val m = o.get("attnMask");
     if (m.instanceof (val::global("Float32Array"))) {
       const long long n = static_cast<long long>(m["length"].as<double>());
-      if (n > (1LL << 28)) throw ap::Error("attnMask: too long");
+      if (n > (1LL << 28)) ap::fail("attnMask: too long");
       p.attnMaskAdditive.resize(static_cast<std::size_t>(n));
-      if (n > 0) copy_in(m, p.attnMaskAdditive.data(), 0, n);
+      copy_in(m, p.attnMaskAdditive.data(), 0, n);
     } else {
       p.attnMask = bytes_from_js(m, "attnMask");
     }
   }
+  p.hasWindow = o.read("window", p.window);
+  const bool sinks = o.read("sinks", p.sinks);
+  if (sinks && !p.hasWindow) ap::fail("sinks: needs a window (the first keys kept besides a sliding window)");
+  ap::Vec sinkLogits;
+  if (o.read("sinkLogits", sinkLogits)) p.sinkLogits.assign(sinkLogits.data(), sinkLogits.data() + sinkLogits.size());
   const ap::RopeOptions rope = decode_rope(o, false);
   p.rope = rope.enabled;
   p.ropeBase = rope.base;
-  if (has(o, "alibi")) p.alibi = bool_of(o["alibi"], "alibi");
+  o.read("alibi", p.alibi);
   return p;
-}
-
-// query, key and value of multiHeadAttention: each [n, ·], or each a batch (PyTorch's batch_first=True)
-// [B, n, ·] with the query's rank and B. Fills the items of each; returns whether they are a batch.
-bool read_qkv_items(const val& o, std::vector<ap::Mat> (&items)[3]) {
-  const auto q = shape_of(o["query"], "query");
-  const char* names[] = {"query", "key", "value"};
-  for (int i = 0; i < 3; ++i) {
-    const auto dims = i == 0 ? q : shape_of(o[names[i]], names[i]);
-    if (q.size() == 3 && (dims.size() != 3 || dims[0] != q[0]))
-      throw ap::Error(std::string(names[i]) + ": with a batched query " + ap::shape_str(q) + ", expected [" +
-                      std::to_string(q[0]) + ", n, ·], got " + ap::shape_str(dims));
-    if (q.size() != 3 && dims.size() != 2)
-      throw ap::Error(std::string(names[i]) + ": expected a 2-D Tensor [rows, cols], got " + ap::shape_str(dims));
-    int rank = 0;
-    items[i] = batch_from_js(o[names[i]], names[i], &rank);
-  }
-  return q.size() == 3;
 }
 
 val multiHeadAttention(val o) {
   return guarded([&] {
-    require_qkv(o, "a Tensor [n, E] or [batch, n, E]");
-    std::vector<ap::Mat> qkv[3];
-    const bool batched = read_qkv_items(o, qkv);
-    const std::size_t B = qkv[0].size(), nk = static_cast<std::size_t>(qkv[1][0].rows());
-    ap::MultiHeadParams p = decode_multihead_params(o, batched);
+    Options opts(o, "multiHeadAttention");
+    const Qkv x = decode_qkv(opts, "a Tensor [n, E] or [batch, n, E]", true);
+    const bool batched = x.rank() == 3;
+    const std::size_t B = x.Q.size(), nk = static_cast<std::size_t>(x.K[0].rows());
+    ap::MultiHeadParams p = decode_multihead_params(opts, batched);
+    opts.done();
     const std::vector<uint8_t> padding = std::move(p.keyPaddingMask);
-    if (batched && has(o, "keyPaddingMask") && padding.size() != B * nk)
-      throw ap::Error("keyPaddingMask: expected [" + std::to_string(B) + ", " + std::to_string(nk) +
-                      "] (one entry per key of each item), got " + std::to_string(padding.size()) + " entries");
+    if (batched && opts.has("keyPaddingMask") && padding.size() != B * nk)
+      ap::fail("keyPaddingMask: expected [" + std::to_string(B) + ", " + std::to_string(nk) +
+               "] (one entry per key of each item), got " + std::to_string(padding.size()) + " entries");
     const std::size_t per = batched ? nk : padding.size();
     // Every item is checked (pass 0) before any is computed (pass 1).
     std::vector<ap::Mat> outputs, weights;
@@ -594,10 +567,10 @@ val multiHeadAttention(val o) {
       for (std::size_t b = 0; b < B; ++b) {
         p.keyPaddingMask.assign(padding.begin() + b * per, padding.begin() + (b + 1) * per);
         if (pass == 0) {
-          ap::validate_multihead(qkv[0][b], qkv[1][b], qkv[2][b], p);
+          ap::validate_multihead(x.Q[b], x.K[b], x.V[b], p);
           continue;
         }
-        ap::MultiHeadResult r = ap::multi_head_attention(qkv[0][b], qkv[1][b], qkv[2][b], p);
+        ap::MultiHeadResult r = ap::multi_head_attention(x.Q[b], x.K[b], x.V[b], p);
         outputs.push_back(std::move(r.output));
         for (ap::Mat& w : r.weights) weights.push_back(std::move(w));
         for (auto& sh : r.sinkShare) shares.insert(shares.end(), sh.begin(), sh.end());
@@ -614,7 +587,7 @@ val multiHeadAttention(val o) {
     out.set("weights", w);
     out.set("maskedRows", batched ? rows : rows[0]);
     if (!shares.empty()) {
-      const int nq = static_cast<int>(qkv[0][0].rows());
+      const int nq = static_cast<int>(x.Q[0].rows());
       val t = val::object();
       t.set("data", floats_to_js(shares));
       t.set("shape", batched ? val::array(std::vector<int>{static_cast<int>(B), p.numHeads, nq})
@@ -627,16 +600,17 @@ val multiHeadAttention(val o) {
 
 val flashTrace(val o) {
   return guarded([&] {
-    const auto [q, k, v] = qkv_from_js(o, "a Tensor [n, d]");
-    for (const char* key : {"blockRows", "blockCols"})
-      if (!has(o, key)) throw ap::Error(std::string(key) + ": missing (an integer, e.g. 2)");
-    const int br = int_of(o["blockRows"], "blockRows");
-    const int bc = int_of(o["blockCols"], "blockCols");
-    const bool causal = has(o, "causal") && bool_of(o["causal"], "causal");
-    bool hasScale = false;
+    Options opts(o, "flashTrace");
+    const Qkv x = decode_qkv(opts, "a Tensor [n, d]", false);
+    int br = 0, bc = 0;
+    if (!opts.read("blockRows", br)) opts.missing("blockRows", "blockRows: missing (an integer, e.g. 2)");
+    if (!opts.read("blockCols", bc)) opts.missing("blockCols", "blockCols: missing (an integer, e.g. 2)");
+    bool causal = false, hasScale = false;
+    opts.read("causal", causal);
     float scale = 1.f;
-    decode_scale(o, &hasScale, &scale);
-    const ap::FlashTraceResult t = ap::flash_trace(q, k, v, br, bc, causal, hasScale, scale);
+    decode_scale(opts, &hasScale, &scale);
+    opts.done();
+    const ap::FlashTraceResult t = ap::flash_trace(x.Q[0], x.K[0], x.V[0], br, bc, causal, hasScale, scale);
     val steps = val::array();
     for (const auto& s : t.steps) {
       val step = val::object();
@@ -660,7 +634,10 @@ val flashTrace(val o) {
 val tokenize(val text, val kind, val opts) {
   return guarded([&] {
     const std::string k = kind.isUndefined() || kind.isNull() ? "word-sorted" : string_of(kind, "tokenizer");
-    return tokenized_to_js(ap::tokenize(string_of(text, "text"), k, decode_tokenizer_options(opts)));
+    Options o(opts, "tokenize");
+    const ap::TokenizerOptions t = decode_tokenizer_options(o);
+    o.done();
+    return tokenized_to_js(ap::tokenize(string_of(text, "text"), k, t));
   });
 }
 

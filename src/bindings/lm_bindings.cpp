@@ -16,27 +16,24 @@ using emscripten::val;
 using namespace apb;
 namespace lm = ap::lm;
 
-bool is_array(const val& v) { return val::global("Array").call<bool>("isArray", v); }
-
-// An array of integer ids (a JS Array or a typed array), at most `limit` long.
+// Token ids (the one integer-array decoder), at most `limit` of them (the model's context, where it applies).
 std::vector<int> ids_of(const val& v, const std::string& name, long long limit) {
-  if (!is_array(v) && !val::global("ArrayBuffer").call<bool>("isView", v))
-    throw ap::Error(name + ": expected an array of token ids, got a " + type_of(v));
-  const double n = v["length"].as<double>();
-  if (n > static_cast<double>(limit))
-    throw ap::Error(name + ": " + ap::fmt(n) + " ids is more than the limit of " + std::to_string(limit));
-  std::vector<int> ids(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = int_of(v[i], name + "[" + std::to_string(i) + "]");
+  std::vector<int> ids = ints_from_js(v, name);
+  if (static_cast<long long>(ids.size()) > limit)
+    ap::fail(name + ": " + std::to_string(ids.size()) + " ids is more than the limit of " + std::to_string(limit));
   return ids;
 }
 
 std::vector<std::string> strings_of(const val& v, const std::string& name, std::size_t limit) {
-  if (!is_array(v)) throw ap::Error(name + ": expected an array of strings, got a " + type_of(v));
+  if (!v.isArray()) ap::fail(name + ": expected an array of strings, got a " + type_of(v));
   const auto n = static_cast<std::size_t>(v["length"].as<double>());
   if (n > limit)
-    throw ap::Error(name + ": " + std::to_string(n) + " entries is more than the limit of " + std::to_string(limit));
+    ap::fail(name + ": " + std::to_string(n) + " entries is more than the limit of " + std::to_string(limit));
   std::vector<std::string> out(n);
-  for (std::size_t i = 0; i < n; ++i) out[i] = string_of(v[i], name + "[" + std::to_string(i) + "]");
+  for (std::size_t i = 0; i < n; ++i) {
+    const val e = v[i];
+    out[i] = e.isString() ? e.as<std::string>() : string_of(e, element_name(name, i));
+  }
   return out;
 }
 
@@ -104,7 +101,7 @@ class LanguageModelHandle {
   // tensors: [{ name, shape, data: Float32Array }], meta: { heads, positions?, ropeBase?, context?, vocab }
   val load(val tensors, val meta) {
     return guarded([&] {
-      if (!is_array(tensors)) throw ap::Error("file: expected the tensors as an array");
+      if (!tensors.isArray()) ap::fail("file: expected the tensors as an array");
       const int count = tensors["length"].as<int>();
       // Sizes first, so a file far over the caps is refused before anything is copied in.
       long long total = 0;
@@ -117,9 +114,10 @@ class LanguageModelHandle {
         const val t = tensors[i];
         lm::NamedTensor& nt = ts[static_cast<std::size_t>(i)];
         nt.name = t["name"].as<std::string>();
-        nt.shape = shape_of(t, nt.name);
-        nt.data.resize(static_cast<std::size_t>(t["data"]["length"].as<double>()));
-        if (!nt.data.empty()) copy_in(t["data"], nt.data.data(), 0, static_cast<long long>(nt.data.size()));
+        const TensorIn in = tensor_in(t, nt.name);
+        nt.shape = in.shape;
+        nt.data.resize(static_cast<std::size_t>(in.size));
+        in.copy_to(nt.data.data(), 0, in.size);
       }
       lm::FileMeta fm;
       fm.heads = int_of(meta["heads"], "__metadata__.n_head");
@@ -167,7 +165,7 @@ class LanguageModelHandle {
 
   val decode(val idsIn) {
     return guarded([&] {
-      const std::vector<int> ids = ids_of(idsIn, "ids", 1 << 20);
+      const std::vector<int> ids = ints_from_js(idsIn, "ids");
       model().check_ids(ids, "ids");
       return val(model().decode(ids));
     });
@@ -225,14 +223,14 @@ class LanguageModelHandle {
   val headScores(val poems) {
     return guarded([&] {
       const lm::Model& m = model();
-      if (!is_array(poems)) throw ap::Error("poems: expected an array of poems (strings or arrays of ids)");
+      if (!poems.isArray()) ap::fail("poems: expected an array of poems (strings or arrays of ids)");
       const int n = poems["length"].as<int>();
       AP_REQUIRE(n >= 1 && n <= 4096, "poems: give 1 to 4096 poems, got " + std::to_string(n));
       std::vector<std::vector<int>> ps;
       for (int i = 0; i < n; ++i) {
         const std::string name = "poems[" + std::to_string(i) + "]";
         const val p = poems[i];
-        ps.push_back(type_of(p) == "string" ? m.encode(string_of(p, name), name) : ids_of(p, name, 1 << 20));
+        ps.push_back(type_of(p) == "string" ? m.encode(string_of(p, name), name) : ints_from_js(p, name));
       }
       return head_scores_to_js(lm::head_scores(m, ps), m.config().layers, m.config().heads);
     });
@@ -247,7 +245,7 @@ class LanguageModelHandle {
   std::unique_ptr<lm::Model> m_;
 
   const lm::Model& model() const {
-    if (!m_) throw ap::Error("model: not loaded (or disposed)");
+    if (!m_) ap::fail("model: not loaded (or disposed)");
     return *m_;
   }
 

@@ -19,13 +19,9 @@ using emscripten::val;
 using namespace apb;
 namespace lm = ap::lm;
 
-// An Int32Array (src/js/poemsTrainer.ts converts every id array to one) copied in whole.
-std::vector<int> ints_in(const val& a, const std::string& name) {
-  if (a.isUndefined() || a.isNull()) return {};
-  if (!a.instanceof (val::global("Int32Array"))) throw ap::Error(name + ": expected an Int32Array of ids");
-  std::vector<int> out(static_cast<std::size_t>(a["length"].as<double>()));
-  if (!out.empty()) val(emscripten::typed_memory_view(out.size(), out.data())).call<void>("set", a);
-  return out;
+// Ids (src/js/poemsTrainer.ts hands over every id array as an Int32Array); absent: none.
+std::vector<int> ids_in(const val& a, const std::string& name) {
+  return a.isUndefined() || a.isNull() ? std::vector<int>() : ints_from_js(a, name);
 }
 
 class LmTrainerHandle {
@@ -55,8 +51,7 @@ class LmTrainerHandle {
       std::vector<std::string> words;
       const int nv = vocab["length"].as<int>();
       for (int i = 0; i < nv; ++i) words.push_back(string_of(vocab[i], "vocab[" + std::to_string(i) + "]"));
-      t_ = std::make_unique<lm::Trainer>(o, ints_in(train, "train"), ints_in(validation, "validation"),
-                                         std::move(words));
+      t_ = std::make_unique<lm::Trainer>(o, ids_in(train, "train"), ids_in(validation, "validation"), std::move(words));
       val r = val::object();
       r.set("parameters", static_cast<double>(o.model.parameter_count()));
       r.set("windows", t_->windows());
@@ -75,7 +70,7 @@ class LmTrainerHandle {
 
   val trainOn(val windows, int batch) {
     return guarded([&] {
-      const double loss = trainer().train_on(ints_in(windows, "windows"), batch);
+      const double loss = trainer().train_on(ids_in(windows, "windows"), batch);
       return progress(loss);
     });
   }
@@ -93,7 +88,7 @@ class LmTrainerHandle {
     return guarded([&] {
       const lm::Model& m = trainer().model();
       const val p = o["prompt"];
-      const std::vector<int> prompt = type_of(p) == "string" ? m.encode(string_of(p, "prompt")) : ints_in(p, "prompt");
+      const std::vector<int> prompt = type_of(p) == "string" ? m.encode(string_of(p, "prompt")) : ids_in(p, "prompt");
       lm::GenerateOptions g;
       g.maxTokens = int_of(o["maxTokens"], "maxTokens");
       g.sample.temperature = number_of(o["temperature"], "temperature");
@@ -136,17 +131,11 @@ class LmTrainerHandle {
       for (int i = 0; i < n; ++i) {
         const std::string k = keys[i].as<std::string>();
         const auto it = std::find(names.begin(), names.end(), k);
-        if (it == names.end()) throw ap::Error("parameters." + k + ": no such tensor in this model");
+        if (it == names.end()) ap::fail("parameters." + k + ": no such tensor in this model");
         ap::Mat* dst = tensors[static_cast<std::size_t>(it - names.begin())];
-        const std::string name = "parameters." + k;
-        const auto dims = shape_of(obj[k], name);
         const std::vector<long long> want = lm_vector_tensor(k) ? std::vector<long long>{dst->cols()}
                                                                 : std::vector<long long>{dst->rows(), dst->cols()};
-        AP_REQUIRE(dims == want, name + ": expected " + ap::shape_str(want) + ", got " + ap::shape_str(dims));
-        ap::Mat v(dst->rows(), dst->cols());
-        if (v.size()) copy_in(obj[k]["data"], v.data(), 0, v.size());
-        ap::check_finite(name, v);
-        updates.emplace_back(dst, std::move(v));
+        updates.emplace_back(dst, exact_from_js(obj[k], "parameters." + k, want, dst->rows(), dst->cols()));
       }
       for (auto& [dst, v] : updates) *dst = std::move(v);
       return val::object();
@@ -157,7 +146,7 @@ class LmTrainerHandle {
   std::unique_ptr<lm::Trainer> t_;
 
   lm::Trainer& trainer() const {
-    if (!t_) throw ap::Error("trainer: not configured (or disposed)");
+    if (!t_) ap::fail("trainer: not configured (or disposed)");
     return *t_;
   }
 

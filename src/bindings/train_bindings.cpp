@@ -51,61 +51,22 @@ val grads_to_js(const std::vector<tr::Param>& ps, const std::vector<ap::Mat>& gs
   return o;
 }
 
-// A Tensor { data, shape } of exactly `shape`, copied in. Decoded here with int/double conversions only:
-// embind in Emscripten 3.1.6 has no 64-bit integer type without WASM_BIGINT, so `as<long long>` throws.
-ap::Mat tensor_of(const val& t, const std::string& name, int rows, int cols, bool vector) {
-  if (!has(t, "shape") || !has(t, "data")) throw ap::Error(name + ": expected a Tensor { data: Float32Array, shape }");
-  const val shape = t["shape"];
-  if (!val::global("Array").call<bool>("isArray", shape)) throw ap::Error(name + ".shape: expected an array of sizes");
-  std::vector<int> dims;
-  const int rank = shape["length"].as<int>();
-  for (int i = 0; i < rank && i < 8; ++i) dims.push_back(int_of(shape[i], name + ".shape[" + std::to_string(i) + "]"));
-  const std::vector<int> want = vector ? std::vector<int>{cols} : std::vector<int>{rows, cols};
-  if (dims != want) {
-    std::string got = ap::shape_str(std::vector<long long>(dims.begin(), dims.end()));
-    if (rank > 8) got.insert(got.size() - 1, ", …");
-    throw ap::Error(name + ": expected " + (vector ? ap::shape_str({cols}) : ap::shape_str({rows, cols})) + ", got " +
-                    got);
-  }
-  const val data = t["data"];
-  const double len = data["length"].isUndefined() ? -1 : data["length"].as<double>();
-  if (len != static_cast<double>(rows) * cols)
-    throw ap::Error(name + ": data has " + std::to_string(static_cast<long long>(len)) + " values, shape needs " +
-                    std::to_string(rows * cols));
-  ap::Mat m(rows, cols);
-  if (m.size()) val(emscripten::typed_memory_view(static_cast<size_t>(m.size()), m.data())).call<void>("set", data);
-  ap::check_finite(name, m);
-  return m;
-}
-
-std::vector<int> ints_of(const val& a, const std::string& name) {
-  if (!val::global("Array").call<bool>("isArray", a) && !val::global("ArrayBuffer").call<bool>("isView", a))
-    throw ap::Error(name + ": expected an array of integers, got a " + type_of(a));
-  const int n = a["length"].as<int>();
-  if (n > 1 << 20) throw ap::Error(name + ": too long (" + std::to_string(n) + ")");
-  std::vector<int> out(n);
-  for (int i = 0; i < n; ++i) out[i] = int_of(a[i], name + "[" + std::to_string(i) + "]");
-  return out;
-}
-
 std::vector<tr::Example> batch_of(const val& b) {
-  if (!val::global("Array").call<bool>("isArray", b))
-    throw ap::Error("batch: expected an array of { ids, targets?, pointer? }, got a " + type_of(b));
+  if (!b.isArray()) ap::fail("batch: expected an array of { ids, targets?, pointer? }, got a " + type_of(b));
   const int n = b["length"].as<int>();
   // Bounds the decoding work; an empty batch is the core's rule (Model::loss).
-  if (n > 4096) throw ap::Error("batch: expected at most 4096 examples, got " + std::to_string(n));
+  if (n > 4096) ap::fail("batch: expected at most 4096 examples, got " + std::to_string(n));
   std::vector<tr::Example> out;
   for (int i = 0; i < n; ++i) {
     const std::string name = "batch[" + std::to_string(i) + "]";
     const val e = b[i];
-    if (!has(e, "ids")) throw ap::Error(name + ".ids: required");
+    if (!has(e, "ids")) ap::fail(name + ".ids: required");
     tr::Example ex;
-    ex.ids = ints_of(e["ids"], name + ".ids");
-    if (has(e, "targets")) ex.targets = ints_of(e["targets"], name + ".targets");
+    ex.ids = ints_from_js(e["ids"], name + ".ids");
+    if (has(e, "targets")) ex.targets = ints_from_js(e["targets"], name + ".targets");
     if (has(e, "pointer")) {
-      const auto p = ints_of(e["pointer"], name + ".pointer");
-      if (p.size() != 2)
-        throw ap::Error(name + ".pointer: expected [from, to], got " + std::to_string(p.size()) + " numbers");
+      const auto p = ints_from_js(e["pointer"], name + ".pointer");
+      if (p.size() != 2) ap::fail(name + ".pointer: expected [from, to], got " + std::to_string(p.size()) + " numbers");
       ex.pointerFrom = p[0];
       ex.pointerTo = p[1];
     }
@@ -128,43 +89,28 @@ class TrainerHandle {
   val configure(val opts) {
     return guarded([&] {
       tr::TrainerOptions o;
-      auto str = [&](const char* k, std::string& dst) {
-        if (has(opts, k)) dst = string_of(opts[k], k);
-      };
-      auto integer = [&](const char* k, int& dst) {
-        if (has(opts, k)) dst = int_of(opts[k], k);
-      };
-      auto optional_integer = [&](const char* k, std::optional<int>& dst) {
-        if (has(opts, k)) dst = int_of(opts[k], k);
-      };
-      auto number = [&](const char* k, float& dst) {
-        if (has(opts, k)) dst = static_cast<float>(number_of(opts[k], k));
-      };
-      str("task", o.task);
-      str("score", o.score);
-      str("optimizer", o.optimizer);
-      str("mask", o.mask);
-      str("schedule", o.schedule);
-      str("text", o.text);
-      str("positions", o.positions);
-      number("ropeBase", o.ropeBase);
-      optional_integer("heads", o.heads);
-      integer("dModel", o.dModel);
-      optional_integer("dq", o.dq);
-      optional_integer("dk", o.dk);
-      optional_integer("dv", o.dv);
-      optional_integer("layers", o.layers);
-      integer("batchSize", o.batchSize);
-      integer("context", o.context);
-      number("lr", o.lr);
-      number("temperature", o.temperature);
-      number("scale", o.scale);
-      if (has(opts, "seed")) {
-        const double s = number_of(opts["seed"], "seed");
+      Options in(opts, "createTrainer");
+      const std::pair<const char*, std::string*> strings[] = {
+          {"task", &o.task},         {"score", &o.score}, {"optimizer", &o.optimizer}, {"mask", &o.mask},
+          {"schedule", &o.schedule}, {"text", &o.text},   {"positions", &o.positions}};
+      for (const auto& [key, dst] : strings) in.read(key, *dst);
+      in.read("ropeBase", o.ropeBase);
+      const std::pair<const char*, std::optional<int>*> sizes[] = {
+          {"heads", &o.heads}, {"dq", &o.dq}, {"dk", &o.dk}, {"dv", &o.dv}, {"layers", &o.layers}};
+      for (const auto& [key, dst] : sizes) in.read(key, *dst);
+      in.read("dModel", o.dModel);
+      in.read("batchSize", o.batchSize);
+      in.read("context", o.context);
+      in.read("lr", o.lr);
+      in.read("temperature", o.temperature);
+      in.read("scale", o.scale);
+      if (in.has("seed")) {
+        const double s = number_of(in.get("seed"), "seed");
         if (s < 0 || s != std::floor(s) || s > 9007199254740991.0)
-          throw ap::Error("seed: expected an integer in [0, 2^53), got " + ap::fmt(s));
+          ap::fail("seed: expected an integer in [0, 2^53), got " + ap::fmt(s));
         o.seed = static_cast<uint64_t>(s);
       }
+      in.done();
       t_ = std::make_unique<tr::Trainer>(o);
       return info();
     });
@@ -261,7 +207,7 @@ class TrainerHandle {
     return guarded([&] {
       ready();
       if (obj.isUndefined() || obj.isNull() || type_of(obj) != "object")
-        throw ap::Error("parameters: expected an object { name: Tensor }");
+        ap::fail("parameters: expected an object { name: Tensor }");
       auto& ps = t_->model().params();
       const val keys = val::global("Object").call<val>("keys", obj);
       const int n = keys["length"].as<int>();
@@ -270,12 +216,13 @@ class TrainerHandle {
       for (int i = 0; i < n; ++i) {
         const std::string k = keys[i].as<std::string>();
         const int idx = t_->model().param_index(k);
-        if (idx < 0) throw ap::Error("parameters." + k + ": no such parameter in this model");
+        if (idx < 0) ap::fail("parameters." + k + ": no such parameter in this model");
         const std::string name = "parameters." + k;
         const tr::Param& p = ps[idx];
-        ap::Mat m =
-            tensor_of(obj[k], name, static_cast<int>(p.value.rows()), static_cast<int>(p.value.cols()), p.vector);
-        updates.emplace_back(idx, std::move(m));
+        const long long rows = p.value.rows(), cols = p.value.cols();
+        const std::vector<long long> want =
+            p.vector ? std::vector<long long>{cols} : std::vector<long long>{rows, cols};
+        updates.emplace_back(idx, exact_from_js(obj[k], name, want, rows, cols));
       }
       for (auto& [idx, m] : updates) ps[idx].value = std::move(m);
       return val::object();
@@ -305,10 +252,9 @@ class TrainerHandle {
   val examples(std::string split, int count) {
     return guarded([&] {
       ready();
-      if (split != "train" && split != "test")
-        throw ap::Error("split: expected 'train' or 'test', got '" + split + "'");
+      if (split != "train" && split != "test") ap::fail("split: expected 'train' or 'test', got '" + split + "'");
       const auto& set = split == "train" ? t_->task().train : t_->task().test;
-      if (count < 0) throw ap::Error("count: expected ≥ 0, got " + std::to_string(count));
+      if (count < 0) ap::fail("count: expected ≥ 0, got " + std::to_string(count));
       val a = val::array();
       for (size_t i = 0; i < set.size() && static_cast<int>(i) < count; ++i)
         a.call<void>("push", example_to_js(set[i]));
@@ -326,8 +272,7 @@ class TrainerHandle {
       if (!layerVal.isUndefined() && !layerVal.isNull()) {
         layer = int_of(layerVal, "layer");
         if (layer < 0 || layer >= static_cast<int>(t.layers.size()))
-          throw ap::Error("layer: expected 0.." + std::to_string(t.layers.size() - 1) + ", got " +
-                          std::to_string(layer));
+          ap::fail("layer: expected 0.." + std::to_string(t.layers.size() - 1) + ", got " + std::to_string(layer));
       }
       const tr::LayerTrace& L = t.layers[layer];
       const auto& ps = t_->model().params();
@@ -376,7 +321,7 @@ class TrainerHandle {
     return r;
   }
   void ready() const {
-    if (!t_) throw ap::Error("trainer: not configured (or disposed)");
+    if (!t_) ap::fail("trainer: not configured (or disposed)");
   }
 };
 

@@ -36,6 +36,7 @@ constexpr int kMaxSeq = 65536;                         // rows of Q/K/V for atte
 constexpr std::size_t kMaxTextBytes = 1 << 20;         // 1 MiB of UTF-8
 constexpr long long kMaxAdditiveWork = 1LL << 27;      // nq·nk·h tanh evaluations of one additive call (~1 s)
 constexpr long long kMaxFlashTraceFloats = 1LL << 24;  // m, l and O recorded by one flash_trace (64 MiB)
+constexpr long long kMaxInts = 1LL << 24;              // one array of integers from JS: ids, positions (64 MiB)
 
 // The formatting helpers of every error message: numbers and shapes.
 
@@ -56,12 +57,17 @@ inline std::string shape_str(std::initializer_list<long long> dims) { return sha
 
 inline std::string shape_str(const Mat& m) { return shape_str({m.rows(), m.cols()}); }
 
+// Throws Error(message). Out of line, so that each check costs a call rather than its own copy of the exception's
+// allocation, construction and clean-up code: with Emscripten's JS exceptions that copy is large, and the page
+// engine holds hundreds of checks.
+[[noreturn]] __attribute__((noinline)) inline void fail(const std::string& message) { throw Error(message); }
+
 // Throws ap::Error(message) when `ok` is false. A macro so that the message — often several string
 // concatenations — is only built on failure: validation runs on every call and must cost nothing when
 // the input is good.
-#define AP_REQUIRE(ok, message)            \
-  do {                                     \
-    if (!(ok)) throw ::ap::Error(message); \
+#define AP_REQUIRE(ok, message)     \
+  do {                              \
+    if (!(ok)) ::ap::fail(message); \
   } while (false)
 
 // Throws naming the argument and the first offending index and value. The scan tests exponent bits

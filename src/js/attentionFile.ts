@@ -5,7 +5,7 @@
  *   layers (a JSON list: name, kind, heads, head_names, scale, queries / keys = 'tokens' | 'source_tokens').
  * Everything is checked against the tokens, so what is drawn is what the file claims.
  */
-import { AttentionError } from './util.js'
+import { AttentionError, shapeStr } from './util.js'
 import type { Tensor } from './util.js'
 import { filePreview, readSafetensors } from './safetensors.js'
 
@@ -66,8 +66,6 @@ function tokenList(meta: Record<string, string>, key: string): string[] | undefi
   }
   return v as string[]
 }
-
-const shapeStr = (s: readonly number[]) => `[${s.join(', ')}]`
 
 function checkFinite(name: string, t: Tensor): void {
   const d = t.data

@@ -27,7 +27,7 @@ import type {
   Tokenization,
   Trace,
 } from './types.js'
-import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js'
+import { AttentionError, tensorOf, unwrap } from './util.js'
 import { createTrainerFor } from './trainer.js'
 import type { Trainer, TrainerOptions } from './trainer.js'
 import type { PoemsTrainer, PoemsTrainerOptions } from './poemsTrainer.js'
@@ -164,117 +164,10 @@ export interface Engine {
   readonly trainerModule: RawModule | undefined
 }
 
-const RUN_KEYS = [
-  'text',
-  'source',
-  'target',
-  'tokenizer',
-  'bpeCorpus',
-  'bpeMerges',
-  'dModel',
-  'dq',
-  'dk',
-  'dv',
-  'seed',
-  'score',
-  'scale',
-  'mask',
-  'temperature',
-  'heads',
-  'positions',
-  'ropeBase',
-  'embeddings',
-  'sourceEmbeddings',
-  'Wq',
-  'Wk',
-  'Wv',
-] as const
-/** projections: run()'s options but those of attention alone. */
-const PROJECTION_KEYS = RUN_KEYS.filter((k) => k !== 'mask' && k !== 'temperature')
-const ATTENTION_KEYS = [
-  'query',
-  'key',
-  'value',
-  'score',
-  'scale',
-  'mask',
-  'temperature',
-  'params',
-  'needWeights',
-  'needScores',
-  'sinkLogit',
-  'rope',
-  'alibiSlope',
-] as const
-const FLASH_KEYS = ['query', 'key', 'value', 'blockRows', 'blockCols', 'causal', 'scale'] as const
-const BACKWARD_KEYS = ['query', 'key', 'value', 'gradOutput', 'score', 'scale', 'mask', 'temperature'] as const
-const LOSS_KEYS = ['kind', 'query', 'key', 'head', 'target'] as const
-const PARAM_KEYS = ['W', 'Wq', 'Wk', 'v', 'b', 'combineW', 'combineB'] as const
-// The weights of multiHeadAttention, all tensors.
-const MHA_WEIGHT_KEYS = [
-  'inProjWeight',
-  'qProjWeight',
-  'kProjWeight',
-  'vProjWeight',
-  'inProjBias',
-  'outProjWeight',
-  'outProjBias',
-] as const
-const MHA_KEYS = [
-  'query',
-  'key',
-  'value',
-  'numHeads',
-  'numKVHeads',
-  ...MHA_WEIGHT_KEYS,
-  'causal',
-  'keyPaddingMask',
-  'attnMask',
-  'window',
-  'sinks',
-  'sinkLogits',
-  'rope',
-  'alibi',
-] as const
-const TENSOR_KEYS = new Set<string>([
-  'embeddings',
-  'sourceEmbeddings',
-  'Wq',
-  'Wk',
-  'Wv',
-  'query',
-  'key',
-  'value',
-  'gradOutput',
-  ...MHA_WEIGHT_KEYS,
-])
-
-/**
- * A plain copy of the caller's options, read entirely here in JS: a getter or Proxy trap that throws then
- * throws before the module is entered. (A JS exception thrown while C++ reads a value unwinds through the
- * wasm frames without running destructors, leaking what the call had allocated.) Typed arrays pass as they are.
- */
-function plain(v: unknown, depth = 0): unknown {
-  if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v) || depth > 8) return v
-  if (Array.isArray(v)) return Array.from(v, (e) => plain(e, depth + 1))
-  const out: Record<string, unknown> = {}
-  for (const [k, e] of Object.entries(v)) out[k] = plain(e, depth + 1)
-  return out
-}
-
-function tensors(opts: Record<string, unknown>, prefix = ''): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(opts)) {
-    out[k] = TENSOR_KEYS.has(k) && v !== undefined ? toTensor(prefix + k, v) : plain(v)
-  }
-  return out
-}
-
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /** A JS string with a lone UTF-16 surrogate is not valid Unicode; say so instead of letting it garble the text. */
-function checkText(name: string, value: unknown): void {
-  if (typeof value !== 'string') return
+function checkText(name: string, value: string): void {
   const m = LONE_SURROGATE.exec(value)
   if (m) {
     throw new AttentionError(
@@ -283,24 +176,21 @@ function checkText(name: string, value: unknown): void {
   }
 }
 
-/** The options of run, projections and runBackward: read, their names and texts checked, tensors converted. */
-function runOptions(name: string, options: unknown, keys: readonly string[]): Record<string, unknown> {
-  const o = checkOptions(name, options)
-  checkKeys(name, o, keys)
-  for (const k of ['text', 'source', 'target', 'bpeCorpus']) checkText(k, o[k])
-  return tensors(o)
-}
-
-/** runBackward's `loss`, checked, its target as a Tensor. */
-function lossOption(value: unknown): Record<string, unknown> {
-  const loss = checkOptions('runBackward: loss', value)
-  checkKeys('runBackward: loss', loss, LOSS_KEYS)
-  return { ...loss, ...(loss.target !== undefined && { target: toTensor('loss.target', loss.target) }) }
-}
-
-/** rope: the keys an object may hold (true and false pass to the module, which reads them). */
-function checkRopeKeys(fn: string, rope: unknown, allowed: readonly string[]): void {
-  if (rope !== null && typeof rope === 'object' && !ArrayBuffer.isView(rope)) checkKeys(`${fn}: rope`, rope, allowed)
+/**
+ * A plain copy of the caller's options, read entirely here in JS: a getter or Proxy trap that throws then
+ * throws before the module is entered. (A JS exception thrown while C++ reads a value unwinds through the
+ * wasm frames without running destructors, leaking what the call had allocated.) Typed arrays pass as they are;
+ * the string of each key is checked to be valid Unicode on the way (the copy into the module would garble a lone
+ * surrogate). What the options mean — names, kinds, values, which are Tensors — is the module's to read
+ * (src/bindings/convert.h Options), so no list of option names is kept here.
+ */
+function plain(v: unknown, name = '', depth = 0): unknown {
+  if (typeof v === 'string' && name) checkText(name, v)
+  if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v) || depth > 8) return v
+  if (Array.isArray(v)) return Array.from(v, (e) => plain(e, '', depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [k, e] of Object.entries(v)) out[k] = plain(e, name ? `${name}.${k}` : k, depth + 1)
+  return out
 }
 
 type TrainerMember = 'createTrainer' | 'loadTrainer' | 'trainerLoaded' | 'trainerModule' | 'memoryStats'
@@ -331,63 +221,32 @@ function trainerSlot(options: InitOptions, backend: Backend, trainer: RawModule 
   return slot
 }
 
+/** One engine call: the options copied (see {@link plain}), the module's `{ error }` thrown as an AttentionError. */
+function call<T>(f: (o: object) => unknown, options: unknown): T {
+  return unwrap<T>(f(plain(options) as object))
+}
+
 function makeEngine({ module, why, trainer, options }: Loaded): Engine {
   const maxThreads = module.threads()
   const backend = module.backend() as Backend
   const engine: Omit<Engine, TrainerMember> = {
-    run: (options?: RunOptions) => unwrap<Trace>(module.run(runOptions('run', options, RUN_KEYS))),
-    projections: (options?: ProjectionsOptions) =>
-      unwrap<Projections>(module.projections(runOptions('projections', options, PROJECTION_KEYS))),
-    attention(options: AttentionOptions): AttentionResult {
-      const o = checkOptions('attention', options)
-      checkKeys('attention', o, ATTENTION_KEYS)
-      checkRopeKeys('attention', o.rope, ['base', 'queryPositions', 'keyPositions'])
-      const t = tensors(o)
-      if (o.params !== undefined) {
-        const p = checkOptions('attention: params', o.params)
-        checkKeys('attention: params', p, PARAM_KEYS)
-        const params: Record<string, unknown> = {}
-        for (const [k, v] of Object.entries(p)) params[k] = v === undefined ? v : toTensor(`params.${k}`, v)
-        t.params = params
-      }
-      return unwrap<AttentionResult>(module.attention(t))
-    },
-    attentionBackward(options: AttentionBackwardOptions): AttentionBackwardResult {
-      const o = checkOptions('attentionBackward', options)
-      checkKeys('attentionBackward', o, BACKWARD_KEYS)
-      return unwrap<AttentionBackwardResult>(module.attentionBackward(tensors(o)))
-    },
-    runBackward(options: RunBackwardOptions): RunBackwardResult {
-      const t = runOptions('runBackward', options, [...RUN_KEYS, 'loss'])
-      if (t.loss !== undefined) t.loss = lossOption(t.loss)
-      return unwrap<RunBackwardResult>(module.runBackward(t))
-    },
-    multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult {
-      const o = checkOptions('multiHeadAttention', options)
-      checkKeys('multiHeadAttention', o, MHA_KEYS)
-      checkRopeKeys('multiHeadAttention', o.rope, ['base'])
-      // sinkLogits: one number per head, as a 1-D Tensor for the module
-      if (ArrayBuffer.isView(o.sinkLogits)) o.sinkLogits = Array.from(o.sinkLogits as unknown as ArrayLike<number>)
-      const t = tensors(o)
-      if (o.sinkLogits !== undefined) t.sinkLogits = toTensor('sinkLogits', o.sinkLogits)
-      // A batch (query [B, nq, E], PyTorch's batch_first=True) is split and stacked by the module.
-      return unwrap<MultiHeadAttentionResult>(module.multiHeadAttention(t))
-    },
-    flashTrace(options: FlashTraceOptions): FlashTraceResult {
-      const o = checkOptions('flashTrace', options)
-      checkKeys('flashTrace', o, FLASH_KEYS)
-      return unwrap<FlashTraceResult>(module.flashTrace(tensors(o)))
-    },
+    run: (options?: RunOptions) => call<Trace>(module.run, options),
+    projections: (options?: ProjectionsOptions) => call<Projections>(module.projections, options),
+    attention: (options: AttentionOptions) => call<AttentionResult>(module.attention, options),
+    attentionBackward: (options: AttentionBackwardOptions) =>
+      call<AttentionBackwardResult>(module.attentionBackward, options),
+    runBackward: (options: RunBackwardOptions) => call<RunBackwardResult>(module.runBackward, options),
+    // A batch (query [B, nq, E], PyTorch's batch_first=True) is split and stacked by the module.
+    multiHeadAttention: (options: MultiHeadAttentionOptions) =>
+      call<MultiHeadAttentionResult>(module.multiHeadAttention, options),
+    flashTrace: (options: FlashTraceOptions) => call<FlashTraceResult>(module.flashTrace, options),
     tokenize(
       text: string,
       tokenizer?: TokenizerName,
       options?: { bpeCorpus?: string; bpeMerges?: number },
     ): Tokenization {
-      const o = checkOptions('tokenize', options)
-      checkKeys('tokenize', o, ['bpeCorpus', 'bpeMerges'])
-      checkText('text', text)
-      checkText('bpeCorpus', o.bpeCorpus)
-      return unwrap<Tokenization>(module.tokenize(text, tokenizer, o))
+      if (typeof text === 'string') checkText('text', text)
+      return unwrap<Tokenization>(module.tokenize(text, tokenizer, plain(options) as object))
     },
     loadLanguageModel: (bytes: ArrayBuffer | ArrayBufferView) => loadLanguageModelFor(module, bytes),
     warmUp: () => module.warmUp(),
@@ -591,7 +450,7 @@ async function instantiateTrainer(options: InitOptions, backend: Backend): Promi
     backend === 'relaxed-simd'
       ? (await import('./attention-train-relaxed.js')).default
       : (await import('./attention-train.js')).default
-  return (await loaded(factory, moduleArgs, url, file.name)) as RawModule
+  return withTensorOf((await loaded(factory, moduleArgs, url, file.name)) as RawModule)
 }
 
 /** A wasm file beside this module (Node), its failure named as a WasmLoadError. */
@@ -626,6 +485,12 @@ async function loaded<T>(
   } finally {
     held = null
   }
+}
+
+/** The module's Tensor decoder hands what is not yet a Tensor to {@link tensorOf} (src/bindings/convert.h). */
+function withTensorOf(module: RawModule): RawModule {
+  module.tensorOf = tensorOf
+  return module
 }
 
 async function instantiate(options: InitOptions): Promise<Loaded> {
@@ -669,7 +534,7 @@ async function instantiate(options: InitOptions): Promise<Loaded> {
     wantTrainer ? instantiateTrainer(options, backend) : undefined,
   ])
   if (threads > 1) module.setThreads(threads)
-  return { module, why, trainer, options }
+  return { module: withTensorOf(module), why, trainer, options }
 }
 
 let defaultEngine: Promise<Engine> | undefined

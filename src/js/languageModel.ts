@@ -15,7 +15,7 @@
  * ('learned' | 'rope'), `rope_base`, `context` (rope models without mask buffers). docs/your-model.md.
  */
 import { readSafetensors } from './safetensors.js'
-import { AttentionError, checkKeys, checkOptions, unwrap } from './util.js'
+import { AttentionError, readOptions, unwrap } from './util.js'
 import type { Tensor } from './util.js'
 
 /** The shape of a loaded model. */
@@ -186,8 +186,6 @@ const registry =
 
 const disposeSymbol: symbol = (Symbol as unknown as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose')
 
-const GENERATE_KEYS = ['prompt', 'maxTokens', 'temperature', 'topK', 'topP', 'seed', 'stop', 'cache', 'attention']
-
 /** Ids copied into a plain array in JS (getters run here, never inside embind). */
 function idsOf(name: string, v: unknown): unknown {
   if (Array.isArray(v)) return [...(v as unknown[])]
@@ -289,15 +287,15 @@ class LiveLanguageModel implements LanguageModel {
   }
 
   forward(ids: ArrayLike<number>, options?: ForwardOptions): ForwardResult {
-    const o = checkOptions('forward', options)
-    checkKeys('forward', o, ['trace', 'lens'])
-    return unwrap<ForwardResult>(this.live().forward(idsOf('ids', ids), { ...o }))
+    const { o, done } = readOptions('forward', options)
+    const read = { trace: o.trace, lens: o.lens }
+    done()
+    return unwrap<ForwardResult>(this.live().forward(idsOf('ids', ids), read))
   }
 
   generate(options: GenerateOptions): GenerateResult {
-    const o = checkOptions('generate', options)
-    checkKeys('generate', o, GENERATE_KEYS)
-    if (o.prompt === undefined) throw new AttentionError('generate: prompt is required (a string or an array of ids)')
+    const { o, done, missing } = readOptions('generate', options)
+    if (o.prompt === undefined) missing('prompt', 'generate: prompt is required (a string or an array of ids)')
     const prompt = typeof o.prompt === 'string' ? o.prompt : idsOf('prompt', o.prompt)
     const promptLength = typeof prompt === 'string' ? [...prompt].length : (prompt as unknown[]).length
     const stop = o.stop === undefined ? (this.words.includes('\n') ? '\n' : null) : o.stop
@@ -312,6 +310,7 @@ class LiveLanguageModel implements LanguageModel {
       attention: o.attention ?? false,
     }
     if (stop !== null) raw.stop = stop
+    done()
     return unwrap<GenerateResult>(this.live().generate(raw))
   }
 

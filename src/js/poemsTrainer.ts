@@ -9,7 +9,7 @@
  */
 import { writeSafetensors } from './safetensors.js'
 import type { HeadRole, LanguageModelHeadScores } from './languageModel.js'
-import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js'
+import { AttentionError, checkOptions, readOptions, toTensor, unwrap } from './util.js'
 import type { Tensor, TensorLike } from './util.js'
 
 /** Ids as the trainer takes them: an array or a typed array of integers. */
@@ -144,29 +144,6 @@ interface RawLmTrainer {
   delete(): void
 }
 
-export const POEMS_KEYS = [
-  'task',
-  'layers',
-  'heads',
-  'dModel',
-  'vocabSize',
-  'context',
-  'batch',
-  'positions',
-  'lr',
-  'warmup',
-  'decaySteps',
-  'minLr',
-  'weightDecay',
-  'beta1',
-  'beta2',
-  'gradClip',
-  'seed',
-  'train',
-  'validation',
-  'vocab',
-] as const
-
 /** The defaults (LM-SPEC.md's in-browser run). */
 export const POEMS_DEFAULTS = Object.freeze({
   layers: 2,
@@ -240,8 +217,8 @@ export function idsOf(name: string, v: unknown, vocabSize: number): Int32Array {
   return out
 }
 
-export function createPoemsTrainerFor(module: unknown, o: Record<string, unknown>): PoemsTrainer {
-  checkKeys('createTrainer', o, POEMS_KEYS)
+export function createPoemsTrainerFor(module: unknown, options: Record<string, unknown>): PoemsTrainer {
+  const { o, done } = readOptions('createTrainer', options)
   const mod = module as { LmTrainerHandle?: new () => RawLmTrainer }
   if (typeof mod?.LmTrainerHandle !== 'function') {
     throw new AttentionError("createTrainer: this engine build has no language-model trainer (task 'poems')")
@@ -285,13 +262,15 @@ export function createPoemsTrainerFor(module: unknown, o: Record<string, unknown
   }
   const train = o.train === undefined ? undefined : idsOf('train', o.train, vocabSize)
   const validation = o.validation === undefined ? undefined : idsOf('validation', o.validation, vocabSize)
+  const task = o.task as 'poems' // trainer.ts sends task 'poems' here
+  done()
   const raw = new mod.LmTrainerHandle()
   try {
     const info = unwrap<{ parameters: number; windows: number; validationPoems: number; lrInUse: number }>(
       raw.configure(conf, train, validation, vocab),
     )
     const config: PoemsTrainerConfig = {
-      task: 'poems',
+      task,
       ...conf,
       parameters: info.parameters,
       windows: info.windows,
@@ -373,14 +352,14 @@ class LivePoemsTrainer implements PoemsTrainer {
   }
 
   evaluate(options?: { limit?: number }): { loss: number } {
-    const o = checkOptions('evaluate', options)
-    checkKeys('evaluate', o, ['limit'])
-    return unwrap(this.live().evaluate(integer('limit', o.limit ?? 0, 0, 1_000_000)))
+    const { o, done } = readOptions('evaluate', options)
+    const limit = integer('limit', o.limit ?? 0, 0, 1_000_000)
+    done()
+    return unwrap(this.live().evaluate(limit))
   }
 
   sample(options?: PoemSampleOptions): PoemSample {
-    const o = checkOptions('sample', options)
-    checkKeys('sample', o, ['prompt', 'temperature', 'topK', 'topP', 'seed', 'maxTokens'])
+    const { o, done } = readOptions('sample', options)
     const seed = integer('seed', o.seed ?? 0, 0, 4294967295)
     let prompt: string | Int32Array
     if (o.prompt === undefined) {
@@ -394,16 +373,16 @@ class LivePoemsTrainer implements PoemsTrainer {
       prompt = idsOf('prompt', o.prompt, this.config.vocabSize)
     }
     const promptLength = typeof prompt === 'string' ? [...prompt].length : prompt.length
-    const r = unwrap<PoemSample>(
-      this.live().sample({
-        prompt,
-        maxTokens: o.maxTokens ?? Math.max(0, this.config.context - promptLength),
-        temperature: o.temperature ?? 0.8,
-        topK: o.topK ?? 0,
-        topP: o.topP ?? 1,
-        seed,
-      }),
-    )
+    const args = {
+      prompt,
+      maxTokens: o.maxTokens ?? Math.max(0, this.config.context - promptLength),
+      temperature: o.temperature ?? 0.8,
+      topK: o.topK ?? 0,
+      topP: o.topP ?? 1,
+      seed,
+    }
+    done()
+    const r = unwrap<PoemSample>(this.live().sample(args))
     if (this.vocab.length && r.reason === 'stop') {
       r.poem = (r.promptIds.map((i) => this.vocab[i]).join('') + (r.text ?? '')).split('\n')[0]
     }
@@ -411,9 +390,10 @@ class LivePoemsTrainer implements PoemsTrainer {
   }
 
   headScores(options?: { limit?: number }): LanguageModelHeadScores {
-    const o = checkOptions('headScores', options)
-    checkKeys('headScores', o, ['limit'])
-    const r = unwrap<LanguageModelHeadScores>(this.live().headScores(integer('limit', o.limit ?? 0, 0, 1_000_000)))
+    const { o, done } = readOptions('headScores', options)
+    const limit = integer('limit', o.limit ?? 0, 0, 1_000_000)
+    done()
+    const r = unwrap<LanguageModelHeadScores>(this.live().headScores(limit))
     r.labels = r.labels.map((row) => row.map((l) => (l ?? null) as HeadRole | null))
     return r
   }

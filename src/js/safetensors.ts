@@ -7,7 +7,7 @@
  * actually there before anything is read: a bad file gives an AttentionError naming the tensor, never an
  * out-of-range read, a huge allocation or a hang. Float tensors only (F32, F16, BF16), decoded to Float32Array copies.
  */
-import { AttentionError } from './util.js'
+import { AttentionError, shapeStr } from './util.js'
 import type { Tensor } from './util.js'
 
 export const SAFETENSORS_LIMITS = {
@@ -135,7 +135,7 @@ function checkShape(name: string, shape: unknown): number[] {
     count *= d
   }
   if (count > SAFETENSORS_LIMITS.elements) {
-    throw new AttentionError(`${name}: shape [${shape.join(', ')}] has ${count} elements, over the limit of 2^28`)
+    throw new AttentionError(`${name}: shape ${shapeStr(shape)} has ${count} elements, over the limit of 2^28`)
   }
   return shape as number[]
 }
@@ -177,7 +177,7 @@ function readEntry(key: string, e: unknown, dataLen: number): Entry {
   const need = shape.reduce((a, b) => a * b, 1) * ITEM_BYTES[dtype]
   if (end - begin !== need) {
     throw new AttentionError(
-      `${name}: data_offsets [${begin}, ${end}] hold ${end - begin} bytes but ${dtype} [${shape.join(', ')}] needs ${need}`,
+      `${name}: data_offsets [${begin}, ${end}] hold ${end - begin} bytes but ${dtype} ${shapeStr(shape)} needs ${need}`,
     )
   }
   return { name: key, label: name, dtype, shape, begin, end }

@@ -30,7 +30,7 @@
  *   0–4; seed 2's layer 1 takes the duplicate-token route below).
  */
 import type { ScoreRule, Trace } from './types.js'
-import { AttentionError, checkKeys, checkOptions, toTensor, unwrap } from './util.js'
+import { AttentionError, checkOptions, readOptions, toTensor, unwrap } from './util.js'
 import type { Tensor, TensorLike } from './util.js'
 import { createPoemsTrainerFor } from './poemsTrainer.js'
 import type { PoemsTrainer, PoemsTrainerOptions } from './poemsTrainer.js'
@@ -232,29 +232,6 @@ export interface TrainerModule {
   TrainerHandle: new () => RawTrainer
 }
 
-const KEYS = [
-  'task',
-  'seed',
-  'heads',
-  'dModel',
-  'dq',
-  'dk',
-  'dv',
-  'layers',
-  'score',
-  'optimizer',
-  'lr',
-  'temperature',
-  'scale',
-  'batchSize',
-  'mask',
-  'text',
-  'context',
-  'schedule',
-  'positions',
-  'ropeBase',
-] as const
-
 // Frees the wasm side of a trainer that was dropped without dispose().
 const registry =
   typeof FinalizationRegistry === 'function'
@@ -327,7 +304,7 @@ export function createTrainerFor(
   const o = checkOptions('createTrainer', options)
   // the language model (issue 37 item 6): its own options, handle and object (poemsTrainer.ts)
   if (o.task === 'poems') return createPoemsTrainerFor(module, o)
-  checkKeys('createTrainer', o, KEYS)
+  // The option names are the module's to check (TrainerHandle::configure reads them).
   const { raw, info } = openHandle(module, o)
   const trainer = new LiveTrainer(raw, info, typeof o.lr === 'number' ? o.lr : info.config.lr)
   if (disposeSymbol !== Symbol.dispose) {
@@ -389,23 +366,26 @@ class LiveTrainer implements Trainer {
   }
 
   evaluate(options?: { limit?: number }): TrainScore {
-    const eo = checkOptions('evaluate', options)
-    checkKeys('evaluate', eo, ['limit'])
-    return unwrap<TrainScore>(this.live().evaluate(eo.limit))
+    const { o, done } = readOptions('evaluate', options)
+    const limit = o.limit
+    done()
+    return unwrap<TrainScore>(this.live().evaluate(limit))
   }
 
   headScores(options?: { limit?: number }): HeadScores {
-    const o = checkOptions('headScores', options)
-    checkKeys('headScores', o, ['limit'])
-    return unwrap<HeadScores>(this.live().headScores(o.limit))
+    const { o, done } = readOptions('headScores', options)
+    const limit = o.limit
+    done()
+    return unwrap<HeadScores>(this.live().headScores(limit))
   }
 
   trace(text?: string, opts?: { layer?: number }): TrainTrace {
     const t = text === undefined ? this.info.sample : text
     if (typeof t !== 'string') throw new AttentionError(`text: expected a string, got ${typeof t}`)
-    const to = checkOptions('trace', opts)
-    checkKeys('trace', to, ['layer'])
-    return unwrap<TrainTrace>(this.live().trace(t, to.layer))
+    const { o, done } = readOptions('trace', opts)
+    const layer = o.layer
+    done()
+    return unwrap<TrainTrace>(this.live().trace(t, layer))
   }
 
   parameters(): Record<string, Tensor> {

@@ -65,16 +65,88 @@ export function unwrap<T>(result: unknown): T {
   return result as T
 }
 
-/** Rejects option names the function does not know, so a typo (`dmodel`) is not silently ignored. */
-export function checkKeys(fn: string, opts: object, allowed: readonly string[]): void {
-  for (const key of Object.keys(opts)) {
-    if (!allowed.includes(key)) {
-      const near = allowed.find((a) => a.toLowerCase() === key.toLowerCase())
-      throw new AttentionError(
-        `${fn}: unknown option '${key}'${near ? ` (did you mean '${near}'?)` : ''}; known options: ${allowed.join(', ')}`,
-      )
+/**
+ * What the module's Tensor decoder calls for a value that is not yet { data: Float32Array, shape } (nested arrays,
+ * a typed array as a 1-D Tensor, { data: number[] }; src/bindings/convert.h tensor_in): toTensor, its error returned
+ * as { error } rather than thrown (a JS exception thrown into a wasm call would skip the C++ destructors).
+ */
+export function tensorOf(value: unknown, name: string): Tensor | { error: string } {
+  try {
+    if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+      const a = value as unknown as ArrayLike<number>
+      return { data: Float32Array.from(a), shape: [a.length] }
+    }
+    return toTensor(name, value)
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) }
+  }
+}
+
+/** A shape as every message of the package prints it: "[2, 3]". */
+export const shapeStr = (shape: readonly number[]): string => `[${shape.join(', ')}]`
+
+/**
+ * The known name a misspelt `key` most likely meant: the same but for case, else the nearest at most two edits
+ * away (and fewer edits than the key has letters). The module's options reader (convert.h nearest_option) is the same.
+ */
+function nearestOption(key: string, known: readonly string[]): string | undefined {
+  let best: string | undefined
+  let bestDistance = Math.min(3, key.length)
+  const a = key.toLowerCase()
+  for (const k of known) {
+    const b = k.toLowerCase()
+    // Levenshtein distance, one row at a time.
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j)
+    for (let i = 1; i <= a.length; i++) {
+      let diagonal = row[0]
+      row[0] = i
+      for (let j = 1; j <= b.length; j++) {
+        const up = row[j]
+        row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1))
+        diagonal = up
+      }
+    }
+    if (row[b.length] < bestDistance) {
+      bestDistance = row[b.length]
+      best = k
     }
   }
+  return best
+}
+
+/**
+ * The options reader of the calls whose options are read in JS (the trainers' and the language model's; the engine's
+ * own calls are read by the module's, src/bindings/convert.h Options, in the same words). Every key read through `o`
+ * is recorded, present or not; `done()` rejects any other key by name: "generate: unknown option 'topk' (did you mean
+ * 'topK'?); known options: prompt, …". Call it after the last read, before the module is called. `missing(key,
+ * message)` is the error of a required key left out: a given key near it (a typo) is named instead.
+ */
+export function readOptions(
+  fn: string,
+  options: unknown,
+): { o: Record<string, unknown>; done: () => void; missing: (key: string, message: string) => never } {
+  const given = checkOptions(fn, options)
+  const known: string[] = []
+  const o = new Proxy(given, {
+    get(target, key) {
+      if (typeof key === 'string' && !known.includes(key)) known.push(key)
+      return target[key as string]
+    },
+  })
+  const unknown = (key: string, names: readonly string[]) => {
+    const near = nearestOption(key, names)
+    return `${fn}: unknown option '${key}'${near ? ` (did you mean '${near}'?)` : ''}`
+  }
+  const done = () => {
+    const key = Object.keys(given).find((k) => !known.includes(k))
+    if (key !== undefined)
+      throw new AttentionError(`${unknown(key, known)}; known options: ${known.join(', ') || 'none'}`)
+  }
+  const missing = (key: string, message: string): never => {
+    const typo = Object.keys(given).find((k) => !known.includes(k) && nearestOption(k, [key]))
+    throw new AttentionError(typo === undefined ? message : unknown(typo, [key]))
+  }
+  return { o, done, missing }
 }
 
 export function checkOptions(fn: string, opts: unknown): Record<string, unknown> {

@@ -696,6 +696,22 @@ const rows: Record<string, [string, () => void]> = {
         () => ap.attention({ query: q, key: k, value: v, score: 'general', params: { w: T(6, 6) } as never }),
         /^attention: params: unknown option 'w' \(did you mean 'W'\?\)/,
       )
+      expectError(
+        () => ap.run({ temprature: 2 } as never),
+        /^run: unknown option 'temprature' \(did you mean 'temperature'\?\); known options: text, source, target, /,
+      )
+      expectError(
+        () => ap.attention({ qeury: q, key: k, value: v } as never),
+        "attention: unknown option 'qeury' (did you mean 'query'?)",
+      )
+      expectError(
+        () => ap.attention({ query: q, key: k, value: v, score: 'general', params: { W: T(6, 6), b: T(6) } }),
+        "attention: params: unknown option 'b'; known options: W",
+      )
+      expectError(
+        () => mhaCall(4, 2, { rope: { base: 100, queryPositions: [0, 1] } as never }),
+        "multiHeadAttention: rope: unknown option 'queryPositions'; known options: base",
+      )
     },
   ],
   K8: [

@@ -87,7 +87,7 @@ describe('batched multiHeadAttention() reproduces torch.nn.MultiheadAttention(ba
   it('bad batched input names the argument and the shapes', () => {
     const o = input(fx.cases[0])
     expect(() => ap.multiHeadAttention({ ...o, key: { data: o.key.data.slice(0, 40), shape: [1, 5, 8] } })).toThrow(
-      /key: .*\[3, 4, 8\].*\[1, 5, 8\]/,
+      'query/key/value: need the same rank and batch size, got query [3, 4, 8], key [1, 5, 8], value [3, 5, 8]',
     )
     expect(() => ap.multiHeadAttention({ ...o, keyPaddingMask: [0, 1] })).toThrow(/keyPaddingMask: expected \[3, 5\]/)
     expect(ap.multiHeadAttention(o).output.shape).toEqual([3, 4, 8]) // still works
