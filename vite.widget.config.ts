@@ -15,12 +15,12 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
 // asset as base64, which would put the 300 KB wasm into the JS (and defeat streaming compilation).
 
 /**
- * The engine package finds its wasm with literal `new URL('…attention.wasm', import.meta.url)`s (dist/index.js
- * and Emscripten's glue dist/attention.js). Left literal, Vite copies the wasm into the bundle and rewrites
- * the URL. The widget passes its own locateFile, and the training worker (emitted beside widget.js) must
- * reach the same dist/attention.wasm one folder up: make the expressions non-literal so they are resolved
- * at run time. The widget is browser-only, so the package's Node branch (reading the file with node:fs)
- * is switched off and dropped instead of leaving a `node:` import in the bundle.
+ * The engine package finds its wasm with literal `new URL('…attention.wasm', import.meta.url)`s (its loader
+ * dist/loader.js, and Emscripten's glue dist/attention.js). Left literal, Vite copies the wasm into the bundle
+ * and rewrites the URL. The widget passes its own locateFile, and the training worker (emitted beside widget.js)
+ * must reach the same dist/attention.wasm one folder up: make the expressions non-literal so they are resolved
+ * at run time. The widget is browser-only, so the package's Node branch (reading the file with node:fs; `isNode`
+ * in dist/backendPolicy.js) is switched off and dropped instead of leaving a `node:` import in the bundle.
  */
 function wasmBesideThePackage(): Plugin {
   const rewrite = (code: string, file: string, pattern: RegExp, by: string, fail: (m: string) => never) => {
@@ -34,26 +34,33 @@ function wasmBesideThePackage(): Plugin {
       const path = id.replace(/\\/g, '/').split('?')[0]
       const fail = (m: string): never => this.error(m)
       const runtimeUrl = "new URL(['..', 'attention.wasm'].join('/'), import.meta.url)"
-      if (path.endsWith('/dist/index.js')) {
+      if (path.endsWith('/dist/loader.js')) {
         // One literal per engine (attention.wasm, attention-relaxed.wasm) and per trainer module
         // (attention-train.wasm, attention-train-relaxed.wasm), each kept pointing at its own file.
-        let out = rewrite(
+        const out = rewrite(
           code,
-          'dist/index.js',
+          'dist/loader.js',
           /new URL\((['"])\.\/(attention(?:-[a-z]+)*\.wasm)\1,\s*import\.meta\.url\)/g,
           "new URL(['..', '$2'].join('/'), import.meta.url)",
           fail,
         )
-        out = rewrite(out, 'dist/index.js', /const isNode = [^;]+;/, 'const isNode = false;', fail)
         // The widget runs one thread (init({ threads: 1 })): leave the pthread engine's glue out of the bundle.
-        out = rewrite(
-          out,
-          'dist/index.js',
-          /import\((['"])\.\/attention-threads\.js\1\)/,
-          "Promise.reject(new Error('the widget runs one thread'))",
-          fail,
-        )
-        return { code: out, map: null }
+        return {
+          code: rewrite(
+            out,
+            'dist/loader.js',
+            /import\((['"])\.\/attention-threads\.js\1\)/,
+            "Promise.reject(new Error('the widget runs one thread'))",
+            fail,
+          ),
+          map: null,
+        }
+      }
+      if (path.endsWith('/dist/backendPolicy.js')) {
+        return {
+          code: rewrite(code, 'dist/backendPolicy.js', /const isNode = [^;]+;/, 'const isNode = false;', fail),
+          map: null,
+        }
       }
       // Every engine's glue (attention.js, attention-relaxed.js, attention-train.js, …) names the file it was linked as.
       const glue = /\/dist\/(attention(?:-[a-z]+)*\.js)$/.exec(path)

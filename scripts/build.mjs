@@ -74,7 +74,7 @@ if (stale('dist/index.js', ['src/js', 'tsconfig.json']) || distStale) {
   mkdirSync(join(root, 'dist'), { recursive: true })
   for (const e of engines) {
     copyFileSync(join(root, e.dir, 'attention.wasm'), join(root, `dist/${e.name}.wasm`))
-    // The glue fetches "attention.wasm" by default; index.ts always passes the file it means.
+    // The glue fetches "attention.wasm" by default; loader.ts always passes the file it means.
     let glue = readFileSync(join(root, e.dir, 'attention.js'), 'utf8')
     if (e.worker) glue = threadGlue(glue, e.name)
     writeFileSync(join(root, `dist/${e.name}.js`), glue)

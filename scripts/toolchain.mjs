@@ -109,7 +109,7 @@ process.exit(r.status ?? 1);
 /**
  * The threaded engine's glue as the package ships it. Emscripten 3.1.6 starts its pthreads from a separate
  * script with a literal new URL("attention.worker.js", import.meta.url); bundlers turn such a literal into a
- * worker bundle of their own, but that script must be used as it is (index.ts always says where it is), so
+ * worker bundle of their own, but that script must be used as it is (src/js/loader.ts always says where it is), so
  * the literal is hidden behind an array. Drop on an emsdk whose pthread glue starts its workers from itself
  * (no attention.worker.js is written then); check the bundler tests (tests/e2e/bundlers.test.ts) then.
  */

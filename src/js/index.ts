@@ -7,7 +7,6 @@
  * const trace = ap.run({ text: 'this is my cat' })   // the course's numbers, equal to PyTorch's
  * ```
  */
-import createAttentionModule from './attention.js'
 import type {
   AttentionBackwardOptions,
   AttentionBackwardResult,
@@ -27,12 +26,14 @@ import type {
   Tokenization,
   Trace,
 } from './types.js'
-import { AttentionError, tensorOf, unwrap } from './util.js'
+import { AttentionError, unwrap } from './util.js'
+import type { Backend, InitOptions } from './backendPolicy.js'
+import { instantiate, instantiateTrainer } from './loader.js'
+import type { Loaded, RawModule } from './loader.js'
 import { createTrainerFor } from './trainer.js'
 import type { Trainer, TrainerOptions } from './trainer.js'
 import type { PoemsTrainer, PoemsTrainerOptions } from './poemsTrainer.js'
 import { loadLanguageModelFor } from './languageModel.js'
-import { wasmBytesFailure, wasmLoadFailure } from './load-error.js'
 import type { LanguageModel } from './languageModel.js'
 
 export * from './types.js'
@@ -42,58 +43,10 @@ export type { Tensor, TensorLike } from './util.js'
 export type * from './trainer.js'
 export type * from './languageModel.js'
 export type * from './poemsTrainer.js'
-
-/**
- * The engines: the same C++ built twice. 'relaxed-simd' (fused multiply-add, `attention-relaxed.wasm`) where
- * the runtime validates relaxed SIMD (Chromium-based browsers ≥ 114, Node with
- * `--experimental-wasm-relaxed-simd`); 'simd128' (`attention.wasm`) everywhere else.
- */
-export type Backend = 'relaxed-simd' | 'simd128'
-
-/** How to find the `.wasm` file. By default it is loaded from beside this module. */
-export interface InitOptions {
-  /** The module's bytes, if you have them (skips fetching). They are the 'simd128' engine unless `backend` says otherwise. */
-  wasmBinary?: ArrayBuffer | Uint8Array
-  /**
-   * Where the `.wasm` is served from, e.g. `(file) => '/assets/' + file`. It is asked for the file of the engine
-   * picked: `attention-relaxed.wasm` or `attention.wasm`; serve both.
-   */
-  locateFile?: (file: string) => string
-  /** Force an engine instead of picking the fastest the runtime supports; an unsupported one is an error. */
-  backend?: Backend
-  /**
-   * Threads for the kernels. Default: on a cross-origin isolated page (`crossOriginIsolated`, see the README's
-   * COOP/COEP headers) with relaxed SIMD, one per core up to 4 (the 'relaxed-simd' engine built with a pthread
-   * pool, `attention-threads.{js,wasm,worker.js}`); 1 elsewhere. 1 forces one thread; more than 1 where the page
-   * is not isolated is an error. Bundles that inline every chunk into one file (the widget) must pass 1.
-   */
-  threads?: number
-  /**
-   * Load the trainer module (`attention-train.wasm`, or `attention-train-relaxed.wasm` beside the relaxed engines:
-   * the attention tasks' and the language model's training, left out of the page's engine) now, so that
-   * `createTrainer` works at once. Default: true in Node, false in browsers, where `await ap.loadTrainer()` loads it
-   * when a trainer is first wanted. `locateFile` is asked for its file too.
-   */
-  trainer?: boolean
-}
-
-/** The embind module's raw functions (internal: results are `{ error }` or plain objects). */
-export interface RawModule {
-  run(o: object): unknown
-  projections(o: object): unknown
-  attention(o: object): unknown
-  attentionBackward(o: object): unknown
-  runBackward(o: object): unknown
-  multiHeadAttention(o: object): unknown
-  flashTrace(o: object): unknown
-  tokenize(text: unknown, kind: unknown, o: object): unknown
-  memoryStats(): MemoryStats
-  backend(): string
-  warmUp(): void
-  setThreads(n: number): number
-  threads(): number
-  [key: string]: unknown
-}
+// The backend and thread policy, the loader and the relaxed-SIMD probe have a file each; their public names are here.
+export type { Backend, InitOptions } from './backendPolicy.js'
+export type { RawModule } from './loader.js'
+export { supportsRelaxedSimd } from './relaxedProbe.js'
 
 export interface Engine {
   /** The course's pipeline with every step kept (defaults reproduce its PyTorch program). */
@@ -288,253 +241,6 @@ function withTrainer(e: Omit<Engine, TrainerMember>, module: RawModule, slot: Re
     },
   })
   return engine
-}
-
-const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined'
-
-// The smallest module using a relaxed-SIMD instruction: (func (param v128 v128 v128) (result v128)
-// (f32x4.relaxed_madd (local.get 0) (local.get 1) (local.get 2))). Runtimes without relaxed SIMD reject it.
-const RELAXED_PROBE = new Uint8Array([
-  0x00,
-  0x61,
-  0x73,
-  0x6d,
-  0x01,
-  0x00,
-  0x00,
-  0x00, // magic, version 1
-  0x01,
-  0x08,
-  0x01,
-  0x60,
-  0x03,
-  0x7b,
-  0x7b,
-  0x7b,
-  0x01,
-  0x7b, // type: (v128 v128 v128) -> v128
-  0x03,
-  0x02,
-  0x01,
-  0x00, // one function of that type
-  0x0a,
-  0x0d,
-  0x01,
-  0x0b,
-  0x00,
-  0x20,
-  0x00,
-  0x20,
-  0x01,
-  0x20,
-  0x02,
-  0xfd,
-  0x85,
-  0x02,
-  0x0b, // code: no locals, the body
-])
-
-/** Does this runtime run relaxed SIMD (checked once, by validating a tiny module)? */
-export function supportsRelaxedSimd(): boolean {
-  try {
-    return typeof WebAssembly === 'object' && WebAssembly.validate(RELAXED_PROBE)
-  } catch {
-    return false
-  }
-}
-
-// Literal URLs, so bundlers see both .wasm files and copy them.
-const WASM_FILE: Record<Backend, { name: string; url: () => URL }> = {
-  'relaxed-simd': { name: 'attention-relaxed.wasm', url: () => new URL('./attention-relaxed.wasm', import.meta.url) },
-  simd128: { name: 'attention.wasm', url: () => new URL('./attention.wasm', import.meta.url) },
-}
-
-const THREADS_FILE = { name: 'attention-threads.wasm', url: () => new URL('./attention-threads.wasm', import.meta.url) }
-// The pthread workers import the engine's glue themselves, from this URL (Emscripten's mainScriptUrlOrBlob;
-// without it they would import "attention.js", the single-thread glue).
-const THREADS_GLUE = { name: 'attention-threads.js', url: () => new URL('./attention-threads.js', import.meta.url) }
-const THREADS_WORKER = {
-  name: 'attention-threads.worker.js',
-  url: () => new URL('./attention-threads.worker.js', import.meta.url),
-}
-
-function pickBackend(options: InitOptions): Backend {
-  const wanted = options.backend
-  if (wanted !== undefined && wanted !== 'relaxed-simd' && wanted !== 'simd128') {
-    throw new AttentionError(`init: backend must be 'relaxed-simd' or 'simd128', got ${JSON.stringify(wanted)}`)
-  }
-  if (wanted === 'relaxed-simd' && !supportsRelaxedSimd()) {
-    throw new AttentionError(
-      "init: backend 'relaxed-simd' is not supported by this runtime (WebAssembly.validate rejects relaxed SIMD; " +
-        'Node needs --experimental-wasm-relaxed-simd)',
-    )
-  }
-  if (wanted) return wanted
-  if (options.wasmBinary) return 'simd128'
-  return supportsRelaxedSimd() ? 'relaxed-simd' : 'simd128'
-}
-
-/** Threads wanted: the option, or one per core (at most 4) where the page can share memory with workers; and why. */
-function pickThreads(options: InitOptions, backend: Backend): { threads: number; why: string } {
-  const isolated =
-    (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true &&
-    typeof SharedArrayBuffer === 'function'
-  const t = options.threads
-  if (t !== undefined) {
-    if (!Number.isInteger(t) || t < 1)
-      throw new AttentionError(`init: threads must be an integer ≥ 1, got ${String(t)}`)
-    if (t > 1 && !isolated) {
-      throw new AttentionError(
-        `init: threads: ${t} needs a cross-origin isolated page (Cross-Origin-Opener-Policy: same-origin and ` +
-          'Cross-Origin-Embedder-Policy: require-corp); this one is not',
-      )
-    }
-    if (t > 1 && backend !== 'relaxed-simd') {
-      throw new AttentionError(
-        `init: threads: ${t} needs the 'relaxed-simd' engine, and this runtime runs '${backend}'`,
-      )
-    }
-    return { threads: t, why: `init({ threads: ${t} })` }
-  }
-  // Automatic only on a page's main thread: a worker (the trainer's) keeps one.
-  const one = (why: string) => ({ threads: 1, why })
-  if (isNode) return one('Node')
-  if (typeof window === 'undefined') return one('a worker')
-  if (!isolated) return one('not cross-origin isolated')
-  if (backend !== 'relaxed-simd') return one('the threaded engine needs relaxed SIMD')
-  if (options.wasmBinary) return one('init({ wasmBinary })')
-  const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1
-  return { threads: Math.max(1, Math.min(4, cores)), why: 'cross-origin isolated' }
-}
-
-/** A loaded module and why it runs the threads it does (for `backendInfo`), its trainer if loaded with it. */
-interface Loaded {
-  module: RawModule
-  why: string
-  trainer: RawModule | undefined
-  options: InitOptions
-}
-
-// The trainer modules (src/bindings/train*.cpp), one per single-thread engine; literal URLs for bundlers.
-const TRAINER_FILE: Record<Backend, { name: string; url: () => URL }> = {
-  'relaxed-simd': {
-    name: 'attention-train-relaxed.wasm',
-    url: () => new URL('./attention-train-relaxed.wasm', import.meta.url),
-  },
-  simd128: { name: 'attention-train.wasm', url: () => new URL('./attention-train.wasm', import.meta.url) },
-}
-
-/** A wasm file beside this module, in Node; hidden from bundlers: browsers fetch it instead. */
-async function readBeside(url: URL): Promise<Uint8Array> {
-  const fsName = 'node:fs/promises'
-  const fs = (await import(/* @vite-ignore */ fsName)) as typeof import('node:fs/promises')
-  return fs.readFile(url)
-}
-
-/** The trainer module of an engine's backend, found as init's options find the engine (one thread). */
-async function instantiateTrainer(options: InitOptions, backend: Backend): Promise<RawModule> {
-  const file = TRAINER_FILE[backend]
-  const moduleArgs: Record<string, unknown> = {}
-  let url = ''
-  if (options.locateFile) {
-    const locate = options.locateFile
-    url = locate(file.name)
-    moduleArgs.locateFile = (f: string) => locate(f.endsWith('.wasm') ? file.name : f)
-  } else if (isNode) {
-    moduleArgs.wasmBinary = await readWasm(file.url(), file.name)
-  } else {
-    url = file.url().href
-    moduleArgs.locateFile = () => url
-  }
-  const factory =
-    backend === 'relaxed-simd'
-      ? (await import('./attention-train-relaxed.js')).default
-      : (await import('./attention-train.js')).default
-  return withTensorOf((await loaded(factory, moduleArgs, url, file.name)) as RawModule)
-}
-
-/** A wasm file beside this module (Node), its failure named as a WasmLoadError. */
-async function readWasm(url: URL, name: string): Promise<Uint8Array> {
-  try {
-    return await readBeside(url)
-  } catch (e) {
-    throw wasmBytesFailure(url.pathname, name, e)
-  }
-}
-
-/**
- * Starts a glue and waits for it; its rejection (Emscripten's "Aborted(…)") is replaced by what was tried and what to
- * serve. The glue's stderr lines while it loads ("wasm streaming compile failed…", "Aborted(…)") are held back and
- * dropped if it fails (the error says it better); once it has loaded, its lines go to console.warn as before.
- */
-async function loaded<T>(
-  factory: (args: Record<string, unknown>) => Promise<T>,
-  moduleArgs: Record<string, unknown>,
-  url: string,
-  file: string,
-): Promise<T> {
-  let held: unknown[][] | null = []
-  const printErr = (...a: unknown[]) => (held ? held.push(a) : console.warn(...a))
-  try {
-    const m = await factory({ ...moduleArgs, printErr })
-    for (const a of held) console.warn(...a)
-    return m
-  } catch (e) {
-    if (e instanceof AttentionError) throw e
-    throw url ? await wasmLoadFailure(url, file, e) : wasmBytesFailure('', file, e)
-  } finally {
-    held = null
-  }
-}
-
-/** The module's Tensor decoder hands what is not yet a Tensor to {@link tensorOf} (src/bindings/convert.h). */
-function withTensorOf(module: RawModule): RawModule {
-  module.tensorOf = tensorOf
-  return module
-}
-
-async function instantiate(options: InitOptions): Promise<Loaded> {
-  const backend = pickBackend(options)
-  const { threads, why } = pickThreads(options, backend)
-  const file = threads > 1 ? THREADS_FILE : WASM_FILE[backend]
-  const moduleArgs: Record<string, unknown> = {}
-  /** The address the glue fetches the wasm from (none when the bytes are given or read from disk). */
-  let url = ''
-  if (options.wasmBinary) {
-    moduleArgs.wasmBinary = options.wasmBinary
-    // The glue would otherwise resolve its file's URL against import.meta.url, which fails for a module
-    // imported from a blob: or data: URL (a notebook's inlined widget); with the bytes given, no URL is read.
-    moduleArgs.locateFile = (f: string) => f
-  } else if (options.locateFile) {
-    const locate = options.locateFile
-    url = locate(file.name)
-    // Both glues ask for "attention.wasm" (the name they were linked under): hand over the engine's own file.
-    moduleArgs.locateFile = (f: string) =>
-      locate(f.endsWith('.wasm') ? file.name : f.endsWith('.worker.js') ? THREADS_WORKER.name : f)
-  } else if (isNode) {
-    moduleArgs.wasmBinary = await readWasm(file.url(), file.name)
-  } else {
-    url = file.url().href
-    moduleArgs.locateFile = (f: string) => (f.endsWith('.worker.js') ? THREADS_WORKER.url().href : url)
-  }
-  if (threads > 1) {
-    moduleArgs.mainScriptUrlOrBlob = options.locateFile
-      ? options.locateFile(THREADS_GLUE.name)
-      : THREADS_GLUE.url().href
-  }
-  const factory =
-    threads > 1
-      ? (await import('./attention-threads.js')).default
-      : backend === 'relaxed-simd'
-        ? (await import('./attention-relaxed.js')).default
-        : createAttentionModule
-  const wantTrainer = options.trainer ?? isNode
-  const [module, trainer] = await Promise.all([
-    loaded(factory as (a: Record<string, unknown>) => Promise<RawModule>, moduleArgs, url, file.name),
-    wantTrainer ? instantiateTrainer(options, backend) : undefined,
-  ])
-  if (threads > 1) module.setThreads(threads)
-  return { module: withTensorOf(module), why, trainer, options }
 }
 
 let defaultEngine: Promise<Engine> | undefined

@@ -1,0 +1,172 @@
+// The loader of init(): finds each engine's files (beside this module, through `locateFile`, or the bytes given),
+// instantiates the engine picked by the policy (backendPolicy.ts) and, when wanted, its trainer module; a file that
+// cannot be loaded is a WasmLoadError saying what was tried (load-error.ts).
+import createAttentionModule from './attention.js'
+import type { MemoryStats } from './types.js'
+import { isNode, pickBackend, pickThreads } from './backendPolicy.js'
+import type { Backend, InitOptions } from './backendPolicy.js'
+import { wasmBytesFailure, wasmLoadFailure } from './load-error.js'
+import { AttentionError, tensorOf } from './util.js'
+
+/** The embind module's raw functions (internal: results are `{ error }` or plain objects). */
+export interface RawModule {
+  run(o: object): unknown
+  projections(o: object): unknown
+  attention(o: object): unknown
+  attentionBackward(o: object): unknown
+  runBackward(o: object): unknown
+  multiHeadAttention(o: object): unknown
+  flashTrace(o: object): unknown
+  tokenize(text: unknown, kind: unknown, o: object): unknown
+  memoryStats(): MemoryStats
+  backend(): string
+  warmUp(): void
+  setThreads(n: number): number
+  threads(): number
+  [key: string]: unknown
+}
+
+/** A loaded module and why it runs the threads it does (for `backendInfo`), its trainer if loaded with it. */
+export interface Loaded {
+  module: RawModule
+  why: string
+  trainer: RawModule | undefined
+  options: InitOptions
+}
+
+// Literal URLs, so bundlers see both .wasm files and copy them.
+const WASM_FILE: Record<Backend, { name: string; url: () => URL }> = {
+  'relaxed-simd': { name: 'attention-relaxed.wasm', url: () => new URL('./attention-relaxed.wasm', import.meta.url) },
+  simd128: { name: 'attention.wasm', url: () => new URL('./attention.wasm', import.meta.url) },
+}
+
+const THREADS_FILE = { name: 'attention-threads.wasm', url: () => new URL('./attention-threads.wasm', import.meta.url) }
+// The pthread workers import the engine's glue themselves, from this URL (Emscripten's mainScriptUrlOrBlob;
+// without it they would import "attention.js", the single-thread glue).
+const THREADS_GLUE = { name: 'attention-threads.js', url: () => new URL('./attention-threads.js', import.meta.url) }
+const THREADS_WORKER = {
+  name: 'attention-threads.worker.js',
+  url: () => new URL('./attention-threads.worker.js', import.meta.url),
+}
+
+// The trainer modules (src/bindings/train*.cpp), one per single-thread engine; literal URLs for bundlers.
+const TRAINER_FILE: Record<Backend, { name: string; url: () => URL }> = {
+  'relaxed-simd': {
+    name: 'attention-train-relaxed.wasm',
+    url: () => new URL('./attention-train-relaxed.wasm', import.meta.url),
+  },
+  simd128: { name: 'attention-train.wasm', url: () => new URL('./attention-train.wasm', import.meta.url) },
+}
+
+/** A wasm file beside this module, in Node; hidden from bundlers: browsers fetch it instead. */
+async function readBeside(url: URL): Promise<Uint8Array> {
+  const fsName = 'node:fs/promises'
+  const fs = (await import(/* @vite-ignore */ fsName)) as typeof import('node:fs/promises')
+  return fs.readFile(url)
+}
+
+/** The trainer module of an engine's backend, found as init's options find the engine (one thread). */
+export async function instantiateTrainer(options: InitOptions, backend: Backend): Promise<RawModule> {
+  const file = TRAINER_FILE[backend]
+  const moduleArgs: Record<string, unknown> = {}
+  let url = ''
+  if (options.locateFile) {
+    const locate = options.locateFile
+    url = locate(file.name)
+    moduleArgs.locateFile = (f: string) => locate(f.endsWith('.wasm') ? file.name : f)
+  } else if (isNode) {
+    moduleArgs.wasmBinary = await readWasm(file.url(), file.name)
+  } else {
+    url = file.url().href
+    moduleArgs.locateFile = () => url
+  }
+  const factory =
+    backend === 'relaxed-simd'
+      ? (await import('./attention-train-relaxed.js')).default
+      : (await import('./attention-train.js')).default
+  return withTensorOf((await loaded(factory, moduleArgs, url, file.name)) as RawModule)
+}
+
+/** A wasm file beside this module (Node), its failure named as a WasmLoadError. */
+async function readWasm(url: URL, name: string): Promise<Uint8Array> {
+  try {
+    return await readBeside(url)
+  } catch (e) {
+    throw wasmBytesFailure(url.pathname, name, e)
+  }
+}
+
+/**
+ * Starts a glue and waits for it; its rejection (Emscripten's "Aborted(…)") is replaced by what was tried and what to
+ * serve. The glue's stderr lines while it loads ("wasm streaming compile failed…", "Aborted(…)") are held back and
+ * dropped if it fails (the error says it better); once it has loaded, its lines go to console.warn as before.
+ */
+async function loaded<T>(
+  factory: (args: Record<string, unknown>) => Promise<T>,
+  moduleArgs: Record<string, unknown>,
+  url: string,
+  file: string,
+): Promise<T> {
+  let held: unknown[][] | null = []
+  const printErr = (...a: unknown[]) => (held ? held.push(a) : console.warn(...a))
+  try {
+    const m = await factory({ ...moduleArgs, printErr })
+    for (const a of held) console.warn(...a)
+    return m
+  } catch (e) {
+    if (e instanceof AttentionError) throw e
+    throw url ? await wasmLoadFailure(url, file, e) : wasmBytesFailure('', file, e)
+  } finally {
+    held = null
+  }
+}
+
+/** The module's Tensor decoder hands what is not yet a Tensor to {@link tensorOf} (src/bindings/convert.h). */
+function withTensorOf(module: RawModule): RawModule {
+  module.tensorOf = tensorOf
+  return module
+}
+
+export async function instantiate(options: InitOptions): Promise<Loaded> {
+  const backend = pickBackend(options)
+  const { threads, why } = pickThreads(options, backend)
+  const file = threads > 1 ? THREADS_FILE : WASM_FILE[backend]
+  const moduleArgs: Record<string, unknown> = {}
+  /** The address the glue fetches the wasm from (none when the bytes are given or read from disk). */
+  let url = ''
+  if (options.wasmBinary) {
+    moduleArgs.wasmBinary = options.wasmBinary
+    // The glue would otherwise resolve its file's URL against import.meta.url, which fails for a module
+    // imported from a blob: or data: URL (a notebook's inlined widget); with the bytes given, no URL is read.
+    moduleArgs.locateFile = (f: string) => f
+  } else if (options.locateFile) {
+    const locate = options.locateFile
+    url = locate(file.name)
+    // Both glues ask for "attention.wasm" (the name they were linked under): hand over the engine's own file.
+    moduleArgs.locateFile = (f: string) =>
+      locate(f.endsWith('.wasm') ? file.name : f.endsWith('.worker.js') ? THREADS_WORKER.name : f)
+  } else if (isNode) {
+    moduleArgs.wasmBinary = await readWasm(file.url(), file.name)
+  } else {
+    url = file.url().href
+    moduleArgs.locateFile = (f: string) => (f.endsWith('.worker.js') ? THREADS_WORKER.url().href : url)
+  }
+  if (threads > 1) {
+    moduleArgs.mainScriptUrlOrBlob = options.locateFile
+      ? options.locateFile(THREADS_GLUE.name)
+      : THREADS_GLUE.url().href
+  }
+  const factory =
+    threads > 1
+      ? (await import('./attention-threads.js')).default
+      : backend === 'relaxed-simd'
+        ? (await import('./attention-relaxed.js')).default
+        : createAttentionModule
+  const wantTrainer = options.trainer ?? isNode
+  const [module, trainer] = await Promise.all([
+    loaded(factory as (a: Record<string, unknown>) => Promise<RawModule>, moduleArgs, url, file.name),
+    wantTrainer ? instantiateTrainer(options, backend) : undefined,
+  ])
+  if (threads > 1) module.setThreads(threads)
+  return { module: withTensorOf(module), why, trainer, options }
+}
