@@ -24,6 +24,9 @@ async function trainTabRecipe() {
   return { ...DEFAULT_TRAIN_SETTINGS, schedule: 'warmup-cosine', steps: 200 }
 }
 
+/** The lessons' sentence, in the task's vocabulary (lower case): the pipeline's "it" preset and the Why tab show it. */
+export const LESSON_SENTENCE = "the animal didn't cross the street because it was too tired"
+
 /** @param {Float32Array} a */
 function base64(a) {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64')
@@ -43,7 +46,15 @@ export function train(engine, recipe) {
     /** @type {Record<string, { shape: number[], data: string }>} */
     const params = {}
     for (const [name, t] of Object.entries(tr.parameters())) params[name] = { shape: t.shape, data: base64(t.data) }
-    return { heldOut, params, layers: tr.info.config.layers }
+    // The Why tab's arcs: the last layer's attention on the lessons' sentence, averaged over the heads, as the
+    // Train tab's worker draws it (committed, so the tab shows this model at once instead of training one).
+    const t = tr.trace(LESSON_SENTENCE)
+    const n = t.tokens.length
+    const heads = t.weights.shape.length === 3 ? t.weights.shape[0] : 1
+    const avg = new Float32Array(n * n)
+    for (let h = 0; h < heads; h++) for (let i = 0; i < n * n; i++) avg[i] += t.weights.data[h * n * n + i] / heads
+    const lesson = { sentence: LESSON_SENTENCE, tokens: t.tokens, weights: base64(avg) }
+    return { heldOut, params, layers: tr.info.config.layers, lesson }
   } finally {
     tr.dispose()
   }
@@ -52,13 +63,14 @@ export function train(engine, recipe) {
 async function main() {
   const engine = await init({ backend: 'simd128' })
   const recipe = await trainTabRecipe()
-  const { heldOut, params, layers } = train(engine, recipe)
+  const { heldOut, params, layers, lesson } = train(engine, recipe)
   const out = fileURLToPath(new URL('../web/compute/trained-coreference.ts', import.meta.url))
   const body = {
     recipe,
     backend: 'simd128',
     layers,
     heldOut: { loss: heldOut.loss, accuracy: heldOut.accuracy },
+    lesson,
     params,
   }
   writeFileSync(

@@ -1,11 +1,11 @@
-// The presets: the course's program, a Chinese sentence by characters, the lessons'
-// "it" sentence (with random weights, and with the Train tab's trained model), and a translation pair for
-// encoder–decoder attention.
+// The presets: the course's program, a Chinese sentence by characters, the lessons' "it" sentence on the trained
+// model (the Train tab's default run, the Why tab's arcs: "it → animal"; the weights note switches it to random
+// weights), and a translation pair for encoder–decoder attention.
 
 import { TRAINED_DIMS, TRAINED_SENTENCE } from './compute/trained'
 import { DEFAULT_STATE, type PlaygroundState } from './params'
 
-export type PresetId = 'cat' | 'zh' | 'it' | 'itTrained' | 'seq2seq'
+export type PresetId = 'cat' | 'zh' | 'it' | 'seq2seq'
 
 const COMMON: Partial<PlaygroundState> = {
   dModel: DEFAULT_STATE.dModel,
@@ -29,13 +29,7 @@ const COMMON: Partial<PlaygroundState> = {
 export const PRESETS: Record<PresetId, Partial<PlaygroundState>> = {
   cat: { ...COMMON, mode: 'self', text: 'this is my cat', tokenizer: 'word-sorted' },
   zh: { ...COMMON, mode: 'self', text: '我爱中国', tokenizer: 'char' },
-  it: {
-    ...COMMON,
-    mode: 'self',
-    text: "The animal didn't cross the street because it was too tired",
-    tokenizer: 'word',
-  },
-  itTrained: { ...COMMON, ...TRAINED_DIMS, text: TRAINED_SENTENCE, weights: 'trained' },
+  it: { ...COMMON, ...TRAINED_DIMS, text: TRAINED_SENTENCE, weights: 'trained' },
   seq2seq: { ...COMMON, mode: 'cross', source: '我 爱 中国', target: 'I love China', tokenizer: 'word' },
 }
 

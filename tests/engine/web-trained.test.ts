@@ -8,7 +8,13 @@ import type { Engine, Tensor } from 'attention-playground'
 import { train } from '../../scripts/gen-trained-weights.mjs'
 import { compute } from '../../web/compute/run'
 import { settleWeights } from '../../web/compute/changes'
-import { TRAINED, TRAINED_SENTENCE, trainedParameters, trainerOptions } from '../../web/compute/trained'
+import {
+  TRAINED,
+  TRAINED_SENTENCE,
+  trainedLessonWeights,
+  trainedParameters,
+  trainerOptions,
+} from '../../web/compute/trained'
 import { defaultState, parseParams, toParams, type PlaygroundState } from '../../web/state'
 import { PRESETS } from '../../web/presets'
 import { DEFAULT_TRAIN_SETTINGS } from '../../web/train/protocol'
@@ -76,6 +82,25 @@ describe('the committed trained weights', () => {
     expect(wide.tokens[argmax(row(wide.weights, it))]).toBe('street')
   })
 
+  it("the Why tab's arcs are this model's last layer on the lesson's sentence (one trained model for both tabs)", () => {
+    const tr = simd.createTrainer(trainerOptions())
+    try {
+      tr.setParameters(trainedParameters())
+      const ref = tr.trace(TRAINED_SENTENCE)
+      const lesson = trainedLessonWeights()
+      expect(lesson.tokens).toEqual(ref.tokens)
+      // One head: the average over heads is the head's own weights, bit for bit.
+      expect(ref.weights.shape).toEqual([ref.tokens.length, ref.tokens.length])
+      expect(Array.from(lesson.weights)).toEqual(Array.from(ref.weights.data))
+      const it = lesson.tokens.indexOf('it')
+      const n = lesson.tokens.length
+      const itRow = Array.from(lesson.weights.subarray(it * n, (it + 1) * n))
+      expect(lesson.tokens[argmax(itRow)]).toBe('animal')
+    } finally {
+      tr.dispose()
+    }
+  })
+
   it('a word outside the task vocabulary is an error naming it', () => {
     expect(() => compute(simd, trainedState({ text: 'the zebra was tired' }))).toThrow(/zebra/)
   })
@@ -100,7 +125,8 @@ describe('state rules for trained weights', () => {
     expect(parseParams(new URLSearchParams('weights=learned'), defaultState('en')).notices).toEqual([
       { param: 'weights', value: 'learned' },
     ])
-    const preset = { ...defaultState('en'), ...PRESETS.itTrained } as PlaygroundState
+    // The "it" preset is the trained model (issue 39 item 3: "it → animal" with one choice).
+    const preset = { ...defaultState('en'), ...PRESETS.it } as PlaygroundState
     for (const k of ['weights', 'text', 'tokenizer', 'dModel', 'dq', 'dk', 'dv', 'heads', 'score'] as const)
       expect(preset[k], k).toEqual(s[k])
   })

@@ -16,6 +16,12 @@ export const TRAINED_COREFERENCE = {
   backend: 'simd128',
   layers: 2,
   heldOut: { loss: 0.002088604452732414, accuracy: 0.9993261455525606 },
+  lesson: {
+    sentence: "the animal didn't cross the street because it was too tired",
+    tokens: ['the', 'animal', "didn't", 'cross', 'the', 'street', 'because', 'it', 'was', 'too', 'tired'],
+    weights:
+      '0wkOOttX8DsLHHs8CjuGPjT5HjpU9DM9VYu7OMmeKj+wYE87fGG6OBPlhzn8P5k9O0K0MwK3aTemDLE4ubTbPTOiljTM1gc/rUU/MXz+ETsOQ4k+yROKPIIhCjod1uk+Blp0PIBsyzoZRtE592HcPV6BsjmjyNM+MdzVOpNfHjoJvAc7ajGNN/3lojyL2g07gLHfOtSlZzc2ZNM81rroNZlFcz8YV4s4/E4/N9IpSjhrQN45RkWyO00sSjzQRIU+sLT7OcRJGz1/F3g4LyYuP+/KJjtHfIM4mLw4ORoYJj7eQWs5m1zrO3dgED264Ew+l9IqOvd7lz7K47M59z8SPexrLT51wb49rJt3NW9cAD3hEa46VTdhOnszODWAoRU8lL85NIYTdT+cVQI3Vle5NKWaPzYZlX4cpv9/P6cBJSyIaegakfG9Gm1GwjH1pVMgdxmyNjnqgh+fzzAhWCXhJpTQOzzvwlU0aF+fOR/idD+rO7U8duuYODlwqzljGT45CwYJPF1M7jnXkA05z1CZPOARsC9Ad4o3/DhtP4jVSj0jDjs1muDKOeeODzXQW4w7CMbLOYrcGzjHF+kyzaq0PrOz6zji/iU1V+J+MlFXiDsXXLQxb5IkP7jbRjQ1WCEzcPlqNQ==',
+  },
   params: {
     embedding: {
       shape: [66, 32],

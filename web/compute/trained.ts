@@ -10,7 +10,7 @@ import { TRAINED_COREFERENCE } from './trained-coreference'
 
 export const TRAINED = TRAINED_COREFERENCE
 /** The lesson's sentence as the task writes it (lower case: the task's vocabulary). */
-export const TRAINED_SENTENCE = "the animal didn't cross the street because it was too tired"
+export const TRAINED_SENTENCE = TRAINED.lesson.sentence
 /** The trained model's sizes: one head of width dModel on every projection. */
 export const TRAINED_DIMS = Object.freeze({
   tokenizer: 'word',
@@ -31,6 +31,14 @@ export function floats(b64: string): Float32Array {
   const bytes = new Uint8Array(bin.length)
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i)
   return new Float32Array(bytes.buffer)
+}
+
+/**
+ * The trained model's last layer on the lesson's sentence (averaged over its heads, tokens × tokens): the Why tab's
+ * arcs, committed beside the parameters by the same script (the model's own trace, checked by web-trained.test.ts).
+ */
+export function trainedLessonWeights(): { tokens: string[]; weights: Float32Array } {
+  return { tokens: [...TRAINED.lesson.tokens], weights: floats(TRAINED.lesson.weights) }
 }
 
 /** The committed parameters as tensors (name → tensor), as Trainer.parameters() returned them. */

@@ -80,10 +80,7 @@ const en = {
   originAttnWhere: 'between encoder and decoder',
   originSelfWhere: 'inside the encoder and the decoder',
   whyTrained:
-    'Real weights: a small attention model trained in your browser for {steps} steps on the coreference task (held-out accuracy {acc}); its last layer on this sentence. It was trained with a loss on this attention row itself (−log of the weight “it” puts on its noun), so the row is the model’s answer by construction, not a side effect of another task.',
-  whyTraining:
-    'Training a small model on the coreference task ({steps} steps)… until it is done these weights are illustrative.',
-  whyTrainFailed: 'Training failed, so these weights are illustrative:',
+    'Real weights: a small attention model this engine trained on the coreference task ({steps} steps, held-out accuracy {acc}: the Train tab’s default run, which you can repeat there), the same model the “it” preset shows step by step; its last layer on this sentence. It was trained with a loss on this attention row itself (−log of the weight “it” puts on its noun), so the row is the model’s answer by construction, not a side effect of another task.',
   decodeTitle: 'Decoding, step by step',
   decodeIntro:
     'A decoder reads the known target shifted right (▶ first) and, one step at a time, asks the source sentence.',
@@ -220,9 +217,7 @@ const zh: Messages<LessonsKey> = {
   originAttnWhere: '编码器与解码器之间',
   originSelfWhere: '编码器、解码器内部',
   whyTrained:
-    '真实权重：一个小型注意力模型在你的浏览器里用指代任务训练了 {steps} 步（留出集准确率 {acc}），这里是它最后一层对这句话的注意力。它的损失就定义在这一行注意力权重上（“it” 落在所指名词上的权重的 −log），所以这一行按构造就是模型的答案，而不是别的任务的副产品。',
-  whyTraining: '正在用指代任务训练一个小模型（{steps} 步）……完成之前显示的是示意权重。',
-  whyTrainFailed: '训练失败，下面是示意权重：',
+    '真实权重：本引擎用指代任务训练的一个小型注意力模型（{steps} 步，留出集准确率 {acc}：即“训练”页的默认训练，可以在那里重新训练一遍），与“逐步计算”里 “it” 示例逐步展示的是同一个模型；这里是它最后一层对这句话的注意力。它的损失就定义在这一行注意力权重上（“it” 落在所指名词上的权重的 −log），所以这一行按构造就是模型的答案，而不是别的任务的副产品。',
   decodeTitle: '逐步解码',
   decodeIntro: '解码器读入右移一位的已知目标句（最前面是 ▶），一步一步地查询源句。',
   decodeIntroSummary: '这个循环怎么算',

@@ -9,7 +9,7 @@ const en = {
   preset: 'Preset',
   presetCat: 'Course: "this is my cat"',
   presetZh: '我爱中国 (characters)',
-  presetIt: 'The "it" sentence',
+  presetIt: 'The "it" sentence (trained model)',
   presetSeq2seq: 'Translation pair (seq2seq)',
   presetCustom: '— your own —',
   mode: 'Mode',
@@ -212,7 +212,6 @@ const en = {
   longKindWeights: 'weights',
   longKindScores: 'scores',
   longPx: 'px',
-  presetItTrained: 'The "it" sentence, trained',
   weightsRandomTitle: 'Random weights.',
   weightsRandom:
     'The embeddings and W_q, W_k, W_v are drawn from the seed ({seed}); nothing here was trained, so any pattern in the attention weights is chance, not meaning.',
@@ -226,7 +225,9 @@ const en = {
   stepScoresGeneral: '① Attention scores: q W kᵀ',
   stepScoresAdditive: '① Attention scores: vᵀtanh(Wa_q q + Wa_k k)',
   stepScoresConcat: '① Scores of rule 1: Linear([q_i; k_i])',
-  trainedLayerInput: 'X = layer 2’s input (trained: made by layer 1)',
+  trainedLayerInput: 'Layer 2’s input X (the trained model: made by layer 1)',
+  helpTrainedInput:
+    'What layer 1 of the trained model makes of each token: its embedding plus its position’s (H₀ = E[ids] + P), with layer 1’s attention added to it (the residual). Layer 2’s W_q, W_k, W_v below multiply these rows.',
   kindNote:
     'This table is the lesson’s, and its split is historical: before the Transformer, attention between an encoder and a decoder (RNN-era Bahdanau 2014, Luong 2015) scored with rules like 1 and 2; the Transformer (2017) scores with the scaled dot product everywhere — in its cross attention (this page’s cross mode: 一般注意力 between two sequences) as in its self-attention. And in self-attention Q, K, V are not equal: they are three projections X·W_q, X·W_k, X·W_v of one X; “Q = K = V” in the lesson means one source.',
   countedFromOne:
@@ -242,7 +243,7 @@ const zh: Messages<PipelineKey> = {
   preset: '示例',
   presetCat: '课程示例：“this is my cat”',
   presetZh: '我爱中国（按字切分）',
-  presetIt: '“it” 指代句',
+  presetIt: '“it” 指代句（训练后的模型）',
   presetSeq2seq: '翻译句对（Seq2Seq）',
   presetCustom: '— 自定义 —',
   mode: '模式',
@@ -438,7 +439,6 @@ const zh: Messages<PipelineKey> = {
   longKindWeights: '注意力权重',
   longKindScores: '注意力分数',
   longPx: '像素',
-  presetItTrained: '“it” 指代句（训练后的权重）',
   weightsRandomTitle: '随机权重。',
   weightsRandom:
     '词嵌入和 W_q、W_k、W_v 都由随机种子（{seed}）抽取，没有经过训练：注意力权重里看到的任何规律都是巧合，不代表含义。',
@@ -452,7 +452,9 @@ const zh: Messages<PipelineKey> = {
   stepScoresGeneral: '① 注意力分数：q W kᵀ',
   stepScoresAdditive: '① 注意力分数：vᵀtanh(Wa_q q + Wa_k k)',
   stepScoresConcat: '① 规则 1 的分数：Linear([q_i; k_i])',
-  trainedLayerInput: 'X = 第 2 层的输入（训练后：由第 1 层算出）',
+  trainedLayerInput: '第 2 层的输入 X（训练后的模型：由第 1 层算出）',
+  helpTrainedInput:
+    '训练后的模型第 1 层对每个词元算出的结果：词嵌入加上位置嵌入（H₀ = E[ids] + P），再加上第 1 层的注意力输出（残差）。下面第 2 层的 W_q、W_k、W_v 乘的就是这些行。',
   kindNote:
     '这张表来自课程，它的划分是历史上的：在 Transformer 之前，编码器与解码器之间的注意力（RNN 时代的 Bahdanau 2014、Luong 2015）用规则 1、2 这样的计算规则；Transformer（2017）处处用缩放点积——交叉注意力（本页的交叉模式，即两个序列之间的一般注意力）和自注意力都是。而且自注意力中 Q、K、V 并不相等：它们是同一个 X 的三个投影 X·W_q、X·W_k、X·W_v；课程中的“Q = K = V”指它们来自同一个序列。',
   countedFromOne:

@@ -49,7 +49,6 @@ const PRESET_KEYS: Record<PresetId, MsgKey> = {
   cat: 'presetCat',
   zh: 'presetZh',
   it: 'presetIt',
-  itTrained: 'presetItTrained',
   seq2seq: 'presetSeq2seq',
 }
 const HEAD_CHOICES = [1, 2, 3, 4, 6, 8]

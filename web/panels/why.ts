@@ -4,27 +4,18 @@
 import type { Ctx, Panel } from '../context'
 import { compareTable, h, viewSection, prefersReducedMotion, svg } from '../dom'
 import { Texts, type MsgKey } from '../i18n'
-import { TrainedWhy, WHY_TRAIN_STEPS, type TrainedWeights } from './why-trained'
+import { TRAINED, trainedLessonWeights } from '../compute/trained'
+
+/** The attention figure: the words' baseline, the arcs' feet above them, the gap between an arc and its label. */
+const Y_WORDS = 170
+const Y_FOOT = Y_WORDS - 16
+const LABEL_GAP = 4
+/** An arc's control height for a span of `dx` units: longer links arch higher. */
+const arcHeight = (dx: number) => 20 + Math.abs(dx) * 0.32
 
 const WORDS = ['The', 'animal', "didn't", 'cross', 'the', 'street', 'because', 'it', 'was', 'too', 'tired']
 const ANIMAL = 1
 const IT = 7
-
-/** Illustrative weights of a trained model: "it" looks at "animal"; other words mostly at neighbours. */
-export function illustrativeWeights(q: number): number[] {
-  const n = WORDS.length
-  const w = new Array<number>(n).fill(0)
-  if (q === IT) {
-    const base: Record<number, number> = { 1: 0.52, 5: 0.1, 7: 0.12, 10: 0.08 }
-    let rest = 1
-    for (const v of Object.values(base)) rest -= v
-    for (let j = 0; j < n; j++) w[j] = base[j] ?? rest / (n - Object.keys(base).length)
-    return w
-  }
-  for (let j = 0; j < n; j++) w[j] = j === q ? 4 : Math.abs(j - q) === 1 ? 2 : 0.5
-  const s = w.reduce((a, b) => a + b, 0)
-  return w.map((v) => v / s)
-}
 
 export class WhyPanel implements Panel {
   readonly el: HTMLElement
@@ -44,11 +35,9 @@ export class WhyPanel implements Panel {
   private xs: number[] = []
   /** The small CNN / FC / attention figures, named by their captions. */
   private minis: Array<[SVGElement, MsgKey]> = []
-  private trained = new TrainedWhy()
-  private real: TrainedWeights | null = null
-  private realError: string | null = null
-  private started = false
-  private source = h('p', { class: 'hint', 'data-why-weights': 'illustrative' })
+  /** The trained model's attention on the sentence: the Train tab's default run, the pipeline's "it" preset. */
+  private real = trainedLessonWeights()
+  private source = h('p', { class: 'hint', 'data-why-weights': 'trained' })
 
   constructor() {
     const tx = this.texts.bind
@@ -57,6 +46,9 @@ export class WhyPanel implements Panel {
       this.xs.push(x + w.length * 4.3)
       x += w.length * 8.6 + 24
     }
+    // The drawing is as tall as its highest arc (the first word to the last) with its thickest stroke and label.
+    const top = Math.floor(Y_FOOT - 0.75 * arcHeight(this.xs[this.xs.length - 1] - this.xs[0]) - 7.4 - LABEL_GAP - 14)
+    this.attnSvg.setAttribute('viewBox', `0 ${top} 880 ${190 - top}`)
     const cmpTable = this.buildTable()
     this.el = viewSection(
       this.texts,
@@ -204,49 +196,24 @@ export class WhyPanel implements Panel {
       r.setAttribute('aria-label', ctx.t(r.dataset.scrollLabel as MsgKey))
     this.attnSvg.setAttribute('aria-label', ctx.t('whyAttnTitle'))
     for (const [s, key] of this.minis) s.setAttribute('aria-label', ctx.t(key))
-    if (!this.started) {
-      // Shown for the first time: train the real model now (a worker; well under a second).
-      this.started = true
-      this.trained
-        .get()
-        .then((r) => {
-          this.real = r
-          this.draw()
-        })
-        .catch((e) => {
-          this.realError = e instanceof Error ? e.message : String(e)
-          this.draw()
-        })
-    }
     this.draw()
   }
 
   dispose(): void {
     this.stop()
-    this.trained.stop()
   }
 
-  /** The trained model's row for the query word when it has run, the illustrative one until then. */
+  /** The trained model's row for the query word. */
   private weightsFor(q: number): number[] {
-    const r = this.real
-    const n = WORDS.length
-    if (!r || r.tokens.length !== n) return illustrativeWeights(q)
-    return Array.from(r.weights.subarray(q * n, (q + 1) * n))
+    const n = this.real.tokens.length
+    return Array.from(this.real.weights.subarray(q * n, (q + 1) * n))
   }
 
   private describeSource(t: NonNullable<WhyPanel['t']>): void {
-    const r = this.real
-    this.source.dataset.whyWeights = r ? 'trained' : 'illustrative'
-    if (r) {
-      this.source.textContent = t('whyTrained', {
-        steps: r.steps,
-        acc: Number.isFinite(r.accuracy) ? `${Math.round(r.accuracy * 100)}%` : '—',
-      })
-    } else {
-      this.source.textContent = this.realError
-        ? `${t('whyTrainFailed')} ${this.realError}`
-        : t('whyTraining', { steps: WHY_TRAIN_STEPS })
-    }
+    this.source.textContent = t('whyTrained', {
+      steps: TRAINED.recipe.steps,
+      acc: `${(TRAINED.heldOut.accuracy * 100).toFixed(1)}%`,
+    })
   }
 
   private draw(): void {
@@ -312,28 +279,29 @@ export class WhyPanel implements Panel {
     a.replaceChildren()
     const weights = this.weightsFor(this.query)
     if (this.t) this.describeSource(this.t)
-    const yWords = 170
     WORDS.forEach((_, j) => {
       if (j === this.query) return
       const x1 = this.xs[this.query],
         x2 = this.xs[j]
-      const hgt = 20 + Math.abs(x2 - x1) * 0.32
-      const d = `M ${x1} ${yWords - 16} C ${x1} ${yWords - 16 - hgt}, ${x2} ${yWords - 16 - hgt}, ${x2} ${yWords - 16}`
+      const hgt = arcHeight(x2 - x1)
+      const d = `M ${x1} ${Y_FOOT} C ${x1} ${Y_FOOT - hgt}, ${x2} ${Y_FOOT - hgt}, ${x2} ${Y_FOOT}`
+      const width = 0.8 + 14 * weights[j]
       a.append(
         svg('path', {
           d,
           class: 'why-arc',
           'data-key': j,
           'data-weight': weights[j].toFixed(4),
-          'stroke-width': (0.8 + 14 * weights[j]).toFixed(2),
+          'stroke-width': width.toFixed(2),
           'stroke-opacity': (0.25 + weights[j]).toFixed(2),
         }),
       )
-      // The label sits at the arc's top (a cubic with both controls at -hgt peaks at 3/4 of it).
+      // The label sits just above the arc's top, clear of its stroke (a cubic with both controls at -hgt peaks at
+      // 3/4 of it; half the stroke is above that line).
       a.append(
         svg('text', {
           x: (x1 + x2) / 2,
-          y: yWords - 20 - hgt * 0.75,
+          y: Y_FOOT - hgt * 0.75 - width / 2 - LABEL_GAP,
           'text-anchor': 'middle',
           class: 'why-wt',
           text: weights[j] >= 0.08 ? weights[j].toFixed(2) : '',
@@ -343,7 +311,7 @@ export class WhyPanel implements Panel {
     WORDS.forEach((w, j) => {
       const e = svg('text', {
         x: this.xs[j],
-        y: yWords,
+        y: Y_WORDS,
         'text-anchor': 'middle',
         class: 'why-word pick' + (j === this.query ? ' query' : ''),
         text: w,
@@ -354,7 +322,7 @@ export class WhyPanel implements Panel {
         Math.min(this.xs[j] - (this.xs[j - 1] ?? this.xs[j] - 40), (this.xs[j + 1] ?? this.xs[j] + 40) - this.xs[j]) / 2
       const hit = svg('g', { class: 'why-pick', tabindex: 0, role: 'button', 'aria-label': w })
       hit.append(
-        svg('rect', { x: this.xs[j] - half, y: yWords - 28, width: 2 * half, height: 44, fill: 'transparent' }),
+        svg('rect', { x: this.xs[j] - half, y: Y_WORDS - 28, width: 2 * half, height: 44, fill: 'transparent' }),
         e,
       )
       const pick = () => {
