@@ -85,9 +85,26 @@ export class HeatmapPainter {
     if (this.g.rows > LONG_TOKENS) this.g.ch = Math.min(this.g.ch, 640 / this.g.rows)
     let cl = 0
     for (const l of this.g.colLabels) cl = Math.max(cl, labelWidth(ctx, l))
-    // Short labels (one CJK character, 'is') sit upright; longer ones are turned to fit.
-    this.upright = cl <= this.g.cw - 4
-    this.g.labelH = this.colsAreTokens() && !this.upright ? Math.ceil(Math.min(cl, 80)) + 8 : 16
+    const labels = () => {
+      // Short labels (one CJK character, 'is') sit upright; longer ones are turned to fit.
+      this.upright = cl <= this.g.cw - 4
+      this.g.labelH = this.colsAreTokens() && !this.upright ? Math.ceil(Math.min(cl, 80)) + 8 : 16
+    }
+    labels()
+    // A heatmap that fits its scroll box with smaller cells (down to LABEL_CELL) gets them, so every row shows at once
+    // (an 18 × 18 model head at 32 px cells was 16 rows in an inner scroll, its last two rows out of sight).
+    const fit = Math.floor((SCROLL_MAX_H - this.g.labelH - 2) / Math.max(this.g.rows, 1))
+    if (this.g.rows <= FULL_LABELS && this.g.ch > fit && fit >= LABEL_CELL) {
+      this.g.ch = fit
+      this.g.cw = Math.min(this.g.cw, fit)
+      labels()
+      // Narrower columns may have turned the labels, taller: take it off the cells once more.
+      this.g.ch = Math.max(
+        LABEL_CELL,
+        Math.min(this.g.ch, Math.floor((SCROLL_MAX_H - this.g.labelH - 2) / this.g.rows)),
+      )
+      this.g.cw = Math.min(this.g.cw, this.g.ch)
+    }
     const w = this.g.labelW + this.g.cols * this.g.cw + 2
     const h = this.g.labelH + this.g.rows * this.g.ch + 2
     const dpr = window.devicePixelRatio || 1

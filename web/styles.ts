@@ -52,7 +52,7 @@ export const STYLES = `
 .ap-status:empty { display: none; }
 .ap-code { display: block; flex-basis: 100%; width: 100%; margin: 6px 0; min-height: 12em; font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
 .ap-export { display: inline-flex; gap: 4px; margin-left: auto; align-self: center; }
-.ap-root .ap-export button { font-size: 11.5px; padding: 1px 7px; border-radius: 6px; color: var(--muted); min-height: 24px; min-width: 32px; }
+.ap-root .ap-export button { font-size: 12px; padding: 1px 7px; border-radius: 6px; color: var(--muted); min-height: 24px; min-width: 32px; }
 .ap-embed { flex-basis: 100%; display: flex; flex-direction: column; gap: 8px; margin: 6px 0; padding: 10px 14px; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
 .ap-embed .embed-title { font-size: 15px; margin: 0; }
 .ap-embed .embed-steps { display: flex; flex-wrap: wrap; gap: 2px 14px; border: none; padding: 0; margin: 0; }
@@ -115,6 +115,10 @@ export const STYLES = `
 .panel-head { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: 4px 12px; }
 .panel .shape { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; color: var(--accent); background: var(--accent-soft); padding: 1px 7px; border-radius: 999px; }
 .panel .formula { margin: 6px 0 2px; font-size: 15px; min-height: 22px; overflow-x: auto; }
+/* A formula's scripts at 12 px, not MathML's 71 % and 50 % of 15 px (10.7 and 7.6 px): no depth scaling, then 12 px
+   for every script (a script's own scripts inherit it). */
+.formula math * { math-depth: 0; }
+.formula :is(msub, msup, msubsup, munder, mover, munderover) > :not(:first-child) { font-size: 12px; }
 .panel .help { margin: 2px 0 8px; color: var(--muted); font-size: 12.5px; }
 .scale-note { margin: 0 0 10px; padding: 8px 10px; border-left: 3px solid var(--warm); background: #fff7f0; border-radius: 0 8px 8px 0; font-size: 12.5px; }
 .scale-note p { margin: 0 0 6px; }
@@ -142,7 +146,7 @@ export const STYLES = `
 .hm-tip { position: absolute; z-index: 3; pointer-events: none; background: #1d2330; color: #fff; font-size: 12px; padding: 3px 7px; border-radius: 6px; white-space: nowrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
 .hm-editor { position: absolute; z-index: 4; font-size: 12px; padding: 2px 4px; border: 2px solid var(--accent); border-radius: 4px; }
 .hm-editor[aria-invalid="true"] { border-color: var(--bad); }
-.hm-legend { display: flex; align-items: center; gap: 6px; font-size: 11px; color: var(--muted); margin-top: 4px; font-variant-numeric: tabular-nums; }
+.hm-legend { display: flex; align-items: center; gap: 6px; font-size: 12px; color: var(--muted); margin-top: 4px; font-variant-numeric: tabular-nums; }
 .hm-bar { display: inline-block; width: 110px; height: 8px; border-radius: 4px; }
 .hm-masked-key { margin-left: 8px; padding: 0 6px; border-radius: 4px; background: repeating-linear-gradient(135deg, #d7d7d7 0 4px, #9a9a9a 4px 5px); color: #222; }
 .hm-alt { margin-top: 4px; font-size: 12px; }
@@ -151,7 +155,7 @@ export const STYLES = `
 .ap-root table { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; }
 .ap-root th, .ap-root td { border: 1px solid var(--line); padding: 2px 6px; text-align: right; }
 .ap-root thead th { background: #f1f3f6; }
-.ap-root caption { text-align: left; color: var(--muted); font-size: 11px; }
+.ap-root caption { text-align: left; color: var(--muted); font-size: 12px; }
 
 .badge { margin: 0 0 8px; padding: 6px 10px; border-radius: 8px; background: #e9f6ee; color: #1f5f36; font-size: 12.5px; }
 .tok-rows { display: flex; flex-direction: column; gap: 8px; }
@@ -161,7 +165,7 @@ export const STYLES = `
 .tok { display: inline-flex; flex-direction: column; align-items: center; padding: 4px 10px; border-radius: 8px; background: #eef3fb; border: 1px solid #cbd8ee; line-height: 1.2; }
 .tok .tok-text { font-weight: 600; font-size: 14px; white-space: pre; }
 .tok-more { align-self: center; color: var(--muted); font-size: 12.5px; }
-.tok .tok-id { font-size: 11px; color: var(--muted); font-family: ui-monospace, monospace; }
+.tok .tok-id { font-size: 12px; color: var(--muted); font-family: ui-monospace, monospace; }
 .tok .tok-pad { font-size: 10px; color: #fff; background: #6b7280; border-radius: 4px; padding: 0 4px; margin-top: 2px; }
 .tok.pad { background: repeating-linear-gradient(135deg, #eceff3 0 6px, #dde1e7 6px 8px); }
 .tok.hl { outline: 2px solid var(--warm); background: #fff1e6; }
@@ -222,7 +226,8 @@ export const STYLES = `
 .why-cols.stack { grid-template-columns: 1fr; }
 .why-col { border: 1px solid var(--line); border-radius: var(--radius); padding: 12px; background: #fbfcfd; min-width: 0; }
 .why-rnn-wrap, .why-attn-wrap { overflow-x: auto; }
-.why-rnn, .why-attn { width: 100%; min-width: 560px; height: auto; }
+/* 880 units wide, drawn at least 820 px wide (scrolling sideways in a narrow column): its 13-unit text is 12 px or more. */
+.why-rnn, .why-attn { width: 100%; min-width: 820px; height: auto; }
 .why-word { font-size: 13px; fill: var(--ink); }
 .why-word.key { fill: var(--warm); font-weight: 700; }
 .why-word.query { fill: var(--accent); font-weight: 700; }
@@ -230,11 +235,11 @@ export const STYLES = `
 .why-box { fill: #eef0f3; stroke: #c9ced6; }
 .why-box.read { fill: #fff; stroke: #8a94a6; }
 .why-fill { fill: var(--warm); opacity: .85; }
-.why-h, .why-pct { font-size: 11px; fill: var(--muted); }
+.why-h, .why-pct { font-size: 13px; fill: var(--muted); }
 .why-arrow, .why-in { stroke: #c9ced6; stroke-width: 2; }
 .why-arrow.on, .why-in.on { stroke: #5b6475; }
 .why-arc { fill: none; stroke: var(--accent); stroke-linecap: round; }
-.why-wt { font-size: 10px; fill: var(--accent); }
+.why-wt { font-size: 13px; fill: var(--accent); }
 .why-ctrl { display: flex; flex-wrap: wrap; gap: 10px 16px; align-items: center; font-size: 12.5px; }
 .why-ctrl label { display: flex; gap: 6px; align-items: center; }
 /* --warm-text: the orange of the figures, dark enough for text (WCAG AA contrast) */
@@ -247,7 +252,9 @@ export const STYLES = `
 .compare { margin: 8px 0; }
 .compare th, .compare td { text-align: left; padding: 5px 9px; }
 .compare td.attn { background: #fff6ee; }
-.origin-svg { width: 100%; max-width: 380px; height: auto; }
+/* 360 units, drawn 400 px wide (scrolling sideways on a narrow phone): its 11-unit text is 12 px. */
+.origin-svg { width: 400px; max-width: none; height: auto; }
+.origin-fig { overflow-x: auto; }
 .obox { fill: #fff; stroke: #8a94a6; }
 .obox.q { fill: #e7f0fd; stroke: var(--accent); }
 .obox.k, .obox.v, .obox.src { fill: #fff1e6; stroke: var(--warm); }

@@ -8,9 +8,16 @@ const en = {
   intro:
     'With random weights attention points anywhere. Here every parameter learns by backpropagation (the embeddings, ' +
     'W_q, W_k, W_v, the output projection W_o and b_o, the position table when it is learned, the scoring rule’s own ' +
-    'matrices and the output layer where the task has one), ' +
-    'in your browser: watch "it" learn to look at "animal" when the animal was tired, and at "street" when the street was wide. ' +
+    'matrices and the output layer where the task has one), in your browser.',
+  introCoreference:
+    'Watch "it" learn to look at "animal" when the animal was tired, and at "street" when the street was wide. ' +
     'In the coreference task the loss is on the attention row of "it" itself (−log of its weight on the right noun): the row is trained to be the answer.',
+  introReverse:
+    'The task: write 6 digits in reverse order. Output position i must copy input position 5 − i, which one attention layer does by matching positions: watch the attention turn into the anti-diagonal.',
+  introNextChar:
+    'The task: predict each next character of the text you paste, seeing only the characters before it (a causal mask).',
+  introInduction:
+    'The task: continue a segment of words that appears twice. Watch a head in layer 2 learn to find where the current word was seen before and read the word after it (how, below the charts).',
   task: 'Task',
   taskCoreference: 'coreference ("it" → its noun)',
   taskReverse: 'reverse 6 digits',
@@ -96,9 +103,15 @@ const zh: Messages<TrainKey> = {
   title: '训练注意力',
   intro:
     '权重随机时，注意力指向哪里都有可能。这里所有参数（词嵌入、W_q、W_k、W_v、输出投影 W_o 和 b_o、可学习时的位置表、' +
-    '计算规则自己的矩阵，以及任务有输出层时的输出层）都在浏览器里通过反向传播学习：' +
+    '计算规则自己的矩阵，以及任务有输出层时的输出层）都在浏览器里通过反向传播学习。',
+  introCoreference:
     '看 “it” 如何学会在动物累了时看向 “animal”，在街道太宽时看向 “street”。' +
     '指代任务的损失直接定义在 “it” 这一行注意力权重上（落在正确名词上的权重的 −log）：训练让这一行本身成为答案。',
+  introReverse:
+    '任务：把 6 个数字倒序写出。输出的第 i 个位置要抄写输入的第 5 − i 个位置，一层注意力靠匹配位置就能做到：看注意力如何变成反对角线。',
+  introNextChar: '任务：预测你粘贴的文本中的每一个下一个字符，每个字符只能看到它之前的字符（因果掩码）。',
+  introInduction:
+    '任务：接着写出出现了两次的一段词。看第 2 层的一个头如何学会找到当前词上一次出现的位置，并读出它后面的那个词（原理见图表下方）。',
   task: '任务',
   taskCoreference: '指代（“it” → 它指的名词）',
   taskReverse: '倒序 6 个数字',
@@ -109,7 +122,7 @@ const zh: Messages<TrainKey> = {
   ruleBilinear: '双线性',
   ruleAdditive: '加性',
   ruleConcat: '拼接',
-  optAdam: '自适应矩估计',
+  optAdam: 'Adam',
   optSgd: '随机梯度下降',
   heads: '头数',
   optimizer: '优化器',

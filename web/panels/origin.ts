@@ -30,7 +30,17 @@ export class OriginPanel implements Panel {
         'div',
         { class: 'why-col' },
         tx(h('h3'), cross ? 'originCrossTitle' : 'originSelfTitle'),
-        diagram(cross, this.labels),
+        // Scrolls sideways on a narrow phone: focusable, so that a keyboard can scroll it too.
+        h(
+          'div',
+          {
+            class: 'origin-fig',
+            tabindex: 0,
+            role: 'region',
+            'data-scroll-label': cross ? 'originCrossTitle' : 'originSelfTitle',
+          },
+          diagram(cross, this.labels),
+        ),
         tx(h('p', { class: 'help' }), cross ? 'originCrossBody' : 'originSelfBody'),
         cross ? tryCross : trySelf,
       ),
@@ -51,6 +61,8 @@ export class OriginPanel implements Panel {
 
   render(ctx: Ctx): void {
     this.texts.apply(ctx.t)
+    for (const r of this.el.querySelectorAll<HTMLElement>('[data-scroll-label]'))
+      r.setAttribute('aria-label', ctx.t(r.dataset.scrollLabel as MsgKey))
     for (const [e, key, symbol] of this.labels) e.textContent = `${ctx.t(key)} ${symbol}`
   }
 }

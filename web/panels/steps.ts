@@ -77,17 +77,21 @@ function squareView(
 function embeddingsView(x: StepInput, source: boolean): StepView {
   const n = source ? x.nk : x.nq
   const tensor = source ? x.trace.sourceEmbeddings! : x.trace.embeddings
+  // The trained model's last layer reads what layer 1 made of the tokens (compute/trained.ts), not a table's rows.
+  const trained = !source && x.state.weights === 'trained'
   const tex = source
     ? 'X_{\\text{enc}} = E[\\text{ids}]'
     : x.cross
       ? 'X_{\\text{dec}} = E[\\text{ids}]'
-      : 'X = E[\\text{ids}]'
+      : trained
+        ? 'X = H_0 + \\mathrm{MHA}_1(H_0),\\quad H_0 = E[\\text{ids}] + P'
+        : 'X = E[\\text{ids}]'
   return {
     tensor,
     rows: source ? x.kTok : x.qTok,
     cols: dims(x.dModel),
     tex,
-    help: 'helpEmbeddings',
+    help: trained ? 'helpTrainedInput' : 'helpEmbeddings',
     shape: `${x.t('idsLabel')} ${shapeOf([n])} → ${shapeOf([n, x.dModel])}`,
   }
 }
@@ -421,7 +425,8 @@ export class StepPanel implements Panel {
     if (POSITION_PANELS.has(name) && this.el.parentElement) this.el.parentElement.hidden = this.el.hidden
     this.map.setLang(t)
     let title = t(name === 'scores' ? SCORE_TITLES[state.score] : this.spec.title)
-    if (name === 'embeddings' && state.weights === 'trained') title += ` · ${t('trainedLayerInput')}`
+    // Trained weights: this X is layer 2's input, not the embedding table's rows (its formula and help say how).
+    if (name === 'embeddings' && state.weights === 'trained') title = t('trainedLayerInput')
     if (name === 'embeddings' && cross) title += ` · ${t('decoderTokens')}`
     if (name === 'sourceEmbeddings') title += ` · ${t('encoderTokens')}`
     setText(this.titleEl, title)

@@ -72,7 +72,8 @@ export function drawCurves(
   t: TrainTranslate,
   mark?: CurveMark,
 ): void {
-  const { g, W, H, L, R, T, B } = framed(curves, [10, 36, 34, 36])
+  // The top margin holds the mark's label, above the plot, where no curve runs.
+  const { g, W, H, L, R, T, B } = framed(curves, [24, 36, 34, 36])
   if (history.length < 1) return
   // Thousands of steps: one point per bucket (their mean), so the loss reads as a curve, not as noise.
   history = bucketMeans(history, 240)
@@ -121,7 +122,7 @@ export function drawCurves(
     g.setLineDash([])
     g.fillStyle = '#d62728'
     g.textAlign = x(mark.step) > W / 2 ? 'right' : 'left'
-    g.fillText(`${t(mark.label)} (${mark.step})`, x(mark.step) + (x(mark.step) > W / 2 ? -3 : 3), T + 10)
+    g.fillText(`${t(mark.label)} (${mark.step})`, x(mark.step) + (x(mark.step) > W / 2 ? -3 : 3), T - 8)
   }
   const last = history[history.length - 1]
   curves.setAttribute(
@@ -155,6 +156,13 @@ function drawLegend(g: CanvasRenderingContext2D, t: TrainTranslate, L: number, H
 
 const GRAD_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#555']
 
+/** 10^k as an axis reads it: 1000, 10, 1, 0.1, 0.001, then 1e-4. */
+export function decade(k: number): string {
+  if (k >= 0 && k <= 4) return String(10 ** k)
+  if (k < 0 && k >= -3) return (10 ** k).toFixed(-k)
+  return `1e${k}`
+}
+
 /** ‖dL/dW‖ per snapshot for each matrix of `names` (the last snapshot's), on a log scale, with a legend. */
 export function drawGradNorms(
   c: HTMLCanvasElement,
@@ -166,12 +174,29 @@ export function drawGradNorms(
   const pts = history.filter((p) => p.grads.length === names.length && names.length > 0)
   if (!pts.length) return
   const all = pts.flatMap((p) => p.grads).filter((v) => v > 0 && Number.isFinite(v))
-  const lo = Math.log10(Math.min(...all, 1)),
-    hi = Math.log10(Math.max(...all, 1e-6))
-  const span = Math.max(1e-6, hi - lo)
+  // Whole decades: the axis reads 0.01, 0.1, 1 (not 1e-0.9).
+  const lo = Math.floor(Math.log10(Math.min(...all, 1))),
+    hi = Math.max(lo + 1, Math.ceil(Math.log10(Math.max(...all, 1e-6))))
+  const span = hi - lo
   const maxStep = Math.max(1, pts[pts.length - 1].steps)
   const x = (s: number) => L + ((W - L - R) * s) / maxStep
   const y = (v: number) => T + (H - T - B) * (1 - (Math.log10(Math.max(v, 1e-12)) - lo) / span)
+  g.fillStyle = '#333'
+  g.textAlign = 'right'
+  g.textBaseline = 'middle'
+  const every = Math.ceil(span / 5)
+  for (let k = lo; k <= hi; k += every) {
+    const yy = y(10 ** k)
+    g.fillText(decade(k), L - 3, yy)
+    g.strokeStyle = '#eee'
+    g.lineWidth = 1
+    g.beginPath()
+    g.moveTo(L, yy)
+    g.lineTo(W - R, yy)
+    g.stroke()
+  }
+  g.textBaseline = 'alphabetic'
+  g.textAlign = 'left'
   names.forEach((n, k) => {
     g.strokeStyle = GRAD_COLORS[k % GRAD_COLORS.length]
     g.lineWidth = 1.5
@@ -182,11 +207,6 @@ export function drawGradNorms(
     const label = n.name.replace(/^layers\.\d+\./, '')
     g.fillText(label, L + 4 + k * 70, H - 6)
   })
-  g.fillStyle = '#333'
-  g.textAlign = 'right'
-  g.fillText(`1e${hi.toFixed(1)}`, L - 3, T + 9)
-  g.fillText(`1e${lo.toFixed(1)}`, L - 3, H - B)
-  g.textAlign = 'left'
   const last = pts[pts.length - 1]
   c.setAttribute(
     'aria-label',

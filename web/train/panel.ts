@@ -27,9 +27,17 @@ import {
   type HistoryPoint,
   type TrainTranslate,
 } from './charts'
-import type { ScoreRule, Trace } from 'attention-playground'
+import type { ScoreRule, Trace, TrainTask } from 'attention-playground'
 import { InductionView } from './induction'
 import { spawnWorker } from './spawn'
+
+/** What each task lets a learner watch: the intro's second sentence follows the chosen task. */
+const TASK_INTROS: Record<TrainTask, TrainKey> = {
+  coreference: 'introCoreference',
+  reverse: 'introReverse',
+  'next-char': 'introNextChar',
+  induction: 'introInduction',
+}
 
 /** The rules by name in the panel's language (the engine's ids stay the option values). */
 const RULE_LABELS: Record<ScoreRule, TrainKey> = {
@@ -208,6 +216,8 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     restartBtn: bind(el('button', { type: 'button', name: 'restart', 'data-train': 'restart', hidden: '' }), 'restart'),
     goal: el('p', { class: 'tr-goal', role: 'status', 'data-goal': '' }),
     sentenceInput: el('input', { type: 'text', name: 'sentence', class: 'tr-sentence' }),
+    /** What the chosen task shows (the intro's second half, TASK_INTROS). */
+    taskIntro: el('span', { class: 'tr-intro-task' }),
     curves: canvas(440, 190, 'img'),
     grads: canvas(440, 190, 'img'),
     gradText: el('p', { class: 'tr-grads', 'data-train': 'grad-norms' }),
@@ -222,7 +232,7 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     el('figure', { 'data-train-view': key }, bind(el('figcaption'), key), c)
   ui.section.append(
     bind(el('h2'), 'title'),
-    bind(el('p', { class: 'tr-intro' }), 'intro'),
+    el('p', { class: 'tr-intro' }, bind(el('span'), 'intro'), document.createTextNode(' '), ui.taskIntro),
     el(
       'div',
       { class: 'tr-row' },
@@ -427,6 +437,7 @@ class TrainPanel {
   private relabel(): void {
     const t = (this.t = translate(TRAIN, this.lang, isTouchScreen()))
     this.labels.apply(t)
+    this.ui.taskIntro.textContent = t(TASK_INTROS[this.settings.task])
     this.ui.section.lang = this.lang === 'zh' ? 'zh-CN' : 'en'
     this.ui.playBtn.textContent = this.snap?.playing ? t('pause') : t('play')
     // Every chart is named from the start (an img without a name is a violation); a draw adds what it shows.
@@ -568,6 +579,7 @@ class TrainPanel {
     const { ui } = this
     Object.assign(this.settings, readSettings(ui, this.settings.dModel))
     ui.textLabel.hidden = this.settings.task !== 'next-char'
+    ui.taskIntro.textContent = this.t(TASK_INTROS[this.settings.task])
     // the gradients view runs the course program (no positions): a RoPE model's last layer is not that
     ui.inspectBtn.hidden = this.settings.positions === 'rope'
     ui.inspectNote.hidden = this.settings.positions !== 'rope'

@@ -45,7 +45,7 @@ const STEPS: StepSpec[] = [
   { name: 'dWv', formula: 'dW_v = Eᵀ · dV', help: 'dWHelp', tensor: (r) => r.gradWv, rows: 'e', cols: null },
 ]
 
-const PLOT = chartFrame(320, 150, [14, 10, 26, 48])
+const PLOT = chartFrame(240, 130, [16, 10, 24, 58])
 
 /** A string whose `backticked` parts are formulas: they go into span.formula, all of it as text. */
 function setRich(e: Element, s: string): void {

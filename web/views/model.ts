@@ -332,7 +332,7 @@ export class ModelView implements Panel {
     const f = this.file!
     this.thumbs = []
     const rows = f.layers.map((l) => {
-      const label = h('span', { class: 'model-layer-label', text: `${l.index}` })
+      const label = h('span', { class: 'model-layer-label', text: `${oneBased(l.index)}` })
       label.title = l.name
       const cells = Array.from({ length: l.heads }, (_, hd) => {
         const c = h('canvas', { width: THUMB, height: THUMB, 'aria-hidden': 'true' })

@@ -10,7 +10,9 @@ import { Texts, type MsgKey } from '../i18n'
 import { SCALING_DKS, measureScaling, type ScalingPoint, type ScalingSide } from '../compute/scaling'
 
 const N = 32
-const { W, H, L, R, T, B } = chartFrame(300, 180, [26, 10, 30, 46])
+// 300 units wide, drawn at least 280 px wide (.scaling-grid), so that its 13-unit text is 12 px or more; the x axis's
+// ticks and its title "d_k" (centred below them) on two lines of the bottom margin.
+const { W, H, L, R, T, B } = chartFrame(300, 190, [26, 12, 40, 46])
 
 type Metric = { key: keyof ScalingSide; title: MsgKey; log?: boolean; max?: number }
 const METRICS: Metric[] = [
@@ -153,7 +155,7 @@ export class ScalingView implements Panel {
     )
     for (const dk of [1, 8, 64, 512])
       s.append(svg('text', { x: x(dk), y: H - B + 16, 'text-anchor': 'middle', text: String(dk) }))
-    s.append(svg('text', { x: W - R, y: H - 4, 'text-anchor': 'end', text: 'd_k' }))
+    s.append(svg('text', { x: (L + W - R) / 2, y: H - 5, 'text-anchor': 'middle', text: 'd_k' }))
     const ticks = m.log ? [1, 32, 1024] : [0, yMax / 2, yMax]
     for (const v of ticks) {
       const yy = m.log ? y(v) : H - B - ((v - yMin) / (yMax - yMin)) * (H - T - B)

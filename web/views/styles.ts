@@ -30,7 +30,10 @@ export const VIEW_STYLES = `
 .flash-grid td.flash-later { background: var(--card); }
 .flash-grid caption { caption-side: bottom; text-align: left; color: var(--muted); padding-top: 4px; }
 .flash-result[data-done="true"] { color: var(--ok); font-weight: 600; }
-.decode-ctrl .check { display: inline-flex; align-items: center; gap: 4px; }
+/* A checkbox among the steppers' selects: the size of its label's text, the label in the row's type size (it was a
+   24 px box beside 12 px text); the label around both keeps the target 24 px tall. */
+.decode-ctrl .check { display: inline-flex; align-items: center; gap: 6px; font-size: 14px; min-height: 24px; margin: 0; cursor: pointer; }
+.decode-ctrl .check input[type=checkbox] { width: 18px; height: 18px; }
 .heads-cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: 12px; }
 .heads-col h3 { margin: 4px 0; }
 .heads-head { margin: 6px 0; padding: 4px 6px; border: 3px solid var(--line); border-radius: 8px; overflow-x: auto; }
@@ -54,8 +57,9 @@ export const VIEW_STYLES = `
 .scaling-plot .grid { stroke: var(--line); stroke-width: 1; }
 .scaling-plot .raw { fill: none; stroke: var(--bad); stroke-width: 2.5; }
 .scaling-plot .scaled { fill: none; stroke: var(--accent); stroke-width: 2.5; stroke-dasharray: 6 3; }
-.scaling-plot text { font-size: 12px; fill: var(--ink); }
-.scaling-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 12px; }
+.scaling-plot text { font-size: 13px; fill: var(--ink); }
+.scaling-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(280px, 100%), 1fr)); gap: 12px; }
+.scaling-fig { margin: 0; }
 .scaling-legend { display: flex; gap: 16px; flex-wrap: wrap; }
 .scaling-legend .raw { color: var(--bad); font-weight: 600; }
 .scaling-legend .scaled { color: var(--accent); font-weight: 600; }
@@ -64,11 +68,12 @@ export const VIEW_STYLES = `
 .bw-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: 12px; }
 .bw-step { border: 1px solid var(--line); border-radius: 8px; padding: 8px; background: var(--card); min-width: 0; }
 .bw-step .formula { font-family: ui-monospace, "DejaVu Sans Mono", monospace; margin: 4px 0; }
-.bw-plot svg { width: 100%; max-width: 420px; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+.bw-plot svg { width: 100%; max-width: 300px; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
 .bw-plot .axis { stroke: var(--muted); }
 .bw-plot path.scaled { fill: none; stroke: var(--accent); stroke-width: 2; }
 .bw-plot circle.scaled { fill: var(--accent); }
-.bw-plot text { font-size: 11px; fill: var(--ink); }
+/* 13 units of a 240-unit drawing: 12 px or more down to a 222 px wide plot (a 360 px phone's column). */
+.bw-plot text { font-size: 13px; fill: var(--ink); }
 .bw-program { max-height: 360px; overflow: auto; font-size: 12px; background: var(--card); border: 1px solid var(--line); padding: 8px; }
 .quiz { margin: 12px 0; padding: 10px 12px; border: 1px solid var(--line); border-radius: 8px; background: var(--card); }
 .quiz-q { margin: 0 0 8px; font-weight: 600; }
@@ -86,7 +91,7 @@ export const VIEW_STYLES = `
 .pos-fig { margin: 6px 0; min-width: 0; }
 .pos-fig figcaption { color: var(--muted); margin-bottom: 4px; }
 .pos-dials { display: flex; flex-wrap: wrap; gap: 8px; }
-.pos-dial-fig { margin: 0; text-align: center; font-size: 11px; color: var(--muted); }
+.pos-dial-fig { margin: 0; text-align: center; font-size: 12px; color: var(--muted); }
 .pos-dial { width: 64px; height: 64px; }
 .pos-dial .dial-face { fill: var(--card); stroke: var(--line); stroke-width: 2; }
 .pos-dial .dial-hand { stroke: var(--accent); stroke-width: 3; stroke-linecap: round; }
