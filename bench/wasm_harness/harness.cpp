@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -25,6 +26,87 @@ static double max_rel(const std::vector<float>& a, const std::vector<float>& b, 
     worst = std::max(worst, e);
   }
   return worst;
+}
+
+static int check_gemm(std::mt19937& g) {
+  std::normal_distribution<float> N(0.f, 1.f);
+  int bad = 0;
+  // The language model's products (gemm): A·Bᵀ, A·B and Aᵀ·B, overwriting and accumulating, against the scalar twin:
+  // the same bits in the SIMD128 build (each cell the same mul-then-add chain), within 1e-6 of the largest cell with
+  // relaxed SIMD's fused multiply-add.
+  for (int m : {1, 3, 7, 17, 64, 130})
+    for (int n : {1, 5, 8, 17, 130})
+      for (int k : {1, 5, 64, 300})
+        for (int mode = 0; mode < 3; ++mode) {
+          std::vector<float> A(size_t(m) * k), B(size_t(k) * n), C0(size_t(m) * n);
+          for (auto* v : {&A, &B, &C0})
+            for (auto& x : *v) x = N(g);
+          const GemmOperand a = mode == 2 ? GemmOperand{A.data(), 1, m} : GemmOperand{A.data(), k, 1};
+          const GemmOperand b = mode == 0 ? GemmOperand{B.data(), 1, k} : GemmOperand{B.data(), n, 1};
+          std::vector<float> ws(gemm_workspace_floats(m, n, k));
+          for (bool acc : {false, true}) {
+            std::vector<float> C1 = C0, C2 = C0;
+            gemm(m, n, k, a, b, C1.data(), n, acc, ws.data());
+            scalar::gemm(m, n, k, a, b, C2.data(), n, acc, ws.data());
+            double diff = 0, top = 1e-30;
+            for (size_t i = 0; i < C1.size(); ++i) {
+              diff = std::isnan(C1[i]) ? INFINITY : std::max(diff, std::fabs(double(C1[i]) - C2[i]));
+              top = std::max(top, std::fabs(double(C2[i])));
+            }
+#ifdef __wasm_relaxed_simd__
+            const bool same = diff <= 1e-6 * top;
+#else
+            const bool same = diff == 0;
+#endif
+            if (!same) {
+              ++bad;
+              std::printf("{\"mismatch\":true,\"gemm\":%d,\"m\":%d,\"n\":%d,\"k\":%d,\"acc\":%d,\"max_diff\":%g}\n",
+                          mode, m, n, k, acc, diff);
+            }
+          }
+        }
+  return bad;
+}
+
+static int check_lm_steps(std::mt19937& g) {
+  std::normal_distribution<float> N(0.f, 1.f);
+  int bad = 0;
+  // The model's other SIMD steps: GELU and its backward pass over 1,001 values (a tail past the last vector) in
+  // [-6, 6], the cross-entropy of 7 rows of 1,001 logits (its loss and gradient): the same bits in the SIMD128 build,
+  // within 1e-6 (of the largest value) with relaxed SIMD.
+  {
+    std::vector<float> x(1001), dy(1001), z(7 * 1001);
+    for (auto& v : x) v = 2.f * N(g);
+    for (auto& v : dy) v = N(g);
+    for (auto& v : z) v = 3.f * N(g);
+    std::vector<float> y1(x.size()), y2(x.size()), d1(x.size()), d2(x.size()), g1(z.size()), g2(z.size());
+    gelu(x.data(), y1.data(), long(x.size()));
+    scalar::gelu(x.data(), y2.data(), long(x.size()));
+    gelu_backward(x.data(), dy.data(), d1.data(), long(x.size()));
+    scalar::gelu_backward(x.data(), dy.data(), d2.data(), long(x.size()));
+    const int targets[7] = {0, 5, 1000, -1, 17, 999, 3};
+    const double l1 = cross_entropy(z.data(), targets, 7, 1001, 1.f / 6, g1.data(), true);
+    const double l2 = scalar::cross_entropy(z.data(), targets, 7, 1001, 1.f / 6, g2.data(), true);
+    const auto diff = [](const std::vector<float>& a, const std::vector<float>& b) {
+      double d = 0, top = 1e-30;
+      for (size_t i = 0; i < a.size(); ++i) {
+        d = std::isnan(a[i]) ? INFINITY : std::max(d, std::fabs(double(a[i]) - b[i]));
+        top = std::max(top, std::fabs(double(b[i])));
+      }
+      return d / top;
+    };
+    const double worst = std::max({diff(y1, y2), diff(d1, d2), diff(g1, g2), std::fabs(l1 - l2) / std::fabs(l2)});
+#ifdef __wasm_relaxed_simd__
+    const bool same = worst <= 1e-6;
+#else
+    const bool same = worst == 0;
+#endif
+    if (!same) {
+      ++bad;
+      std::printf("{\"mismatch\":true,\"lm_steps\":%g}\n", worst);
+    }
+  }
+  return bad;
 }
 
 static int check() {
@@ -74,9 +156,12 @@ static int check() {
           }
         }
       }
+  bad += check_gemm(g);
+  bad += check_lm_steps(g);
   // The embind test hook must agree (and must see a difference where there is one: it is
   // compared against the direct check above on the same kind of inputs).
-  for (const char* kname : {"qkt", "softmax", "weights_v", "flash", "flash_causal", "weights", "weights_causal"}) {
+  for (const char* kname : {"qkt", "softmax", "weights_v", "flash", "flash_causal", "weights", "weights_causal",
+                            "gemm_nt", "gemm_nn", "gemm_tn"}) {
     const double e = twin_max_rel_diff(kname, 37, 130, 24, 28, 5);
     if (!(e >= 0 && e <= 1e-5)) {
       ++bad;
@@ -182,10 +267,14 @@ static void flash_only(int n, int d, int runs) {
   std::fflush(stdout);
 }
 
-// --ceiling d: the register tiles alone on cache-resident operands (a few KiB, reused every call): qk_tile over
-// d steps and pv_tile<8> over 128 keys, each repeated until ~40 ms have passed, 5 times; the fastest of 5 per
-// tile. The kernels' flops are half in each tile (2·n²·d each), so the ceiling is their harmonic mean.
-static void ceiling(int d) {
+// The register tiles alone on cache-resident operands (a few KiB, reused every call): qk_tile over d steps and
+// pv_tile<8> over 128 keys, each repeated until about `ms` have passed, `rounds` times after a first (tier-up) round;
+// the fastest round per tile. The kernels' flops are half in each tile (2·n²·d each), so the ceiling is their harmonic
+// mean.
+struct Ceiling {
+  double qk, pv, gflops;
+};
+static Ceiling tile_ceiling(int d, int rounds, double ms) {
   const int mr = simd::tile_rows();
   std::vector<float> qp(size_t(d) * mr), kt(size_t(d) * 8), out(size_t(mr) * 8);
   std::vector<float> p(size_t(mr) * 128), v(128 * 8), o(size_t(mr) * 8, 0.f);
@@ -193,15 +282,15 @@ static void ceiling(int d) {
   std::uniform_real_distribution<float> U(-1.f, 1.f);
   for (auto* x : {&qp, &kt, &p, &v})
     for (auto& y : *x) y = U(g) * 0.01f;
-  const auto rate = [](double flopsPerCall, auto call) {
+  const auto rate = [&](double flopsPerCall, auto call) {
     int reps = 64;
     double best = 0;
-    for (int round = 0; round < 6; ++round) {
+    for (int round = 0; round <= rounds; ++round) {
       const double t0 = emscripten_get_now();
       call(reps);
-      const double ms = emscripten_get_now() - t0;
-      if (round > 0) best = std::max(best, flopsPerCall * reps / ms / 1e6);  // round 0: tier-up
-      if (ms < 40) reps = int(reps * std::min(8.0, 40.0 / std::max(ms, 0.01)));
+      const double took = emscripten_get_now() - t0;
+      if (round > 0) best = std::max(best, flopsPerCall * reps / took / 1e6);  // round 0: tier-up
+      if (took < ms) reps = int(reps * std::min(8.0, ms / std::max(took, 0.01)));
     }
     return best;
   };
@@ -209,10 +298,17 @@ static void ceiling(int d) {
       rate(2.0 * mr * 8 * d, [&](int reps) { simd::qk_tile_repeat(qp.data(), kt.data(), d, out.data(), reps); });
   const double pv =
       rate(2.0 * mr * 8 * 128, [&](int reps) { simd::pv_tile_repeat(p.data(), 128, v.data(), o.data(), reps); });
+  if (out[0] + o[0] == 12345.f) std::printf("\n");  // keeps the tiles' results alive
+  return {qk, pv, 2.0 / (1.0 / qk + 1.0 / pv)};
+}
+
+// --ceiling d: tile_ceiling with 5 rounds of ~40 ms.
+static void ceiling(int d) {
+  const Ceiling c = tile_ceiling(d, 5, 40);
   std::printf(
       "{\"path\":\"ceiling\",\"backend\":\"%s\",\"tile_rows\":%d,\"d\":%d,\"qk_gflops\":%.2f,\"pv_gflops\":%.2f,"
-      "\"gflops\":%.2f,\"checksum\":%g}\n",
-      backend(), mr, d, qk, pv, 2.0 / (1.0 / qk + 1.0 / pv), double(out[0] + o[0]));
+      "\"gflops\":%.2f}\n",
+      backend(), simd::tile_rows(), d, c.qk, c.pv, c.gflops);
   std::fflush(stdout);
 }
 
@@ -261,66 +357,171 @@ static void phases(int n, int d, int runs) {
 // --products runs: the language model's matrix products (src/core/lm_products.cpp, the package's code and flags) at
 // the poems model's shapes (batch 32 × context 64 = 2,048 rows, d_model 64, MLP 256, vocabulary 2,401; attention's
 // backward per sequence and head: 64 × 64 weights, head size 16), each as the model calls it (forward: mm_nt
-// overwriting; the input gradients: mm_nn overwriting; the weight gradients: mm_tn accumulating). One JSON line per
-// product: median and fastest ms of `runs` calls, GFLOP/s (2·m·n·k) of the median.
-static void products(int runs) {
+// overwriting; the input gradients: mm_nn overwriting; the weight gradients: mm_tn accumulating), and the model's other
+// steps (GELU, LayerNorm, cross-entropy and their backward passes). `runs` rounds; each round measures the register
+// tile's ceiling at d = 64 (the fastest of 3 runs of ~10 ms) and then times every product (the fastest of 3 calls,
+// small ones repeated to ~2e7 flops each time), so that each product's fraction of the ceiling is a ratio within one
+// round (the load of this shared machine falls on both). One JSON line per product: medians over the rounds of ms,
+// GFLOP/s (2·m·n·k) and of the per-round fraction; the fastest round's ms. Then one line per other step (median and
+// fastest ms), and the ceiling's median.
+static double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct ProductCase {
+  const char* name;
+  char kind;  // 't' mm_nt, 'n' mm_nn, 'T' mm_tn
+  int m, n, k;
+  bool acc;
+  std::vector<float> A, B, C;
+  std::vector<double> ms, fraction;
+};
+
+// The products of the poems model, A and B filled from g.
+static std::vector<ProductCase> product_cases(std::mt19937& g) {
+  const int M = 32 * 64, C = 64, F = 256, V = 2401, T = 64, hs = 16;
+  std::vector<ProductCase> cases = {
+      {"c_attn forward", 't', M, 3 * C, C, false, {}, {}, {}, {}, {}},
+      {"attn.c_proj forward", 't', M, C, C, false, {}, {}, {}, {}, {}},
+      {"mlp.c_fc forward", 't', M, F, C, false, {}, {}, {}, {}, {}},
+      {"mlp.c_proj forward", 't', M, C, F, false, {}, {}, {}, {}, {}},
+      {"unembedding forward", 't', M, V, C, false, {}, {}, {}, {}, {}},
+      {"unembedding dX", 'n', M, C, V, false, {}, {}, {}, {}, {}},
+      {"unembedding dW", 'T', V, C, M, true, {}, {}, {}, {}, {}},
+      {"mlp.c_fc dX", 'n', M, C, F, false, {}, {}, {}, {}, {}},
+      {"mlp.c_fc dW", 'T', F, C, M, true, {}, {}, {}, {}, {}},
+      {"mlp.c_proj dX", 'n', M, F, C, false, {}, {}, {}, {}, {}},
+      {"mlp.c_proj dW", 'T', C, F, M, true, {}, {}, {}, {}, {}},
+      {"attn.c_proj dX", 'n', M, C, C, false, {}, {}, {}, {}, {}},
+      {"attn.c_proj dW", 'T', C, C, M, true, {}, {}, {}, {}, {}},
+      {"c_attn dX", 'n', M, C, 3 * C, false, {}, {}, {}, {}, {}},
+      {"c_attn dW", 'T', 3 * C, C, M, true, {}, {}, {}, {}, {}},
+      {"attention dA = dO·Vᵀ", 't', T, T, hs, false, {}, {}, {}, {}, {}},
+      {"attention dV = Aᵀ·dO", 'T', T, hs, T, false, {}, {}, {}, {}, {}},
+      {"attention dQ = dS·K", 'n', T, hs, T, false, {}, {}, {}, {}, {}},
+  };
+  std::uniform_real_distribution<float> U(-1.f, 1.f);
+  for (ProductCase& c : cases) {
+    // A and B as the product reads them: mm_nt A [m, k] B [n, k]; mm_nn A [m, k] B [k, n]; mm_tn A [k, m] B [k, n].
+    c.A.resize(size_t(c.m) * c.k);
+    c.B.resize(size_t(c.k) * c.n);
+    c.C.assign(size_t(c.m) * c.n, 0.f);
+    for (auto& x : c.A) x = U(g);
+    for (auto& x : c.B) x = U(g);
+  }
+  return cases;
+}
+
+// One product's ms (the fastest of `once`'s timings, small ones repeated to ~2e7 flops).
+template <class Once>
+static double time_product(ProductCase& c, Once once) {
   using ap::lm::In;
   using ap::lm::Out;
-  struct Case {
-    const char* name;
-    char kind;  // 't' mm_nt, 'n' mm_nn, 'T' mm_tn
-    int m, n, k;
-    bool acc;
-  };
-  const int M = 32 * 64, C = 64, F = 256, V = 2401, T = 64, hs = 16;
-  const Case cases[] = {
-      {"c_attn forward", 't', M, 3 * C, C, false},
-      {"attn.c_proj forward", 't', M, C, C, false},
-      {"mlp.c_fc forward", 't', M, F, C, false},
-      {"mlp.c_proj forward", 't', M, C, F, false},
-      {"unembedding forward", 't', M, V, C, false},
-      {"unembedding dX", 'n', M, C, V, false},
-      {"unembedding dW", 'T', V, C, M, true},
-      {"mlp.c_fc dX", 'n', M, C, F, false},
-      {"mlp.c_fc dW", 'T', F, C, M, true},
-      {"mlp.c_proj dX", 'n', M, F, C, false},
-      {"mlp.c_proj dW", 'T', C, F, M, true},
-      {"c_attn dX", 'n', M, C, 3 * C, false},
-      {"c_attn dW", 'T', 3 * C, C, M, true},
-      {"attention dA = dO·Vᵀ", 't', T, T, hs, false},
-      {"attention dV = Aᵀ·dO", 'T', T, hs, T, false},
-      {"attention dQ = dS·K", 'n', T, hs, T, false},
-  };
-  std::mt19937 g(5);
-  std::uniform_real_distribution<float> U(-1.f, 1.f);
-  for (const Case& c : cases) {
-    // A and B as the product reads them: mm_nt A [m, k] B [n, k]; mm_nn A [m, k] B [k, n]; mm_tn A [k, m] B [k, n].
-    const int ar = c.kind == 'T' ? c.k : c.m, ac = c.kind == 'T' ? c.m : c.k;
-    const int br = c.kind == 't' ? c.n : c.k, bc = c.kind == 't' ? c.k : c.n;
-    std::vector<float> A(size_t(ar) * ac), B(size_t(br) * bc), Cm(size_t(c.m) * c.n, 0.f);
-    for (auto& x : A) x = U(g);
-    for (auto& x : B) x = U(g);
-    const In a{A.data(), ar, ac, ac}, b{B.data(), br, bc, bc};
-    const Out o{Cm.data(), c.m, c.n, c.n};
-    // calls of the small shapes repeated so that one sample lasts long enough for the clock
-    const double flops = 2.0 * c.m * c.n * c.k;
-    const int reps = std::max(1, int(2e7 / flops));
-    const auto t = samples_ms(
-        [&] {
-          for (int r = 0; r < reps; ++r) {
-            if (c.kind == 't') ap::lm::mm_nt(o, a, b, c.acc);
-            if (c.kind == 'n') ap::lm::mm_nn(o, a, b, c.acc);
-            if (c.kind == 'T') ap::lm::mm_tn(o, a, b, c.acc);
-          }
-        },
-        runs);
-    const double med = t[t.size() / 2] / reps, best = t.front() / reps;
+  const double flops = 2.0 * c.m * c.n * c.k;
+  const int ar = c.kind == 'T' ? c.k : c.m, ac = c.kind == 'T' ? c.m : c.k;
+  const int br = c.kind == 't' ? c.n : c.k, bc = c.kind == 't' ? c.k : c.n;
+  const In a{c.A.data(), ar, ac, ac}, bb{c.B.data(), br, bc, bc};
+  const Out o{c.C.data(), c.m, c.n, c.n};
+  const int reps = std::max(1, int(2e7 / flops));
+  return once(
+      [&] {
+        if (c.kind == 't') ap::lm::mm_nt(o, a, bb, c.acc);
+        if (c.kind == 'n') ap::lm::mm_nn(o, a, bb, c.acc);
+        if (c.kind == 'T') ap::lm::mm_tn(o, a, bb, c.acc);
+      },
+      reps);
+}
+
+// One JSON line per product: medians over the rounds.
+static void print_products(const std::vector<ProductCase>& cases) {
+  for (const ProductCase& c : cases) {
+    const double med = median_of(c.ms);
     std::printf(
         "{\"path\":\"products\",\"backend\":\"%s\",\"name\":\"%s\",\"kind\":\"mm_%s\",\"m\":%d,\"n\":%d,"
-        "\"k\":%d,\"accumulate\":%s,\"ms\":%.5f,\"min_ms\":%.5f,\"gflops\":%.3f,\"checksum\":%g}\n",
-        backend(), c.name, c.kind == 't' ? "nt" : c.kind == 'n' ? "nn" : "tn", c.m, c.n, c.k, c.acc ? "true" : "false",
-        med, best, flops / med / 1e6, double(Cm[0]));
+        "\"k\":%d,\"accumulate\":%s,\"ms\":%.5f,\"min_ms\":%.5f,\"gflops\":%.3f,\"fraction\":%.4f,\"checksum\":%g}\n",
+        backend(), c.name,
+        c.kind == 't'   ? "nt"
+        : c.kind == 'n' ? "nn"
+                        : "tn",
+        c.m, c.n, c.k, c.acc ? "true" : "false", med, *std::min_element(c.ms.begin(), c.ms.end()),
+        2.0 * c.m * c.n * c.k / med / 1e6, median_of(c.fraction), double(c.C[0]));
   }
+}
+
+static void products(int runs) {
+  const int M = 32 * 64, C = 64, F = 256, V = 2401;
+  std::mt19937 g(5);
+  std::uniform_real_distribution<float> U(-1.f, 1.f);
+  std::vector<ProductCase> cases = product_cases(g);
+  // The other steps at the model's shapes: GELU over the MLP's 2,048 × 256, LayerNorm over 2,048 × 64, the
+  // cross-entropy of 2,048 × 2,401 logits.
+  std::vector<float> act(size_t(M) * F), act2(act.size()), dact(act.size()), x(size_t(M) * C), y(x.size()),
+      dy(x.size()), dx(x.size()), w(C, 1.f), b(C, 0.f), dw(C), db(C), mean(M), rstd(M), logits(size_t(M) * V),
+      dlogits(logits.size());
+  std::vector<int> targets(M);
+  for (auto* v : {&act, &dact, &x, &dy, &w, &b, &logits})
+    for (auto& e : *v) e = U(g) * 3.f;
+  for (int i = 0; i < M; ++i) targets[i] = (i * 7919) % V;
+  struct Step {
+    const char* name;
+    long elements;
+    std::function<void()> run;
+    std::vector<double> ms;
+  };
+  std::vector<Step> steps = {
+      {"GELU forward", long(M) * F, [&] { gelu(act.data(), act2.data(), long(M) * F); }, {}},
+      {"GELU backward", long(M) * F, [&] { gelu_backward(act.data(), dact.data(), act2.data(), long(M) * F); }, {}},
+      {"LayerNorm forward",
+       long(M) * C,
+       [&] { layer_norm(x.data(), M, C, w.data(), b.data(), y.data(), mean.data(), rstd.data()); },
+       {}},
+      {"LayerNorm backward",
+       long(M) * C,
+       [&] {
+         layer_norm_backward(x.data(), dy.data(), M, C, w.data(), mean.data(), rstd.data(), dx.data(), dw.data(),
+                             db.data());
+       },
+       {}},
+      {"cross-entropy and its gradient",
+       long(M) * V,
+       [&] { cross_entropy(logits.data(), targets.data(), M, V, 1.f / M, dlogits.data(), true); },
+       {}},
+  };
+  std::vector<double> ceilings;
+  // The fastest of 3 timings (each of `reps` calls), as the ceiling is the fastest of its rounds: a call of 15 ms on a
+  // machine with many runnable processes is preempted nearly every time.
+  const auto once = [](auto f, int reps) {
+    double best = 1e300;
+    for (int k = 0; k < 3; ++k) {
+      const double t0 = emscripten_get_now();
+      for (int r = 0; r < reps; ++r) f();
+      best = std::min(best, (emscripten_get_now() - t0) / reps);
+    }
+    return best;
+  };
+  for (int round = 0; round <= runs; ++round) {  // round 0 warms up (tier-up, first touches)
+    const double ceil = tile_ceiling(64, 3, 10).gflops;
+    for (ProductCase& c : cases) {
+      const double flops = 2.0 * c.m * c.n * c.k;
+      const double ms = time_product(c, once);
+      if (round == 0) continue;
+      c.ms.push_back(ms);
+      c.fraction.push_back(flops / ms / 1e6 / ceil);
+    }
+    for (Step& st : steps) {
+      const double ms = once(st.run, 1);
+      if (round > 0) st.ms.push_back(ms);
+    }
+    if (round > 0) ceilings.push_back(ceil);
+  }
+  print_products(cases);
+  for (const Step& st : steps)
+    std::printf(
+        "{\"path\":\"steps\",\"backend\":\"%s\",\"name\":\"%s\",\"elements\":%ld,\"ms\":%.5f,\"min_ms\":%.5f}\n",
+        backend(), st.name, st.elements, median_of(st.ms), *std::min_element(st.ms.begin(), st.ms.end()));
+  std::printf("{\"path\":\"products_ceiling\",\"backend\":\"%s\",\"tile_rows\":%d,\"gflops\":%.2f,\"rounds\":%d}\n",
+              backend(), simd::tile_rows(), median_of(ceilings), runs);
   std::fflush(stdout);
 }
 

@@ -216,19 +216,6 @@ float max_abs(const Mat& m) {
   return r;
 }
 
-// No inf or NaN in m: check_finite's bit test (exponent all ones), a plain loop for the same reason as max_abs (at
-// -Os, Eigen's allFinite() in check_no_overflow was ~20 % of a fused call at n = 512).
-bool all_finite(const Mat& m) {
-  std::uint32_t bad = 0;
-  const float* p = m.data();
-  for (Eigen::Index i = 0, n = m.size(); i < n; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, p + i, sizeof bits);
-    bad |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-  }
-  return bad == 0;
-}
-
 // Rows whose every key is masked (their weights and context are 0).
 std::vector<int> masked_rows(const Mask& mask, int b, int nq, int nv) {
   std::vector<int> rows;

@@ -20,7 +20,12 @@ Out out(Mat& m) { return {m.data(), static_cast<int>(m.rows()), static_cast<int>
 void linear(const Mat& X, const Mat& W, const Mat& b, Mat& Y) {
   Y.resize(X.rows(), W.rows());
   mm_nt(out(Y), in(X), in(W), false);
-  if (b.size()) Y.rowwise() += b.row(0);
+  if (!b.size()) return;
+  const Eigen::Index n = Y.cols();
+  for (Eigen::Index r = 0; r < Y.rows(); ++r) {
+    float* y = Y.data() + r * n;
+    for (Eigen::Index c = 0; c < n; ++c) y[c] += b.data()[c];
+  }
 }
 
 // torch's LayerNorm over the last dimension: biased variance, eps 1e-5; the statistics summed in double.
@@ -29,30 +34,14 @@ void layer_norm(const Mat& X, const Mat& w, const Mat& b, Norm& n) {
   n.out.resize(rows, C);
   n.mean.resize(static_cast<std::size_t>(rows));
   n.rstd.resize(static_cast<std::size_t>(rows));
-  for (int r = 0; r < rows; ++r) {
-    const float* x = X.data() + static_cast<long>(r) * C;
-    double s = 0;
-    for (int c = 0; c < C; ++c) s += x[c];
-    const double mean = s / C;
-    double v = 0;
-    for (int c = 0; c < C; ++c) v += (x[c] - mean) * (x[c] - mean);
-    const double rstd = 1.0 / std::sqrt(v / C + 1e-5);
-    n.mean[static_cast<std::size_t>(r)] = static_cast<float>(mean);
-    n.rstd[static_cast<std::size_t>(r)] = static_cast<float>(rstd);
-    float* y = n.out.data() + static_cast<long>(r) * C;
-    for (int c = 0; c < C; ++c) {
-      const float xh = static_cast<float>((x[c] - mean) * rstd);
-      y[c] = xh * w(0, c) + (b.size() ? b(0, c) : 0.f);
-    }
-  }
+  kernels::layer_norm(X.data(), rows, C, w.data(), b.size() ? b.data() : nullptr, n.out.data(), n.mean.data(),
+                      n.rstd.data());
 }
 
 // torch.nn.GELU(): x·Φ(x), Φ through erf.
 void gelu(const Mat& X, Mat& Y) {
   Y.resize(X.rows(), X.cols());
-  const float* x = X.data();
-  float* y = Y.data();
-  for (Eigen::Index i = 0; i < X.size(); ++i) y[i] = 0.5f * x[i] * (1.f + std::erf(x[i] * 0.70710678118654752f));
+  kernels::gelu(X.data(), Y.data(), static_cast<long>(X.size()));
 }
 
 // Columns [c0, c0 + w) of rows [r0, r0 + n) as a contiguous matrix.
@@ -249,7 +238,7 @@ void Model::forward(const std::vector<int>& ids, int batch, int n, Acts& a) cons
   }
   layer_norm(x, p_.lnfW, p_.lnfB, a.lnf);
   linear(a.lnf.out, unembedding(), Mat(), a.logits);
-  if (!a.logits.allFinite()) throw overflow_error("ids: the logits overflow");
+  if (!all_finite(a.logits)) throw overflow_error("ids: the logits overflow");
 }
 
 Mat Model::logits(const std::vector<int>& ids) const {
@@ -386,7 +375,7 @@ Mat KvCache::step(int id, Mat* weights) {
   layer_norm(x, P.lnfW, P.lnfB, n1);
   Mat logits;
   linear(n1.out, m_.unembedding(), Mat(), logits);
-  if (!logits.allFinite()) throw overflow_error("prompt: the logits overflow");
+  if (!all_finite(logits)) throw overflow_error("prompt: the logits overflow");
   ++len_;
   return logits;
 }

@@ -1,37 +1,32 @@
 #include "core/lm_products.h"
 
-#include "core/small_products.h"
+#include <memory>
+
 #include "kernels/kernels.h"
 
 namespace ap::lm {
 namespace {
 
-small::CView cv(In a) { return {a.p, a.rows, a.cols, a.stride}; }
-small::MView mv(Out c) { return {c.p, c.rows, c.cols, c.stride}; }
-bool dense(In a) { return a.stride == a.cols; }
-bool dense(Out c) { return c.stride == c.cols; }
+// Every product is kernels::gemm (the engine's register tile, -O3, split over the threads where the build has them)
+// with the operands' strides saying which is transposed; its workspace (B packed, one block of A) lives for one call.
+void product(Out C, int k, kernels::GemmOperand A, kernels::GemmOperand B, bool accumulate) {
+  const auto floats = static_cast<std::size_t>(kernels::gemm_workspace_floats(C.rows, C.cols, k));
+  const std::unique_ptr<float[]> ws(new float[floats]);
+  kernels::gemm(C.rows, C.cols, k, A, B, C.p, C.stride, accumulate, ws.get());
+}
 
 }  // namespace
 
-// The attention kernels' products where the operands are contiguous and the result is overwritten
-// (kernels::qkt is A·Bᵀ, kernels::weights_v is A·B, both SIMD128 in wasm and split over the threads);
-// small_products.h's loops otherwise.
 void mm_nt(Out C, In A, In B, bool accumulate) {
-  if (!accumulate && dense(A) && dense(B) && dense(C)) {
-    kernels::qkt(A.p, B.p, C.p, A.rows, B.rows, A.cols, 1.0f);
-    return;
-  }
-  small::mm_nt(mv(C), cv(A), cv(B), accumulate);
+  product(C, A.cols, {A.p, A.stride, 1}, {B.p, 1, B.stride}, accumulate);
 }
 
 void mm_nn(Out C, In A, In B, bool accumulate) {
-  if (!accumulate && dense(A) && dense(B) && dense(C)) {
-    kernels::weights_v(A.p, B.p, C.p, A.rows, A.cols, B.cols);
-    return;
-  }
-  small::mm(mv(C), cv(A), cv(B), accumulate);
+  product(C, A.cols, {A.p, A.stride, 1}, {B.p, B.stride, 1}, accumulate);
 }
 
-void mm_tn(Out C, In A, In B, bool accumulate) { small::mm_tn(mv(C), cv(A), cv(B), accumulate); }
+void mm_tn(Out C, In A, In B, bool accumulate) {
+  product(C, A.rows, {A.p, 1, A.stride}, {B.p, B.stride, 1}, accumulate);
+}
 
 }  // namespace ap::lm

@@ -1,8 +1,9 @@
 // Every matrix product of the language model (src/core/lm*.cpp), forward and backward, behind one small
 // interface: the linear layers (c_attn, c_proj, c_fc, the MLP's c_proj), the unembedding (lm_head or wte) and
 // the products of attention's backward pass. Attention's forward products run inside the attention kernels
-// (kernels::attention_weights). Issue 38's GEMM kernels replace the bodies in lm_products.cpp; no model code
-// changes. All row-major; a view's stride is its row pitch in floats.
+// (kernels::attention_weights). All three are kernels::gemm (the engine's register tile, packed operands, -O3):
+// every cell sums its k terms in order onto its start, so a row's bits never depend on how many rows a call has.
+// All row-major; a view's stride is its row pitch in floats.
 #pragma once
 
 namespace ap::lm {

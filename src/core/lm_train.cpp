@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/lm_products.h"
+#include "kernels/kernels.h"
 
 namespace ap::lm {
 
@@ -13,10 +14,22 @@ namespace {
 In in(const Mat& m) { return {m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), m.cols()}; }
 Out out(Mat& m) { return {m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), m.cols()}; }
 
+// db += Σ_rows dY (when the layer has a bias): a plain loop (this file is built at -Os, where Eigen's colwise().sum()
+// made a call per element).
+void add_column_sums(const Mat& dY, Mat* db) {
+  if (!db || !db->size()) return;
+  const Eigen::Index n = dY.cols();
+  float* d = db->data();
+  for (Eigen::Index r = 0; r < dY.rows(); ++r) {
+    const float* y = dY.data() + r * n;
+    for (Eigen::Index c = 0; c < n; ++c) d[c] += y[c];
+  }
+}
+
 // A Linear Y = X·Wᵀ + b, backward: dW += dYᵀ·X, db += Σ_rows dY (when the layer has a bias); returns dX = dY·W.
 Mat linear_backward(const Mat& X, const Mat& W, const Mat& dY, Mat& dW, Mat* db) {
   mm_tn(out(dW), in(dY), in(X), true);
-  if (db && db->size()) *db += dY.colwise().sum();
+  add_column_sums(dY, db);
   Mat dX(dY.rows(), W.cols());
   mm_nn(out(dX), in(dY), in(W), false);
   return dX;
@@ -24,39 +37,17 @@ Mat linear_backward(const Mat& X, const Mat& W, const Mat& dY, Mat& dW, Mat* db)
 
 // LayerNorm backward from its input X, statistics and weight w: dw += Σ dY·x̂, db += Σ dY; returns dX.
 Mat layer_norm_backward(const Mat& X, const Norm& n, const Mat& w, const Mat& dY, Mat& dw, Mat* db) {
-  const int rows = static_cast<int>(X.rows()), C = static_cast<int>(X.cols());
-  Mat dX(rows, C);
-  std::vector<float> xh(static_cast<std::size_t>(C)), g(static_cast<std::size_t>(C));
-  for (int r = 0; r < rows; ++r) {
-    const float mean = n.mean[static_cast<std::size_t>(r)], rstd = n.rstd[static_cast<std::size_t>(r)];
-    double s1 = 0, s2 = 0;
-    for (int c = 0; c < C; ++c) {
-      const auto k = static_cast<std::size_t>(c);
-      xh[k] = (X(r, c) - mean) * rstd;
-      g[k] = dY(r, c) * w(0, c);
-      dw(0, c) += dY(r, c) * xh[k];
-      s1 += g[k];
-      s2 += static_cast<double>(g[k]) * xh[k];
-    }
-    const auto m1 = static_cast<float>(s1 / C), m2 = static_cast<float>(s2 / C);
-    for (int c = 0; c < C; ++c) {
-      const auto k = static_cast<std::size_t>(c);
-      dX(r, c) = rstd * (g[k] - m1 - xh[k] * m2);
-    }
-  }
-  if (db && db->size()) *db += dY.colwise().sum();
+  Mat dX(X.rows(), X.cols());
+  kernels::layer_norm_backward(X.data(), dY.data(), static_cast<int>(X.rows()), static_cast<int>(X.cols()), w.data(),
+                               n.mean.data(), n.rstd.data(), dX.data(), dw.data(),
+                               db && db->size() ? db->data() : nullptr);
   return dX;
 }
 
 // d GELU(x)/dx = Φ(x) + x·φ(x)
 Mat gelu_backward(const Mat& X, const Mat& dY) {
   Mat dX(X.rows(), X.cols());
-  for (Eigen::Index i = 0; i < X.size(); ++i) {
-    const float x = X.data()[i];
-    const float cdf = 0.5f * (1.f + std::erf(x * 0.70710678118654752f));
-    const float pdf = 0.39894228040143268f * std::exp(-0.5f * x * x);
-    dX.data()[i] = dY.data()[i] * (cdf + x * pdf);
-  }
+  kernels::gelu_backward(X.data(), dY.data(), dX.data(), static_cast<long>(X.size()));
   return dX;
 }
 
@@ -75,11 +66,13 @@ Mat attention_backward(const Config& c, const BlockActs& b, int batch, int n, co
       Kh = b.k.block(s * n, h * hs, n, hs);
       mm_nt(out(dA), in(dO), in(Vh), false);  // dA = dO·Vᵀ
       mm_tn(out(dV), in(A), in(dO), false);   // dV = Aᵀ·dO
-      // dS = A ⊙ (dA − rowsum(dA ⊙ A)), times the scale of the scores
+      // dS = A ⊙ (dA − rowsum(dA ⊙ A)), times the scale of the scores (raw rows: Eigen's accessors are calls at -Os)
       for (int i = 0; i < n; ++i) {
+        float* da = dA.data() + static_cast<Eigen::Index>(i) * n;
+        const float* a = A.data() + static_cast<Eigen::Index>(i) * n;
         double dot = 0;
-        for (int j = 0; j <= i; ++j) dot += static_cast<double>(dA(i, j)) * A(i, j);
-        for (int j = 0; j < n; ++j) dA(i, j) = j <= i ? scale * A(i, j) * (dA(i, j) - static_cast<float>(dot)) : 0.f;
+        for (int j = 0; j <= i; ++j) dot += static_cast<double>(da[j]) * a[j];
+        for (int j = 0; j < n; ++j) da[j] = j <= i ? scale * a[j] * (da[j] - static_cast<float>(dot)) : 0.f;
       }
       mm_nn(out(dQ), in(dA), in(Kh), false);  // dQ = c·dS·K
       mm_tn(out(dK), in(dA), in(Qh), false);  // dK = c·dSᵀ·Q
@@ -109,23 +102,14 @@ double cross_entropy(const Mat& logits, const std::vector<int>& targets, Mat* dL
     count += targets[i] >= 0;
   }
   AP_REQUIRE(count > 0, "targets: every target is -1, so there is no loss to take");
-  if (dLogits) dLogits->setZero(rows, V);
-  double loss = 0;
-  for (int r = 0; r < rows; ++r) {
-    const int t = targets[static_cast<std::size_t>(r)];
-    if (t < 0) continue;
-    const float* z = logits.data() + static_cast<long>(r) * V;
-    const float zmax = *std::max_element(z, z + V);
-    double s = 0;
-    for (int j = 0; j < V; ++j) s += std::exp(static_cast<double>(z[j]) - zmax);
-    loss += std::log(s) + zmax - z[t];
-    if (dLogits) {
-      float* d = dLogits->data() + static_cast<long>(r) * V;
-      for (int j = 0; j < V; ++j) d[j] = static_cast<float>(std::exp(static_cast<double>(z[j]) - zmax) / s / count);
-      d[t] -= 1.f / static_cast<float>(count);
-    }
-  }
-  return loss / count;
+  Mat scratch;
+  if (dLogits)
+    dLogits->resize(rows, V);
+  else
+    scratch.resize(1, V);
+  const double sum = kernels::cross_entropy(logits.data(), targets.data(), rows, V, 1.f / static_cast<float>(count),
+                                            dLogits ? dLogits->data() : scratch.data(), dLogits != nullptr);
+  return sum / count;
 }
 
 void backward(const Model& m, const Acts& a, const Mat& dLogits, Params& g) {

@@ -332,6 +332,41 @@ void attention_weights(const float* Q, const float* K, const float* V, float* W,
       });
 }
 
+long long gemm_workspace_floats(int, int n, int k) noexcept { return detail::gemm_layout(n, k).total; }
+
+// Rows of C split like the attention kernels' (blocks of kBR rows; every cell's bits the same for any split); B packed
+// once into the caller's workspace and shared, each other part with an A block of its own.
+void gemm(int m, int n, int k, GemmOperand A, GemmOperand B, float* C, long ldc, bool accumulate,
+          float* workspace) noexcept {
+  const detail::GemmLayout L = detail::gemm_layout(n, k);
+  const float* packedB = nullptr;
+  std::vector<std::unique_ptr<float[]>> scratch;
+  split_rows(
+      m, static_cast<double>(m) * n * k, false,
+      [&](int r0, int r1, int part) {
+        const GemmOperand Ap{A.p + static_cast<long long>(r0) * A.rs, A.rs, A.cs};
+        impl::gemm(r1 - r0, n, k, Ap, B, C + static_cast<long long>(r0) * ldc, ldc, accumulate,
+                   part > 0 ? scratch[part - 1].get() : workspace, packedB);
+      },
+      [&](int parts) {
+        if (k <= 0) return false;
+        for (int p = 1; p < parts; ++p) {
+          scratch.emplace_back(new (std::nothrow) float[static_cast<std::size_t>(L.b)]);
+          if (!scratch.back()) return false;
+        }
+        detail::gemm_pack_b(B, n, k, workspace + L.b);
+        packedB = workspace + L.b;
+        return true;
+      });
+}
+
+void gelu(const float* x, float* y, long n) noexcept { impl::gelu(x, y, n); }
+void gelu_backward(const float* x, const float* dy, float* dx, long n) noexcept { impl::gelu_backward(x, dy, dx, n); }
+double cross_entropy(const float* Z, const int* targets, int rows, int V, float invCount, float* dZ,
+                     bool keepRows) noexcept {
+  return impl::cross_entropy(Z, targets, rows, V, invCount, dZ, keepRows);
+}
+
 namespace {
 
 // One thread's warm-up: every kernel a few hundred times on 48×32 inputs. Sizes and counts from
@@ -342,6 +377,7 @@ void warm_up_this_thread() noexcept {
     constexpr int n = 48, d = 32;
     std::vector<float> a(n * d, 0.5f), s(n * n), o(n * d);
     std::vector<float> ws(static_cast<std::size_t>(flash_workspace_floats(n, n, d, d)));
+    std::vector<float> gws(static_cast<std::size_t>(gemm_workspace_floats(n, d, d)));
     for (int r = 0; r < 300; ++r)
       impl::flash_attention(a.data(), a.data(), a.data(), o.data(), n, n, d, d, 0.1f, 1.f, r % 2 == 1, ws.data());
     for (int r = 0; r < 100; ++r) {
@@ -350,6 +386,7 @@ void warm_up_this_thread() noexcept {
       impl::qkt(a.data(), a.data(), s.data(), n, n, d, 0.1f);
       impl::softmax_rows(s.data(), n, n, 1.f);
       impl::weights_v(s.data(), a.data(), o.data(), n, n, d);
+      impl::gemm(n, d, d, {a.data(), d, 1}, {a.data(), 1, d}, o.data(), d, r % 2 == 1, gws.data());
     }
   } catch (...) {  // bad_alloc: warming up is only an optimization
   }

@@ -48,7 +48,43 @@ void flash_trace(const float* Q, const float* K, const float* V, float* O, int n
 void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,
                        int dv, float alpha, float invTemp, bool causal, float* workspace) noexcept;
 
-// Threads for the five kernels above: with n > 1, a call big enough to pay for it splits its rows
+// The language model's matrix products (src/core/lm_products.cpp): C[m, n] = A'·B' (accumulate: C += A'·B'), where
+// A'[i][t] = A.p[i·A.rs + t·A.cs] and B'[t][j] = B.p[t·B.rs + j·B.cs]: the strides say whether an operand is read as
+// stored or transposed (A·Bᵀ, A·B, Aᵀ·B are all this call). C has row stride ldc. A packed GEMM on the attention
+// kernels' register tile (kTileOf<Engine>: kMR rows × 8 columns): B packed once per call as panels of 8 columns,
+// A a block of rows at a time as [k][kMR] groups. Every cell sums its k terms in order onto its start (0, or C's
+// value when accumulating), whatever m, the blocking or the thread count, so the bits of a cell never depend on
+// the shape of the call around it (the KV cache's one-row products equal the full forward's rows).
+// workspace: gemm_workspace_floats(m, n, k) floats.
+struct GemmOperand {
+  const float* p;
+  long rs, cs;
+};
+long long gemm_workspace_floats(int m, int n, int k) noexcept;
+void gemm(int m, int n, int k, GemmOperand A, GemmOperand B, float* C, long ldc, bool accumulate,
+          float* workspace) noexcept;
+
+// The language model's other steps, cheap beside its products (one thread):
+// y[0, n) = GELU(x) (torch.nn.GELU(), exact: x·Φ(x) with erf from a rational interpolant good to a couple of ulp),
+// dx = dy·GELU'(x) = dy·(Φ(x) + x·φ(x)).
+void gelu(const float* x, float* y, long n) noexcept;
+void gelu_backward(const float* x, const float* dy, float* dx, long n) noexcept;
+// The sum over rows with a target (targets[r] >= 0) of log Σ_j exp(Z[r, j] − max_r) + max_r − Z[r, targets[r]], in
+// double (the softmax kernel's exponentials); with keepRows, dZ [rows, V] = softmax(Z)·invCount, minus invCount at the
+// target, 0 on rows without one (the mean loss's gradient when invCount = 1 / the count); otherwise dZ is V floats of
+// scratch.
+double cross_entropy(const float* Z, const int* targets, int rows, int V, float invCount, float* dZ,
+                     bool keepRows) noexcept;
+// torch's LayerNorm over rows of C (biased variance, eps 1e-5, the statistics summed in double): Y = x̂·w + b (b may be
+// null), mean and rstd one per row. Its backward from the same statistics: g = dY·w, dX = rstd·(g − mean(g) −
+// x̂·mean(g·x̂)); dw += Σ_rows dY·x̂, db += Σ_rows dY (db may be null). One implementation (scalar, double sums) in every
+// engine.
+void layer_norm(const float* X, int rows, int C, const float* w, const float* b, float* Y, float* mean,
+                float* rstd) noexcept;
+void layer_norm_backward(const float* X, const float* dY, int rows, int C, const float* w, const float* mean,
+                         const float* rstd, float* dX, float* dw, float* db) noexcept;
+
+// Threads for the kernels above (gemm included): with n > 1, a call big enough to pay for it splits its rows
 // of Q (or S) over n threads (the caller's and n - 1 pool threads that wait between calls), each
 // with its own workspace; the results are bit-identical to one thread. Builds without thread
 // support (AP_THREADS undefined) keep 1. set_threads starts or stops the pool and returns the
@@ -71,18 +107,25 @@ const char* backend() noexcept;
 // already packed by the caller (the tail of a workspace from flash_workspace_floats; for the fused kernel of an engine
 // that packs V, detail::kPackV, V packed after it), which the threads share:
 // each then needs only the head of a workspace, its scratch (detail::FlashLayout: the floats before `kt`).
+// gemm's packedB likewise: B packed by the caller (detail::gemm_pack_b, after the scratch of gemm_layout).
 // The entry points of one implementation; defined by AP_KERNEL_ENTRY_POINTS (kernels_driver.h).
-#define AP_KERNEL_DECLARATIONS                                                                                      \
-  void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept;                  \
-  void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;                                              \
-  void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;                        \
-  void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,     \
-                       float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,                       \
-                       const float* packedK = nullptr, int window = 0, int sinks = 0,                               \
-                       const FlashTraceSpec* trace = nullptr) noexcept;                                             \
-  void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d, \
-                         int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,             \
-                         const float* packedK = nullptr) noexcept;
+#define AP_KERNEL_DECLARATIONS                                                                                        \
+  void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept;                    \
+  void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept;                                                \
+  void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept;                          \
+  void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,       \
+                       float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,                         \
+                       const float* packedK = nullptr, int window = 0, int sinks = 0,                                 \
+                       const FlashTraceSpec* trace = nullptr) noexcept;                                               \
+  void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,   \
+                         int dv, float alpha, float invTemp, bool causal, float* workspace, int q0 = 0,               \
+                         const float* packedK = nullptr) noexcept;                                                    \
+  void gemm(int m, int n, int k, GemmOperand A, GemmOperand B, float* C, long ldc, bool accumulate, float* workspace, \
+            const float* packedB = nullptr) noexcept;                                                                 \
+  void gelu(const float* x, float* y, long n) noexcept;                                                               \
+  void gelu_backward(const float* x, const float* dy, float* dx, long n) noexcept;                                    \
+  double cross_entropy(const float* Z, const int* targets, int rows, int V, float invCount, float* dZ,                \
+                       bool keepRows) noexcept;
 
 namespace scalar {
 AP_KERNEL_DECLARATIONS
@@ -104,7 +147,8 @@ void pv_tile_repeat(const float* p, int nj, const float* v, float* o, int reps) 
 
 // Test hook for wasm builds (bind it to JS to let Vitest check SIMD128 against the scalar twin in
 // the shipped module): runs `kernel` ("qkt", "softmax", "weights_v", "flash", "flash_causal", "flash_window"
-// (window nk / 3 + 1 with 2 sinks), "weights", "weights_causal") on deterministic pseudo-random inputs of the given
+// (window nk / 3 + 1 with 2 sinks), "weights", "weights_causal", "gemm_nt", "gemm_nn", "gemm_tn" (m = nq, n = nk,
+// k = d; judged against the largest |cell|)) on deterministic pseudo-random inputs of the given
 // sizes through both implementations and returns the largest |simd - scalar| / max(|scalar|, 1e-6). Returns -1 in a
 // build without SIMD128 and for an unknown kernel name or sizes outside 1..4096. Unreferenced, it costs the module
 // nothing.

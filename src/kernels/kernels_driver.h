@@ -6,16 +6,21 @@
 // Ops provides:
 //   qk_tile(qp, kt, d, out, ldo)    out[r*ldo + c] = Σ_t qp[t*kMR + r]·kt[t*8 + c], r < kMR, c < 8
 //   scale_max(s, n, alpha)          s[j] = min(alpha·s[j], FLT_MAX); returns max_j s[j]
+//   copy_max(src, s, n)             s[j] = src[j]; returns max_j src[j] (finite inputs)
 //   exp_sum(s, n, m, ls)            s[j] = 2^((s[j] - m)·ls); returns Σ s[j]
 //   scale(s, n, k)                  s[j] *= k
 //   pv_tile<C>(p, nj, v, ldv, o[kMR], c[kMR])  o[r][0..C) = c[r]·o[r] + Σ_j p[r*kBC + j]·v[j*ldv + 0..C),
 //                                              C = 8 or 4 (v: V itself, ldv = dv, or a panel of packed V, ldv = 8)
+//   gelu(x, y, n), gelu_backward(x, dy, dx, n)   y = GELU(x), dx = dy·GELU'(x) (detail::gelu_of, gelu_slope)
+//   gemm_tile(ap, as, bp, k, c, ldc, load)  c[r*ldc + x] = (load ? c[r*ldc + x] : 0) + Σ_t ap[t*as + r]·bp[t*8 + x],
+//                                       r < kMR, x < 8, the terms added in order of t (qk_tile's loop onto C)
 // Both tiles read their left operand through one pointer at constant offsets (Q packed as [d][kMR], P rows at
 // the fixed stride kBC): a wasm load takes one address plus a constant, so kMR row pointers would cost kMR
 // integer adds per step of the loop, beside its 2·kMR FMAs.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -475,25 +480,170 @@ void flash_driver(const float* Q, const float* K, const float* V, float* O, int 
                     trace ? trace->record : nullptr, trace ? trace->ctx : nullptr);
 }
 
+// ---- gemm: the language model's products (kernels.h) ----------------------------------------------------------
+
+// Element (i, t) of A' (or (t, j) of B'): the operand read through its strides.
+inline float at(const GemmOperand& X, long long r, long long c) { return X.p[r * X.rs + c * X.cs]; }
+
+// Rows [i0, i0 + rows) × terms [t0, t0 + kc) of A' as groups of kMR rows, [kc][kMR] each, group g at g·kc·kMR: the
+// layout gemm_tile reads. A group past the last row repeats that row (computed, never stored). A' rows contiguous
+// (A·Bᵀ, A·B): pack_q's walk; otherwise element by element (a group short of kMR rows of Aᵀ·B, read in place
+// elsewhere). Built for size like the attention kernels' packing: O(m·k) against the product's O(m·n·k).
+AP_COLD inline void gemm_pack_a(const GemmOperand& A, int i0, int rows, int t0, int kc, float* dst) {
+  for (int g = 0; g * kMR < rows; ++g) {
+    float* d = dst + static_cast<long long>(g) * kc * kMR;
+    const int first = i0 + g * kMR, here = std::min(kMR, rows - g * kMR);
+    if (A.cs == 1) {
+      pack_q(A.p, static_cast<int>(A.rs), first, here, t0, kc, d);
+      continue;
+    }
+    for (int t = 0; t < kc; ++t)
+      for (int r = 0; r < kMR; ++r) d[t * kMR + r] = at(A, first + std::min(r, here - 1), t0 + t);
+  }
+}
+
+// All of B' (k × n) as ceil(n / 8) panels of [k][8], panel p at p·k·8, zero past n: the layout gemm_tile reads.
+// Rows of B' contiguous (A·B, Aᵀ·B): 32 bytes per term; columns contiguous (A·Bᵀ: B' is Bᵀ, packed as K is for
+// attention, pack_panel). Built for size, as above.
+AP_COLD inline void gemm_pack_b(const GemmOperand& B, int n, int k, float* dst) {
+  const int panels = (n + kNR - 1) / kNR;
+  for (int p = 0; p < panels; ++p) {
+    float* d = dst + static_cast<long long>(p) * k * kNR;
+    const int j0 = p * kNR, cols = std::min(kNR, n - j0);
+    if (B.rs == 1) {
+      pack_panel(B.p, n, static_cast<int>(B.cs), j0, 0, k, d);
+      continue;
+    }
+    for (int t = 0; t < k; ++t) {
+      const float* src = B.p + static_cast<long long>(t) * B.rs + j0;
+      if (B.cs == 1 && cols == kNR) {
+        std::memcpy(d + t * kNR, src, sizeof(float) * kNR);
+        continue;
+      }
+      for (int c = 0; c < kNR; ++c) d[t * kNR + c] = c < cols ? src[static_cast<long long>(c) * B.cs] : 0.f;
+    }
+  }
+}
+
+// C[m, n] (+)= A'·B' (kernels.h): for each chunk of kc terms, for each block of mc rows of A' (packed), for each panel
+// of B', every row group's tile. Edge tiles (fewer than kMR rows or 8 columns) run on a copy and keep their real cells.
+// packedB: B' packed by the caller (threads share one); otherwise packed here into the workspace.
+template <class Ops>
+void gemm_driver(int m, int n, int k, GemmOperand A, GemmOperand B, float* C, long ldc, bool accumulate, float* ws,
+                 const float* packedB) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    if (!accumulate)
+      for (int i = 0; i < m; ++i) std::fill(C + i * ldc, C + i * ldc + n, 0.f);
+    return;
+  }
+  const GemmLayout L = gemm_layout(n, k);
+  if (!packedB) {
+    gemm_pack_b(B, n, k, ws + L.b);
+    packedB = ws + L.b;
+  }
+  float* ap = ws + L.a;
+  const int kc = gemm_kc(k), mc = gemm_mc(k), panels = (n + kNR - 1) / kNR;
+  const bool inPlace = A.rs == 1 && kGemmInPlace;
+  alignas(16) float tile[kMR * kNR];
+  for (int t0 = 0; t0 < k; t0 += kc) {
+    const int kb = std::min(kc, k - t0);
+    const bool load = accumulate || t0 > 0;  // later chunks go on from the sum so far, stored exactly in C
+    for (int i0 = 0; i0 < m; i0 += mc) {
+      const int rows = std::min(mc, m - i0), groups = (rows + kMR - 1) / kMR;
+      // A' with contiguous columns (Aᵀ·B) is read in place, a term's kMR values at A's row pitch; only a group short
+      // of kMR rows is packed (its missing rows repeat the last).
+      if (inPlace) {
+        if (rows % kMR) gemm_pack_a(A, i0 + (groups - 1) * kMR, rows % kMR, t0, kb, ap + (groups - 1) * kb * kMR);
+      } else {
+        gemm_pack_a(A, i0, rows, t0, kb, ap);
+      }
+      for (int p = 0; p < panels; ++p) {
+        const int cols = std::min(kNR, n - p * kNR);
+        const float* b = packedB + (static_cast<long long>(p) * k + t0) * kNR;
+        for (int g = 0; g < groups; ++g) {
+          const int rg = std::min(kMR, rows - g * kMR);
+          float* c = C + static_cast<long long>(i0 + g * kMR) * ldc + p * kNR;
+          const float* a = ap + static_cast<long long>(g) * kb * kMR;
+          long as = kMR;
+          if (inPlace && rg == kMR) {
+            a = A.p + static_cast<long long>(t0) * A.cs + i0 + g * kMR;
+            as = A.cs;
+          }
+          if (rg == kMR && cols == kNR) {
+            Ops::gemm_tile(a, as, b, kb, c, static_cast<int>(ldc), load);
+            continue;
+          }
+          for (int r = 0; r < kMR; ++r)
+            for (int x = 0; x < kNR; ++x) tile[r * kNR + x] = load && r < rg && x < cols ? c[r * ldc + x] : 0.f;
+          Ops::gemm_tile(a, as, b, kb, tile, kNR, true);  // 0 + the first term is the term: the bits of load = false
+          for (int r = 0; r < rg; ++r) std::copy(tile + r * kNR, tile + r * kNR + cols, c + r * ldc);
+        }
+      }
+    }
+  }
+}
+
+// ---- the language model's cross-entropy (kernels.h) --------------------------------------------------------------
+
+// Per row with a target t >= 0: the term log Σ_j exp(z_j − max) + max − z_t (summed in double); with keepRows, dZ's
+// row becomes softmax(z)·invCount − invCount at t (a row without a target: 0), otherwise dZ is one row of scratch.
+// The exponentials are the softmax kernel's (exp_sum, scale).
+template <class Ops>
+double cross_entropy_driver(const float* Z, const int* targets, int rows, int V, float invCount, float* dZ,
+                            bool keepRows) {
+  double loss = 0;
+  if (V <= 0) return loss;
+  for (int r = 0; r < rows; ++r) {
+    float* d = dZ + (keepRows ? static_cast<long long>(r) * V : 0);
+    const int t = targets[r];
+    if (t < 0) {
+      if (keepRows) std::fill(d, d + V, 0.f);
+      continue;
+    }
+    const float* z = Z + static_cast<long long>(r) * V;
+    const float m = Ops::copy_max(z, d, V);
+    const float sum = Ops::exp_sum(d, V, m, kLog2e);
+    loss += std::log(static_cast<double>(sum)) + m - z[t];
+    if (keepRows) {
+      Ops::scale(d, V, invCount / sum);
+      d[t] -= invCount;
+    }
+  }
+  return loss;
+}
+
 }  // namespace ap::kernels::detail
 
 // The entry points of one implementation (kernels.h, namespaces scalar and simd), each a driver over Ops.
-#define AP_KERNEL_ENTRY_POINTS(Ops)                                                                                 \
-  void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept {                 \
-    qkt_driver<Ops>(Q, K, S, nq, nk, d, alpha);                                                                     \
-  }                                                                                                                 \
-  void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept { softmax_driver<Ops>(S, nq, nk, invTemp); }  \
-  void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept {                       \
-    weights_v_driver<Ops>(W, V, O, nq, nk, dv);                                                                     \
-  }                                                                                                                 \
-  void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,     \
-                       float alpha, float invTemp, bool causal, float* workspace, int q0, const float* packedK,     \
-                       int window, int sinks, const FlashTraceSpec* trace) noexcept {                               \
-    flash_driver<Ops>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK, window, sinks,     \
-                      trace);                                                                                       \
-  }                                                                                                                 \
-  void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d, \
-                         int dv, float alpha, float invTemp, bool causal, float* workspace, int q0,                 \
-                         const float* packedK) noexcept {                                                           \
-    weights_driver<Ops>(Q, K, V, W, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);              \
+#define AP_KERNEL_ENTRY_POINTS(Ops)                                                                                   \
+  void qkt(const float* Q, const float* K, float* S, int nq, int nk, int d, float alpha) noexcept {                   \
+    qkt_driver<Ops>(Q, K, S, nq, nk, d, alpha);                                                                       \
+  }                                                                                                                   \
+  void softmax_rows(float* S, int nq, int nk, float invTemp) noexcept { softmax_driver<Ops>(S, nq, nk, invTemp); }    \
+  void weights_v(const float* W, const float* V, float* O, int nq, int nk, int dv) noexcept {                         \
+    weights_v_driver<Ops>(W, V, O, nq, nk, dv);                                                                       \
+  }                                                                                                                   \
+  void flash_attention(const float* Q, const float* K, const float* V, float* O, int nq, int nk, int d, int dv,       \
+                       float alpha, float invTemp, bool causal, float* workspace, int q0, const float* packedK,       \
+                       int window, int sinks, const FlashTraceSpec* trace) noexcept {                                 \
+    flash_driver<Ops>(Q, K, V, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK, window, sinks,       \
+                      trace);                                                                                         \
+  }                                                                                                                   \
+  void attention_weights(const float* Q, const float* K, const float* V, float* W, float* O, int nq, int nk, int d,   \
+                         int dv, float alpha, float invTemp, bool causal, float* workspace, int q0,                   \
+                         const float* packedK) noexcept {                                                             \
+    weights_driver<Ops>(Q, K, V, W, O, nq, nk, d, dv, alpha, invTemp, causal, workspace, q0, packedK);                \
+  }                                                                                                                   \
+  void gemm(int m, int n, int k, GemmOperand A, GemmOperand B, float* C, long ldc, bool accumulate, float* workspace, \
+            const float* packedB) noexcept {                                                                          \
+    gemm_driver<Ops>(m, n, k, A, B, C, ldc, accumulate, workspace, packedB);                                          \
+  }                                                                                                                   \
+  void gelu(const float* x, float* y, long n) noexcept { Ops::gelu(x, y, n); }                                        \
+  void gelu_backward(const float* x, const float* dy, float* dx, long n) noexcept {                                   \
+    Ops::gelu_backward(x, dy, dx, n);                                                                                 \
+  }                                                                                                                   \
+  double cross_entropy(const float* Z, const int* targets, int rows, int V, float invCount, float* dZ,                \
+                       bool keepRows) noexcept {                                                                      \
+    return cross_entropy_driver<Ops>(Z, targets, rows, V, invCount, dZ, keepRows);                                    \
   }

@@ -2,6 +2,7 @@
 // approximation, so that both twins run the same arithmetic in the same order.
 #pragma once
 
+#include <algorithm>
 #include <cfloat>
 #include <cstdint>
 #include <cstring>
@@ -100,6 +101,34 @@ inline FlashLayout flash_layout(int nk, int d, int dv) {
 
 inline long long flash_workspace_floats(int, int nk, int d, int dv) noexcept { return flash_layout(nk, d, dv).total; }
 
+// gemm's blocking: k is summed kGemmKC at a time (a panel of packed B, kGemmKC × 8 floats, stays in L1 while every
+// row group of the A block passes over it), and A is packed a block of about kGemmABlock floats at a time (kMR-row
+// groups, [kc][kMR] each: the tile reads them through one pointer at constant offsets), so that the block stays in
+// L2 across all of B's panels. Neither changes a result: every cell sums its k terms in order.
+constexpr int kGemmKC = 256;
+constexpr int kGemmABlock = 16384;
+#ifndef AP_GEMM_IN_PLACE
+#define AP_GEMM_IN_PLACE 1
+#endif
+constexpr bool kGemmInPlace = AP_GEMM_IN_PLACE;
+inline int gemm_kc(int k) { return k < kGemmKC ? (k > 0 ? k : 1) : kGemmKC; }
+inline int gemm_mc(int k) {
+  const int g = kGemmABlock / gemm_kc(k) / kMR;
+  return (g > 1 ? g : 1) * kMR;
+}
+// Layout of gemm's workspace: one A block (the scratch a thread needs of its own), then B packed whole: ceil(n / 8)
+// panels of [k][8], zero past n.
+struct GemmLayout {
+  long long a = 0, b = 0, total = 0;
+};
+inline GemmLayout gemm_layout(int n, int k) {
+  GemmLayout g;
+  const long long kk = k > 0 ? k : 0;
+  g.b = static_cast<long long>(gemm_mc(k)) * gemm_kc(k);
+  g.total = g.b + round_up(n > 0 ? n : 0, kNR) * kk;
+  return g;
+}
+
 inline std::uint32_t bits_of(float x) {
   std::uint32_t u;
   std::memcpy(&u, &x, 4);
@@ -141,6 +170,41 @@ inline float exp2_neg(float t) {
   const float scale = float_of(bits_of(v) << 23);
   const float r = p * scale;
   return t > kExpMin ? r : 0.0f;
+}
+
+// erf(x) for GELU: Eigen 3.4's generic_fast_erf_float (a 13/8-degree rational interpolant, "accurate up to a couple
+// of ulp" on [-4, 4], ±1 outside), written out so that the SIMD version (erf4) runs the same steps lane by lane.
+constexpr float kErfA1 = -1.60960333262415e-02f, kErfA3 = -2.95459980854025e-03f, kErfA5 = -7.34990630326855e-04f,
+                kErfA7 = -5.69250639462346e-05f, kErfA9 = -2.10102402082508e-06f, kErfA11 = 2.77068142495902e-08f,
+                kErfA13 = -2.72614225801306e-10f;
+constexpr float kErfB0 = -1.42647390514189e-02f, kErfB2 = -7.37332916720468e-03f, kErfB4 = -1.68282697438203e-03f,
+                kErfB6 = -2.13374055278905e-04f, kErfB8 = -1.45660718464996e-05f;
+constexpr float kSqrtHalf = 0.70710678118654752f;    // GELU's x / √2
+constexpr float kInvSqrt2Pi = 0.39894228040143268f;  // the normal density's 1 / √(2π)
+
+inline float erf_approx(float a) {
+  const float x = std::max(std::min(a, 4.f), -4.f);
+  const float x2 = x * x;
+  float p = x2 * kErfA13 + kErfA11;
+  p = x2 * p + kErfA9;
+  p = x2 * p + kErfA7;
+  p = x2 * p + kErfA5;
+  p = x2 * p + kErfA3;
+  p = x2 * p + kErfA1;
+  p = x * p;
+  float q = x2 * kErfB8 + kErfB6;
+  q = x2 * q + kErfB4;
+  q = x2 * q + kErfB2;
+  q = x2 * q + kErfB0;
+  return p / q;
+}
+
+// torch.nn.GELU() (exact): x·Φ(x), Φ(x) = (1 + erf(x / √2)) / 2; and its derivative Φ(x) + x·φ(x).
+inline float gelu_of(float x) { return 0.5f * x * (1.f + erf_approx(x * kSqrtHalf)); }
+inline float gelu_slope(float x) {
+  const float cdf = 0.5f * (1.f + erf_approx(x * kSqrtHalf));
+  const float pdf = kInvSqrt2Pi * exp2_neg(-0.5f * x * x * kLog2e);
+  return cdf + x * pdf;
 }
 
 }  // namespace ap::kernels::detail

@@ -35,6 +35,35 @@ struct ScalarOps {
       for (int c = 0; c < kNR; ++c) out[r * ldo + c] = acc[r][c];
   }
 
+  AP_TILE_LOOPS static void gemm_tile(const float* ap, long as, const float* bp, int k, float* c, int ldc, bool load) {
+    float acc[kMR][kNR];
+    for (int r = 0; r < kMR; ++r)
+      for (int x = 0; x < kNR; ++x) acc[r][x] = load ? c[r * ldc + x] : 0.f;
+    for (int t = 0; t < k; ++t) {
+      const float* b = bp + t * kNR;
+      for (int r = 0; r < kMR; ++r) {
+        const float a = ap[t * as + r];
+        for (int x = 0; x < kNR; ++x) acc[r][x] = acc[r][x] + a * b[x];
+      }
+    }
+    for (int r = 0; r < kMR; ++r)
+      for (int x = 0; x < kNR; ++x) c[r * ldc + x] = acc[r][x];
+  }
+
+  static void gelu(const float* x, float* y, long n) {
+    for (long i = 0; i < n; ++i) y[i] = gelu_of(x[i]);
+  }
+
+  static void gelu_backward(const float* x, const float* dy, float* dx, long n) {
+    for (long i = 0; i < n; ++i) dx[i] = dy[i] * gelu_slope(x[i]);
+  }
+
+  static float copy_max(const float* src, float* s, int n) {
+    float m = kNegInf;
+    for (int j = 0; j < n; ++j) m = std::max(m, s[j] = src[j]);
+    return m;
+  }
+
   static float scale_max(float* s, int n, float alpha) {
     // max is exact, so the SIMD version's lane order gives the same result.
     float m = kNegInf;

@@ -53,6 +53,29 @@ AP_HOT v128_t exp2_neg4(v128_t t) {
   return wasm_v128_and(r, wasm_f32x4_gt(t, wasm_f32x4_splat(kExpMin)));
 }
 
+// erf lane-wise, the same steps as detail::erf_approx; GELU and its slope as detail::gelu_of / gelu_slope.
+AP_HOT v128_t erf4(v128_t a) {
+  const v128_t x = wasm_f32x4_pmax(wasm_f32x4_pmin(a, wasm_f32x4_splat(4.f)), wasm_f32x4_splat(-4.f));
+  const v128_t x2 = wasm_f32x4_mul(x, x);
+  v128_t p = AP_FMADD(x2, wasm_f32x4_splat(kErfA13), wasm_f32x4_splat(kErfA11));
+  p = AP_FMADD(x2, p, wasm_f32x4_splat(kErfA9));
+  p = AP_FMADD(x2, p, wasm_f32x4_splat(kErfA7));
+  p = AP_FMADD(x2, p, wasm_f32x4_splat(kErfA5));
+  p = AP_FMADD(x2, p, wasm_f32x4_splat(kErfA3));
+  p = AP_FMADD(x2, p, wasm_f32x4_splat(kErfA1));
+  p = wasm_f32x4_mul(x, p);
+  v128_t q = AP_FMADD(x2, wasm_f32x4_splat(kErfB8), wasm_f32x4_splat(kErfB6));
+  q = AP_FMADD(x2, q, wasm_f32x4_splat(kErfB4));
+  q = AP_FMADD(x2, q, wasm_f32x4_splat(kErfB2));
+  q = AP_FMADD(x2, q, wasm_f32x4_splat(kErfB0));
+  return wasm_f32x4_div(p, q);
+}
+
+AP_HOT v128_t phi4(v128_t x) {  // Φ(x) = (1 + erf(x / √2)) / 2
+  return wasm_f32x4_mul(wasm_f32x4_splat(0.5f),
+                        wasm_f32x4_add(wasm_f32x4_splat(1.f), erf4(wasm_f32x4_mul(x, wasm_f32x4_splat(kSqrtHalf)))));
+}
+
 struct SimdOps {
   // The register tile: kMR rows × 8 columns of accumulators (two f32x4 per row). The loops over rows have
   // constant trip counts: clang unrolls them and keeps every accumulator in a register.
@@ -72,6 +95,69 @@ struct SimdOps {
       wasm_v128_store(out + r * ldo, acc[r][0]);
       wasm_v128_store(out + r * ldo + 4, acc[r][1]);
     }
+  }
+
+  // qk_tile's loop onto C: the accumulators start from c (load) or 0 and are stored back. as: the floats between
+  // one term's kMR values of A and the next's (kMR when packed; A's row pitch when read in place).
+  static void gemm_tile(const float* ap, long as, const float* bp, int k, float* c, int ldc, bool load) {
+    v128_t acc[kMR][2];
+    if (load)
+      for (int r = 0; r < kMR; ++r) {
+        acc[r][0] = wasm_v128_load(c + r * ldc);
+        acc[r][1] = wasm_v128_load(c + r * ldc + 4);
+      }
+    else
+      for (auto& a : acc) a[0] = a[1] = wasm_f32x4_splat(0.f);
+    for (int t = 0; t < k; ++t, ap += as, bp += kNR) {
+      const v128_t b0 = wasm_v128_load(bp);
+      const v128_t b1 = wasm_v128_load(bp + 4);
+      for (int r = 0; r < kMR; ++r) {
+        const v128_t x = wasm_v128_load32_splat(ap + r);
+        acc[r][0] = madd(acc[r][0], x, b0);
+        acc[r][1] = madd(acc[r][1], x, b1);
+      }
+    }
+    for (int r = 0; r < kMR; ++r) {
+      wasm_v128_store(c + r * ldc, acc[r][0]);
+      wasm_v128_store(c + r * ldc + 4, acc[r][1]);
+    }
+  }
+
+  static void gelu(const float* x, float* y, long n) {
+    long i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const v128_t v = wasm_v128_load(x + i);
+      const v128_t e = erf4(wasm_f32x4_mul(v, wasm_f32x4_splat(kSqrtHalf)));
+      wasm_v128_store(
+          y + i, wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_splat(0.5f), v), wasm_f32x4_add(wasm_f32x4_splat(1.f), e)));
+    }
+    for (; i < n; ++i) y[i] = gelu_of(x[i]);
+  }
+
+  static void gelu_backward(const float* x, const float* dy, float* dx, long n) {
+    long i = 0;
+    const v128_t half = wasm_f32x4_splat(-0.5f), l2e = wasm_f32x4_splat(kLog2e);
+    for (; i + 4 <= n; i += 4) {
+      const v128_t v = wasm_v128_load(x + i);
+      const v128_t t = wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_mul(half, v), v), l2e);
+      const v128_t pdf = wasm_f32x4_mul(wasm_f32x4_splat(kInvSqrt2Pi), exp2_neg4(t));
+      wasm_v128_store(dx + i, wasm_f32x4_mul(wasm_v128_load(dy + i), AP_FMADD(v, pdf, phi4(v))));
+    }
+    for (; i < n; ++i) dx[i] = dy[i] * gelu_slope(x[i]);
+  }
+
+  static float copy_max(const float* src, float* s, int n) {
+    v128_t vm = wasm_f32x4_splat(kNegInf);
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+      const v128_t x = wasm_v128_load(src + j);
+      wasm_v128_store(s + j, x);
+      vm = wasm_f32x4_pmax(vm, x);
+    }
+    float m = std::max(std::max(wasm_f32x4_extract_lane(vm, 0), wasm_f32x4_extract_lane(vm, 1)),
+                       std::max(wasm_f32x4_extract_lane(vm, 2), wasm_f32x4_extract_lane(vm, 3)));
+    for (; j < n; ++j) m = std::max(m, s[j] = src[j]);
+    return m;
   }
 
   static float scale_max(float* s, int n, float alpha) {

@@ -33,6 +33,29 @@ double worst(const std::vector<float>& a, const std::vector<float>& b) {
   return w;
 }
 
+// gemm_nt / gemm_nn / gemm_tn (mode 0, 1, 2): C[nq, nk] = A'·B' over d terms, A·Bᵀ, A·B or Aᵀ·B as the language model
+// calls them, then once more accumulating onto the result; judged against the largest |cell| (a cell near 0 is a
+// cancellation, which relaxed SIMD's fused multiply-add rounds differently).
+double gemm_diff(int mode, const std::vector<float>& Q, const std::vector<float>& K, int nq, int nk, int d) {
+  const GemmOperand A = mode == 2 ? GemmOperand{Q.data(), 1, nq} : GemmOperand{Q.data(), d, 1};
+  const GemmOperand B = mode == 0 ? GemmOperand{K.data(), 1, d} : GemmOperand{K.data(), nk, 1};
+  std::vector<float> ws(static_cast<std::size_t>(gemm_workspace_floats(nq, nk, d)));
+  std::vector<float> a(std::size_t(nq) * nk), b(a.size());
+  double w = 0;
+  for (bool acc : {false, true}) {
+    simd::gemm(nq, nk, d, A, B, a.data(), nk, acc, ws.data());
+    scalar::gemm(nq, nk, d, A, B, b.data(), nk, acc, ws.data());
+    double diff = 0, top = 1e-30;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (std::isnan(a[i]) != std::isnan(b[i])) return std::numeric_limits<double>::infinity();
+      diff = std::max(diff, std::fabs(double(a[i]) - b[i]));
+      top = std::max(top, std::fabs(double(b[i])));
+    }
+    w = std::max(w, diff / top);
+  }
+  return w;
+}
+
 }  // namespace
 #endif
 
@@ -79,6 +102,10 @@ double twin_max_rel_diff(const char* kernel, int nq, int nk, int d, int dv, unsi
                               nullptr, w, sinks);
       return worst(a, b);
     }
+    // gemm_nt / gemm_nn / gemm_tn (gemm_diff)
+    const char* modes[] = {"gemm_nt", "gemm_nn", "gemm_tn"};
+    for (int mode = 0; mode < 3; ++mode)
+      if (!std::strcmp(kernel, modes[mode])) return gemm_diff(mode, Q, K, nq, nk, d);
     const bool weightsCausal = !std::strcmp(kernel, "weights_causal");
     if (weightsCausal || !std::strcmp(kernel, "weights")) {
       std::vector<float> ws(static_cast<std::size_t>(flash_workspace_floats(nq, nk, d, dv)));

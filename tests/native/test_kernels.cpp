@@ -330,6 +330,153 @@ TEST(Kernels, FlashCausalWithMoreQueriesThanKeysAndEmptyKeys) {
   for (float x : Z) EXPECT_EQ(x, 0.f);
 }
 
+// ---- the language model's kernels ---------------------------------------------------------------------------------
+
+// A'·B' in double, A' [m, k] and B' [k, n] read through the same strides as kernels::gemm, onto C0 when accumulating.
+Ref ref_gemm(int m, int n, int k, k::GemmOperand A, k::GemmOperand B, const std::vector<float>& C0, bool acc) {
+  Ref r{std::vector<double>(std::size_t(m) * n), std::vector<double>(std::size_t(m) * n)};
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = acc ? C0[i * n + j] : 0.0, mag = std::fabs(s);
+      for (int t = 0; t < k; ++t) {
+        const double p = double(A.p[i * A.rs + t * A.cs]) * B.p[t * B.rs + j * B.cs];
+        s += p;
+        mag += std::fabs(p);
+      }
+      r.val[i * n + j] = s;
+      r.mag[i * n + j] = mag;
+    }
+  return r;
+}
+
+// The three ways the model calls it: A·Bᵀ (a Linear's forward), A·B (its input gradient), Aᵀ·B (its weight gradient).
+struct GemmCall {
+  std::vector<float> a, b;
+  k::GemmOperand A, B;
+  GemmCall(int mode, int m, int n, int kk, unsigned seed)
+      : a(randn(std::size_t(m) * kk, seed)), b(randn(std::size_t(kk) * n, seed + 1)) {
+    A = mode == 2 ? k::GemmOperand{a.data(), 1, m} : k::GemmOperand{a.data(), kk, 1};
+    B = mode == 0 ? k::GemmOperand{b.data(), 1, kk} : k::GemmOperand{b.data(), n, 1};
+  }
+};
+
+std::vector<float> run_gemm(int m, int n, int kk, const GemmCall& g, std::vector<float> C, bool acc) {
+  std::vector<float> ws(static_cast<std::size_t>(k::gemm_workspace_floats(m, n, kk)));
+  k::gemm(m, n, kk, g.A, g.B, C.data(), n, acc, ws.data());
+  return C;
+}
+
+TEST(Kernels, GemmMatchesDoubleReferenceInEveryLayout) {
+  // Sizes off the tile (6 × 8 natively), k across the 256-term chunk, both edges of the A block.
+  for (int mode = 0; mode < 3; ++mode)
+    for (int m : {1, 5, 13, 64, 300})
+      for (int n : {1, 7, 8, 33})
+        for (int kk : {1, 9, 64, 300}) {
+          SCOPED_TRACE(testing::Message() << "mode=" << mode << " m=" << m << " n=" << n << " k=" << kk);
+          const GemmCall g(mode, m, n, kk, 7 + m + n);
+          const auto C0 = randn(std::size_t(m) * n, 3);
+          for (bool acc : {false, true})
+            expect_close(run_gemm(m, n, kk, g, C0, acc), ref_gemm(m, n, kk, g.A, g.B, C0, acc), 1e-5, "C");
+        }
+}
+
+TEST(Kernels, GemmRowsDoNotDependOnTheCall) {
+  // Each cell sums its terms in order onto its start: one row at a time (the KV cache's products) gives the bits of the
+  // whole call (the forward pass), and so do the threads.
+  const int m = 77, n = 45, kk = 300;
+  for (int mode = 0; mode < 3; ++mode) {
+    const GemmCall g(mode, m, n, kk, 11);
+    const auto whole = run_gemm(m, n, kk, g, std::vector<float>(std::size_t(m) * n, NAN), false);
+    std::vector<float> rows(whole.size(), NAN), ws(static_cast<std::size_t>(k::gemm_workspace_floats(1, n, kk)));
+    for (int i = 0; i < m; ++i)
+      k::gemm(1, n, kk, {g.A.p + i * g.A.rs, g.A.rs, g.A.cs}, g.B, rows.data() + std::size_t(i) * n, n, false,
+              ws.data());
+    EXPECT_EQ(rows, whole) << "mode " << mode;
+    ASSERT_EQ(k::set_threads(3), 3);
+    const auto threaded =
+        run_gemm(m * 4, n, kk, GemmCall(mode, m * 4, n, kk, 11), std::vector<float>(std::size_t(m) * 4 * n), false);
+    k::set_threads(1);
+    EXPECT_EQ(threaded, run_gemm(m * 4, n, kk, GemmCall(mode, m * 4, n, kk, 11),
+                                 std::vector<float>(std::size_t(m) * 4 * n), false))
+        << "mode " << mode;
+  }
+}
+
+TEST(Kernels, GeluAndItsSlopeMatchErf) {
+  std::vector<float> x;
+  for (int i = -1200; i <= 1200; ++i) x.push_back(i / 100.f);  // past ±4·√2, where erf is ±1 in float
+  const auto r = randn(1001, 5, 3.f);
+  x.insert(x.end(), r.begin(), r.end());
+  const auto dy = randn(x.size(), 6);
+  std::vector<float> y(x.size()), dx(x.size());
+  k::gelu(x.data(), y.data(), static_cast<long>(x.size()));
+  k::gelu_backward(x.data(), dy.data(), dx.data(), static_cast<long>(x.size()));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double v = x[i], cdf = 0.5 * (1 + std::erf(v / std::sqrt(2.0)));
+    const double pdf = std::exp(-0.5 * v * v) / std::sqrt(2 * M_PI);
+    EXPECT_NEAR(y[i], v * cdf, 1e-6 * std::max(1.0, std::fabs(v))) << "x = " << v;
+    EXPECT_NEAR(dx[i], dy[i] * (cdf + v * pdf), 1e-6 * std::max(1.f, std::fabs(dy[i]))) << "x = " << v;
+  }
+}
+
+TEST(Kernels, CrossEntropyMatchesDoubleReference) {
+  const int rows = 9, V = 1001;  // V off every vector width
+  auto Z = randn(std::size_t(rows) * V, 8, 4.f);
+  Z[5 * V + 17] = 60.f;  // a confident row
+  const std::vector<int> t = {0, 17, 1000, -1, 3, 17, 999, 500, 2};
+  const float inv = 1.f / 8;
+  std::vector<float> dZ(Z.size(), NAN), scratch(V);
+  const double loss = k::cross_entropy(Z.data(), t.data(), rows, V, inv, dZ.data(), true);
+  EXPECT_EQ(k::cross_entropy(Z.data(), t.data(), rows, V, inv, scratch.data(), false), loss);
+  double want = 0;
+  for (int r = 0; r < rows; ++r) {
+    const float* z = Z.data() + std::size_t(r) * V;
+    double m = z[0], s = 0;
+    for (int j = 0; j < V; ++j) m = std::max(m, double(z[j]));
+    for (int j = 0; j < V; ++j) s += std::exp(z[j] - m);
+    if (t[r] >= 0) want += std::log(s) + m - z[t[r]];
+    for (int j = 0; j < V; ++j) {
+      const double g = t[r] < 0 ? 0.0 : (std::exp(z[j] - m) / s - (j == t[r])) * inv;
+      EXPECT_NEAR(dZ[std::size_t(r) * V + j], g, 1e-7) << "row " << r << " id " << j;
+    }
+  }
+  EXPECT_NEAR(loss, want, 1e-5 * want);
+}
+
+TEST(Kernels, LayerNormAndItsBackwardMatchDoubleReference) {
+  const int rows = 7, C = 37;
+  const auto X = randn(std::size_t(rows) * C, 9, 3.f), w = randn(C, 10), b = randn(C, 11), dY = randn(X.size(), 12);
+  std::vector<float> Y(X.size()), mean(rows), rstd(rows), dX(X.size()), dw(C, 0.5f), db(C, -0.25f);
+  k::layer_norm(X.data(), rows, C, w.data(), b.data(), Y.data(), mean.data(), rstd.data());
+  k::layer_norm_backward(X.data(), dY.data(), rows, C, w.data(), mean.data(), rstd.data(), dX.data(), dw.data(),
+                         db.data());
+  std::vector<double> dwRef(C, 0.5), dbRef(C, -0.25);
+  for (int r = 0; r < rows; ++r) {
+    const float* x = X.data() + r * C;
+    double mu = 0, var = 0;
+    for (int c = 0; c < C; ++c) mu += x[c] / double(C);
+    for (int c = 0; c < C; ++c) var += (x[c] - mu) * (x[c] - mu) / C;
+    const double rs = 1 / std::sqrt(var + 1e-5);
+    double g1 = 0, g2 = 0;
+    for (int c = 0; c < C; ++c) {
+      const double xh = (x[c] - mu) * rs, g = double(dY[r * C + c]) * w[c];
+      EXPECT_NEAR(Y[r * C + c], xh * w[c] + b[c], 1e-6);
+      g1 += g / C;
+      g2 += g * xh / C;
+      dwRef[c] += dY[r * C + c] * xh;
+      dbRef[c] += dY[r * C + c];
+    }
+    for (int c = 0; c < C; ++c) {
+      const double xh = (x[c] - mu) * rs;
+      EXPECT_NEAR(dX[r * C + c], rs * (double(dY[r * C + c]) * w[c] - g1 - xh * g2), 1e-5);
+    }
+  }
+  for (int c = 0; c < C; ++c) {
+    EXPECT_NEAR(dw[c], dwRef[c], 1e-5);
+    EXPECT_NEAR(db[c], dbRef[c], 1e-5);
+  }
+}
+
 TEST(Kernels, ScalarTwinIsWhatNativeRunsAndWorkspaceIsLinear) {
   EXPECT_STREQ(k::backend(), "scalar");
   // O(n·d): packed K and V plus fixed-size tiles, never n².
