@@ -16,15 +16,29 @@ const sources = () => [
 
 /**
  * The harness of one engine, built into `dir` as `name`.cjs when missing or older than the kernels' sources.
- * flags: extra compiler flags (e.g. -DAP_TILE_ROWS=4 for the tile sweep).
- * @param {{ relaxed: boolean, name: string, dir?: string, flags?: string, rebuild?: boolean }} o
+ * flags: extra compiler flags (e.g. -DAP_TILE_ROWS=4 for the tile sweep). web: the build for a Chromium worker
+ * (`<name>-web.js`, bench/lm_bench.mjs), not Node.
+ * @param {{ relaxed: boolean, name: string, dir?: string, flags?: string, rebuild?: boolean, web?: boolean }} o
  */
-export function harnessBuild({ relaxed, name, dir = join(root, 'build/h-kern-wasm'), flags = '', rebuild = true }) {
-  const file = join(dir, `${name}.cjs`)
+export function harnessBuild({
+  relaxed,
+  name,
+  dir = join(root, 'build/h-kern-wasm'),
+  flags = '',
+  rebuild = true,
+  web = false,
+}) {
+  const file = join(dir, web ? `${name}-web.js` : `${name}.cjs`)
   const stale = !existsSync(file) || (rebuild && Math.max(...sources().map(mtime)) > mtime(file))
   if (stale)
     execFileSync('bash', [join(root, 'bench/wasm_harness/build.sh'), dir], {
-      env: { ...process.env, HARNESS_NAME: name, HARNESS_RELAXED: relaxed ? '1' : '', HARNESS_FLAGS: flags },
+      env: {
+        ...process.env,
+        HARNESS_NAME: name,
+        HARNESS_RELAXED: relaxed ? '1' : '',
+        HARNESS_FLAGS: flags,
+        HARNESS_WEB: web ? '1' : '',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     })
   return { relaxed, name, file }

@@ -367,9 +367,151 @@ function pageSection(j, node) {
   return out.join('\n')
 }
 
+// Issue 38: the language model's products (bench/products_bench.mjs → products.json), its training step against
+// tfjs-backend-wasm and native torch and its generation (bench/lm_bench.mjs → lm.json). Each goal met or not, by how
+// much; either file may be missing (a section then says so).
+const pct = (x) => `${(100 * x).toFixed(0)} %`
+const state = (v, target, lower = false) => {
+  if (!Number.isFinite(v)) return 'not measured'
+  const ok = lower ? v <= target : v >= target
+  if (ok) return `met (${lower ? `${num(target / v)}× under` : `${num(v / target)}× the target`})`
+  return `not met, ${num(100 * (lower ? v / target - 1 : 1 - v / target))} % ${lower ? 'over' : 'short'}`
+}
+
+function productsSection(p) {
+  if (!p) return '## The language model: products\n\nNot measured yet (`bench/products_bench.mjs`).'
+  const engines = [...new Set(p.rows.map((r) => r.engine))]
+  const rows = p.rows
+    .filter((r) => r.engine === engines[0])
+    .map((r) => [
+      r.name,
+      `${r.kind} ${r.m} × ${r.n} × ${r.k}`,
+      ...engines.flatMap((e) => {
+        const x = p.rows.find((y) => y.engine === e && y.name === r.name)
+        return [num(x?.ms), x ? `${pct(x.fraction)}${x.fraction >= p.goalFraction ? '' : ' (< 60 %)'}` : '–']
+      }),
+    ])
+  const met = p.rows.filter((r) => r.fraction >= p.goalFraction).length
+  const steps = engines[0] ? p.steps.filter((s) => s.engine === engines[0]) : []
+  return [
+    '## The language model: products (issue 38 item 3)',
+    '',
+    `\`bench/products_bench.mjs\` → \`bench/results/products.json\`: ${p.date?.slice(0, 16) ?? ''}, load average at the end ` +
+      `${(p.load ?? []).map((x) => x.toFixed(1)).join(', ')}. Every matrix product of the poems model (batch 32 × context 64 = ` +
+      '2,048 rows, d 64, MLP 256, vocabulary 2,401) as the model calls it (src/core/lm_products.cpp: `kernels::gemm`), in ' +
+      "the kernel harness of each engine; each round measures the register tile's ceiling and then every product once; " +
+      "the fraction is the median of the rounds' ratios. Ceilings (medians): " +
+      engines
+        .map((e) => `${e} ${num(p.ceilings?.[e]?.gflops)} GFLOP/s (${p.ceilings?.[e]?.tile_rows} × 8 tile)`)
+        .join(', ') +
+      '.',
+    '',
+    table(['product', 'call m × n × k', ...engines.flatMap((e) => [`${e} ms`, `${e} ÷ ceiling`])], rows),
+    '',
+    `Goal ≥ ${pct(p.goalFraction)} of the ceiling at these shapes: ${met} of ${p.rows.length} products ` +
+      `${met === p.rows.length ? 'met' : 'met, the others not'}.`,
+    steps.length
+      ? `The other steps (${engines[0]}, ms): ` + steps.map((s) => `${s.name} ${num(s.ms)}`).join(', ') + '.'
+      : '',
+  ].join('\n')
+}
+
+function lmSection(lm) {
+  if (!lm) return '## The language model: training and writing\n\nNot measured yet (`bench/lm_bench.mjs`).'
+  const g = lm.goals
+  const one = lm.train.filter((t) => !t.tfThreads)
+  const two = lm.train.find((t) => t.tfThreads === 2)
+  const rows = lm.train.map((t) => [
+    `${t.engine}${t.tfThreads ? `, tfjs asked for ${t.tfThreads} threads (ran ${t.tfjs?.threads ?? '?'})` : ''}`,
+    num(t.oursMs),
+    num(t.tfjsMs),
+    t.torchMs ? num(t.torchMs) : '–',
+    num(t.vsTfjs),
+    t.vsTorch ? num(t.vsTorch) : '–',
+    `${num(t.ceiling)} GFLOP/s, ${pct(t.fraction)}`,
+    t.agreement
+      ? `${t.agreement.ours.at(-1).toFixed(5)} / ${t.agreement.tfjs.at(-1).toFixed(5)}` +
+        (t.agreement.torch ? ` / ${t.agreement.torch.at(-1).toFixed(5)}` : '') +
+        (t.agreement.agree ? ' agree' : ' DIFFER')
+      : '–',
+  ])
+  const best = (f) => Math.min(...one.map(f).filter(Number.isFinite))
+  const goalRows = [
+    ['ours ÷ tfjs-backend-wasm, one thread (tfjs ms ÷ ours)', `≥ ${g.vsTfjs}`, best((t) => t.vsTfjs), g.vsTfjs],
+    ['ours ÷ native torch, one thread', `≥ ${g.vsTorch}`, best((t) => t.vsTorch ?? NaN), g.vsTorch],
+    [
+      "the step's flops ÷ the tile's ceiling",
+      `≥ ${pct(g.ceilingFraction)}`,
+      best((t) => t.fraction),
+      g.ceilingFraction,
+    ],
+  ].map(([label, target, v, t]) => [label, target, label.includes('flops') ? pct(v) : num(v), state(v, t)])
+  if (two)
+    goalRows.push([
+      `ours ÷ tfjs-backend-wasm, isolated page (tfjs asked for two threads, ran ${two.tfjs?.threads ?? '?'})`,
+      `≥ ${g.vsTfjs}`,
+      num(two.vsTfjs),
+      state(two.vsTfjs, g.vsTfjs),
+    ])
+  for (const x of lm.generate)
+    goalRows.push([
+      `ms per character, KV cache, ${x.engine}`,
+      `≤ ${g.msPerChar}`,
+      num(x.cacheMsPerChar),
+      state(x.cacheMsPerChar, g.msPerChar, true),
+    ])
+  const t0 = lm.train[0]
+  return [
+    '## The language model: training and writing (issue 38 items 1 and 2)',
+    '',
+    `\`bench/lm_bench.mjs\` → \`bench/results/lm.json\`: ${machine(lm)}. The poems model (2 layers × 4 heads × d 64, ` +
+      'vocabulary 2,401, context 64, batch 32) in a Web Worker: ours (`createTrainer({ task: "poems" })`, one thread), ' +
+      'the same model in tfjs ops with `tf.train.adam` on tfjs-backend-wasm (SIMD; the embedding a one-hot matmul: ' +
+      '4.22 cannot differentiate gather there) and in native torch (tests/fixtures/gpt_torch.py' +
+      (t0?.torch
+        ? `, torch ${t0.torch.torch} on ${t0.torch.threads} thread, BLAS ${t0.torch.blas.join(', ') || 'not found in the process'}`
+        : '') +
+      "), from the same weights on the same windows (AdamW, nanoGPT's groups, constant lr 3e-3). " +
+      `Milliseconds per optimizer step, medians of ${t0?.rounds?.length ?? '?'} interleaved rounds; ratios are medians of ` +
+      `the per-round ratios; the step is ${num(t0?.stepGflop)} GFLOP (3 × the forward's matrix products), divided by ` +
+      "the register tile's ceiling measured in the same worker each round. Losses: the batch after " +
+      `${t0?.agreement?.steps ?? '?'} updates from the same weights, ours / tfjs / torch.`,
+    '',
+    table(
+      [
+        'engine (ours)',
+        'ours ms',
+        'tfjs ms',
+        'torch ms',
+        'tfjs ÷ ours',
+        'torch ÷ ours',
+        'ceiling, step at',
+        'loss after the same steps',
+      ],
+      rows,
+    ),
+    '',
+    table(
+      ['model', 'characters', 'KV cache ms / char', 'recomputing ms / char', 'speed-up', 'same text'],
+      lm.generate.map((x) => [
+        `sample, ${x.engine}`,
+        num(x.chars),
+        num(x.cacheMsPerChar),
+        num(x.recomputeMsPerChar),
+        `${num(x.speedup)}×`,
+        x.sameText ? 'yes' : 'NO',
+      ]),
+    ),
+    '',
+    'Goals (the worse engine counts):',
+    '',
+    table(['goal', 'target', 'measured', 'state'], goalRows),
+  ].join('\n')
+}
+
 const METHOD = `## Method
 
-\`npm run bench\` builds what is stale, then runs four benchmarks (about 15 minutes; Chromium for the browser
+\`npm run bench\` builds what is stale, then runs six benchmarks (about 30 minutes; Chromium for the browser
 parts) and ends by writing this page:
 
 - \`bench/run.mjs\` (Node): attention with d ∈ {64, 128}, n ∈ {128, 512, 2048, 8192}, causal off and on —
@@ -386,6 +528,11 @@ parts) and ends by writing this page:
 - \`bench/train_bench.mjs\`: time to the coreference target, steps to the induction target (seeds 0–4; \`--induction-only\` runs that part alone) and training steps per second (printed).
 - \`bench/page_bench.mjs\`: the page in Chromium — load, first render, input → updated panels; the language
   model's first poem; every engine's gzipped size (\`--json\` → \`bench/results/page.json\`).
+- \`bench/products_bench.mjs\` (Node, the kernel harness): the language model's matrix products at the poems shapes,
+  each as a fraction of the register tile's ceiling measured round by round; its other steps in ms.
+- \`bench/lm_bench.mjs\` (headless Chromium, Web Workers): the poems model's training step against tfjs-backend-wasm
+  and native torch from the same weights on the same windows, and the sample model's generation with the KV cache
+  and without.
 
 Medians over the runs of each cell. Absolute speeds on a shared virtual machine move between runs; the
 ratios, measured side by side, are the comparable part (docs/perf-notes.md).`
@@ -394,12 +541,14 @@ export function benchDoc(dir = join(root, 'bench/results')) {
   const read = (f) => JSON.parse(readFileSync(join(dir, f), 'utf8'))
   const chromium = read('chromium.json')
   const node = read('node.json')
-  let page = null
-  try {
-    page = read('page.json')
-  } catch {
-    // no bench/page_bench.mjs --json run recorded
+  const optional = (f) => {
+    try {
+      return read(f)
+    } catch {
+      return null // that benchmark not run yet
+    }
   }
+  const page = optional('page.json')
   let threadRuns = null
   try {
     threadRuns = read('threads.json')
@@ -422,6 +571,10 @@ export function benchDoc(dir = join(root, 'bench/results')) {
     nodeSection(node),
     '',
     ...(page ? [pageSection(page, node), ''] : []),
+    productsSection(optional('products.json')),
+    '',
+    lmSection(optional('lm.json')),
+    '',
   ].join('\n')
 }
 
