@@ -219,6 +219,7 @@ ap::RunOptions decode_run_options(Options& o, RunCall call) {
     r.mask = decode_mask(o.get("mask"), "mask");
     o.read("temperature", r.temperature);
   }
+  if (call == RunCall::Run) r.hasSinkLogit = o.read("sinkLogit", r.sinkLogit);
   o.read("heads", r.heads);
   std::string positions;
   if (o.read("positions", positions)) r.positions = ap::parse_positions(positions);

@@ -131,6 +131,8 @@ AttentionOptions head_options(const RunOptions& o) {
   a.rope.enabled = o.positions == Positions::Rope;
   a.rope.base = o.ropeBase;
   a.hasAlibi = o.positions == Positions::Alibi;
+  a.hasSinkLogit = o.hasSinkLogit;
+  a.sinkLogit = o.sinkLogit;
   return a;
 }
 

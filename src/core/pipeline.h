@@ -29,6 +29,9 @@ struct RunOptions {
   int heads = 1;
   Positions positions = Positions::None;  // how word order enters (core/positions.h)
   float ropeBase = static_cast<float>(kDefaultRopeBase);
+  // A learned sink in every head (attention's sinkLogit): one more logit in each row's softmax, its share dropped.
+  bool hasSinkLogit = false;
+  float sinkLogit = 0.f;
   // Edited cells: when given they replace what the seed drew (the draws still happen, so the rest stays put).
   std::optional<Mat> embeddings, sourceEmbeddings, Wq, Wk, Wv;
 };

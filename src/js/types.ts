@@ -46,6 +46,12 @@ export interface RunOptions {
   positions?: PositionEncoding
   /** rope's base (default 10000): pair i turns by position · base^(-2i/d). */
   ropeBase?: number
+  /**
+   * A learned attention sink in every head (gpt-oss; 0 is "softmax off by one"): one more logit in each row's
+   * softmax whose share is dropped, so a row of `weights` sums to less than 1. Divided by the temperature like the
+   * scores. Not an option of `projections` (no attention) or `runBackward` (it differentiates the course's softmax).
+   */
+  sinkLogit?: number
   /** Edited cells: replace what the seed drew (the other draws stay the same). */
   embeddings?: TensorLike
   sourceEmbeddings?: TensorLike
@@ -123,7 +129,7 @@ export interface Trace {
 }
 
 /** `projections` options: run()'s options that shape the tokens, the embeddings and W_q, W_k, W_v, Q, K, V. */
-export type ProjectionsOptions = Omit<RunOptions, 'mask' | 'temperature'>
+export type ProjectionsOptions = Omit<RunOptions, 'mask' | 'temperature' | 'sinkLogit'>
 
 /**
  * run()'s trace up to V: the same tokens, draws and projections by the same code, no attention (nothing nq × nk);
@@ -359,7 +365,7 @@ export type PipelineLoss =
   | { kind: 'attend'; query: number; key: number; head?: number }
   | { kind: 'output'; query: number; target: TensorLike | number[] }
 
-export interface RunBackwardOptions extends RunOptions {
+export interface RunBackwardOptions extends Omit<RunOptions, 'sinkLogit'> {
   loss: PipelineLoss
 }
 

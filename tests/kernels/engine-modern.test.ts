@@ -3,7 +3,7 @@
 import { STEP_NAMES } from '../../dist/index.js'
 import { describe, expect, it } from 'vitest'
 import { ap, decodeInput, loadFixture, useEngine, type FixtureJson, type Tensor } from '../support/helpers'
-import { expectAllClose, expectTensorClose, shapeOf, SUMS, TIGHT, tolFor, toTensor } from '../support/helpers'
+import { EXACT, expectAllClose, expectTensorClose, shapeOf, SUMS, TIGHT, tolFor, toTensor } from '../support/helpers'
 
 const fx = loadFixture('engine-modern.json')
 
@@ -52,6 +52,71 @@ describe('run(): mask { window, sinks } equals PyTorch', () => {
     const t = ap.run(decodeInput(c.options))
     for (const step of STEP_NAMES) expectTensorClose(t[step], c.expected[step], step, tolFor(step))
     expect(t.options.mask).toEqual(c.options.mask)
+  })
+})
+
+describe("run(): sinkLogit adds one logit to every head's softmax and drops its share", () => {
+  // The reference: softmax over each row of each head's masked scores and the sink, all divided by the temperature.
+  function sinkSoftmax(masked: Tensor, sink: number, temperature: number): Float32Array {
+    const nk = masked.shape[masked.shape.length - 1]
+    const out = new Float32Array(masked.data.length)
+    for (let r = 0; r < masked.data.length / nk; r++) {
+      const row = Array.from(masked.data.subarray(r * nk, (r + 1) * nk), (s) => s / temperature)
+      const m = Math.max(sink / temperature, ...row)
+      const e = row.map((x) => Math.exp(x - m))
+      const z = Math.exp(sink / temperature - m) + e.reduce((a, b) => a + b, 0)
+      e.forEach((x, j) => (out[r * nk + j] = x / z))
+    }
+    return out
+  }
+  // output = weights_h · V_h for each head h, the heads side by side.
+  function headsTimesV(w: Tensor, V: Tensor, heads: number): Float32Array {
+    const [nq, nk] = w.shape.slice(-2)
+    const dv = V.shape[1]
+    const dh = dv / heads
+    const out = new Float32Array(nq * dv)
+    for (let h = 0; h < heads; h++)
+      for (let i = 0; i < nq; i++)
+        for (let c = 0; c < dh; c++) {
+          let acc = 0
+          for (let j = 0; j < nk; j++) acc += w.data[(h * nq + i) * nk + j] * V.data[j * dv + h * dh + c]
+          out[i * dv + h * dh + c] = acc
+        }
+    return out
+  }
+  const base = {
+    text: 'the cat sat on the mat because it was tired',
+    heads: 2,
+    mask: 'causal',
+    temperature: 2,
+  } as const
+
+  for (const sinkLogit of [0, 1.5, -3]) {
+    it(`sinkLogit ${sinkLogit}: weights and output equal the reference over run()'s own masked scores`, () => {
+      const t = ap.run({ ...base, sinkLogit })
+      const plain = ap.run(base)
+      // everything before the softmax is run()'s without the sink
+      expectTensorClose(t.maskedScores, plain.maskedScores, 'maskedScores', EXACT)
+      expectAllClose(t.weights.data, sinkSoftmax(t.maskedScores, sinkLogit, 2), 'weights')
+      expectAllClose(t.output.data, headsTimesV(t.weights, t.V, 2), 'output', SUMS)
+      // the sink keeps a share of the rows: none sums to more than 1, some visibly to less
+      const sums = rowSums(t.weights)
+      sums.forEach((s, r) => expect(s, `row ${r}`).toBeLessThanOrEqual(1 + 1e-6))
+      expect(Math.min(...sums)).toBeLessThan(0.999)
+    })
+  }
+
+  it('is off unless given; projections and runBackward reject it by name; a non-finite one is named', () => {
+    const plain = ap.run(base)
+    rowSums(plain.weights).forEach((s, r) => expect(s, `row ${r}`).toBeCloseTo(1, 6))
+    expect(() => ap.run({ ...base, sinkLogit: Infinity })).toThrow(/^sinkLogit: must be finite, got inf/)
+    expect(() => ap.projections({ text: base.text, sinkLogit: 0 } as never)).toThrow(
+      /^projections: unknown option 'sinkLogit'; known options: text, /,
+    )
+    const loss = { kind: 'attend', query: 1, key: 0 } as const
+    expect(() => ap.runBackward({ ...base, sinkLogit: 0, loss } as never)).toThrow(
+      /^runBackward: unknown option 'sinkLogit'; known options: /,
+    )
   })
 })
 
