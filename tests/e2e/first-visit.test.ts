@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core'
 import { readPanel, settled } from './harness.mjs'
 import { env, useEnv } from './env'
 import { CASES, onDevice } from './devices'
-import { usePages } from './page-fixture'
+import { traced, usePages } from './page-fixture'
 import { init } from '../../dist/index.js'
 import type { PlaygroundHandle } from '../../web/playground'
 import { MESSAGES } from '../../web/i18n'
@@ -135,7 +135,8 @@ describe('Chinese typed without spaces is split into words', () => {
   }
 
   it('a link keeps the same words as typing', async () => {
-    const { page, errors } = await pages.open(env.site.url + '?lang=zh&text=我爱北京天安门')
+    // Read once the page has drawn (the handle is set after the engine loads; reading at once raced it).
+    const { page, errors } = await pages.open(env.site.url + '?lang=zh&text=我爱北京天安门', { ready: traced })
     expect(await tokens(page)).toEqual(['我', '爱', '北京', '天安门'])
     expect(errors).toEqual([])
   })
