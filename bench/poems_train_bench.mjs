@@ -7,28 +7,37 @@
 // temperature 0.8, seed 1 + i; scripts/poem-form.mjs's keepsForm). Time in step() is "training"; the checks are
 // reported apart. Not run by the tests.
 //
-// Usage: node bench/poems_train_bench.mjs [--dist DIR] [--rounds 5] [--steps 10] [--target] [--every 100]
-//        [--max-steps 500] [--relaxed]
+// Usage: USAGE below (node:util parseArgs through bench/inputs.mjs cli: an unknown option stops with the usage line).
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { keepsForm, poemOf } from '../scripts/poem-form.mjs'
+import { cli, median } from './inputs.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const argv = process.argv.slice(2)
-const arg = (name, dflt) => {
-  const i = argv.indexOf(name)
-  return i >= 0 ? argv[i + 1] : dflt
-}
-const dist = resolve(arg('--dist', join(here, '..', 'dist')))
-const rounds = Number(arg('--rounds', '5'))
-const perRound = Number(arg('--steps', '10'))
-const every = Number(arg('--every', '100'))
-const maxSteps = Number(arg('--max-steps', '500'))
+const USAGE =
+  'node bench/poems_train_bench.mjs [--dist DIR] [--rounds 5] [--steps 10] [--target] [--every 100] [--max-steps 500] [--relaxed]'
+const args = cli(
+  {
+    dist: { type: 'string', default: join(here, '..', 'dist') },
+    rounds: { type: 'string', default: '5' },
+    steps: { type: 'string', default: '10' },
+    target: { type: 'boolean', default: false },
+    every: { type: 'string', default: '100' },
+    'max-steps': { type: 'string', default: '500' },
+    relaxed: { type: 'boolean', default: false },
+  },
+  USAGE,
+)
+const dist = resolve(args.dist)
+const rounds = Number(args.rounds)
+const perRound = Number(args.steps)
+const every = Number(args.every)
+const maxSteps = Number(args['max-steps'])
 const TARGET = { valLoss: 4.9, form: 0.9, samples: 250 }
 
 const { init } = await import(pathToFileURL(join(dist, 'index.js')).href)
-const relaxed = argv.includes('--relaxed')
+const relaxed = args.relaxed
 const wasm = readFileSync(join(dist, relaxed ? 'attention-relaxed.wasm' : 'attention.wasm'))
 const ap = await init({ wasmBinary: wasm, backend: relaxed ? 'relaxed-simd' : 'simd128' })
 
@@ -39,8 +48,6 @@ const encode = (name) => Uint16Array.from(Array.from(readFileSync(join(poems, na
 const train = encode('train.txt')
 const validation = encode('validation.txt')
 const create = () => ap.createTrainer({ task: 'poems', vocab, train, validation })
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 function perStep() {
   const tr = create()
@@ -102,4 +109,4 @@ console.log(
     rounds: ms.map((x) => +x.toFixed(1)),
   }),
 )
-if (argv.includes('--target')) console.log(JSON.stringify({ target: TARGET, ...toTarget() }))
+if (args.target) console.log(JSON.stringify({ target: TARGET, ...toTarget() }))

@@ -4,8 +4,8 @@
 //   violation of its own — the page's deliberate inline script is blocked, proving the policy is on;
 // - which style-src the widget needs: with `style-src 'self'` (no 'unsafe-inline') it still computes
 //   and shows its numbers; the test records which of its styles the browser blocked;
-// - shadow DOM both ways: hostile host CSS aimed at the widget's own class names does not reach it,
-//   and the widget's CSS does not reach host elements that happen to use the same class names;
+// - shadow DOM both ways (the one test of it): hostile host CSS aimed at the widget's own class names does not
+//   reach it, its own stylesheet does, and its CSS does not reach host elements that use the same class names;
 // - the widget-side rows of docs/bad-input.md: bad attributes and bad page URL parameters show a
 //   visible message as text, run nothing, and the element keeps working afterwards.
 import { existsSync } from 'node:fs'
@@ -58,7 +58,10 @@ const PAGES: Record<string, { csp: string; html: string }> = {
   },
   '/plain.html': {
     csp: STRICT,
-    html: page('<attention-playground id="w" text="the animal was too tired" score="additive"></attention-playground>'),
+    html: page(
+      '<h1 class="apw" id="hostdiv">a host heading with the widget\'s class name</h1>' +
+        '<attention-playground id="w" text="the animal was too tired" score="additive"></attention-playground>',
+    ),
   },
 }
 
@@ -229,6 +232,26 @@ describe('shadow DOM isolation', () => {
         }
       })
     expect(await probe(hostile.page)).toEqual(await probe(plain.page))
+    // The widget's own stylesheet applies inside its open shadow root, hostile host or not: cards, the two columns.
+    const own = await hostile.page.locator('#w').evaluate((el) => {
+      const root = el.shadowRoot!
+      const card = getComputedStyle(root.querySelector('[data-step="weights"]')!)
+      return {
+        mode: root.mode,
+        border: card.borderTopStyle,
+        radius: card.borderTopLeftRadius,
+        bg: card.backgroundColor,
+        layout: getComputedStyle(root.querySelector('.ap-layout')!).display,
+      }
+    })
+    expect(own).toEqual({ mode: 'open', border: 'solid', radius: '10px', bg: 'rgb(255, 255, 255)', layout: 'grid' })
+    // Nor does the widget's CSS reach out: on the plain page, a host h1 with the widget's class name keeps the
+    // browser's defaults (no .apw background, no h1 rule of the widget's).
+    const plainHost = await plain.page.locator('#hostdiv').evaluate((n) => {
+      const cs = getComputedStyle(n)
+      return { background: cs.backgroundColor, fontSize: cs.fontSize }
+    })
+    expect(plainHost).toEqual({ background: 'rgba(0, 0, 0, 0)', fontSize: '32px' })
     // The host's own element with the widget's class name keeps the host's styling (the hostile sheet),
     // not the widget's light grey frame.
     const host = await hostile.page.locator('#hostdiv').evaluate((n) => getComputedStyle(n).backgroundColor)
