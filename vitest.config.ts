@@ -89,6 +89,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
+          // One Chromium for the tier; each file connects to it (tests/e2e/chromium.setup.ts).
+          globalSetup: ['tests/e2e/chromium.setup.ts'],
           execArgv: RELAXED,
           testTimeout: 60_000,
           hookTimeout: 120_000,

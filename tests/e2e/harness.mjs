@@ -9,7 +9,7 @@ import { serve } from '../../scripts/serve.mjs'
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const SITE = join(ROOT, 'site')
 export const ARTIFACTS = join(ROOT, 'tests/e2e/artifacts')
-const CHROMIUM = '/usr/bin/chromium'
+export const CHROMIUM = '/usr/bin/chromium'
 
 /**
  * The site (or `dir`) over HTTP on a free port of 127.0.0.1, through scripts/serve.mjs, sending `headers` only (by
@@ -22,31 +22,41 @@ export function serveStatic(dir = SITE, headers = {}) {
   return serve({ root: dir, headers, cacheControl: 'no-store', requireIndex: true })
 }
 
-/**
- * Headless Chromium with the flags the tests and the benchmarks share (no background traffic).
- * @param {string} [executablePath] the browser binary (the benchmarks honour $CHROMIUM)
- * @returns {Promise<{ browser: import('playwright-core').Browser, close(): Promise<void> }>}
- */
-// playwright-core gives every launch a fresh temporary profile (it refuses --user-data-dir here).
-export async function launchChromium(executablePath = CHROMIUM) {
-  // A missing browser fails the real-browser tests by name; they are never skipped.
+/** The flags the tests and the benchmarks share: headless, no sandbox (containers), no GPU, no background traffic. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-sync',
+]
+
+/** A missing browser fails the real-browser tests by name; they are never skipped. */
+export function requireChromium(executablePath = CHROMIUM) {
   if (!existsSync(executablePath))
     throw new Error(
       `Chromium is required by the real-browser tests and ${executablePath} is missing; install it: apt-get install -y chromium`,
     )
-  const browser = await chromium.launch({
-    executablePath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-quic',
-      '--disable-sync',
-    ],
-  })
+}
+
+/**
+ * Headless Chromium with CHROMIUM_ARGS. In the e2e tier one Chromium serves every test file: tests/e2e/chromium.setup.ts
+ * launches it before the files and names it in AP_CHROMIUM_WS, and a file connects to it (~1.4 s against ~6.5 s for
+ * a launch of its own, docs/design.md "Tests"); every test still opens its own context. Elsewhere (a benchmark, a
+ * script, another tier) this launches a browser with a fresh temporary profile (playwright-core refuses
+ * --user-data-dir here). close() disconnects, or ends the browser this call launched.
+ * @param {string} [executablePath] the browser binary (the benchmarks honour $CHROMIUM)
+ * @returns {Promise<{ browser: import('playwright-core').Browser, close(): Promise<void> }>}
+ */
+export async function launchChromium(executablePath = CHROMIUM) {
+  const shared = process.env.AP_CHROMIUM_WS
+  const browser =
+    shared && executablePath === CHROMIUM
+      ? await chromium.connect(shared)
+      : (requireChromium(executablePath), await chromium.launch({ executablePath, args: CHROMIUM_ARGS }))
   return {
     browser,
     async close() {

@@ -419,7 +419,11 @@ describe('the page in Chromium', () => {
     const tr = engine.run(opts) as unknown as Record<string, Tensor> & { tokens: string[] }
     const download = async (sel: string) => {
       const [dl] = await Promise.all([page.waitForEvent('download'), page.locator(sel).click()])
-      return { name: dl.suggestedFilename(), bytes: readFileSync((await dl.path())!) }
+      // The tier's browser is a shared one reached over a connection (tests/e2e/chromium.setup.ts): the file
+      // streams from it (download.path() is the browser machine's).
+      const chunks: Buffer[] = []
+      for await (const c of await dl.createReadStream()) chunks.push(c as Buffer)
+      return { name: dl.suggestedFilename(), bytes: Buffer.concat(chunks) }
     }
     // every matrix panel carries both buttons
     for (const step of STEPS) {
