@@ -70,6 +70,8 @@ try {
     embed: !!steps,
     // public/samples/: a small induction model (tests/fixtures/gen_induction_sample.py), for a first visit
     sampleModel: 'samples/induction.safetensors',
+    // public/poems/: the Tang poems corpus (scripts/poems-corpus.mjs), for the Train tab's task poems
+    poemsCorpus: { vocab: 'poems/vocab.json', train: 'poems/train.txt', validation: 'poems/validation.txt' },
     shareUrl: () => `${location.origin}${location.pathname}?${linkParams(window.__apPlayground?.getState() ?? state)}`,
     onStateChange: (s) => {
       const lang = s.lang === 'zh' ? 'zh-CN' : 'en'

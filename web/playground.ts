@@ -31,6 +31,7 @@ import { createTabs, type Tabs } from './shell/tabs'
 import { createPath, type Path } from './shell/path'
 import { createTrainBox, type TrainBox } from './shell/train-box'
 import { VIEWS_CSS } from './shell/view-factories'
+import type { PoemsCorpusUrls } from './train/protocol'
 import type { Recomputed } from './compute/attention-file'
 import { viewEntry } from './view-table'
 
@@ -60,6 +61,8 @@ export interface PlaygroundOptions {
    * sample; the widget has none).
    */
   sampleModel?: string
+  /** The poems corpus's files (URLs) the Train tab's task poems trains on (the page's public/poems/). */
+  poemsCorpus?: PoemsCorpusUrls
 }
 
 export interface PlaygroundHandle {
@@ -177,7 +180,10 @@ class Playground {
     this.tabs = createTabs((view) => this.setState({ view }), !!opts.compact)
     // With steps listing 'train' the panel sits inline after the others (no tab needed); otherwise it is the Train tab.
     this.trainInline = !!opts.steps?.includes('train')
-    this.trainBox = createTrainBox((trace, labels) => this.inspect(trace, labels))
+    this.trainBox = createTrainBox({
+      onInspect: (trace, labels) => this.inspect(trace, labels),
+      poemsCorpus: opts.poemsCorpus,
+    })
     this.panels = createPanels(this.ctx, engine, () => this.app, this.trainBox, this.trainInline, !!opts.compact)
     this.panels.model.sample = opts.sampleModel ?? ''
     this.path = createPath(

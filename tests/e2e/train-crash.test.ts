@@ -2,6 +2,7 @@
 // catches, or the worker gone silent (closed from inside, as a browser killing it leaves it: no event at all, so the
 // panel's watchdog notices after WATCHDOG_MS of unanswered pings). Either way the panel says so (en and zh), offers
 // Restart, and Restart starts a fresh worker that trains; the rest of the page keeps working (docs/bad-input.md R1).
+// Task poems (the language model, a session of its own in the worker) likewise: the fresh worker trains task poems.
 import type { Page, Worker } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { env, useEnv } from './env'
@@ -47,17 +48,71 @@ async function restartAndTrain(page: Page, restartLabel: string, stepText: RegEx
   await expect.poll(() => page.locator('[data-step="weights"]').isVisible(), { timeout: 30_000 }).toBe(true)
 }
 
+/** An exception no handler catches, thrown on the worker's own event loop. */
+async function throwInside(worker: Worker): Promise<void> {
+  await worker.evaluate(() => {
+    setTimeout(() => {
+      throw new Error('boom from a test')
+    })
+  })
+}
+
+/** The worker's next message of `type` meets a wasm trap where it is posted (inside the worker's handlers). */
+async function trapNext(worker: Worker, type: 'snapshot' | 'poems'): Promise<void> {
+  await worker.evaluate((type) => {
+    // the worker's global (the tests' types see a Window here)
+    const scope = self as unknown as { postMessage(m: { type?: string }, t?: Transferable[]): void }
+    const real = scope.postMessage.bind(scope)
+    let armed = true
+    scope.postMessage = (m, t) => {
+      if (armed && m.type === type) {
+        armed = false
+        throw new WebAssembly.RuntimeError('memory access out of bounds (from a test)')
+      }
+      real(m, t ?? [])
+    }
+  }, type)
+}
+
+/** Step, and the next message of `type` meets the trap: the panel says the worker stopped (en), with the trap's message. */
+async function stepIntoTrap(page: Page, worker: Worker, type: 'snapshot' | 'poems'): Promise<void> {
+  const panel = page.locator('section.ap-train')
+  await trapNext(worker, type)
+  await panel.locator('button[name="step"]').click()
+  await expect
+    .poll(() => panel.locator('.tr-error').textContent(), { timeout: 60_000 })
+    .toMatch(/^The training worker stopped \(.*memory access out of bounds \(from a test\)\)\. The rest of the page/)
+}
+
+/** Task poems chosen in a panel that has loaded: its worker's step-0 measurements shown. */
+async function choosePoems(page: Page, start: RegExp): Promise<void> {
+  const panel = page.locator('section.ap-train')
+  await panel.locator('select[name="task"]').selectOption('poems')
+  await expect.poll(() => panel.locator('.tr-status').textContent(), { timeout: 120_000 }).toMatch(start)
+}
+
+/** Task poems after its worker died: Restart gives a fresh worker with task poems that trains (10 steps). */
+async function restartPoems(page: Page, restartLabel: string, start: RegExp, stepText: RegExp): Promise<void> {
+  const panel = page.locator('section.ap-train')
+  const restart = panel.locator('button[data-train="restart"]')
+  expect(await restart.textContent()).toBe(restartLabel)
+  expect(await panel.locator('button[name="step"]').isDisabled()).toBe(true)
+  expect(await panel.locator('button[data-train="look-inside"]').isDisabled()).toBe(true)
+  await restart.click()
+  expect(await restart.isHidden()).toBe(true)
+  expect(await panel.locator('select[name="task"]').inputValue()).toBe('poems')
+  await expect.poll(() => panel.locator('.tr-status').textContent(), { timeout: 120_000 }).toMatch(start)
+  await panel.locator('button[name="step"]').click()
+  await expect.poll(() => panel.locator('.tr-status').textContent(), { timeout: 240_000 }).toMatch(stepText)
+  expect(await panel.locator('.tr-error').textContent()).toBe('')
+}
+
 describe('the Train tab when its worker dies', () => {
   it('R1 an error thrown inside the worker: a message (en), Restart, a fresh worker that trains', async () => {
     const { page, errors, worker } = await openTrain('en')
     const panel = page.locator('section.ap-train')
     const first = worker()
-    // an exception no handler catches, thrown on the worker's own event loop
-    await first.evaluate(() => {
-      setTimeout(() => {
-        throw new Error('boom from a test')
-      })
-    })
+    await throwInside(first)
     await expect
       .poll(() => panel.locator('.tr-error').textContent(), { timeout: 15_000 })
       .toMatch(
@@ -92,28 +147,36 @@ describe('the Train tab when its worker dies', () => {
     expect(errors).toEqual([])
   }, 180_000)
 
-  it('R1 a wasm trap caught inside the worker (its engine lost): the message (en), Restart, a fresh worker', async () => {
-    const { page, errors, worker } = await openTrain('en')
+  it('R1 task poems: an error thrown inside the worker (zh), Restart, a fresh worker with task poems that trains', async () => {
+    const { page, errors, worker } = await openTrain('zh')
     const panel = page.locator('section.ap-train')
+    await choosePoems(page, /^第 0 步 · 训练损失 – · 验证集损失 [\d.]+（第 0 步）/)
     const first = worker()
-    // The worker's next snapshot meets a trap (as a wasm out-of-bounds access throws it); its handler catches it.
-    await first.evaluate(() => {
-      // the worker's global (the tests' types see a Window here)
-      const scope = self as unknown as { postMessage(m: { type?: string }, t?: Transferable[]): void }
-      const real = scope.postMessage.bind(scope)
-      let armed = true
-      scope.postMessage = (m, t) => {
-        if (armed && m.type === 'snapshot') {
-          armed = false
-          throw new WebAssembly.RuntimeError('memory access out of bounds (from a test)')
-        }
-        real(m, t ?? [])
-      }
-    })
-    await panel.locator('button[name="step"]').click()
+    await throwInside(first)
     await expect
       .poll(() => panel.locator('.tr-error').textContent(), { timeout: 15_000 })
-      .toMatch(/^The training worker stopped \(.*memory access out of bounds \(from a test\)\)\. The rest of the page/)
+      .toMatch(/^训练用的 Worker 已停止（.*boom from a test）。页面的其他部分仍可使用/)
+    await restartPoems(page, '重新启动', /^第 0 步 · 训练损失/, /^第 10 步 · 训练损失 [\d.]+ · 验证集损失/)
+    expect(worker()).not.toBe(first)
+    expect(errors.filter((e) => !/boom from a test/.test(e))).toEqual([])
+  }, 480_000)
+
+  it('R1 task poems: a wasm trap in the worker (en): the message, Restart, a fresh worker with task poems', async () => {
+    const { page, errors, worker } = await openTrain('en')
+    await choosePoems(page, /^step 0 · training loss – · validation loss [\d.]+ \(step 0\)/)
+    const first = worker()
+    // the poems session's next snapshot meets a trap (as a wasm out-of-bounds access throws it)
+    await stepIntoTrap(page, first, 'poems')
+    await restartPoems(page, 'Restart', /^step 0 · training loss/, /^step 10 · training loss [\d.]+ · validation loss/)
+    expect(worker()).not.toBe(first)
+    expect(errors).toEqual([])
+  }, 480_000)
+
+  it('R1 a wasm trap caught inside the worker (its engine lost): the message (en), Restart, a fresh worker', async () => {
+    const { page, errors, worker } = await openTrain('en')
+    const first = worker()
+    // The worker's next snapshot meets a trap (as a wasm out-of-bounds access throws it); its handler catches it.
+    await stepIntoTrap(page, first, 'snapshot')
     await restartAndTrain(page, 'Restart', /^step 10 · loss /)
     expect(worker()).not.toBe(first)
     expect(errors).toEqual([])

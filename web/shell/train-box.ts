@@ -6,12 +6,24 @@ import { errorMessage } from '../format'
 import type { Translate } from '../i18n'
 import type { Lang } from '../params'
 import type { Trace } from 'attention-playground'
+import type { PoemsCorpusUrls } from '../train/protocol'
 
 /** The Train tab's "look inside this step": the last layer's attention, shown by the backward view. */
 export type Inspect = (trace: Trace, labels: string[]) => void
 
+/** Task poems' "look inside": the trained weights as a safetensors file, at `steps`. */
+export type LookInside = (bytes: Uint8Array, steps: number) => void
+
+/** What the Train panel gets besides its language (web/train/panel.ts, TrainPanelOptions). */
+export interface TrainBoxOptions {
+  onInspect?: Inspect
+  /** The poems corpus's files (the page's public/poems/); without them the Train tab has no task poems. */
+  poemsCorpus?: PoemsCorpusUrls
+  onLookInside?: LookInside
+}
+
 type TrainHandle = { el?: HTMLElement; setLang(l: Lang): void; dispose(): void }
-type TrainModule = { mountTrainPanel(root: HTMLElement, opts: { lang: Lang; onInspect?: Inspect }): TrainHandle }
+type TrainModule = { mountTrainPanel(root: HTMLElement, opts: TrainBoxOptions & { lang: Lang }): TrainHandle }
 declare global {
   interface ImportMeta {
     glob<T>(pattern: string): Record<string, () => Promise<T>>
@@ -27,7 +39,7 @@ export interface TrainBox {
   dispose(): void
 }
 
-export function createTrainBox(onInspect?: Inspect): TrainBox {
+export function createTrainBox(opts: TrainBoxOptions = {}): TrainBox {
   const el = h('div', { class: 'ap-train-box panel', 'data-view-box': 'train' })
   let train: TrainHandle | null = null
   let loading = false
@@ -47,7 +59,7 @@ export function createTrainBox(onInspect?: Inspect): TrainBox {
         const mod = await load()
         if (disposed) return
         el.replaceChildren()
-        train = mod.mountTrainPanel(el, { lang, onInspect })
+        train = mod.mountTrainPanel(el, { ...opts, lang })
       } catch (e) {
         el.replaceChildren(
           h('p', { class: 'banner error', role: 'alert', text: `${t('loadFailed')} ${errorMessage(e)}` }),

@@ -1,7 +1,7 @@
 // The Train panel's three charts, drawn on canvases: loss and accuracy curves, the watched sentence's
 // attention, and the 2-D PCA of the embeddings. Labels go in through fillText (never HTML).
 
-import { chartFrame } from '../chart-frame'
+import { chartFrame, type ChartFrame } from '../chart-frame'
 import { viridis } from '../palette'
 import type { ReadyInfo, Snapshot } from './protocol'
 import type { T } from '../i18n/core'
@@ -56,7 +56,7 @@ export interface CurveMark {
 }
 
 /** A 440 × 190 chart cleared, with its plot area framed; insets [top, right, bottom, left]. */
-function framed(c: HTMLCanvasElement, insets: [number, number, number, number]) {
+export function framed(c: HTMLCanvasElement, insets: [number, number, number, number]) {
   const g = c.getContext('2d')!
   const f = chartFrame(440, 190, insets)
   g.clearRect(0, 0, f.W, f.H)
@@ -102,15 +102,7 @@ export function drawCurves(
   line('#1f77b4', (p) => yl(p.loss))
   line('#ff7f0e', (p) => ya(p.trainAcc), [4, 3])
   line('#333', (p) => ya(p.testAcc), [1, 2])
-  g.fillStyle = '#333'
-  g.textAlign = 'right'
-  g.fillText(maxLoss.toFixed(2), L - 3, T + 9)
-  g.fillText('0', L - 3, H - B)
-  g.textAlign = 'left'
-  g.fillText('100%', W - R + 3, T + 9)
-  g.fillText('0%', W - R + 3, H - B)
-  g.textAlign = 'center'
-  g.fillText(String(maxStep), W - R, H - B + 12)
+  lossAxes(g, { W, H, L, R, T, B }, maxLoss.toFixed(2), maxStep)
   drawLegend(g, t, L, H)
   if (mark) {
     g.strokeStyle = '#d62728'
@@ -132,16 +124,39 @@ export function drawCurves(
   )
 }
 
+/** The loss chart's axis labels: the loss from 0 to `top` on the left, 0–100 % on the right, the last step. */
+export function lossAxes(g: CanvasRenderingContext2D, f: ChartFrame, top: string, maxStep: number): void {
+  const { W, H, L, R, T, B } = f
+  g.fillStyle = '#333'
+  g.textAlign = 'right'
+  g.fillText(top, L - 3, T + 9)
+  g.fillText('0', L - 3, H - B)
+  g.textAlign = 'left'
+  g.fillText('100%', W - R + 3, T + 9)
+  g.fillText('0%', W - R + 3, H - B)
+  g.textAlign = 'center'
+  g.fillText(String(maxStep), W - R, H - B + 12)
+}
+
 /** Line styles of the three curves, drawn under the chart. */
 function drawLegend(g: CanvasRenderingContext2D, t: TrainTranslate, L: number, H: number): void {
-  const legend: Array<[string, TrainKey, number[]]> = [
-    ['#1f77b4', 'trainLoss', []],
-    ['#ff7f0e', 'trainAcc', [4, 3]],
-    ['#333', 'testAcc', [1, 2]],
-  ]
+  legend(
+    g,
+    [
+      ['#1f77b4', t('trainLoss'), []],
+      ['#ff7f0e', t('trainAcc'), [4, 3]],
+      ['#333', t('testAcc'), [1, 2]],
+    ],
+    L,
+    H,
+  )
+}
+
+/** A legend under a chart: a short line in each colour and dash, then its label, left to right from x = L. */
+export function legend(g: CanvasRenderingContext2D, items: Array<[string, string, number[]]>, L: number, H: number) {
   let lx = L
   g.textAlign = 'left'
-  for (const [c, k, d] of legend) {
+  for (const [c, label, d] of items) {
     g.strokeStyle = c
     g.setLineDash(d)
     g.beginPath()
@@ -149,8 +164,8 @@ function drawLegend(g: CanvasRenderingContext2D, t: TrainTranslate, L: number, H
     g.lineTo(lx + 16, H - 8)
     g.stroke()
     g.setLineDash([])
-    g.fillText(t(k), lx + 20, H - 4)
-    lx += 24 + g.measureText(t(k)).width + 8
+    g.fillText(label, lx + 20, H - 4)
+    lx += 24 + g.measureText(label).width + 8
   }
 }
 

@@ -1,12 +1,16 @@
 // The Train panel: play / pause / step a small attention model training in a Web Worker, with its
 // learning rate, loss and accuracy curves, the attention map of a chosen sentence and a 2-D PCA of the
-// embeddings, all redrawn as it learns. Every text goes in through textContent (or canvas fillText).
+// embeddings, all redrawn as it learns; or, task `poems`, a small GPT learning Tang poems (poems-view.ts).
+// Every text goes in through textContent (or canvas fillText).
 //
 //   import { mountTrainPanel } from './train/panel'
 //   const panel = mountTrainPanel(container, { lang: 'en' })   // later: panel.setLang('zh'); panel.dispose()
 import {
   DEFAULT_TRAIN_SETTINGS,
+  POEMS_LR,
   type FromWorker,
+  type PoemsCorpusUrls,
+  type PoemsSnapshot,
   type Pong,
   type ReadyInfo,
   type Snapshot,
@@ -30,6 +34,7 @@ import {
 import type { ScoreRule, Trace, TrainTask } from 'attention-playground'
 import { InductionView } from './induction'
 import { spawnWorker } from './spawn'
+import { PoemsView, POEMS_CSS } from './poems-view'
 
 /** What each task lets a learner watch: the intro's second sentence follows the chosen task. */
 const TASK_INTROS: Record<TrainTask, TrainKey> = {
@@ -58,10 +63,19 @@ export interface TrainPanelOptions {
   onInspect?: (trace: Trace, labels: string[]) => void
   /** A worker that answers no ping for this long is taken for dead (default WATCHDOG_MS). */
   watchdogMs?: number
+  /** The poems corpus's files (the page's public/poems/; URLs relative to the document): task poems. */
+  poemsCorpus?: PoemsCorpusUrls
+  /** Task poems' "look inside": the current weights as a safetensors file, for the Write a poem view. */
+  onLookInside?: (bytes: Uint8Array, steps: number) => void
 }
 
 /** A worker killed from outside sends no event: after its first message it is pinged, and silent this long it is dead. */
 export const WATCHDOG_MS = 15_000
+/**
+ * The same for task poems, whose worker answers between steps and measurements of 0.2–1.5 s each on a quiet machine,
+ * several times that on a loaded one: it is taken for dead after this long.
+ */
+export const POEMS_WATCHDOG_MS = 60_000
 
 export interface TrainPanelHandle {
   readonly el: HTMLElement
@@ -88,6 +102,7 @@ const CSS = `
 .ap-train select,.ap-train input[type=number],.ap-train input[type=text],.ap-train textarea{min-height:32px;border:1px solid #e2e6ec;border-radius:7px;padding:5px 7px;background:#fff}
 .ap-train :focus-visible{outline:2px solid #1c64d1;outline-offset:2px}
 .ap-train input[type=number]{width:6.5rem}
+.ap-train select{max-width:100%}
 .ap-train textarea{width:min(40rem,100%);min-height:4rem}
 .ap-train .tr-sentence{width:min(32rem,100%)}
 .ap-train label.tr-sentence-label{flex:1 1 22rem;max-width:34rem}
@@ -109,7 +124,7 @@ const CSS = `
 .ap-train figure{max-width:100%}
 .ap-train canvas{max-width:100%;height:auto}
 .ap-train .tr-roles{margin:0;padding-left:1.2rem}
-`
+${POEMS_CSS}`
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...kids: Node[]) {
   const e = document.createElement(tag)
@@ -161,6 +176,7 @@ function buildSettings(settings: TrainSettings, bind: Bind) {
         ['reverse', 'taskReverse'],
         ['next-char', 'taskNextChar'],
         ['induction', 'taskInduction'],
+        ['poems', 'taskPoems'],
       ],
       settings.task,
     ),
@@ -216,8 +232,6 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     restartBtn: bind(el('button', { type: 'button', name: 'restart', 'data-train': 'restart', hidden: '' }), 'restart'),
     goal: el('p', { class: 'tr-goal', role: 'status', 'data-goal': '' }),
     sentenceInput: el('input', { type: 'text', name: 'sentence', class: 'tr-sentence' }),
-    /** What the chosen task shows (the intro's second half, TASK_INTROS). */
-    taskIntro: el('span', { class: 'tr-intro-task' }),
     curves: canvas(440, 190, 'img'),
     grads: canvas(440, 190, 'img'),
     gradText: el('p', { class: 'tr-grads', 'data-train': 'grad-norms' }),
@@ -227,45 +241,57 @@ function buildUi(settings: TrainSettings, bind: Bind) {
     pca: canvas(340, 340, 'img'),
     section: el('section', { class: 'ap-train', 'data-step': 'train', 'data-panel': 'train' }),
     induction: new InductionView((w, h) => canvas(w, h, 'img')),
+    poems: new PoemsView((w, h) => canvas(w, h, 'img')),
+    /** The top paragraph: what the task in use teaches (TrainPanel.showIntro). */
+    intro: el('p', { class: 'tr-intro', 'data-train': 'intro' }),
   }
   const fig = (c: HTMLCanvasElement, key: TrainKey) =>
     el('figure', { 'data-train-view': key }, bind(el('figcaption'), key), c)
+  const sentenceLabel = el('label', { class: 'tr-sentence-label' }, bind(el('span'), 'sentence'), ui.sentenceInput)
+  // What the attention tasks show and task poems does not (its own view is ui.poems)
+  const attentionOnly = [
+    ui.score.label,
+    ui.heads.label,
+    ui.optim.label,
+    sentenceLabel,
+    el('div', { class: 'tr-charts' }, fig(ui.curves, 'curves'), fig(ui.grads, 'gradNorms')),
+    ui.gradText,
+    el('div', { class: 'tr-row' }, ui.inspectBtn),
+    el('div', { class: 'tr-charts' }, fig(ui.attn, 'attention'), fig(ui.pca, 'pca')),
+  ]
+  const [scoreLabel, headsLabel, optimLabel, , charts, gradText, inspectRow, maps] = attentionOnly
   ui.section.append(
     bind(el('h2'), 'title'),
-    el('p', { class: 'tr-intro' }, bind(el('span'), 'intro'), document.createTextNode(' '), ui.taskIntro),
+    ui.intro,
     el(
       'div',
       { class: 'tr-row' },
       ui.task.label,
-      ui.score.label,
-      ui.heads.label,
+      scoreLabel,
+      headsLabel,
       ui.positions.label,
-      ui.optim.label,
+      optimLabel,
       el('label', {}, bind(el('span'), 'lr'), ui.lrInput),
       el('label', {}, bind(el('span'), 'seed'), ui.seedInput),
+      ui.poems.stepsLabel,
       ui.resetBtn,
     ),
     ui.textLabel,
-    el(
-      'div',
-      { class: 'tr-row' },
-      ui.playBtn,
-      ui.stepBtn,
-      el('label', { class: 'tr-sentence-label' }, bind(el('span'), 'sentence'), ui.sentenceInput),
-    ),
+    el('div', { class: 'tr-row' }, ui.playBtn, ui.stepBtn, sentenceLabel),
     ui.status,
     ui.goal,
     ui.note,
     ui.error,
     ui.restartBtn,
-    el('div', { class: 'tr-charts' }, fig(ui.curves, 'curves'), fig(ui.grads, 'gradNorms')),
-    ui.gradText,
-    el('div', { class: 'tr-row' }, ui.inspectBtn),
+    charts,
+    gradText,
+    inspectRow,
     ui.inspectNote,
-    el('div', { class: 'tr-charts' }, fig(ui.attn, 'attention'), fig(ui.pca, 'pca')),
+    maps,
     ui.induction.el,
+    ui.poems.el,
   )
-  return ui
+  return { ...ui, attentionOnly }
 }
 
 type Ui = ReturnType<typeof buildUi>
@@ -284,6 +310,7 @@ function readSettings(ui: Ui, dModel: number): TrainSettings {
     lr: Number.isFinite(lr) && lr > 0 ? lr : 0.01,
     seed: Number.isInteger(seed) && seed >= 0 ? seed : 0,
     text: ui.textArea.value,
+    steps: ui.poems.runLength(),
   }
 }
 
@@ -300,6 +327,7 @@ export function mountTrainPanel(root: HTMLElement, opts: TrainPanelOptions): Tra
 class TrainPanel {
   readonly ui: Ui
   readonly waiters: Array<(s: Snapshot) => void> = []
+  readonly poemsWaiters: Array<(s: PoemsSnapshot) => void> = []
   private lang: Lang
   private t: TrainTranslate
   private readonly labels = new Labels<TrainKey>()
@@ -335,6 +363,9 @@ class TrainPanel {
       ...opts.settings,
     }
     this.ui = buildUi(this.settings, this.labels.bind)
+    // task poems needs its corpus, and "look inside" a view to open the weights in
+    if (!opts.poemsCorpus) this.ui.task.input.querySelector('option[value="poems"]')?.remove()
+    this.ui.poems.lookInside.hidden = !opts.onLookInside
     root.append(this.ui.section)
     this.removeStyles = adoptStyles(this.ui.section, CSS)
     this.startWorker()
@@ -361,12 +392,19 @@ class TrainPanel {
     }
     w.onmessageerror = () => this.crashed('messageerror')
     clearInterval(this.watchdog)
-    const limit = this.opts.watchdogMs ?? WATCHDOG_MS
-    this.watchdog = window.setInterval(() => {
-      if (!this.lastHeard) return // not started yet: a load failure is an error event
-      if (performance.now() - this.lastHeard > limit) this.crashed(null)
-      else this.send({ type: 'ping' })
-    }, limit / 5)
+    this.watchdog = window.setInterval(
+      () => {
+        if (!this.lastHeard) return // not started yet: a load failure is an error event
+        if (performance.now() - this.lastHeard > this.watchdogLimit()) this.crashed(null)
+        else this.send({ type: 'ping' })
+      },
+      (this.opts.watchdogMs ?? WATCHDOG_MS) / 5,
+    )
+  }
+
+  /** How long the worker may stay silent (task poems: longer; its turns are training steps). */
+  private watchdogLimit(): number {
+    return this.opts.watchdogMs ?? (this.settings.task === 'poems' ? POEMS_WATCHDOG_MS : WATCHDOG_MS)
   }
 
   /** The worker died (killed, or an uncaught error): the panel says so and offers Restart; the page goes on. */
@@ -376,15 +414,16 @@ class TrainPanel {
     clearInterval(this.watchdog)
     this.worker.terminate()
     if (this.snap) this.snap = { ...this.snap, playing: false }
+    this.ui.poems.stopped()
     this.showStatus()
     this.showCrash()
     this.ui.restartBtn.hidden = false
-    for (const b of [this.ui.playBtn, this.ui.stepBtn, this.ui.inspectBtn]) b.disabled = true
+    for (const b of [this.ui.playBtn, this.ui.stepBtn, this.ui.inspectBtn, this.ui.poems.lookInside]) b.disabled = true
   }
 
   private showCrash(): void {
     if (!this.crash) return
-    const seconds = Math.round((this.opts.watchdogMs ?? WATCHDOG_MS) / 1000)
+    const seconds = Math.round(this.watchdogLimit() / 1000)
     const reason = this.crash.reason ?? this.t('workerSilent', { seconds })
     this.ui.error.textContent = this.t('workerCrashed', { reason })
   }
@@ -393,7 +432,7 @@ class TrainPanel {
     this.crash = null
     this.ui.restartBtn.hidden = true
     this.ui.error.textContent = ''
-    for (const b of [this.ui.playBtn, this.ui.stepBtn, this.ui.inspectBtn]) b.disabled = false
+    for (const b of [this.ui.playBtn, this.ui.stepBtn, this.ui.inspectBtn, this.ui.poems.lookInside]) b.disabled = false
     this.startWorker()
     this.reset()
   }
@@ -405,23 +444,35 @@ class TrainPanel {
   private listen(): void {
     const { ui } = this
     const reset = () => this.reset()
-    ui.playBtn.addEventListener('click', () => this.send({ type: this.snap?.playing ? 'pause' : 'play' }))
+    ui.playBtn.addEventListener('click', () => this.send({ type: this.playing() ? 'pause' : 'play' }))
     ui.stepBtn.addEventListener('click', () => this.send({ type: 'step', n: 10 }))
     ui.inspectBtn.addEventListener('click', () => this.send({ type: 'inspect' }))
+    ui.poems.lookInside.addEventListener('click', () => this.send({ type: 'inspect' }))
     ui.resetBtn.addEventListener('click', reset)
     ui.restartBtn.addEventListener('click', () => this.restart())
-    // induction's default is 2 heads a layer (the roles need room); the other tasks start at 1
+    // induction's default is 2 heads a layer (the roles need room); the other tasks start at 1. Task poems has its
+    // own peak learning rate (the trainer's default, 3e-3); going to or from it sets the field to the task's default.
+    let poems = ui.task.input.value === 'poems'
     ui.task.input.addEventListener('change', () => {
       ui.heads.input.value = ui.task.input.value === 'induction' ? '2' : String(DEFAULT_TRAIN_SETTINGS.heads)
+      if (poems !== (ui.task.input.value === 'poems')) {
+        poems = !poems
+        ui.lrInput.value = String(poems ? POEMS_LR : DEFAULT_TRAIN_SETTINGS.lr)
+      }
     })
     for (const s of [ui.task.input, ui.score.input, ui.heads.input, ui.positions.input, ui.optim.input, ui.seedInput])
       s.addEventListener('change', reset)
+    ui.poems.stepsInput.addEventListener('change', () => {
+      if (ui.task.input.value === 'poems') reset()
+    })
     ui.textArea.addEventListener('change', () => {
       if (ui.task.input.value === 'next-char') reset()
     })
     ui.lrInput.addEventListener('change', () => {
       const lr = Number(ui.lrInput.value)
-      if (Number.isFinite(lr) && lr > 0 && lr <= 10) this.send({ type: 'lr', lr })
+      // poems: the learning rate is the peak of the run's schedule, so a new one starts a new model
+      if (ui.task.input.value === 'poems') reset()
+      else if (Number.isFinite(lr) && lr > 0 && lr <= 10) this.send({ type: 'lr', lr })
     })
     ui.sentenceInput.addEventListener('input', () => {
       ui.sentenceInput.dataset.auto = '0'
@@ -437,9 +488,10 @@ class TrainPanel {
   private relabel(): void {
     const t = (this.t = translate(TRAIN, this.lang, isTouchScreen()))
     this.labels.apply(t)
-    this.ui.taskIntro.textContent = t(TASK_INTROS[this.settings.task])
+    this.ui.poems.setLang(this.lang)
+    this.showIntro()
     this.ui.section.lang = this.lang === 'zh' ? 'zh-CN' : 'en'
-    this.ui.playBtn.textContent = this.snap?.playing ? t('pause') : t('play')
+    this.ui.playBtn.textContent = this.playing() ? t('pause') : t('play')
     // Every chart is named from the start (an img without a name is a violation); a draw adds what it shows.
     for (const [c, key] of [
       [this.ui.curves, 'curves'],
@@ -452,8 +504,28 @@ class TrainPanel {
     this.drawAll()
   }
 
+  /** Whether the worker is training on (either kind of task). */
+  private playing(): boolean {
+    return this.settings.task === 'poems' ? this.ui.poems.playing : (this.snap?.playing ?? false)
+  }
+
+  /** The top paragraph says what the task in use teaches. */
+  private showIntro(): void {
+    const task = this.settings.task
+    // an attention task: what training does, then what this task shows (TASK_INTROS); task poems: its own paragraph
+    this.ui.intro.textContent = task === 'poems' ? this.ui.poems.intro() : `${this.t('intro')} ${this.t(TASK_INTROS[task])}`
+  }
+
   private showStatus(): void {
     const { ui, snap, t } = this
+    if (this.settings.task === 'poems') {
+      ui.status.textContent = ui.poems.status()
+      ui.note.textContent = ''
+      ui.goal.textContent = ''
+      ui.playBtn.textContent = this.playing() ? t('pause') : t('play')
+      ui.playBtn.setAttribute('aria-pressed', String(this.playing()))
+      return
+    }
     if (!snap) {
       ui.status.textContent = t('starting')
       return
@@ -478,6 +550,7 @@ class TrainPanel {
 
   private drawAll(): void {
     this.showStatus()
+    if (this.settings.task === 'poems') return this.ui.poems.draw()
     const induction = this.settings.task === 'induction'
     const phase = induction ? this.ui.induction.phase() : null
     drawCurves(this.ui.curves, this.history, this.t, phase === null ? undefined : { step: phase, label: 'phase' })
@@ -509,6 +582,7 @@ class TrainPanel {
     if (m.type === 'error') {
       ui.error.textContent = `${this.t('workerFailed')} ${m.message}`
       if (this.snap) this.snap = { ...this.snap, playing: false }
+      ui.poems.stopped()
       this.showStatus()
       return
     }
@@ -516,6 +590,13 @@ class TrainPanel {
       this.opts.onInspect?.(m.trace, m.labels)
       return
     }
+    if (m.type === 'weights') {
+      ui.poems.inspectedAt(m.steps)
+      this.opts.onLookInside?.(m.bytes, m.steps)
+      this.schedule()
+      return
+    }
+    if (m.type === 'poemsReady' || m.type === 'poems') return this.receivePoems(m)
     if (m.type === 'ready') {
       this.info = m.info
       this.history.length = 0
@@ -536,6 +617,18 @@ class TrainPanel {
     this.record(snap)
     this.checkGoal(snap)
     for (const w of this.waiters.splice(0)) w(snap)
+    this.schedule()
+  }
+
+  /** Task poems: its view records the snapshot; the curves and the poem are redrawn at the next frame. */
+  private receivePoems(m: Extract<FromWorker, { type: 'poemsReady' | 'poems' }>): void {
+    if (m.type === 'poemsReady') {
+      this.ui.poems.ready(m.info, m.snapshot)
+      this.ui.error.textContent = ''
+    } else {
+      this.ui.poems.record(m.snapshot)
+    }
+    for (const w of this.poemsWaiters.splice(0)) w(m.snapshot)
     this.schedule()
   }
 
@@ -577,14 +670,23 @@ class TrainPanel {
   private reset(): void {
     if (this.crash) return this.restart() // a changed setting with no worker: start one (restart resets)
     const { ui } = this
+    const poems = ui.task.input.value === 'poems'
+    // the language model has learned positions or RoPE (docs/lm-spec.md), not the sinusoidal table
+    const sinusoidal = ui.positions.input.querySelector<HTMLOptionElement>('option[value="sinusoidal"]')!
+    sinusoidal.disabled = poems
+    if (poems && ui.positions.input.value === 'sinusoidal') ui.positions.input.value = 'learned'
     Object.assign(this.settings, readSettings(ui, this.settings.dModel))
+    for (const e of ui.attentionOnly) e.hidden = poems
+    ui.poems.el.hidden = !poems
+    ui.poems.stepsLabel.hidden = !poems
+    ui.poems.clear()
     ui.textLabel.hidden = this.settings.task !== 'next-char'
-    ui.taskIntro.textContent = this.t(TASK_INTROS[this.settings.task])
     // the gradients view runs the course program (no positions): a RoPE model's last layer is not that
     ui.inspectBtn.hidden = this.settings.positions === 'rope'
-    ui.inspectNote.hidden = this.settings.positions !== 'rope'
+    ui.inspectNote.hidden = poems || this.settings.positions !== 'rope'
     ui.induction.el.hidden = this.settings.task !== 'induction'
     ui.induction.clear()
+    this.showIntro()
     ui.sentenceInput.dataset.auto = '1'
     ui.sentenceInput.value = ''
     this.snap = null
@@ -592,7 +694,10 @@ class TrainPanel {
     this.goalStep = 0
     this.lastAttention = null
     this.drawAll()
-    this.send({ type: 'reset', settings: { ...this.settings } })
+    const c = this.opts.poemsCorpus
+    const abs = (u: string) => new URL(u, document.baseURI).href
+    const corpus = c && { vocab: abs(c.vocab), train: abs(c.train), validation: abs(c.validation) }
+    this.send({ type: 'reset', settings: { ...this.settings }, corpus })
   }
 
   dispose(): void {

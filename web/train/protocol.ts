@@ -1,10 +1,20 @@
 // Messages between the Train panel (main thread) and its Web Worker, which owns the trainer so that
 // training never blocks the page.
 
-import type { HeadScores, ScoreRule, Trace, TrainTask } from 'attention-playground'
+import type {
+  HeadScores,
+  LanguageModelHeadScores,
+  PoemsTrainerConfig,
+  ScoreRule,
+  Trace,
+  TrainTask,
+} from 'attention-playground'
+
+/** The panel's tasks: the attention trainers' and the language model of Tang poems (web/train/poems-session.ts). */
+export type PanelTask = TrainTask | 'poems'
 
 export interface TrainSettings {
-  task: TrainTask
+  task: PanelTask
   score: ScoreRule
   heads: number
   dModel: number
@@ -15,6 +25,8 @@ export interface TrainSettings {
   positions: 'learned' | 'sinusoidal' | 'rope'
   /** next-char only */
   text?: string
+  /** poems only: the run's length in steps (the cosine schedule reaches lr / 10 there and training pauses once). */
+  steps?: number
 }
 
 /** The training the Train tab starts with, and the one "why attention" trains its example with. */
@@ -30,7 +42,8 @@ export const DEFAULT_TRAIN_SETTINGS: Readonly<TrainSettings> = Object.freeze({
 })
 
 export type ToWorker =
-  | { type: 'reset'; settings: TrainSettings; sentence?: string }
+  /** `corpus`: poems only, where its three files are (absolute URLs). */
+  | { type: 'reset'; settings: TrainSettings; sentence?: string; corpus?: PoemsCorpusUrls }
   | { type: 'play' }
   | { type: 'pause' }
   | { type: 'step'; n: number }
@@ -83,6 +96,10 @@ export interface ReadyInfo {
 export type FromWorker =
   | { type: 'ready'; info: ReadyInfo; snapshot: Snapshot }
   | { type: 'snapshot'; snapshot: Snapshot }
+  | { type: 'poemsReady'; info: PoemsInfo; snapshot: PoemsSnapshot }
+  | { type: 'poems'; snapshot: PoemsSnapshot }
+  /** poems' "look inside": the current weights as a safetensors file (trainer.exportSafetensors()), at `steps`. */
+  | { type: 'weights'; bytes: Uint8Array; steps: number }
   /** `fatal`: a wasm trap (WebAssembly.RuntimeError): the engine's state is lost, so the panel replaces the worker. */
   | { type: 'error'; message: string; fatal?: boolean }
   /** "Look inside this step": the last layer's attention on the sentence, as run options the backward view runs. */
@@ -91,4 +108,58 @@ export type FromWorker =
 /** The worker's answer to a ping (the panel's watchdog), apart from FromWorker: only the panel reads it. */
 export interface Pong {
   type: 'pong'
+}
+
+/** Task poems' peak learning rate in the panel's field: the trainer's default (POEMS_DEFAULTS.lr, docs/lm-spec.md). */
+export const POEMS_LR = 3e-3
+
+/** The poems corpus's files (public/poems/: vocab.json, train.txt, validation.txt; docs/lm-spec.md). */
+export interface PoemsCorpusUrls {
+  vocab: string
+  train: string
+  validation: string
+}
+
+/** How often the poems worker measures, in steps (each measurement costs about one training step). */
+export const POEMS_EVERY = Object.freeze({
+  /** the validation loss (on the first VALIDATION_POEMS poems) and the sampled poems */
+  validation: 25,
+  /** the head scores (on the first SCORE_POEMS poems) */
+  heads: 50,
+})
+
+/** The task poems once created: the trainer's shape (trainer.config) and what the measurements use. */
+export interface PoemsInfo {
+  config: PoemsTrainerConfig
+  /** Validation poems the loss is measured on, and the head scores. */
+  validationPoems: number
+  scorePoems: number
+  /** Poems sampled at each measurement (temperature 0.8, the first character of validation poem i, seed 1 + i). */
+  samples: number
+}
+
+/** One poem the model wrote: `poem` is the text before the first "\n" (null: it wrote none before the context). */
+export interface PoemShot {
+  steps: number
+  poem: string | null
+  /** What it wrote, the prompt included, cut at the "\n" (all of it when there is none). */
+  written: string
+  keepsForm: boolean
+}
+
+export interface PoemsSnapshot {
+  steps: number
+  lrInUse: number
+  playing: boolean
+  /** The training loss of each step since the last snapshot, in order (the steps before `steps`). */
+  losses: number[]
+  /** The last measurement's validation loss (nats a character) and its step; null before the first. */
+  validation: { steps: number; loss: number } | null
+  /** Of the last measurement's sampled poems, how many keep the form; the first of them, shown as a poem. */
+  form: { steps: number; kept: number; total: number } | null
+  sample: PoemShot | null
+  /** The last head scores and their step (null before the first). */
+  heads: { steps: number; scores: LanguageModelHeadScores } | null
+  /** The run reached its length (settings.steps) at this snapshot: training paused once there. */
+  finished: boolean
 }

@@ -1,11 +1,13 @@
 // The Train panel's Web Worker: owns the wasm engine and the trainer, trains in small chunks while
 // "playing" (yielding between chunks so pause/step/lr messages get through), and posts snapshots:
-// losses, held-out accuracy, the chosen sentence's attention and the embeddings' 2-D PCA.
+// losses, held-out accuracy, the chosen sentence's attention and the embeddings' 2-D PCA. The task `poems`
+// (a language model) is a session of its own (poems-session.ts) with its own snapshots.
 import { init, type Engine, type Tensor, type Trace, type Trainer, type TrainerOptions } from 'attention-playground'
 import { Pca2 } from './pca'
 import { errorMessage } from '../format'
 import type { FromWorker, InductionSnapshot, Pong, Snapshot, ToWorker, TrainSettings } from './protocol'
-import type { HeadScores } from 'attention-playground'
+import type { HeadScores, PoemsTrainer } from 'attention-playground'
+import { PoemsSession } from './poems-session'
 
 const scope = self as unknown as {
   postMessage(m: FromWorker | Pong, transfer?: Transferable[]): void
@@ -14,6 +16,9 @@ const scope = self as unknown as {
 
 let ap: Engine | null = null
 let tr: Trainer | null = null
+let poems: PoemsSession | null = null
+/** Counts resets, so a poems model whose corpus arrives after a newer reset is dropped. */
+let resets = 0
 let playing = false
 let sentence = ''
 let pca = new Pca2()
@@ -39,7 +44,7 @@ function fail(e: unknown) {
   post({ type: 'error', message: errorMessage(e), fatal: e instanceof WebAssembly.RuntimeError })
 }
 
-function create(engine: Engine, settings: TrainSettings): Trainer {
+function create(engine: Engine, settings: TrainSettings & { task: TrainerOptions['task'] }): Trainer {
   const opts: TrainerOptions = {
     task: settings.task,
     score: settings.score,
@@ -210,7 +215,20 @@ async function handle(m: Exclude<ToWorker, { type: 'ping' }>) {
     ap ??= await (await init()).loadTrainer()
     tr?.dispose()
     tr = null
-    const fresh = create(ap, m.settings)
+    poems?.dispose()
+    poems = null
+    if (m.settings.task === 'poems') {
+      if (!m.corpus) throw new Error("task 'poems': the panel gave no corpus (public/poems/)")
+      const mine = ++resets
+      const session = await PoemsSession.create(ap, m.settings, m.corpus, post, fail)
+      // a newer reset came while the corpus loaded: it decides
+      if (mine !== resets) return session.dispose()
+      poems = session
+      session.ready()
+      return
+    }
+    resets++
+    const fresh = create(ap, { ...m.settings, task: m.settings.task })
     tr = fresh
     pca = new Pca2()
     lastScores = null
@@ -233,6 +251,7 @@ async function handle(m: Exclude<ToWorker, { type: 'ping' }>) {
     })
     return
   }
+  if (poems) return poems.handle(m)
   if (!tr) throw new Error('trainer: not created yet')
   switch (m.type) {
     case 'play':
@@ -264,6 +283,10 @@ async function handle(m: Exclude<ToWorker, { type: 'ping' }>) {
       break
   }
 }
+
+// For the tests and the benchmarks (as window.__apPlayground on the page): the trainer this worker holds, to read
+// its numbers beside what the panel shows (Playwright's worker.evaluate). Nothing of the page calls it.
+;(self as unknown as { __apTrainer: () => Trainer | PoemsTrainer | null }).__apTrainer = () => poems?.trainer ?? tr
 
 scope.onmessage = (e) => {
   if (e.data.type === 'ping') post({ type: 'pong' })
