@@ -183,6 +183,8 @@ class Playground {
     this.trainBox = createTrainBox({
       onInspect: (trace, labels) => this.inspect(trace, labels),
       poemsCorpus: opts.poemsCorpus,
+      // task poems' "look inside": the current weights open in the Write a poem view
+      onLookInside: (bytes, steps) => void this.openLanguageModel(bytes, `poems-step-${steps}.safetensors`),
     })
     this.panels = createPanels(this.ctx, engine, () => this.app, this.trainBox, this.trainInline, !!opts.compact)
     this.panels.model.sample = opts.sampleModel ?? ''

@@ -17,6 +17,7 @@ import { env, useEnv } from './env'
 import { usePages } from './page-fixture'
 import { bestScore, poemLines } from '../../web/train/poems-charts'
 import { SAMPLES, SCORE_POEMS, VALIDATION_POEMS } from '../../web/train/poems-session'
+import { POEM_DEFAULTS } from '../../web/compute/generate'
 
 useEnv()
 const pages = usePages()
@@ -210,6 +211,25 @@ describe('task poems in the Train tab', () => {
         `^第 10 步 · 训练损失 [\\d.]+ · 验证集损失 [\\d.]+（第 10 步）· 采样的 ${SAMPLES} 首诗中 \\d+ 首符合格式`,
       ),
     )
+    // "look inside": the worker's weights at step 10 open in the Write a poem view, which writes with them what the
+    // package writes in Node from the same weights (the view's prompt and POEM_DEFAULTS)
+    const exported = await worker().evaluate(() =>
+      Array.from((self as unknown as WorkerScope).__apTrainer().exportSafetensors()),
+    )
+    await panel.locator('[data-train="look-inside"]').click()
+    await expect.poll(() => new URL(page.url()).searchParams.get('view'), { timeout: 30_000 }).toBe('generate')
+    const gen = page.locator('[data-step="generate"]')
+    await expect
+      .poll(() => gen.locator('.model-sample-note').textContent(), { timeout: 60_000 })
+      .toBe('训练页正在训练的权重，即你按下“查看内部”时的状态。')
+    const prompt = await gen.locator('input[name="poemPrompt"]').inputValue()
+    const lm = ap.loadLanguageModel(Uint8Array.from(exported))
+    const { temperature, topK, topP, seed } = POEM_DEFAULTS
+    const wrote = lm.generate({ prompt, temperature, topK, topP, seed })
+    lm.dispose()
+    await expect
+      .poll(() => gen.locator('[data-poem]').getAttribute('data-poem'), { timeout: 60_000 })
+      .toBe(prompt + wrote.text.replace(/\n$/, ''))
     expect(await axeViolations(page)).toEqual([])
     expect(errors).toEqual([])
   }, 600_000)
