@@ -513,7 +513,8 @@ class TrainPanel {
   private showIntro(): void {
     const task = this.settings.task
     // an attention task: what training does, then what this task shows (TASK_INTROS); task poems: its own paragraph
-    this.ui.intro.textContent = task === 'poems' ? this.ui.poems.intro() : `${this.t('intro')} ${this.t(TASK_INTROS[task])}`
+    this.ui.intro.textContent =
+      task === 'poems' ? this.ui.poems.intro() : `${this.t('intro')} ${this.t(TASK_INTROS[task])}`
   }
 
   private showStatus(): void {
