@@ -509,6 +509,76 @@ function lmSection(lm) {
   ].join('\n')
 }
 
+// bench/poems_train_page.mjs --json → bench/results/poems.json, with the committed sample's own record
+// (public/samples/poems.json, written by scripts/poems_torch.py): the targets of issue 37, each met or not.
+export const POEMS_TARGET = { valLoss: 4.9, form: 0.9 }
+
+function poemsSection(j, sample) {
+  const pct = (x) => `${(100 * x).toFixed(1)} %`
+  const out = ['## Tang poems: the language model (issue 37)', '']
+  if (sample) {
+    const f = sample.file ?? {}
+    const last = sample.checkpoints?.at(-1) ?? {}
+    const sh = sample.shape ?? {}
+    out.push(
+      `The committed sample (\`public/samples/poems.safetensors\`, ${f.dtype ?? '?'}; \`${sample.script}\`, ` +
+        `${sh.layers} layers × ${sh.heads} heads × d ${sh.dModel}, ${sh.steps} steps, seed ${sh.seed}, torch ${sample.torch} ` +
+        'on one thread), as the package reads it (public/samples/poems.json):',
+      '',
+      `- Validation loss ${num(f.val_loss)} nats per character (torch at the end of training: ${num(last.val_loss)}; a ` +
+        `uniform guess over ${sh.vocabSize?.toLocaleString('en-US')} characters is ln ${sh.vocabSize} = ` +
+        `${num(Math.log(sh.vocabSize))}).`,
+      `- Poems sampled at temperature 0.8 that keep the form (four or eight lines of five characters with their ` +
+        `punctuation; scripts/poem-form.mjs): ${pct(f.form)} of ${f.poems?.length ?? '?'}; goal ≥ 90 %: ` +
+        `${f.form >= POEMS_TARGET.form ? 'met' : 'not met'}, by ${(100 * Math.abs(f.form - POEMS_TARGET.form)).toFixed(1)} points.`,
+      '',
+    )
+  }
+  if (!j) {
+    out.push('The in-browser run has not been measured (`bench/poems_train_page.mjs --json bench/results/poems.json`).')
+    return out.join('\n')
+  }
+  out.push(
+    `The Train tab's task \`poems\` in Chromium's Web Worker (\`bench/poems_train_page.mjs --json\` → ` +
+      `\`bench/results/poems.json\`; ${j.shape}; Chromium ${j.backend?.chromium ?? '?'}, Node ${j.backend?.node ?? '?'}; ` +
+      `load average ${j.loadAtStart} at the start, ${j.loadAtEnd} at the end, 2 cores):`,
+    '',
+  )
+  const m = j.msPerStep
+  if (m)
+    out.push(
+      `- A training step: ${num(m.chromiumWorker)} ms in Chromium's worker, ${num(m.node)} ms in Node, medians of ` +
+        `${m.rounds.chromium.length} interleaved rounds (ratio ${num(m.ratio)}); the same steps give the same ` +
+        `validation loss in both: ${m.sameLoss ? 'yes' : 'NO'}.`,
+    )
+  const t = j.target
+  if (t) {
+    const lastRow = t.rows.at(-1)
+    out.push(
+      `- After the default run (${lastRow.step} steps): validation loss ${num(lastRow.valLoss)}, ${pct(lastRow.form)} of ` +
+        `${t.target.samples} sampled poems in the form.`,
+      t.reached
+        ? `- Time to the target (validation loss ≤ ${t.target.valLoss} and ≥ ${100 * t.target.form} % in the form): ` +
+            `reached at step ${t.reached.step}, ${num(t.reached.trainSeconds)} s of training in the worker (the ` +
+            `checks, ${num(t.checkSeconds)} s in all, apart).`
+        : `- Time to the target (validation loss ≤ ${t.target.valLoss} and ≥ ${100 * t.target.form} % in the form): ` +
+            `not reached in ${lastRow.step} steps (${num(lastRow.trainSeconds)} s of training).`,
+      '',
+      table(
+        ['step', 'validation loss', 'in the form', 'training seconds', 'load'],
+        t.rows.map((r) => [r.step, num(r.valLoss), pct(r.form), num(r.trainSeconds), r.load]),
+      ),
+    )
+  }
+  if (j.page)
+    out.push(
+      '',
+      `- The Train tab itself (Play, its measurements every 25 steps and its drawing): ${num(j.page.msPerStepWithMeasurements)} ` +
+        `ms a step over ${j.page.steps} steps, ${num(j.page.againstWorkerMedian)}× the worker's median step.`,
+    )
+  return out.join('\n')
+}
+
 const METHOD = `## Method
 
 \`npm run bench\` builds what is stale, then runs six benchmarks (about 30 minutes; Chromium for the browser
@@ -533,6 +603,8 @@ parts) and ends by writing this page:
 - \`bench/lm_bench.mjs\` (headless Chromium, Web Workers): the poems model's training step against tfjs-backend-wasm
   and native torch from the same weights on the same windows, and the sample model's generation with the KV cache
   and without.
+- \`bench/poems_train_page.mjs\`: the Train tab's task poems in Chromium's worker against Node, step by step
+  interleaved; the default run to its target; the tab's own loop (\`--json\` → \`bench/results/poems.json\`).
 
 Medians over the runs of each cell. Absolute speeds on a shared virtual machine move between runs; the
 ratios, measured side by side, are the comparable part (docs/perf-notes.md).`
@@ -574,6 +646,8 @@ export function benchDoc(dir = join(root, 'bench/results')) {
     productsSection(optional('products.json')),
     '',
     lmSection(optional('lm.json')),
+    '',
+    poemsSection(optional('poems.json'), JSON.parse(readFileSync(join(root, 'public/samples/poems.json'), 'utf8'))),
     '',
   ].join('\n')
 }
