@@ -30,10 +30,11 @@ export const VIEW_STYLES = `
 .flash-grid td.flash-later { background: var(--card); }
 .flash-grid caption { caption-side: bottom; text-align: left; color: var(--muted); padding-top: 4px; }
 .flash-result[data-done="true"] { color: var(--ok); font-weight: 600; }
-/* A checkbox among the steppers' selects: the size of its label's text, the label in the row's type size (it was a
-   24 px box beside 12 px text); the label around both keeps the target 24 px tall. */
+/* A checkbox among the steppers' selects: a 24 px target (WCAG 2.5.8; tests/e2e/touch), its label in the row's
+   14 px type on a 24 px line, so box and text are one height (it was a 24 px box beside 12 px text). */
 .decode-ctrl .check { display: inline-flex; align-items: center; gap: 6px; font-size: 14px; min-height: 24px; margin: 0; cursor: pointer; }
-.decode-ctrl .check input[type=checkbox] { width: 18px; height: 18px; }
+.decode-ctrl .check span { line-height: 24px; }
+.decode-ctrl .check input[type=checkbox] { width: 24px; height: 24px; margin: 0; }
 .heads-cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: 12px; }
 .heads-col h3 { margin: 4px 0; }
 .heads-head { margin: 6px 0; padding: 4px 6px; border: 3px solid var(--line); border-radius: 8px; overflow-x: auto; }
