@@ -179,7 +179,7 @@ describe('the worst mutants in Chromium', () => {
 
   it('the widget’s src: a saved regression file shows its message in the widget; a good src then opens', async () => {
     const { errors, el } = await openWidget()
-    const err = el.locator('.model-error')
+    const err = el.locator('[data-step="model"] .model-error')
     for (const f of ['layer-index-99999999999.safetensors', 'seed-27000390.safetensors']) {
       await el.evaluate((w, src) => w.setAttribute('src', src), `/tests/fuzz/file-regressions/model-files/${f}`)
       await expect
@@ -224,7 +224,7 @@ describe('downloads: a stated limit, progress and cancel', () => {
   it('in Chinese, and in the widget: the progress in zh, its Cancel button', async () => {
     const { errors, el } = await openWidget()
     await el.evaluate((w, src) => w.setAttribute('src', src), `${files}/slow.safetensors`)
-    const status = el.locator('.model-status')
+    const status = el.locator('[data-step="model"] .model-status')
     await expect
       .poll(() => status.textContent(), { timeout: 10_000 })
       .toMatch(/^正在下载 http:\/\/127\.0\.0\.1:\d+\/slow\.safetensors: \d+\.\d \/ 8\.0 MB \(\d+ %\)$/)
