@@ -207,12 +207,7 @@ ap::RunOptions decode_run_options(Options& o, RunCall call) {
   r.tokenizerOptions = decode_tokenizer_options(o);
   const std::pair<const char*, int*> sizes[] = {{"dModel", &r.dModel}, {"dq", &r.dq}, {"dk", &r.dk}, {"dv", &r.dv}};
   for (const auto& [key, dst] : sizes) o.read(key, *dst);
-  if (o.has("seed")) {
-    const double s = number_of(o.get("seed"), "seed");
-    AP_REQUIRE(s >= 0 && s == std::floor(s) && s <= 9007199254740991.0,
-               "seed: expected an integer from 0 to 2^53 - 1, got " + ap::fmt(s));
-    r.seed = static_cast<uint64_t>(s);
-  }
+  o.read("seed", r.seed);
   r.score = decode_score(o, r.score);
   decode_scale(o, &r.hasScale, &r.scale);
   if (call != RunCall::Projections) {

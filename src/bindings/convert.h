@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <optional>
@@ -287,6 +288,15 @@ class Options {
   bool read(const char* key, std::vector<int>& dst) { return read_with(key, dst, ints_from_js); }
   bool read(const char* key, float& dst) {
     return read_with(key, dst, [](const val& v, const std::string& n) { return static_cast<float>(number_of(v, n)); });
+  }
+  // A seed: an integer JS holds exactly (0 to 2^53 − 1), as run() and createTrainer() take it.
+  bool read(const char* key, uint64_t& dst) {
+    return read_with(key, dst, [](const val& v, const std::string& n) {
+      const double s = number_of(v, n);
+      if (s < 0 || s != std::floor(s) || s > 9007199254740991.0)
+        ap::fail(n + ": expected an integer from 0 to 2^53 - 1, got " + ap::fmt(s));
+      return static_cast<uint64_t>(s);
+    });
   }
 
   // Throws on the first key nobody asked about, naming every key that was.

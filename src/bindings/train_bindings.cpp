@@ -4,7 +4,6 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -104,12 +103,7 @@ class TrainerHandle {
       in.read("lr", o.lr);
       in.read("temperature", o.temperature);
       in.read("scale", o.scale);
-      if (in.has("seed")) {
-        const double s = number_of(in.get("seed"), "seed");
-        if (s < 0 || s != std::floor(s) || s > 9007199254740991.0)
-          ap::fail("seed: expected an integer in [0, 2^53), got " + ap::fmt(s));
-        o.seed = static_cast<uint64_t>(s);
-      }
+      in.read("seed", o.seed);
       in.done();
       t_ = std::make_unique<tr::Trainer>(o);
       return info();
