@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { keepsForm, poemOf } from '../scripts/poem-form.mjs'
+import { formShare, POEMS_TARGET as TARGET, poemStarts } from '../scripts/poem-form.mjs'
 import { cli, median } from './inputs.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -34,7 +34,6 @@ const rounds = Number(args.rounds)
 const perRound = Number(args.steps)
 const every = Number(args.every)
 const maxSteps = Number(args['max-steps'])
-const TARGET = { valLoss: 4.9, form: 0.9, samples: 250 }
 
 const { init } = await import(pathToFileURL(join(dist, 'index.js')).href)
 const relaxed = args.relaxed
@@ -65,17 +64,10 @@ function perStep() {
 /** The form share of TARGET.samples poems and the validation loss: what the integration test checks. */
 function measure(tr) {
   const loss = tr.evaluate().loss
-  const firsts = []
-  for (let i = 0; i < validation.length && firsts.length < TARGET.samples; i++) {
-    if (i === 0 || validation[i - 1] === 0) firsts.push(validation[i])
-  }
-  let kept = 0
-  for (const [i, id] of firsts.entries()) {
-    const s = tr.sample({ prompt: [id], temperature: 0.8, seed: 1 + i })
-    const poem = poemOf(vocab[id] + (s.text ?? ''))
-    if (poem !== null && keepsForm(poem)) kept++
-  }
-  return { loss, form: kept / firsts.length }
+  const written = poemStarts(validation, TARGET.samples).map(
+    (id, i) => vocab[id] + (tr.sample({ prompt: [id], temperature: TARGET.temperature, seed: 1 + i }).text ?? ''),
+  )
+  return { loss, form: formShare(written).share }
 }
 
 function toTarget() {

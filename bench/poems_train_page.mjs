@@ -19,7 +19,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { launchChromium, ROOT, serveRoot, serveStatic, SITE } from '../tests/e2e/harness.mjs'
-import { keepsForm, poemOf } from '../scripts/poem-form.mjs'
+import { formShare, POEMS_TARGET as TARGET } from '../scripts/poem-form.mjs'
 import { cli, median } from './inputs.mjs'
 
 const args = cli(
@@ -35,7 +35,6 @@ const args = cli(
   'node --experimental-wasm-relaxed-simd bench/poems_train_page.mjs [--rounds 7] [--steps 3] [--every 100] ' +
     '[--max-steps 500] [--skip-target] [--page-steps 30] [--json FILE]',
 )
-const TARGET = { valLoss: 4.9, form: 0.9, samples: 250 }
 const load = () => loadavg()[0].toFixed(1)
 const out = { bench: 'poems_train_page', loadAtStart: load() }
 
@@ -120,19 +119,16 @@ if (!args['skip-target']) {
     const written = []
     for (let i = 0; i < TARGET.samples; i += 25) written.push(...(await call('samples', i, i + 25)))
     checkMs += performance.now() - t0
-    const kept = written.filter((w) => {
-      const p = poemOf(w)
-      return p !== null && keepsForm(p)
-    }).length
+    const form = formShare(written).share
     rows.push({
       step: rows.length ? rows.at(-1).step + every : every,
       valLoss: +loss.toFixed(4),
-      form: kept / TARGET.samples,
+      form,
       trainSeconds: +(trainMs / 1000).toFixed(1),
       load: load(),
     })
     console.log(JSON.stringify(rows.at(-1)))
-    if (!reached && loss <= TARGET.valLoss && kept / TARGET.samples >= TARGET.form) reached = rows.at(-1)
+    if (!reached && loss <= TARGET.valLoss && form >= TARGET.form) reached = rows.at(-1)
   }
   out.target = { target: TARGET, reached, rows, checkSeconds: +(checkMs / 1000).toFixed(1) }
   console.log(JSON.stringify({ reached, checkSeconds: out.target.checkSeconds }))

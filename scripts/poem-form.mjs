@@ -34,6 +34,22 @@ export function poemOf(written) {
   return end < 0 ? null : written.slice(0, end)
 }
 
+/** The first id of each poem in `ids` (every poem ends with id 0, its "\n"), at most `count` of them: the prompts of
+ * the sampled poems, as the sample's measurement (scripts/poems_torch.py) takes them. */
+export function poemStarts(ids, count = Infinity) {
+  const out = []
+  for (let i = 0; i < ids.length && out.length < count; i++) if (i === 0 || ids[i - 1] === 0) out.push(ids[i])
+  return out
+}
+
+/**
+ * The target of task poems' default run (issue 37), one definition for the integration test, bench/poems_train_*.mjs
+ * and docs/benchmarks.md: the validation loss over every validation poem ≤ `valLoss`, and at least `form` of
+ * `samples` poems sampled at `temperature` (prompt: the first character of validation poem i, seed 1 + i) keep the
+ * form.
+ */
+export const POEMS_TARGET = Object.freeze({ valLoss: 4.9, form: 0.9, samples: 250, temperature: 0.8 })
+
 /** The share of `written` (generated texts) whose poem keeps the form, and how many did. */
 export function formShare(written) {
   let kept = 0

@@ -2,6 +2,7 @@
 // loadTrainer(), then ap.createTrainer({ task: 'poems', ... }) on the corpus read one code point at a time), without
 // the panel around it: bench/poems_train_page.mjs calls `self.bench` through Playwright, a few steps per call.
 import { init } from '../../dist/index.js'
+import { POEMS_TARGET, poemStarts } from '../../scripts/poem-form.mjs'
 
 const ap = await (await init()).loadTrainer()
 const get = async (file) => {
@@ -14,8 +15,7 @@ const index = new Map(vocab.map((c, i) => [c, i]))
 const encode = (text) => Uint16Array.from(Array.from(text, (c) => index.get(c) ?? 3))
 const train = encode(await get('train.txt'))
 const validation = encode(await get('validation.txt'))
-const firsts = []
-for (let i = 0; i < validation.length; i++) if (i === 0 || validation[i - 1] === 0) firsts.push(validation[i])
+const firsts = poemStarts(validation)
 
 let tr = null
 self.bench = {
@@ -42,7 +42,7 @@ self.bench = {
   samples(from, to) {
     const out = []
     for (let i = from; i < to; i++) {
-      const s = tr.sample({ prompt: [firsts[i]], temperature: 0.8, seed: 1 + i })
+      const s = tr.sample({ prompt: [firsts[i]], temperature: POEMS_TARGET.temperature, seed: 1 + i })
       out.push(vocab[firsts[i]] + (s.text ?? ''))
     }
     return out

@@ -11,7 +11,7 @@ import type { Page, Worker } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import type { Engine, LanguageModelHeadScores, PoemsTrainer } from 'attention-playground'
 import { init } from '../../dist/index.js'
-import { keepsForm, poemOf } from '../../scripts/poem-form.mjs'
+import { formShare, keepsForm, POEMS_TARGET, poemOf, poemStarts } from '../../scripts/poem-form.mjs'
 import { axeViolations, ROOT } from './harness.mjs'
 import { env, useEnv } from './env'
 import { usePages } from './page-fixture'
@@ -119,7 +119,7 @@ describe('task poems in the Train tab', () => {
     const c = tr.config
     expect(await panel.locator('[data-train="shape"]').textContent()).toBe(
       `Model: ${c.layers} layers × ${c.heads} heads × d_model ${c.dModel} (head size ${c.dModel / c.heads}), MLP ` +
-        `${4 * c.dModel} · vocabulary 2,401 characters · context ${c.context} · batch ${c.batch} windows · learned ` +
+        `${4 * c.dModel} · vocabulary ${vocab.length.toLocaleString('en-US')} characters · context ${c.context} · batch ${c.batch} windows · learned ` +
         `positions · ${c.parameters.toLocaleString('en-US')} parameters · AdamW, peak learning rate 0.003, 100 ` +
         'warm-up steps, cosine decay to 0.0003 at step 500',
     )
@@ -149,7 +149,7 @@ describe('task poems in the Train tab', () => {
     expect(Math.abs(inWorker.val - val)).toBeLessThan(1e-5)
     expect(await panel.locator('[data-train-view="poems-curves"] canvas').getAttribute('aria-label')).toBe(
       `Loss and form: training loss ${losses[9].toFixed(3)}, validation loss ${val.toFixed(3)}, ` +
-        `${Math.round((await formShare(tr)) * 100)} % of sampled poems keep the form`,
+        `${Math.round(panelFormShare(tr) * 100)} % of sampled poems keep the form`,
     )
     // the sample poem: validation poem 1's first character, temperature 0.8, seed 1, laid out in its lines
     const s = tr.sample({ prompt: [validationPoems[0][0]], temperature: 0.8, seed: 1 })
@@ -242,13 +242,9 @@ const KIND_EN = {
 }
 
 /** The share of the panel's sampled poems (the first SAMPLES validation poems' first characters, seeds 1…) in the form. */
-async function formShare(tr: PoemsTrainer): Promise<number> {
-  let kept = 0
-  for (let i = 0; i < SAMPLES; i++) {
-    const id = validationPoems[i][0]
-    const s = tr.sample({ prompt: [id], temperature: 0.8, seed: 1 + i })
-    const p = poemOf(vocab[id] + (s.text ?? ''))
-    if (p !== null && keepsForm(p)) kept++
-  }
-  return kept / SAMPLES
+function panelFormShare(tr: PoemsTrainer): number {
+  const written = poemStarts(validation, SAMPLES).map(
+    (id, i) => vocab[id] + (tr.sample({ prompt: [id], temperature: POEMS_TARGET.temperature, seed: 1 + i }).text ?? ''),
+  )
+  return formShare(written).share
 }

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { keepsForm, poemOf } from '../../scripts/poem-form.mjs'
+import { formShare, POEMS_TARGET, poemStarts } from '../../scripts/poem-form.mjs'
 import { ap, useEngine } from '../support/helpers'
 
 useEngine()
@@ -30,17 +30,13 @@ describe("task 'poems' in Node", () => {
     for (let s = 1; s < 500; s += 50) tr.step(Math.min(50, 500 - s))
     expect(tr.steps).toBe(500)
     const loss = tr.evaluate().loss
-    expect(loss).toBeLessThanOrEqual(4.9)
-    const firsts: number[] = []
-    for (let i = 0; i < validation.length && firsts.length < 250; i++) {
-      if (i === 0 || validation[i - 1] === 0) firsts.push(validation[i])
-    }
-    let kept = 0
-    firsts.forEach((id, i) => {
-      const s = tr.sample({ prompt: [id], temperature: 0.8, seed: 1 + i })
-      const poem = poemOf(vocab[id] + (s.text ?? ''))
-      if (poem !== null && keepsForm(poem)) kept++
-    })
-    expect(kept / firsts.length).toBeGreaterThanOrEqual(0.9)
+    expect(loss).toBeLessThanOrEqual(POEMS_TARGET.valLoss)
+    const starts = poemStarts(validation, POEMS_TARGET.samples)
+    expect(starts).toHaveLength(250)
+    const written = starts.map(
+      (id, i) =>
+        vocab[id] + (tr.sample({ prompt: [id], temperature: POEMS_TARGET.temperature, seed: 1 + i }).text ?? ''),
+    )
+    expect(formShare(written).share).toBeGreaterThanOrEqual(POEMS_TARGET.form)
   })
 })

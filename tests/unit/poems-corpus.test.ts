@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { keepsForm } from '../../scripts/poem-form.mjs'
+import { keepsForm, poemStarts } from '../../scripts/poem-form.mjs'
 import { MIN_COUNT, SPECIAL, splitOf } from '../../scripts/poems-corpus.mjs'
 
 const DIR = new URL('../../public/poems/', import.meta.url).pathname
@@ -115,5 +115,18 @@ describe('keepsForm (scripts/poem-form.mjs)', () => {
     expect(keepsForm('床前明月a，疑是地上霜。举头望明月，低头思故乡。')).toBe(false)
     expect(keepsForm('𠀀前明月光，疑是地上霜。举头望明月，低头思故乡。')).toBe(true) // outside the BMP: one character
     expect(keepsForm('')).toBe(false)
+  })
+})
+
+describe('poemStarts (scripts/poem-form.mjs)', () => {
+  it('gives the first id of each poem (poems end with id 0), at most count of them', () => {
+    expect(poemStarts([5, 6, 0, 7, 8, 9, 0, 4, 0])).toEqual([5, 7, 4])
+    expect(poemStarts(Uint16Array.from([5, 6, 0, 7, 8, 9, 0, 4, 0]), 2)).toEqual([5, 7])
+    expect(poemStarts([])).toEqual([])
+    // the validation split's poems, one start each: as many as the file has lines
+    const index = new Map(vocab.map((c, i) => [c, i]))
+    const ids = Array.from(validation.join('\n') + '\n', (c) => index.get(c) ?? 3)
+    expect(poemStarts(ids)).toHaveLength(validation.length)
+    expect(poemStarts(ids).slice(0, 3)).toEqual(validation.slice(0, 3).map((p) => index.get(Array.from(p)[0]) ?? 3))
   })
 })

@@ -5,7 +5,7 @@
 // the validation loss, sampled poems and their form, and the heads' scores. Everything the panel shows is measured
 // here, by the package; the panel only draws it.
 import type { Engine, PoemsTrainer } from 'attention-playground'
-import { keepsForm, poemOf } from '../../scripts/poem-form.mjs'
+import { keepsForm, poemOf, poemStarts } from '../../scripts/poem-form.mjs'
 import type {
   FromWorker,
   PoemShot,
@@ -78,14 +78,6 @@ async function fetchCorpus(urls: PoemsCorpusUrls): Promise<PoemsCorpus> {
   }
 }
 
-/** The first id of each validation poem (the prompts of the sampled poems, as the sample's measurement takes them). */
-function firstIds(validation: Uint16Array, count: number): number[] {
-  const out: number[] = []
-  for (let i = 0; i < validation.length && out.length < count; i++)
-    if (i === 0 || validation[i - 1] === 0) out.push(validation[i])
-  return out
-}
-
 type Post = (m: FromWorker, transfer?: Transferable[]) => void
 
 /**
@@ -116,7 +108,7 @@ export class PoemsSession {
     private readonly post: Post,
     private readonly fail: (e: unknown) => void,
   ) {
-    this.prompts = firstIds(corpus.validation, SAMPLES)
+    this.prompts = poemStarts(corpus.validation, SAMPLES)
   }
 
   static async create(
