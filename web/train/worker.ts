@@ -17,8 +17,6 @@ const scope = self as unknown as {
 let ap: Engine | null = null
 let tr: Trainer | null = null
 let poems: PoemsSession | null = null
-/** Counts resets, so a poems model whose corpus arrives after a newer reset is dropped. */
-let resets = 0
 let playing = false
 let sentence = ''
 let pca = new Pca2()
@@ -219,15 +217,12 @@ async function handle(m: Exclude<ToWorker, { type: 'ping' }>) {
     poems = null
     if (m.settings.task === 'poems') {
       if (!m.corpus) throw new Error("task 'poems': the panel gave no corpus (public/poems/)")
-      const mine = ++resets
+      // a newer reset waits in the queue until this one is done, then disposes of it
       const session = await PoemsSession.create(ap, m.settings, m.corpus, post, fail)
-      // a newer reset came while the corpus loaded: it decides
-      if (mine !== resets) return session.dispose()
       poems = session
       session.ready()
       return
     }
-    resets++
     const fresh = create(ap, { ...m.settings, task: m.settings.task })
     tr = fresh
     pca = new Pca2()
@@ -288,7 +283,12 @@ async function handle(m: Exclude<ToWorker, { type: 'ping' }>) {
 // its numbers beside what the panel shows (Playwright's worker.evaluate). Nothing of the page calls it.
 ;(self as unknown as { __apTrainer: () => Trainer | PoemsTrainer | null }).__apTrainer = () => poems?.trainer ?? tr
 
+// The messages are handled one after another: a reset awaits the engine (and task poems its corpus), and a play or
+// a step sent meanwhile (a learner pressing Play as the page opens) waits for the trainer it acts on. The watchdog's
+// pings are answered at once.
+let queue: Promise<void> = Promise.resolve()
 scope.onmessage = (e) => {
-  if (e.data.type === 'ping') post({ type: 'pong' })
-  else handle(e.data).catch(fail)
+  if (e.data.type === 'ping') return post({ type: 'pong' })
+  const m = e.data
+  queue = queue.then(() => handle(m)).catch(fail)
 }
