@@ -1,14 +1,15 @@
 // Accessibility in real Chromium: axe-core 4.14 (WCAG 2.0/2.1 A and AA, WCAG 2.2 AA with target-size, best
-// practices) finds nothing on any view of the page (desktop and a 390 × 844 touch phone) or of the widget — every tab in zh and en (read from the tab bar, so views added
-// later are covered), the guided tour open, a cell's arithmetic and a table of numbers open, cross attention,
-// the long view — and a keyboard-only learner (keyboard.press, no clicks) can go through the guided tour and
-// edit a cell.
+// practices) finds nothing on every view of the widget (zh and en), with the guided tour open, a cell's arithmetic
+// and a table of numbers open, cross attention, the long view — and a keyboard-only learner (keyboard.press, no
+// clicks) can go through the guided tour and edit a cell. Every view of the page, on the desktop and on phones, in
+// zh and en, is checked in tests/e2e/every-view.test.ts.
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { axeViolations, settled, viewsOf, longText, openLessonWidgets } from './harness.mjs'
+import { settled, viewsOf, longText, openLessonWidgets } from './harness.mjs'
 import { env, useEnv } from './env'
 import { DEVICES } from './devices'
 import { usePages, type Opened } from './page-fixture'
+import { expectAxeClean, viewReady } from './view-checks'
 
 // A text of more than 320 tokens (the long view), short enough for a URL.
 const LONG_TEXT = longText(340, 7)
@@ -17,63 +18,21 @@ useEnv()
 
 const pages = usePages()
 
-async function openPage(query: string, phone = false): Promise<Opened> {
+async function openPage(query: string): Promise<Opened> {
   return pages.open(env.site.url + query, {
-    ...(phone ? DEVICES.phone : { viewport: { width: 1300, height: 900 } }),
+    ...DEVICES.desktop,
     ready: (page) => page.waitForSelector('.ap-root [role="tab"]').then(() => settled(page)),
   })
 }
 
-/** Waits for what a view loads lazily (the Train tab's module, the poem sample) before checking it. */
-async function viewReady(page: Page, view: string): Promise<void> {
-  if (view === 'train') await page.waitForSelector('[data-view-box="train"] button', { timeout: 30_000 })
-  // The poem's panels (bars, heads, residual stream) exist once the sample has written.
-  if (view === 'generate') await page.waitForSelector('[data-poem]:not([data-poem=""])', { timeout: 30_000 })
-  await page.waitForLoadState('networkidle')
-  await settled(page)
-}
-
-async function expectClean(page: Page, what: string): Promise<void> {
-  const v = await axeViolations(page)
-  expect(v, `${what}:\n${v.join('\n')}`).toEqual([])
-}
-
 describe('axe-core finds no violations', () => {
   for (const lang of ['en', 'zh']) {
-    it(`on every view of the page (${lang})`, async () => {
-      const { page, errors } = await openPage(`?lang=${lang}`)
-      const views = await viewsOf(page)
-      expect(views).toContain('pipeline')
-      for (const view of views) {
-        await page.locator(`[role="tab"][data-view="${view}"]`).click()
-        await viewReady(page, view)
-        await expectClean(page, `page, ${lang}, view ${view}`)
-      }
-      expect(errors).toEqual([])
-    }, 300_000)
-
-    it(`on every view of the page on a phone (${lang})`, async () => {
-      const { page, errors } = await openPage(`?lang=${lang}`, true)
-      for (const view of await viewsOf(page)) {
-        await page.locator(`[role="tab"][data-view="${view}"]`).tap()
-        await viewReady(page, view)
-        await expectClean(page, `phone, ${lang}, view ${view}`)
-      }
-      // The Embed box open, the tour on (its compact card).
-      await page.locator('[role="tab"][data-view="pipeline"]').tap()
-      await page.locator('header button[name="embed"]').tap()
-      await page.locator('button[name="guided"]').tap()
-      await settled(page)
-      await expectClean(page, `phone, ${lang}, tour and Embed box`)
-      expect(errors).toEqual([])
-    }, 300_000)
-
     it(`with the guided tour, a cell's arithmetic, cross attention and the long view (${lang})`, async () => {
       const { page } = await openPage(`?lang=${lang}&guided=3&mask=causal`)
-      await expectClean(page, `guided tour step 3, ${lang}`)
+      await expectAxeClean(page, `guided tour step 3, ${lang}`)
       await page.locator('[data-panel="guided"] button[name="next"]').click()
       await settled(page)
-      await expectClean(page, `guided tour step 4, ${lang}`)
+      await expectAxeClean(page, `guided tour step 4, ${lang}`)
       // A score cell clicked: the arithmetic panel explains it.
       await page.locator('[data-panel="guided"] button[name="exit"]').click()
       const canvas = page.locator('[data-step="weights"] canvas.hm-canvas')
@@ -84,15 +43,15 @@ describe('axe-core finds no violations', () => {
       // And a matrix's numbers opened as a table.
       await page.locator('[data-step="weights"] details.hm-alt summary').click()
       await settled(page)
-      await expectClean(page, `a cell's arithmetic and a table of numbers, ${lang}`)
+      await expectAxeClean(page, `a cell's arithmetic and a table of numbers, ${lang}`)
 
       const cross = await openPage(`?lang=${lang}&mode=cross&guided=1`)
-      await expectClean(cross.page, `cross attention with the tour, ${lang}`)
+      await expectAxeClean(cross.page, `cross attention with the tour, ${lang}`)
 
       const long = await openPage(`?lang=${lang}&text=${encodeURIComponent(LONG_TEXT)}`)
       await long.page.waitForSelector('[data-panel="long"]:not([hidden]) canvas')
       await settled(long.page)
-      await expectClean(long.page, `long view, ${lang}`)
+      await expectAxeClean(long.page, `long view, ${lang}`)
     }, 300_000)
   }
 
@@ -105,7 +64,7 @@ describe('axe-core finds no violations', () => {
       for (const id of ['en', 'zh']) await page.locator(`#${id}`).evaluate((el, v) => el.setAttribute('view', v), view)
       await settled(page)
       await viewReady(page, view)
-      await expectClean(page, `widget, view ${view}`)
+      await expectAxeClean(page, `widget, view ${view}`)
     }
     // Back to the pipeline, the zh one with a long text (the long view).
     await page.locator('#zh').evaluate((el, text) => {
@@ -115,7 +74,7 @@ describe('axe-core finds no violations', () => {
     await page.locator('#en').evaluate((el) => el.setAttribute('view', 'pipeline'))
     await page.locator('#zh [data-panel="long"]:not([hidden]) canvas').waitFor()
     await settled(page)
-    await expectClean(page, 'widget, long view')
+    await expectAxeClean(page, 'widget, long view')
   }, 300_000)
 })
 
