@@ -15,6 +15,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { harnessOf } from './kernel_limits.mjs'
 import { cli } from './inputs.mjs'
+// the shape the Train tab's task poems trains (the package's defaults, docs/lm-spec.md)
+import { POEMS_DEFAULTS } from '../dist/poemsTrainer.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const args = cli(
@@ -52,7 +54,11 @@ export function runProductsBench() {
   const ceilings = {}
   for (const e of engines) {
     const h = harnessOf(e)
-    const lines = harnessLines(h, `products(${RUNS})`)
+    const d = POEMS_DEFAULTS
+    const lines = harnessLines(
+      h,
+      `products(${RUNS}, ${d.batch}, ${d.context}, ${d.dModel}, ${d.heads}, ${d.vocabSize})`,
+    )
     const ceiling = lines.find((l) => l.path === 'products_ceiling')
     ceilings[e] = ceiling
     log(

@@ -378,9 +378,15 @@ struct ProductCase {
   std::vector<double> ms, fraction;
 };
 
+// The poems model's shape, as the bench script reads it from the package (POEMS_DEFAULTS): rows = batch · context,
+// d_model C, the MLP's F = 4 · C, vocabulary V, context T, head size hs = C / heads.
+struct PoemsShape {
+  int M, C, F, V, T, hs;
+};
+
 // The products of the poems model, A and B filled from g.
-static std::vector<ProductCase> product_cases(std::mt19937& g) {
-  const int M = 32 * 64, C = 64, F = 256, V = 2401, T = 64, hs = 16;
+static std::vector<ProductCase> product_cases(std::mt19937& g, const PoemsShape& s) {
+  const int M = s.M, C = s.C, F = s.F, V = s.V, T = s.T, hs = s.hs;
   std::vector<ProductCase> cases = {
       {"c_attn forward", 't', M, 3 * C, C, false, {}, {}, {}, {}, {}},
       {"attn.c_proj forward", 't', M, C, C, false, {}, {}, {}, {}, {}},
@@ -449,11 +455,11 @@ static void print_products(const std::vector<ProductCase>& cases) {
   }
 }
 
-static void products(int runs) {
-  const int M = 32 * 64, C = 64, F = 256, V = 2401;
+static void products(int runs, const PoemsShape& s) {
+  const int M = s.M, C = s.C, F = s.F, V = s.V;
   std::mt19937 g(5);
   std::uniform_real_distribution<float> U(-1.f, 1.f);
-  std::vector<ProductCase> cases = product_cases(g);
+  std::vector<ProductCase> cases = product_cases(g, s);
   // The other steps at the model's shapes: GELU over the MLP's 2,048 × 256, LayerNorm over 2,048 × 64, the
   // cross-entropy of 2,048 × 2,401 logits.
   std::vector<float> act(size_t(M) * F), act2(act.size()), dact(act.size()), x(size_t(M) * C), y(x.size()),
@@ -532,7 +538,9 @@ EMSCRIPTEN_KEEPALIVE int harness_check() { return check(); }
 EMSCRIPTEN_KEEPALIVE void harness_flash(int n, int d, int runs) { flash_only(n, d, runs); }
 EMSCRIPTEN_KEEPALIVE void harness_ceiling(int d) { ceiling(d); }
 EMSCRIPTEN_KEEPALIVE void harness_phases(int n, int d, int runs) { phases(n, d, runs); }
-EMSCRIPTEN_KEEPALIVE void harness_products(int runs) { products(runs); }
+EMSCRIPTEN_KEEPALIVE void harness_products(int runs, int batch, int context, int dModel, int heads, int vocab) {
+  products(runs, {batch * context, dModel, 4 * dModel, vocab, context, dModel / heads});
+}
 }
 
 int main(int argc, char** argv) {
@@ -573,8 +581,10 @@ int main(int argc, char** argv) {
     phases(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
     return 0;
   }
-  if (argc == 3 && !std::strcmp(argv[1], "--products")) {
-    products(std::atoi(argv[2]));
+  if (argc == 8 && !std::strcmp(argv[1], "--products")) {  // runs batch context dModel heads vocab
+    int a[6];
+    for (int i = 0; i < 6; ++i) a[i] = std::atoi(argv[2 + i]);
+    harness_products(a[0], a[1], a[2], a[3], a[4], a[5]);
     return 0;
   }
   if (argc == 5 && !std::strcmp(argv[1], "--flash")) {
