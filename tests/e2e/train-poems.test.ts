@@ -120,8 +120,8 @@ describe('task poems in the Train tab', () => {
     expect(await panel.locator('[data-train="shape"]').textContent()).toBe(
       `Model: ${c.layers} layers × ${c.heads} heads × d_model ${c.dModel} (head size ${c.dModel / c.heads}), MLP ` +
         `${4 * c.dModel} · vocabulary ${vocab.length.toLocaleString('en-US')} characters · context ${c.context} · batch ${c.batch} windows · learned ` +
-        `positions · ${c.parameters.toLocaleString('en-US')} parameters · AdamW, peak learning rate 0.003, 100 ` +
-        'warm-up steps, cosine decay to 0.0003 at step 500',
+        `positions · ${c.parameters.toLocaleString('en-US')} parameters · AdamW, peak learning rate ${c.lr}, ` +
+        `${c.warmup} warm-up steps, cosine decay to ${c.minLr.toPrecision(3).replace(/\.?0+$/, '')} at step ${c.decaySteps}`,
     )
     // the options that make sense here: positions learned / RoPE (no sinusoidal table), seed, lr, the run's steps
     expect(await panel.locator('select[name="positions"] option[value="sinusoidal"]').isDisabled()).toBe(true)
