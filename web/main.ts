@@ -2,15 +2,23 @@
 // keeps the URL in step with what is on screen (a link reproduces the view).
 
 import { init } from 'attention-playground'
-import { mountPlayground, type PlaygroundHandle } from './playground'
+import type { PlaygroundHandle } from './playground'
 import { browserLang, defaultState, parseParams, toParams, type PlaygroundState } from './state'
 import { translator } from './i18n'
 import { loadFailureText } from './engine-errors'
+import { errorMessage } from './format'
 import { isolateIfAsked } from './isolate'
 
 declare global {
   interface Window {
     __apPlayground?: PlaygroundHandle
+  }
+}
+
+/** The playground's own chunk did not load (the engine did, or has not failed yet): the message names its URL. */
+class CodeLoadError extends Error {
+  constructor(readonly cause: unknown) {
+    super('the page could not load its code')
   }
 }
 
@@ -38,8 +46,12 @@ if (await isolateIfAsked(search)) await new Promise(() => {})
 
 try {
   performance.mark('ap-init-start')
-  const engine = await init()
-  performance.mark('ap-init-end')
+  // The engine (its glue and wasm fetched, compiled, initialised) and the playground's code (every view, KaTeX, the
+  // strings: most of the page's script) load side by side: the engine does not wait for the views to be parsed.
+  const [engine, { mountPlayground }] = await Promise.all([
+    init().then((e) => (performance.mark('ap-init-end'), e)),
+    import('./playground').catch((e: unknown) => Promise.reject(new CodeLoadError(e))),
+  ])
   status.remove()
   // history.replaceState costs several ms and forces a layout (it saves the scroll position): the URL is
   // written after the next frame, so the learner sees the result first, and a burst (typing, dragging a
@@ -87,6 +99,7 @@ try {
   performance.mark('ap-mounted')
 } catch (e) {
   // The URL tried and what to serve there, in the page's language (never Emscripten's "Aborted(…)").
-  status.textContent = loadFailureText(t, e)
+  status.textContent =
+    e instanceof CodeLoadError ? `${t('codeLoadFailed')} ${errorMessage(e.cause)}` : loadFailureText(t, e)
   status.setAttribute('role', 'alert')
 }

@@ -114,6 +114,27 @@ async function expectPageEqualsTrace(
   }
 }
 
+describe('a page that cannot load', () => {
+  it('names the wasm URL it tried and what the server said; names its own code when that chunk fails', async () => {
+    // The engine's wasm answered 404 (the page's code loads beside it and waits).
+    const wasm = await pages.open(undefined, { viewport: { width: 1400, height: 1000 } })
+    await wasm.page.route('**/*.wasm', (r) => r.fulfill({ status: 404, body: 'not here' }))
+    await wasm.page.goto(env.site.url + '?lang=en')
+    const alert = wasm.page.locator('#app p.boot[role="alert"]')
+    await alert.waitFor({ timeout: 30_000 })
+    expect(await alert.textContent()).toMatch(
+      /^The engine \(WebAssembly\) did not load from http:\/\/[^ ]+\/assets\/attention[\w-]*\.wasm: the server answered HTTP 404\./,
+    )
+    // The playground's own chunk unreachable: the message says so in the page's language, with its URL.
+    const code = await pages.open(undefined, { viewport: { width: 1400, height: 1000 } })
+    await code.page.route('**/assets/playground-*.js', (r) => r.abort('connectionrefused'))
+    await code.page.goto(env.site.url + '?lang=zh')
+    const alert2 = code.page.locator('#app p.boot[role="alert"]')
+    await alert2.waitFor({ timeout: 30_000 })
+    expect(await alert2.textContent()).toMatch(/^页面代码加载失败（请刷新重试）： .*\/assets\/playground-[\w-]+\.js/)
+  })
+})
+
 describe('the page in Chromium', () => {
   it("the course preset shows PyTorch's numbers for every step, with shapes", async () => {
     const { page, errors } = await openPage()

@@ -59,6 +59,7 @@ const en = {
   noticeEditsDropped: 'Some cell edits no longer fit the new shapes and were dropped.',
   loading: 'Loading the engine…',
   loadFailed: 'The engine could not be loaded:',
+  codeLoadFailed: 'The page could not load its code (reload to try again):',
   noticeCrossCausal:
     'The causal mask was not applied: in cross attention every target word may see the whole source sentence. The causal mask belongs to the decoder’s own self-attention (shown below the cross-attention panels).',
   errorDetail: 'Engine message:',
@@ -146,6 +147,7 @@ const zh: Messages<ShellKey> = {
   noticeEditsDropped: '部分单元格修改与新的形状不符，已被丢弃。',
   loading: '正在加载计算引擎…',
   loadFailed: '计算引擎加载失败：',
+  codeLoadFailed: '页面代码加载失败（请刷新重试）：',
   noticeCrossCausal:
     '未应用因果掩码：在交叉注意力中，每个目标词都可以看到整个源句。因果掩码属于解码器自身的自注意力（见交叉注意力面板下方）。',
   errorDetail: '引擎的原始信息：',
