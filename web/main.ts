@@ -16,11 +16,7 @@ declare global {
 }
 
 /** The playground's own chunk did not load (the engine did, or has not failed yet): the message names its URL. */
-class CodeLoadError extends Error {
-  constructor(readonly cause: unknown) {
-    super('the page could not load its code')
-  }
-}
+class CodeLoadError extends Error {}
 
 const root = document.getElementById('app')!
 const search = new URLSearchParams(location.search)
@@ -50,7 +46,7 @@ try {
   // strings: most of the page's script) load side by side: the engine does not wait for the views to be parsed.
   const [engine, { mountPlayground }] = await Promise.all([
     init().then((e) => (performance.mark('ap-init-end'), e)),
-    import('./playground').catch((e: unknown) => Promise.reject(new CodeLoadError(e))),
+    import('./playground').catch((cause: unknown) => Promise.reject(new CodeLoadError('the page’s code', { cause }))),
   ])
   status.remove()
   // history.replaceState costs several ms and forces a layout (it saves the scroll position): the URL is

@@ -5,31 +5,13 @@
 // Task poems (the language model, a session of its own in the worker) likewise: the fresh worker trains task poems.
 import type { Page, Worker } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { env, useEnv } from './env'
+import { useEnv } from './env'
 import { usePages } from './page-fixture'
+import { openTrainTab } from './train-tab'
 import { WATCHDOG_MS } from '../../web/train/panel'
 
 useEnv()
 const pages = usePages()
-
-/** The page on the Train tab, with the training worker once it has answered (its first snapshot is drawn). */
-async function openTrain(lang: 'en' | 'zh'): Promise<{ page: Page; errors: string[]; worker: () => Worker }> {
-  const { page, errors } = await pages.open(undefined, { viewport: { width: 1400, height: 1000 } })
-  const workers: Worker[] = []
-  page.on('worker', (w) => workers.push(w))
-  await page.goto(`${env.site.url}?view=train&lang=${lang}`)
-  const panel = page.locator('section.ap-train')
-  await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 30_000 }).not.toBe('')
-  return {
-    page,
-    errors,
-    // the Train panel's worker: the last one the page started (the engine runs one thread here: no other workers)
-    worker: () => {
-      expect(workers.length).toBeGreaterThan(0)
-      return workers[workers.length - 1]
-    },
-  }
-}
 
 /** Restart gives a fresh worker that trains (10 steps), and the pipeline view still computes. */
 async function restartAndTrain(page: Page, restartLabel: string, stepText: RegExp): Promise<void> {
@@ -109,7 +91,7 @@ async function restartPoems(page: Page, restartLabel: string, start: RegExp, ste
 
 describe('the Train tab when its worker dies', () => {
   it('R1 an error thrown inside the worker: a message (en), Restart, a fresh worker that trains', async () => {
-    const { page, errors, worker } = await openTrain('en')
+    const { page, errors, worker } = await openTrainTab(pages, 'en')
     const panel = page.locator('section.ap-train')
     const first = worker()
     await throwInside(first)
@@ -125,7 +107,7 @@ describe('the Train tab when its worker dies', () => {
   }, 120_000)
 
   it(`R1 a worker that goes silent (closed from inside: no event): after ${WATCHDOG_MS / 1000} s the message (zh), Restart`, async () => {
-    const { page, errors, worker } = await openTrain('zh')
+    const { page, errors, worker } = await openTrainTab(pages, 'zh')
     const panel = page.locator('section.ap-train')
     await worker().evaluate(() => self.close())
     await expect
@@ -148,7 +130,7 @@ describe('the Train tab when its worker dies', () => {
   }, 180_000)
 
   it('R1 task poems: an error thrown inside the worker (zh), Restart, a fresh worker with task poems that trains', async () => {
-    const { page, errors, worker } = await openTrain('zh')
+    const { page, errors, worker } = await openTrainTab(pages, 'zh')
     const panel = page.locator('section.ap-train')
     await choosePoems(page, /^第 0 步 · 训练损失 – · 验证集损失 [\d.]+（第 0 步）/)
     const first = worker()
@@ -162,7 +144,7 @@ describe('the Train tab when its worker dies', () => {
   }, 480_000)
 
   it('R1 task poems: a wasm trap in the worker (en): the message, Restart, a fresh worker with task poems', async () => {
-    const { page, errors, worker } = await openTrain('en')
+    const { page, errors, worker } = await openTrainTab(pages, 'en')
     await choosePoems(page, /^step 0 · training loss – · validation loss [\d.]+ \(step 0\)/)
     const first = worker()
     // the poems session's next snapshot meets a trap (as a wasm out-of-bounds access throws it)
@@ -173,7 +155,7 @@ describe('the Train tab when its worker dies', () => {
   }, 480_000)
 
   it('R1 a wasm trap caught inside the worker (its engine lost): the message (en), Restart, a fresh worker', async () => {
-    const { page, errors, worker } = await openTrain('en')
+    const { page, errors, worker } = await openTrainTab(pages, 'en')
     const first = worker()
     // The worker's next snapshot meets a trap (as a wasm out-of-bounds access throws it); its handler catches it.
     await stepIntoTrap(page, first, 'snapshot')

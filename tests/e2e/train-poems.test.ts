@@ -7,14 +7,15 @@
 // A trained model's weights given to the worker's trainer write a poem in the form, shown as its lines.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Page, Worker } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import type { Engine, LanguageModelHeadScores, PoemsTrainer } from 'attention-playground'
 import { init } from '../../dist/index.js'
 import { formShare, keepsForm, POEMS_TARGET, poemOf, poemStarts } from '../../scripts/poem-form.mjs'
 import { axeViolations, ROOT } from './harness.mjs'
-import { env, useEnv } from './env'
+import { useEnv } from './env'
 import { usePages } from './page-fixture'
+import { openTrainTab, type TrainTab } from './train-tab'
 import { bestScore, poemLines } from '../../web/train/poems-charts'
 import { SAMPLES, SCORE_POEMS, VALIDATION_POEMS } from '../../web/train/poems-session'
 import { POEM_DEFAULTS } from '../../web/compute/generate'
@@ -46,20 +47,17 @@ const validationPoems = (() => {
 type WorkerScope = { __apTrainer(): PoemsTrainer }
 
 /** The Train tab with task poems created (its step-0 measurements shown); the panel's worker. */
-async function openPoems(lang: 'en' | 'zh', seed = 0): Promise<{ page: Page; errors: string[]; worker: () => Worker }> {
-  const { page, errors } = await pages.open(undefined, { viewport: { width: 1400, height: 1000 } })
-  const workers: Worker[] = []
-  page.on('worker', (w) => workers.push(w))
-  await page.goto(`${env.site.url}?view=train&lang=${lang}`)
+async function openPoems(lang: 'en' | 'zh', seed = 0): Promise<TrainTab> {
+  const tab = await openTrainTab(pages, lang, 60_000)
+  const { page } = tab
   const panel = page.locator('section.ap-train')
-  await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout: 60_000 }).not.toBe('')
   if (seed) await panel.locator('input[name="seed"]').fill(String(seed))
   await panel.locator('select[name="task"]').selectOption('poems')
   // the step-0 measurements are in once the status names their step
   await expect
     .poll(() => panel.locator('.tr-status').textContent(), { timeout: 180_000, interval: 500 })
     .toMatch(/^(step 0 · .*\(step 0\)|第 0 步 · .*（第 0 步）)/)
-  return { page, errors, worker: () => workers[workers.length - 1] }
+  return tab
 }
 
 /** Step ×10 and the status once the 10 steps and their measurements are in. */

@@ -418,7 +418,13 @@ class TrainPanel {
     this.showStatus()
     this.showCrash()
     this.ui.restartBtn.hidden = false
-    for (const b of [this.ui.playBtn, this.ui.stepBtn, this.ui.inspectBtn, this.ui.poems.lookInside]) b.disabled = true
+    this.setWorkerButtons(false)
+  }
+
+  /** The buttons that send the worker something: off while there is no worker (after a crash, until Restart). */
+  private setWorkerButtons(enabled: boolean): void {
+    for (const b of [this.ui.playBtn, this.ui.stepBtn, this.ui.inspectBtn, this.ui.poems.lookInside])
+      b.disabled = !enabled
   }
 
   private showCrash(): void {
@@ -432,7 +438,7 @@ class TrainPanel {
     this.crash = null
     this.ui.restartBtn.hidden = true
     this.ui.error.textContent = ''
-    for (const b of [this.ui.playBtn, this.ui.stepBtn, this.ui.inspectBtn, this.ui.poems.lookInside]) b.disabled = false
+    this.setWorkerButtons(true)
     this.startWorker()
     this.reset()
   }
