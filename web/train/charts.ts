@@ -82,22 +82,13 @@ export function drawCurves(
   const x = (s: number) => L + ((W - L - R) * s) / maxStep
   const yl = (v: number) => T + (H - T - B) * (1 - v / maxLoss)
   const ya = (v: number) => T + (H - T - B) * (1 - v)
-  const line = (color: string, y: (p: HistoryPoint) => number, dash: number[] = []) => {
-    g.strokeStyle = color
-    g.setLineDash(dash)
-    g.lineWidth = 1.5
-    g.beginPath()
-    let started = false
-    for (const p of history) {
-      const v = y(p)
-      if (!Number.isFinite(v)) continue
-      if (started) g.lineTo(x(p.steps), v)
-      else g.moveTo(x(p.steps), v)
-      started = true
-    }
-    g.stroke()
-    g.setLineDash([])
-  }
+  const line = (color: string, y: (p: HistoryPoint) => number, dash: number[] = []) =>
+    polyline(
+      g,
+      history.flatMap((p): Array<[number, number]> => (Number.isFinite(y(p)) ? [[x(p.steps), y(p)]] : [])),
+      color,
+      dash,
+    )
   // blue / orange / dark: distinguishable with common colour-vision deficiencies, plus dash styles
   line('#1f77b4', (p) => yl(p.loss))
   line('#ff7f0e', (p) => ya(p.trainAcc), [4, 3])
@@ -122,6 +113,22 @@ export function drawCurves(
     `${t('curves')}: ${t('trainLoss')} ${num(last.loss)}, ${t('testAcc')} ${pct(last.testAcc)}` +
       (mark ? `, ${t(mark.label)} ${mark.step}` : ''),
   )
+}
+
+/** A line through `pts` in `color` and `dash`, 1.5 px (a chart's curve). */
+export function polyline(
+  g: CanvasRenderingContext2D,
+  pts: Array<[number, number]>,
+  color: string,
+  dash: number[] = [],
+) {
+  g.strokeStyle = color
+  g.setLineDash(dash)
+  g.lineWidth = 1.5
+  g.beginPath()
+  pts.forEach(([x, y], i) => (i ? g.lineTo(x, y) : g.moveTo(x, y)))
+  g.stroke()
+  g.setLineDash([])
 }
 
 /** The loss chart's axis labels: the loss from 0 to `top` on the left, 0–100 % on the right, the last step. */

@@ -4,7 +4,7 @@
 import type { HeadRole, LanguageModelHeadScores } from 'attention-playground'
 import type { T } from '../i18n/core'
 import type { TrainPoemsKey } from '../i18n/train-poems'
-import { framed, legend, lossAxes } from './charts'
+import { framed, legend, lossAxes, polyline } from './charts'
 
 type Translate = T<TrainPoemsKey>
 
@@ -91,16 +91,6 @@ export interface PoemsCurves {
 }
 
 const COLORS = { train: '#1f77b4', validation: '#d62728', form: '#333' }
-
-function polyline(g: CanvasRenderingContext2D, pts: Array<[number, number]>, color: string, dash: number[] = []) {
-  g.strokeStyle = color
-  g.setLineDash(dash)
-  g.lineWidth = 1.5
-  g.beginPath()
-  pts.forEach(([x, y], i) => (i ? g.lineTo(x, y) : g.moveTo(x, y)))
-  g.stroke()
-  g.setLineDash([])
-}
 
 /** Training loss (thinned), validation loss (dots joined), the form's share on the right axis (0–100 %). */
 export function drawPoemsCurves(c: HTMLCanvasElement, d: PoemsCurves, t: Translate): void {
