@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Page benchmark, in Debian's Chromium over the built site/:
-//   load: navigation start → engine ready (wasm fetched, compiled, init());
+//   load: navigation start → engine ready (wasm fetched, compiled, init()); init: the page's init() call → ready
+//         (glue and wasm fetched side by side, beside the page's own code);
 //   first render: mounting the playground with all panels for n tokens (n = 2000: pasting the text
 //                 into the page, since a link holds at most 4,000 characters);
 //   update: an input change (one word of the sentence replaced) → engine run + every panel redrawn
@@ -19,12 +20,13 @@
 //        [--json bench/results/page.json] (--sizes '' skips the page, --lm-runs 0 the language model)
 // SITE_DIR=<dir> measures another build of the site (e.g. a copy of site/ from before a change, side by side).
 // As a module: `const table = await runPageBench({ runs })` returns the printed table.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
-import { ROOT, launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
+import { ROOT, SITE, launchChromium, settled } from '../tests/e2e/harness.mjs'
+import { serve } from '../scripts/serve.mjs'
 import { cli } from './inputs.mjs'
 
 /** @typedef {Window & { __apPlayground?: import('../web/playground').PlaygroundHandle }} PageWindow */
@@ -84,8 +86,10 @@ const LM_PAGE = `<!doctype html><meta charset="utf-8"><title>lm</title><script t
 const at = {}
 try {
   const { init } = await import('/pkg/index.js')
+  const called = performance.now()
   const ap = await init()
   at.init = performance.now()
+  at.call = at.init - called
   // the page engine holds the language model, or (when it leaves it out) the module loaded on demand
   if (!ap.module.LanguageModelHandle) await ap.loadTrainer()
   at.module = performance.now()
@@ -106,8 +110,33 @@ const DIST = join(ROOT, 'dist')
 const TYPE = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' }
 
 /**
- * The language model's first poem in `runs` fresh contexts (cold cache) on the site's server (the page's
- * headers: not cross-origin isolated, one thread), the package from dist/ under /pkg/.
+ * The site's server (as serveStatic: no headers, not cross-origin isolated, one thread) also answering the language
+ * model's page at /lm-bench.html and the package's dist/ under /pkg/: over HTTP like every other file (a route of
+ * the browser's, answered by this process, made each file tens of ms slower).
+ */
+function serveSiteAndPackage() {
+  return serve({
+    root: process.env.SITE_DIR || SITE,
+    headers: {},
+    cacheControl: 'no-store',
+    requireIndex: true,
+    handle(req, res, path) {
+      if (path === '/lm-bench.html') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(LM_PAGE)
+        return true
+      }
+      if (!path.startsWith('/pkg/')) return false
+      const file = path.slice('/pkg/'.length)
+      const type = TYPE[file.slice(file.lastIndexOf('.'))]
+      if (!type || file.includes('..') || !existsSync(join(DIST, file))) return false
+      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(readFileSync(join(DIST, file)))
+      return true
+    },
+  })
+}
+
+/**
+ * The language model's first poem in `runs` fresh contexts (cold cache), the package from dist/ under /pkg/.
  * @param {import('playwright-core').Browser} browser
  * @param {string} base the server's URL
  */
@@ -115,11 +144,6 @@ async function languageModelRuns(browser, base, runs) {
   const got = []
   for (let r = 0; r < runs + 1; r++) {
     const ctx = await browser.newContext()
-    await ctx.route(`${base}lm-bench.html`, (route) => route.fulfill({ body: LM_PAGE, contentType: 'text/html' }))
-    await ctx.route(`${base}pkg/**`, (route) => {
-      const file = new URL(route.request().url()).pathname.slice('/pkg/'.length)
-      return route.fulfill({ path: join(DIST, file), contentType: TYPE[file.slice(file.lastIndexOf('.'))] })
-    })
     const page = await ctx.newPage()
     await page.goto(`${base}lm-bench.html`)
     const m = await page
@@ -135,6 +159,7 @@ async function languageModelRuns(browser, base, runs) {
     backend: got[0]?.backend,
     chars: got[0]?.chars,
     initMs: med('init'),
+    initCallMs: med('call'),
     moduleMs: med('module'),
     fetchedMs: med('fetched'),
     loadedMs: med('loaded'),
@@ -167,7 +192,7 @@ export async function runPageBench(opts = {}) {
   const RUNS = opts.runs ?? 15
   const SIZES = opts.sizes ?? [8, 32, 128, 2000]
   const LM_RUNS = opts.lmRuns ?? 7
-  const server = await serveStatic(process.env.SITE_DIR || undefined)
+  const server = await serveSiteAndPackage()
   const session = await launchChromium()
   const rows = []
   let lm = null
@@ -175,6 +200,7 @@ export async function runPageBench(opts = {}) {
     for (const n of SIZES) {
       const pasted = n > 320
       const load = [],
+        init = [],
         first = [],
         update = [],
         painted = [],
@@ -192,9 +218,14 @@ export async function runPageBench(opts = {}) {
         })
         const m = await page.evaluate(() => {
           const at = (name) => performance.getEntriesByName(name)[0].startTime
-          return { load: at('ap-init-end'), first: at('ap-mounted') - at('ap-init-end') }
+          return {
+            load: at('ap-init-end'),
+            init: at('ap-init-end') - at('ap-init-start'),
+            first: at('ap-mounted') - at('ap-init-end'),
+          }
         })
         load.push(m.load)
+        init.push(m.init)
         if (pasted) {
           await settled(page)
           first.push((await typeText(page, sentence(n))).painted)
@@ -238,6 +269,7 @@ export async function runPageBench(opts = {}) {
       rows.push({
         n,
         load: median(load),
+        init: median(init),
         first: median(first),
         update: median(update),
         painted: median(painted),
@@ -256,10 +288,10 @@ export async function runPageBench(opts = {}) {
   const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : '—').padStart(8)
   const lines = [
     `page benchmark — Chromium (Debian), medians; update aim: < 16 ms for n ≤ 128; no task ≥ 50 ms on input`,
-    '     n   load+init ms   first render ms   update ms (run+draw)   input→painted ms   longest task ms (median / max)   zoom→painted ms   runs',
+    '     n   load+init ms   init() ms   first render ms   update ms (run+draw)   input→painted ms   longest task ms (median / max)   zoom→painted ms   runs',
     ...rows.map(
       (r) =>
-        `${String(r.n).padStart(6)}   ${f(r.load)}       ${f(r.first)}          ${f(r.update)}               ${f(r.painted)}             ${f(r.longest)} / ${f(r.maxLongest)}          ${f(r.zoom)}      ${r.runs}`,
+        `${String(r.n).padStart(6)}   ${f(r.load)}       ${f(r.init)}    ${f(r.first)}          ${f(r.update)}               ${f(r.painted)}             ${f(r.longest)} / ${f(r.maxLongest)}          ${f(r.zoom)}      ${r.runs}`,
     ),
   ]
   if (rows.some((r) => r.n > 320)) {
@@ -270,7 +302,7 @@ export async function runPageBench(opts = {}) {
   const sizes = engineSizes()
   if (lm) {
     lines.push(
-      `language model (${lm.backend}; ${lm.runs} fresh contexts, ms since navigation, medians): init ${f(lm.initMs)}, ` +
+      `language model (${lm.backend}; ${lm.runs} fresh contexts, ms since navigation, medians): init ${f(lm.initMs)} (the call ${f(lm.initCallMs)}), ` +
         `its module ${f(lm.moduleMs)}, poems.safetensors fetched ${f(lm.fetchedMs)}, loadLanguageModel ${f(lm.loadedMs)}, ` +
         `first poem (${lm.chars} characters) ${f(lm.poemMs)}; goal ≤ 1000`,
     )

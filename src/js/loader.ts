@@ -80,11 +80,11 @@ export async function instantiateTrainer(options: InitOptions, backend: Backend)
     url = file.url().href
     moduleArgs.locateFile = () => url
   }
-  const factory =
+  const glue =
     backend === 'relaxed-simd'
-      ? (await import('./attention-train-relaxed.js')).default
-      : (await import('./attention-train.js')).default
-  return withTensorOf((await loaded(factory, moduleArgs, url, file.name)) as RawModule)
+      ? import('./attention-train-relaxed.js').then((m) => m.default)
+      : import('./attention-train.js').then((m) => m.default)
+  return withTensorOf((await loaded(glue, moduleArgs, url, file.name)) as RawModule)
 }
 
 /** A wasm file beside this module (Node), its failure named as a WasmLoadError. */
@@ -97,20 +97,67 @@ async function readWasm(url: URL, name: string): Promise<Uint8Array> {
 }
 
 /**
+ * The engine's wasm fetched and compiled (streaming: off the main thread) while its glue is still being imported, so the
+ * two requests go out together instead of one after the other; the glue instantiates the compiled module through its
+ * `instantiateWasm` hook. `failed` rejects when the file cannot be fetched or compiled: the glue, handed the hook,
+ * would otherwise wait for it forever.
+ */
+interface EarlyWasm {
+  hook(imports: WebAssembly.Imports, receive: (i: WebAssembly.Instance, m: WebAssembly.Module) => void): object
+  failed: Promise<never>
+}
+
+function compileEarly(url: string): EarlyWasm {
+  const compiled = compileWasm(url)
+  compiled.catch(() => {}) // a glue that did not load never asks for it
+  let fail: (e: unknown) => void = () => {}
+  const failed = new Promise<never>((_, reject) => (fail = reject))
+  failed.catch(() => {}) // read by loaded(); never an unhandled rejection when the load went well
+  return {
+    hook(imports, receive) {
+      compiled.then(async (m) => receive(await WebAssembly.instantiate(m, imports), m)).catch(fail)
+      return {} // the exports arrive through `receive`
+    },
+    failed,
+  }
+}
+
+/** As the glue fetches (credentials for the same origin, CORS for another); another type than application/wasm is
+ * compiled from its bytes, as the glue did (streaming compilation refuses it). */
+async function compileWasm(url: string): Promise<WebAssembly.Module> {
+  if (typeof WebAssembly.compileStreaming === 'function') {
+    try {
+      return await WebAssembly.compileStreaming(fetch(url, { credentials: 'same-origin' }))
+    } catch {
+      // fetched again below: the failed attempt may have read the body
+    }
+  }
+  const r = await fetch(url, { credentials: 'same-origin' })
+  if (!r.ok) throw new Error(`HTTP ${r.status}`)
+  return WebAssembly.compile(await r.arrayBuffer())
+}
+
+/**
  * Starts a glue and waits for it; its rejection (Emscripten's "Aborted(…)") is replaced by what was tried and what to
  * serve. The glue's stderr lines while it loads ("wasm streaming compile failed…", "Aborted(…)") are held back and
  * dropped if it fails (the error says it better); once it has loaded, its lines go to console.warn as before.
  */
 async function loaded<T>(
-  factory: (args: Record<string, unknown>) => Promise<T>,
+  glue: Promise<(args: Record<string, unknown>) => Promise<T>>,
   moduleArgs: Record<string, unknown>,
   url: string,
   file: string,
 ): Promise<T> {
+  // A browser fetching the wasm from an address: the fetch starts now, beside the glue's import (compileEarly).
+  const early = url && !isNode ? compileEarly(url) : undefined
+  // A glue that cannot be imported fails as it did (the browser's words name its address).
+  const factory = await glue
   let held: unknown[][] | null = []
   const printErr = (...a: unknown[]) => (held ? held.push(a) : console.warn(...a))
   try {
-    const m = await factory({ ...moduleArgs, printErr })
+    const m = await (early
+      ? Promise.race([factory({ ...moduleArgs, printErr, instantiateWasm: early.hook }), early.failed])
+      : factory({ ...moduleArgs, printErr }))
     for (const a of held) console.warn(...a)
     return m
   } catch (e) {
@@ -156,15 +203,17 @@ export async function instantiate(options: InitOptions): Promise<Loaded> {
       ? options.locateFile(THREADS_GLUE.name)
       : THREADS_GLUE.url().href
   }
-  const factory =
+  type Factory = (a: Record<string, unknown>) => Promise<RawModule>
+  const glue = (
     threads > 1
-      ? (await import('./attention-threads.js')).default
+      ? import('./attention-threads.js').then((m) => m.default)
       : backend === 'relaxed-simd'
-        ? (await import('./attention-relaxed.js')).default
-        : createAttentionModule
+        ? import('./attention-relaxed.js').then((m) => m.default)
+        : Promise.resolve(createAttentionModule)
+  ) as Promise<Factory>
   const wantTrainer = options.trainer ?? isNode
   const [module, trainer] = await Promise.all([
-    loaded(factory as (a: Record<string, unknown>) => Promise<RawModule>, moduleArgs, url, file.name),
+    loaded(glue, moduleArgs, url, file.name),
     wantTrainer ? instantiateTrainer(options, backend) : undefined,
   ])
   if (threads > 1) module.setThreads(threads)

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process'
 import type { Page } from 'playwright-core'
 import { artifact, openMoreOptions, readPanel, settled } from './harness.mjs'
 import { env, useEnv } from './env'
-import { RENDERED, usePages, type Opened } from './page-fixture'
+import { RENDERED, traced, usePages, type Opened } from './page-fixture'
 import { init } from '../../dist/index.js'
 import { requireTorch } from '../support/tools'
 import { expectAllClose, tolFor } from '../support/helpers'
@@ -132,6 +132,30 @@ describe('a page that cannot load', () => {
     const alert2 = code.page.locator('#app p.boot[role="alert"]')
     await alert2.waitFor({ timeout: 30_000 })
     expect(await alert2.textContent()).toMatch(/^页面代码加载失败（请刷新重试）： .*\/assets\/playground-[\w-]+\.js/)
+  })
+
+  it('a host that sends the wasm with another type still runs it; a page in its place is named by its type', async () => {
+    // The loader compiles the wasm while its glue loads (streaming, which refuses another Content-Type than
+    // application/wasm); from such a host the file is compiled from its bytes, as Emscripten's glue did.
+    const other = await pages.open(undefined, { viewport: { width: 1400, height: 1000 } })
+    await other.page.route('**/*.wasm', async (r) =>
+      r.fulfill({ response: await r.fetch(), headers: { 'content-type': 'application/octet-stream' } }),
+    )
+    await other.page.goto(env.site.url + '?lang=en')
+    await traced(other.page)
+    expect(await other.page.locator('#app p.boot').count()).toBe(0)
+    expect(other.errors).toEqual([])
+    // A host's "not found" page with status 200 where the wasm should be.
+    const html = await pages.open(undefined, { viewport: { width: 1400, height: 1000 } })
+    await html.page.route('**/*.wasm', (r) =>
+      r.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Not found</title>' }),
+    )
+    await html.page.goto(env.site.url + '?lang=en')
+    const alert = html.page.locator('#app p.boot[role="alert"]')
+    await alert.waitFor({ timeout: 30_000 })
+    expect(await alert.textContent()).toMatch(
+      /^The engine \(WebAssembly\) did not load from http:\/\/[^ ]+\/assets\/attention[\w-]*\.wasm: the answer was text\/html, not the wasm file\./,
+    )
   })
 })
 
