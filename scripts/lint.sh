@@ -11,6 +11,14 @@ for tool in eslint prettier tsc madge; do
   [[ -x $bin/$tool ]] || { echo "lint: $bin/$tool is missing; install the devDependencies with: npm ci" >&2; exit 1; }
 done
 
+# The C++ checks (scripts/lint-cpp.sh: clang-format, clang-tidy) run beside the TypeScript ones, which use one core;
+# their report is printed at the end, under its own heading.
+cpp_log=$(mktemp)
+bash scripts/lint-cpp.sh >"$cpp_log" 2>&1 &
+cpp=$!
+# A TypeScript finding ends this script at once: the C++ run goes with it.
+trap 'kill "$cpp" 2>/dev/null; rm -f "$cpp_log"' EXIT
+
 echo "== ESLint"
 "$bin/eslint" --max-warnings 0 src/js web tests bench scripts ./*.config.ts eslint.config.js
 
@@ -41,4 +49,7 @@ echo "== Prettier (check only; the style is .prettierrc)"
 "$bin/prettier" --check --log-level warn src/js web tests bench scripts ./*.config.ts eslint.config.js
 
 echo "== C++ (clang-format, clang-tidy)"
-bash scripts/lint-cpp.sh
+cpp_status=0
+wait "$cpp" || cpp_status=$?
+cat "$cpp_log"
+exit "$cpp_status"

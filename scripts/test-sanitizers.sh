@@ -29,11 +29,11 @@ fi
 rm -rf "$probe"
 JOBS=${SANITIZE_BUILD_JOBS:-2}
 
-if [[ ! -f $BUILD/CMakeCache.txt ]]; then
-  # Debug info for readable reports; -O1 keeps the suite's run time reasonable under ASan.
-  cmake -S . -B "$BUILD" -DAP_SANITIZE=ON -DBUILD_TESTING=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" >/dev/null
-fi
+# Line tables (-g1) for readable reports (file:line in every frame); the full debug info of -g, which the reports do not
+# read, made the build a third slower (train.cpp 28.5 -> 18.6 s). -O1 keeps the suite's run time reasonable under
+# ASan. Configured every time (cheap) so a tree configured with other flags takes these.
+cmake -S . -B "$BUILD" -DAP_SANITIZE=ON -DBUILD_TESTING=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" >/dev/null
 cmake --build "$BUILD" -j"$JOBS" --target ap_tests
 
 # halt_on_error/abort_on_error: the first report ends the test with a failure, not a warning in a log.
