@@ -14,6 +14,7 @@
 //   gelu(x, y, n), gelu_backward(x, dy, dx, n)   y = GELU(x), dx = dy·GELU'(x) (detail::gelu_of, gelu_slope)
 //   gemm_tile(ap, as, bp, k, c, ldc, load)  c[r*ldc + x] = (load ? c[r*ldc + x] : 0) + Σ_t ap[t*as + r]·bp[t*8 + x],
 //                                       r < kMR, x < 8, the terms added in order of t (qk_tile's loop onto C)
+//   pack_rows(a, rs, rows, kc, dst)    dst[t*kMR + r] = a[min(r, rows - 1)*rs + t], r < kMR, t < kc (pack_q's copy)
 // Both tiles read their left operand through one pointer at constant offsets (Q packed as [d][kMR], P rows at
 // the fixed stride kBC): a wasm load takes one address plus a constant, so kMR row pointers would cost kMR
 // integer adds per step of the loop, beside its 2·kMR FMAs.
@@ -487,14 +488,15 @@ inline float at(const GemmOperand& X, long long r, long long c) { return X.p[r *
 
 // Rows [i0, i0 + rows) × terms [t0, t0 + kc) of A' as groups of kMR rows, [kc][kMR] each, group g at g·kc·kMR: the
 // layout gemm_tile reads. A group past the last row repeats that row (computed, never stored). A' rows contiguous
-// (A·Bᵀ, A·B): pack_q's walk; otherwise element by element (a group short of kMR rows of Aᵀ·B, read in place
-// elsewhere). Built for size like the attention kernels' packing: O(m·k) against the product's O(m·n·k).
-AP_COLD inline void gemm_pack_a(const GemmOperand& A, int i0, int rows, int t0, int kc, float* dst) {
+// (A·Bᵀ, A·B): Ops::pack_rows (pack_q's walk); otherwise element by element (a group short of kMR rows of Aᵀ·B, read in
+// place elsewhere). Built for size like the attention kernels' packing: O(m·k) against the product's O(m·n·k).
+template <class Ops>
+AP_COLD void gemm_pack_a(const GemmOperand& A, int i0, int rows, int t0, int kc, float* dst) {
   for (int g = 0; g * kMR < rows; ++g) {
     float* d = dst + static_cast<long long>(g) * kc * kMR;
     const int first = i0 + g * kMR, here = std::min(kMR, rows - g * kMR);
     if (A.cs == 1) {
-      pack_q(A.p, static_cast<int>(A.rs), first, here, t0, kc, d);
+      Ops::pack_rows(A.p + static_cast<long long>(first) * A.rs + t0, A.rs, here, kc, d);
       continue;
     }
     for (int t = 0; t < kc; ++t)
@@ -554,9 +556,9 @@ void gemm_driver(int m, int n, int k, GemmOperand A, GemmOperand B, float* C, lo
       // A' with contiguous columns (Aᵀ·B) is read in place, a term's kMR values at A's row pitch; only a group short
       // of kMR rows is packed (its missing rows repeat the last).
       if (inPlace) {
-        if (rows % kMR) gemm_pack_a(A, i0 + (groups - 1) * kMR, rows % kMR, t0, kb, ap + (groups - 1) * kb * kMR);
+        if (rows % kMR) gemm_pack_a<Ops>(A, i0 + (groups - 1) * kMR, rows % kMR, t0, kb, ap + (groups - 1) * kb * kMR);
       } else {
-        gemm_pack_a(A, i0, rows, t0, kb, ap);
+        gemm_pack_a<Ops>(A, i0, rows, t0, kb, ap);
       }
       for (int p = 0; p < panels; ++p) {
         const int cols = std::min(kNR, n - p * kNR);

@@ -50,6 +50,10 @@ struct ScalarOps {
       for (int x = 0; x < kNR; ++x) c[r * ldc + x] = acc[r][x];
   }
 
+  static void pack_rows(const float* a, long rs, int rows, int kc, float* dst) {
+    pack_q(a, static_cast<int>(rs), 0, rows, 0, kc, dst);
+  }
+
   static void gelu(const float* x, float* y, long n) {
     for (long i = 0; i < n; ++i) y[i] = gelu_of(x[i]);
   }

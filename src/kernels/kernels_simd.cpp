@@ -123,6 +123,10 @@ struct SimdOps {
     }
   }
 
+  static void pack_rows(const float* a, long rs, int rows, int kc, float* dst) {
+    pack_q(a, static_cast<int>(rs), 0, rows, 0, kc, dst);
+  }
+
   static void gelu(const float* x, float* y, long n) {
     long i = 0;
     for (; i + 4 <= n; i += 4) {
