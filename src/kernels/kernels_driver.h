@@ -488,8 +488,10 @@ inline float at(const GemmOperand& X, long long r, long long c) { return X.p[r *
 
 // Rows [i0, i0 + rows) × terms [t0, t0 + kc) of A' as groups of kMR rows, [kc][kMR] each, group g at g·kc·kMR: the
 // layout gemm_tile reads. A group past the last row repeats that row (computed, never stored). A' rows contiguous
-// (A·Bᵀ, A·B): Ops::pack_rows (pack_q's walk); otherwise element by element (a group short of kMR rows of Aᵀ·B, read in
-// place elsewhere). Built for size like the attention kernels' packing: O(m·k) against the product's O(m·n·k).
+// (A·Bᵀ, A·B): Ops::pack_rows (SIMD shuffles in the SIMD engines: at a product as small as attention's dQ = dS·K,
+// 64 × 16 × 64, pack_q's float-at-a-time walk over its 4,096 floats was ~40 % of the call); otherwise element by
+// element (a group short of kMR rows of Aᵀ·B, read in place elsewhere). Built for size like the attention kernels'
+// packing: O(m·k) against the product's O(m·n·k).
 template <class Ops>
 AP_COLD void gemm_pack_a(const GemmOperand& A, int i0, int rows, int t0, int kc, float* dst) {
   for (int g = 0; g * kMR < rows; ++g) {

@@ -123,8 +123,40 @@ struct SimdOps {
     }
   }
 
+  // pack_q's copy (rows <= kMR of A', row r at a + r·rs; the rows past them repeat the last), 4 terms at a time: one
+  // shuffle per pair of rows and pair of terms interleaves them (p[0][r / 2]: rows r and r + 1 at terms 0 and 1, 64
+  // bits a term; p[1][r / 2]: terms 2 and 3), and store_terms puts those halves in [t][kMR] order as kMR whole
+  // vectors: the copy is bound by its stores, and storing each half on its own (64-bit stores) ran dQ = dS·K ~7 %
+  // (SIMD128) and ~8 % (relaxed) slower. An odd kMR (only in the tile sweep, AP_TILE_ROWS) keeps pack_q's walk.
   static void pack_rows(const float* a, long rs, int rows, int kc, float* dst) {
-    pack_q(a, static_cast<int>(rs), 0, rows, 0, kc, dst);
+    if constexpr (kMR % 2 != 0) {
+      pack_q(a, static_cast<int>(rs), 0, rows, 0, kc, dst);
+    } else {
+      const float* row[kMR];
+      for (int r = 0; r < kMR; ++r) row[r] = a + std::min(r, rows - 1) * rs;
+      int t = 0;
+      for (; t + 4 <= kc; t += 4, dst += 4 * kMR) {
+        v128_t p[2][kMR / 2];
+        for (int r = 0; r < kMR; r += 2) {
+          const v128_t x = wasm_v128_load(row[r] + t), y = wasm_v128_load(row[r + 1] + t);
+          p[0][r / 2] = wasm_i32x4_shuffle(x, y, 0, 4, 1, 5);
+          p[1][r / 2] = wasm_i32x4_shuffle(x, y, 2, 6, 3, 7);
+        }
+        store_terms<0>(p, dst);
+      }
+      for (; t < kc; ++t, dst += kMR)
+        for (int r = 0; r < kMR; ++r) dst[r] = row[r][t];
+    }
+  }
+
+  // Vector V of pack_rows' 4 terms × kMR values in [t][kMR] order: its 64-bit halves s = 2V and 2V + 1, half s being
+  // term t = s / (kMR / 2) of rows 2·(s % (kMR / 2)) and the next, i.e. half t % 2 of p[t / 2][s % (kMR / 2)].
+  template <int V>
+  static AP_HOT void store_terms(const v128_t (&p)[2][kMR / 2], float* dst) {
+    constexpr int P = kMR / 2, t0 = 2 * V / P, t1 = (2 * V + 1) / P;
+    wasm_v128_store(dst + 4 * V,
+                    wasm_i64x2_shuffle(p[t0 / 2][2 * V % P], p[t1 / 2][(2 * V + 1) % P], t0 % 2, 2 + t1 % 2));
+    if constexpr (V + 1 < kMR) store_terms<V + 1>(p, dst);
   }
 
   static void gelu(const float* x, float* y, long n) {
