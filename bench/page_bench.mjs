@@ -22,11 +22,11 @@
 // As a module: `const table = await runPageBench({ runs })` returns the printed table.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
-import { join } from 'node:path'
+import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { ROOT, SITE, launchChromium, settled } from '../tests/e2e/harness.mjs'
-import { serve } from '../scripts/serve.mjs'
+import { TYPES, serve } from '../scripts/serve.mjs'
 import { cli } from './inputs.mjs'
 
 /** @typedef {Window & { __apPlayground?: import('../web/playground').PlaygroundHandle }} PageWindow */
@@ -107,7 +107,6 @@ try {
 </script>`
 
 const DIST = join(ROOT, 'dist')
-const TYPE = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' }
 
 /**
  * The site's server (as serveStatic: no headers, not cross-origin isolated, one thread) also answering the language
@@ -127,7 +126,7 @@ function serveSiteAndPackage() {
       }
       if (!path.startsWith('/pkg/')) return false
       const file = path.slice('/pkg/'.length)
-      const type = TYPE[file.slice(file.lastIndexOf('.'))]
+      const type = TYPES[/** @type {keyof typeof TYPES} */ (extname(file))]
       if (!type || file.includes('..') || !existsSync(join(DIST, file))) return false
       res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(readFileSync(join(DIST, file)))
       return true
