@@ -471,7 +471,7 @@ Score Model::loss(const std::vector<Example>& batch, std::vector<Mat>* grads) co
 
 std::vector<LayerTrace> Model::trace(const std::vector<int>& ids) const {
   check_ids(ids);
-  const int n = static_cast<int>(ids.size()), H = cfg_.heads;
+  const int H = cfg_.heads;
   Mat X = input(ids);
   std::vector<LayerTrace> out;
   for (const LayerIdx& L : layers_) {

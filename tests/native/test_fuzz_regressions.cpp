@@ -13,6 +13,7 @@
 
 #define APFUZZ_THROW_ON_FAIL 1
 #include "../fuzz/fuzz_common.h"
+#include "source_dir.h"
 
 namespace {
 
@@ -26,7 +27,7 @@ struct Input {
 
 std::vector<Input> all_inputs() {
   std::vector<Input> out;
-  const fs::path root = fs::path(AP_SOURCE_DIR) / "tests" / "fuzz";
+  const fs::path root = fs::path(ap::testing::source_path("tests/fuzz"));
   for (const char* kind : {"regressions", "corpus"}) {
     const fs::path dir = root / kind;
     if (!fs::is_directory(dir)) continue;

@@ -13,6 +13,7 @@
 #include "core/lm_train.h"
 #include "core/rng.h"
 #include "json_lite.h"
+#include "source_dir.h"
 
 using ap::Mat;
 using ap::testing::Json;
@@ -23,7 +24,7 @@ namespace {
 const char* kCases[] = {"learned-tied-bias", "learned-untied-nobias", "rope-tied-nobias", "rope-untied-bias"};
 
 Json load_case(const std::string& name) {
-  return Json::load(std::string(AP_SOURCE_DIR) + "/tests/fixtures/lm/lm-" + name + ".json");
+  return Json::load(ap::testing::source_path("tests/fixtures/lm/lm-" + name + ".json"));
 }
 
 Mat mat_of(const Json& t, int rows, int cols) {

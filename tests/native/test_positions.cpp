@@ -17,6 +17,7 @@
 #include "core/pipeline.h"
 #include "core/positions.h"
 #include "random_mat.h"
+#include "source_dir.h"
 
 using ap::Mat;
 using ap::testing::random_mat;
@@ -31,7 +32,7 @@ struct Fixture {
 const Fixture& fixture() {
   static const Fixture f = [] {
     Fixture out;
-    const std::string path = std::string(AP_SOURCE_DIR) + "/tests/fixtures/positions/native.txt";
+    const std::string path = ap::testing::source_path("tests/fixtures/positions/native.txt");
     std::ifstream in(path);
     EXPECT_TRUE(in.good()) << "cannot open " << path << " (run /usr/bin/python3 tests/fixtures/gen_positions.py)";
     std::string line;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "source_dir.h"
 
 namespace {
 
@@ -36,7 +37,7 @@ std::size_t expected_count(const Op& op) {
 }
 
 std::vector<Case> load_cases() {
-  const std::string path = std::string(AP_SOURCE_DIR) + "/tests/fixtures/rng/cases.txt";
+  const std::string path = ap::testing::source_path("tests/fixtures/rng/cases.txt");
   std::ifstream in(path);
   EXPECT_TRUE(in.good()) << "cannot open " << path << " (run /usr/bin/python3 tests/fixtures/gen_rng.py)";
   std::vector<Case> cases;

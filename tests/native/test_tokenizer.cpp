@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/tokenizer.h"
+#include "source_dir.h"
 
 namespace {
 
@@ -42,7 +43,7 @@ struct Fixture {
 
 Fixture load() {
   Fixture f;
-  const std::string path = std::string(AP_SOURCE_DIR) + "/tests/fixtures/rng/tokenizers.txt";
+  const std::string path = ap::testing::source_path("tests/fixtures/rng/tokenizers.txt");
   std::ifstream in(path);
   EXPECT_TRUE(in.good()) << "cannot open " << path << " (run python3 tests/fixtures/gen_tokenizers.py)";
   std::string line;
