@@ -27,7 +27,7 @@ const WEB_LAYERS = [
   { layer: 'panels', files: ['panels/'] },
   { layer: 'views', files: ['views/'], only: ['shell/view-factories.ts'] },
   { layer: 'shell', files: ['shell/'] },
-  { layer: 'component', files: ['playground.ts', 'widget.ts', 'main.ts'] },
+  { layer: 'component', files: ['playground.ts', 'widget.ts', 'main.ts', 'app.ts'] },
 ]
 
 const WEB = resolve(import.meta.dirname, 'web')

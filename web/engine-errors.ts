@@ -3,7 +3,8 @@
 
 import type { WasmLoadError } from 'attention-playground'
 import { ENGINE_ERROR_FALLBACK_ZH, ENGINE_ERRORS_ZH } from './i18n/engine-errors'
-import type { Translate } from './i18n'
+import type { T } from './i18n/core'
+import type { BootKey } from './i18n/boot'
 import type { Lang } from './params'
 import { errorMessage } from './format'
 
@@ -24,7 +25,7 @@ export function engineErrorText(lang: Lang, e: unknown): string {
  * An engine that did not load, in the page's language: for a WasmLoadError the URL tried, what came back and what to
  * serve there (never Emscripten's "Aborted(…)"); any other failure as the package words it.
  */
-export function loadFailureText(t: Translate, err: unknown): string {
+export function loadFailureText(t: T<BootKey>, err: unknown): string {
   // By name, not instanceof: the views import this file, and the unit tier runs them without the built package.
   if ((err as Error | null)?.name !== 'WasmLoadError') return `${t('loadFailed')} ${errorMessage(err)}`
   const e = err as WasmLoadError

@@ -125,13 +125,14 @@ describe('a page that cannot load', () => {
     expect(await alert.textContent()).toMatch(
       /^The engine \(WebAssembly\) did not load from http:\/\/[^ ]+\/assets\/attention[\w-]*\.wasm: the server answered HTTP 404\./,
     )
-    // The playground's own chunk unreachable: the message says so in the page's language, with its URL.
+    // The page's own code unreachable (web/app.ts's chunk: the playground, its views and strings, which the page's
+    // first script imports beside the engine): the message says so in the page's language, with its URL.
     const code = await pages.open(undefined, { viewport: { width: 1400, height: 1000 } })
-    await code.page.route('**/assets/playground-*.js', (r) => r.abort('connectionrefused'))
+    await code.page.route('**/assets/app-*.js', (r) => r.abort('connectionrefused'))
     await code.page.goto(env.site.url + '?lang=zh')
     const alert2 = code.page.locator('#app p.boot[role="alert"]')
     await alert2.waitFor({ timeout: 30_000 })
-    expect(await alert2.textContent()).toMatch(/^页面代码加载失败（请刷新重试）： .*\/assets\/playground-[\w-]+\.js/)
+    expect(await alert2.textContent()).toMatch(/^页面代码加载失败（请刷新重试）： .*\/assets\/app-[\w-]+\.js/)
   })
 
   it('a host that sends the wasm with another type still runs it; a page in its place is named by its type', async () => {

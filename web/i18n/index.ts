@@ -6,6 +6,7 @@
 // string".
 
 import { Labels, translate, type Lang, type Messages, type T, type Table } from './core'
+import { BOOT, type BootKey } from './boot'
 import { LESSONS, type LessonsKey } from './lessons'
 import { MODEL, type ModelKey } from './model'
 import { PIPELINE, type PipelineKey } from './pipeline'
@@ -17,11 +18,12 @@ import { TOUR, type TourKey } from './tour'
 export { fill, isTouchScreen, Labels, LANGS, translate, type Lang, type Messages, type T, type Table } from './core'
 
 /** The tables of the page's key space (tests/unit/web-i18n.test.ts checks that no key is in two of them). */
-export const PAGE_TABLES = { SHELL, PIPELINE, TOUR, QUIZ, LESSONS, MODEL, POSITIONS }
+export const PAGE_TABLES = { BOOT, SHELL, PIPELINE, TOUR, QUIZ, LESSONS, MODEL, POSITIONS }
 
-export type MsgKey = ShellKey | PipelineKey | TourKey | QuizKey | LessonsKey | ModelKey | PositionsKey
+export type MsgKey = BootKey | ShellKey | PipelineKey | TourKey | QuizKey | LessonsKey | ModelKey | PositionsKey
 
 const page = (lang: Lang): Messages<MsgKey> => ({
+  ...BOOT[lang],
   ...SHELL[lang],
   ...PIPELINE[lang],
   ...TOUR[lang],

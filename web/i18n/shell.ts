@@ -1,10 +1,10 @@
-// The frame around the panels: title, language switch, tabs, export and embed boxes, notices, engine errors, the footer.
+// The frame around the panels: language switch, tabs, export and embed boxes, notices, the footer (the title and the
+// engine's load errors: boot.ts).
 // zh uses docs/glossary.md's terms. How to add a string: docs/design.md, "Adding a string".
 
 import type { Messages, Table } from './core'
 
 const en = {
-  title: 'Attention Playground',
   subtitle: 'Watch every step of attention computed live — the same numbers as PyTorch.',
   langSwitch: '中文',
   langSwitchLabel: '中文: switch the page to Chinese',
@@ -34,15 +34,6 @@ const en = {
   embedCopyFailed: 'The clipboard is not available here: the snippet is selected, press Ctrl+C (⌘C) to copy it.',
   embedFallback: 'The interactive attention playground appears here once its script has loaded.',
   embedFallbackLink: 'Open it on its own page',
-  wasmLoadFailed: 'The engine (WebAssembly) did not load from {url}: {why}. {serve}',
-  wasmWhyNetwork:
-    'no answer (the server is unreachable, or it refuses a page from another site: the file needs the header Access-Control-Allow-Origin)',
-  wasmWhyHttp: 'the server answered HTTP {status}',
-  wasmWhyType: 'the answer was {type}, not the wasm file',
-  wasmWhyCompile: 'the file is not a module this engine can run ({detail})',
-  wasmWhyFile: 'the file could not be read ({detail})',
-  wasmServeHint:
-    'Serve the npm package’s dist/{file} at that address, unchanged, with Content-Type application/wasm: the widget looks for the engines one folder above widget/widget.js.',
   exportPng: 'PNG',
   exportCsv: 'CSV',
   exportPngLabel: 'Download this panel as a PNG image',
@@ -57,9 +48,6 @@ const en = {
   errorKept: 'Showing the last good result.',
   noticeInvalid: 'Invalid value ignored, default used for',
   noticeEditsDropped: 'Some cell edits no longer fit the new shapes and were dropped.',
-  loading: 'Loading the engine…',
-  loadFailed: 'The engine could not be loaded:',
-  codeLoadFailed: 'The page could not load its code (reload to try again):',
   noticeCrossCausal:
     'The causal mask was not applied: in cross attention every target word may see the whole source sentence. The causal mask belongs to the decoder’s own self-attention (shown below the cross-attention panels).',
   errorDetail: 'Engine message:',
@@ -92,7 +80,6 @@ const en = {
 export type ShellKey = keyof typeof en
 
 const zh: Messages<ShellKey> = {
-  title: '注意力机制演练场',
   subtitle: '逐步观看注意力的每一步实时计算——数值与 PyTorch 完全一致。',
   langSwitch: 'English',
   langSwitchLabel: 'English：切换到英文',
@@ -122,15 +109,6 @@ const zh: Messages<ShellKey> = {
   embedCopyFailed: '此处无法使用剪贴板：代码已选中，请按 Ctrl+C（⌘C）复制。',
   embedFallback: '交互式注意力演练场会在脚本加载后显示在这里。',
   embedFallbackLink: '在它自己的页面上打开',
-  wasmLoadFailed: '计算引擎（WebAssembly）没能从 {url} 加载：{why}。{serve}',
-  wasmWhyNetwork:
-    '没有应答（服务器无法访问，或它拒绝来自其他站点的页面：这个文件需要带上 Access-Control-Allow-Origin 响应头）',
-  wasmWhyHttp: '服务器返回 HTTP {status}',
-  wasmWhyType: '返回的是 {type}，不是 wasm 文件',
-  wasmWhyCompile: '这个文件不是本引擎能运行的模块（{detail}）',
-  wasmWhyFile: '无法读取这个文件（{detail}）',
-  wasmServeHint:
-    '请在这个地址原样提供 npm 包中的 dist/{file}，Content-Type 设为 application/wasm：组件在 widget/widget.js 的上一级目录里寻找引擎。',
   exportPng: 'PNG',
   exportCsv: 'CSV',
   exportPngLabel: '将此面板下载为 PNG 图片',
@@ -145,9 +123,6 @@ const zh: Messages<ShellKey> = {
   errorKept: '仍显示上一次有效的结果。',
   noticeInvalid: '无效的参数值已忽略，改用默认值：',
   noticeEditsDropped: '部分单元格修改与新的形状不符，已被丢弃。',
-  loading: '正在加载计算引擎…',
-  loadFailed: '计算引擎加载失败：',
-  codeLoadFailed: '页面代码加载失败（请刷新重试）：',
   noticeCrossCausal:
     '未应用因果掩码：在交叉注意力中，每个目标词都可以看到整个源句。因果掩码属于解码器自身的自注意力（见交叉注意力面板下方）。',
   errorDetail: '引擎的原始信息：',
