@@ -56,11 +56,20 @@ export class HeatmapPainter {
     this.cellsStale = true
   }
 
+  /**
+   * Reads the width available (`el`: the heatmap's box) the first time; later the ResizeObserver keeps it. Reading it
+   * lays the page out when nodes changed since the last read: flushHeatmaps reads every new heatmap's width before
+   * any of them resizes its canvas, one layout for all.
+   */
+  measure(el: HTMLElement): void {
+    if (!this.avail) this.avail = el.clientWidth || el.parentElement?.clientWidth || 600
+  }
+
   /** Sizes the cells and the canvas for the data and the width available (`el`: the heatmap's box). */
   layout(el: HTMLElement): void {
     const ctx = measureCtx()
     ctx.font = LABEL_FONT
-    if (!this.avail) this.avail = el.clientWidth || el.parentElement?.clientWidth || 600
+    this.measure(el)
     const avail = Math.max(160, this.avail - 4)
     let lw = 0
     // Thousands of labels: a sample of ~400 sets the width (longer ones are cut with an ellipsis anyway).

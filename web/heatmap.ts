@@ -20,11 +20,28 @@ export type { Axis, HeatmapOptions } from './heatmap-grid'
  * microtask does it for everyone else.
  */
 const queued = new Set<Heatmap>()
+/**
+ * Heatmaps with data whose width is not known yet (new ones): sized at the flush, all widths read first, then every
+ * canvas sized. Reading one heatmap's width after another had resized its canvas laid the whole page out again: a
+ * first render of the pipeline did that once per heatmap.
+ */
+const unsized = new Set<Heatmap>()
 let flushQueued = false
 
-/** Draws every heatmap whose picture is out of date (at once: before reading or exporting a canvas). */
+function flushSoon(): void {
+  if (flushQueued) return
+  flushQueued = true
+  queueMicrotask(flushHeatmaps)
+}
+
+/** Sizes every new heatmap and draws every one whose picture is out of date (at once: before reading or exporting a canvas). */
 export function flushHeatmaps(): void {
   flushQueued = false
+  if (unsized.size) {
+    const batch = [...unsized]
+    for (const m of batch) m.measure()
+    for (const m of batch) m.size()
+  }
   for (const m of queued) {
     queued.delete(m)
     m.drawNow()
@@ -110,6 +127,18 @@ export class Heatmap {
     this.seen?.disconnect()
     live.delete(this)
     queued.delete(this)
+    unsized.delete(this)
+  }
+
+  /** Reads the width available (flushHeatmaps: every new heatmap's before any is sized). */
+  measure(): void {
+    this.painter.measure(this.el)
+  }
+
+  /** Sizes the cells and the canvas, if the data came before the width was known. */
+  size(): void {
+    if (!unsized.delete(this)) return
+    this.painter.layout(this.el)
   }
 
   /**
@@ -144,7 +173,12 @@ export class Heatmap {
 
   setData(data: Float32Array, rows: number, cols: number, rowLabels: string[], colLabels: string[]): void {
     this.g.set(data, rows, cols, rowLabels, colLabels)
-    this.painter.layout(this.el)
+    // Width known (kept by the ResizeObserver): sized now, no layout read. A new heatmap: at the flush, with the others.
+    if (this.painter.avail) this.painter.layout(this.el)
+    else {
+      unsized.add(this)
+      flushSoon()
+    }
     this.painter.dataChanged()
     this.draw()
     this.painter.renderLegend()
@@ -183,9 +217,7 @@ export class Heatmap {
       return
     }
     queued.add(this)
-    if (flushQueued) return
-    flushQueued = true
-    queueMicrotask(flushHeatmaps)
+    flushSoon()
   }
 
   /** Draws now (a visible heatmap; an off-screen one waits until it scrolls into view); `all`: every number too. */
@@ -194,6 +226,7 @@ export class Heatmap {
       this.dirty = true
       return
     }
+    this.size()
     this.dirty = false
     queued.delete(this)
     this.painter.draw(all)
