@@ -4,7 +4,7 @@
 import type { Engine } from 'attention-playground'
 import { mountPlayground, type PlaygroundHandle } from './playground'
 import { toParams, type Notice, type PlaygroundState } from './state'
-import { translator } from './i18n'
+import type { Lang } from './i18n/core'
 
 declare global {
   interface Window {
@@ -19,10 +19,20 @@ const linkParams = (s: PlaygroundState) => {
   return p
 }
 
-/** Mounts the playground into `root` for `state` (read from the page's URL) and keeps the URL in step. */
-export function startPage(root: HTMLElement, engine: Engine, state: PlaygroundState, notices: Notice[]): void {
+/**
+ * Mounts the playground into `root` for `state` (read from the page's URL) and keeps the URL in step; `showLang` sets
+ * the document's language and title (web/main.ts, which set them for the first language).
+ */
+export function startPage(
+  root: HTMLElement,
+  engine: Engine,
+  state: PlaygroundState,
+  notices: Notice[],
+  showLang: (lang: Lang) => void,
+): void {
   // The panels to show (as the widget's attribute): a page with `steps` is laid out for an iframe, just those panels.
   const steps = state.steps.length ? state.steps : undefined
+  let shown = state.lang
   // history.replaceState costs several ms and forces a layout (it saves the scroll position): the URL is
   // written after the next frame, so the learner sees the result first, and a burst (typing, dragging a
   // slider) writes at most every 150 ms, the last state included.
@@ -56,10 +66,9 @@ export function startPage(root: HTMLElement, engine: Engine, state: PlaygroundSt
     poemsCorpus: { vocab: 'poems/vocab.json', train: 'poems/train.txt', validation: 'poems/validation.txt' },
     shareUrl: () => `${location.origin}${location.pathname}?${linkParams(window.__apPlayground?.getState() ?? state)}`,
     onStateChange: (s) => {
-      const lang = s.lang === 'zh' ? 'zh-CN' : 'en'
-      if (document.documentElement.lang !== lang) {
-        document.documentElement.lang = lang
-        document.title = translator(s.lang)('title')
+      if (s.lang !== shown) {
+        shown = s.lang
+        showLang(shown)
       }
       const pending = latest !== null
       latest = s

@@ -21,9 +21,9 @@ export type { Axis, HeatmapOptions } from './heatmap-grid'
  */
 const queued = new Set<Heatmap>()
 /**
- * Heatmaps with data whose width is not known yet (new ones): sized at the flush, all widths read first, then every
- * canvas sized. Reading one heatmap's width after another had resized its canvas laid the whole page out again: a
- * first render of the pipeline did that once per heatmap.
+ * Heatmaps whose data changed since they were sized: sized at the flush, every width read first (a new heatmap's
+ * first read lays the page out), then every canvas sized. Reading one heatmap's width after another had resized its
+ * canvas laid the whole page out again: a first render of the pipeline did that once per heatmap.
  */
 const unsized = new Set<Heatmap>()
 let flushQueued = false
@@ -34,7 +34,7 @@ function flushSoon(): void {
   queueMicrotask(flushHeatmaps)
 }
 
-/** Sizes every new heatmap and draws every one whose picture is out of date (at once: before reading or exporting a canvas). */
+/** Sizes every heatmap whose data changed and draws every one whose picture is out of date (at once: before reading or exporting a canvas). */
 export function flushHeatmaps(): void {
   flushQueued = false
   if (unsized.size) {
@@ -130,12 +130,12 @@ export class Heatmap {
     unsized.delete(this)
   }
 
-  /** Reads the width available (flushHeatmaps: every new heatmap's before any is sized). */
+  /** Reads the width available, the first time (flushHeatmaps: every heatmap's before any is sized). */
   measure(): void {
     this.painter.measure(this.el)
   }
 
-  /** Sizes the cells and the canvas, if the data came before the width was known. */
+  /** Sizes the cells and the canvas for data set since the last time. */
   size(): void {
     if (!unsized.delete(this)) return
     this.painter.layout(this.el)
@@ -173,12 +173,9 @@ export class Heatmap {
 
   setData(data: Float32Array, rows: number, cols: number, rowLabels: string[], colLabels: string[]): void {
     this.g.set(data, rows, cols, rowLabels, colLabels)
-    // Width known (kept by the ResizeObserver): sized now, no layout read. A new heatmap: at the flush, with the others.
-    if (this.painter.avail) this.painter.layout(this.el)
-    else {
-      unsized.add(this)
-      flushSoon()
-    }
+    // Sized at the flush, with the others (the playground's at the end of its render, a microtask for everyone else).
+    unsized.add(this)
+    flushSoon()
     this.painter.dataChanged()
     this.draw()
     this.painter.renderLegend()

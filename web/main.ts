@@ -5,7 +5,7 @@
 
 import { init } from 'attention-playground'
 import { browserLang, defaultState, parseParams } from './state'
-import { translate } from './i18n/core'
+import { translate, type Lang } from './i18n/core'
 import { BOOT } from './i18n/boot'
 import { loadFailureText } from './engine-errors'
 import { errorMessage } from './format'
@@ -18,8 +18,12 @@ const root = document.getElementById('app')!
 const search = new URLSearchParams(location.search)
 const { state, notices } = parseParams(search, defaultState(browserLang(navigator.languages)))
 const t = translate(BOOT, state.lang)
-document.documentElement.lang = state.lang === 'zh' ? 'zh-CN' : 'en'
-document.title = t('title')
+/** The document's language and title, for the page's language now and after the learner switches it. */
+const showLang = (lang: Lang) => {
+  document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en'
+  document.title = translate(BOOT, lang)('title')
+}
+showLang(state.lang)
 const status = document.createElement('p')
 status.className = 'boot'
 status.textContent = t('loading')
@@ -37,7 +41,7 @@ try {
     import('./app').catch((cause: unknown) => Promise.reject(new CodeLoadError('the page’s code', { cause }))),
   ])
   status.remove()
-  startPage(root, engine, state, notices)
+  startPage(root, engine, state, notices, showLang)
   performance.mark('ap-mounted')
 } catch (e) {
   // The URL tried and what to serve there, in the page's language (never Emscripten's "Aborted(…)").

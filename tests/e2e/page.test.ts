@@ -369,6 +369,11 @@ describe('the page in Chromium', () => {
     await page.locator('button[name="lang"]').click()
     await settled(page)
     expect(await page.locator('h1').textContent()).toBe('注意力机制演练场')
+    // the document follows: its language (screen readers, fonts) and the tab's title
+    expect(await page.evaluate(() => [document.documentElement.lang, document.title])).toEqual([
+      'zh-CN',
+      '注意力机制演练场',
+    ])
     await page.locator('select[name="preset"]').selectOption('zh')
     await settled(page)
     expect(await page.locator('[data-panel="tokens"] .tok .tok-text').allTextContents()).toEqual([
