@@ -48,7 +48,7 @@ type WorkerScope = { __apTrainer(): PoemsTrainer }
 
 /** The Train tab with task poems created (its step-0 measurements shown); the panel's worker. */
 async function openPoems(lang: 'en' | 'zh', seed = 0): Promise<TrainTab> {
-  const tab = await openTrainTab(pages, lang, 60_000)
+  const tab = await openTrainTab(pages, lang, { timeout: 60_000 })
   const { page } = tab
   const panel = page.locator('section.ap-train')
   if (seed) await panel.locator('input[name="seed"]').fill(String(seed))

@@ -12,11 +12,20 @@ export interface TrainTab {
   worker: () => Worker
 }
 
-/** The page on the Train tab, once the worker has answered (the first snapshot filled the sentence to watch). */
-export async function openTrainTab(pages: Pages, lang: 'en' | 'zh', timeout = 30_000): Promise<TrainTab> {
+/**
+ * The page on the Train tab, once the worker has answered (the first snapshot filled the sentence to watch).
+ * `clock`: the page's timers run on Playwright's clock, installed before the page loads (time flows as usual until
+ * a test moves it on with `page.clock.fastForward`, as a laptop's lid closed for that long).
+ */
+export async function openTrainTab(
+  pages: Pages,
+  lang: 'en' | 'zh',
+  { timeout = 30_000, clock = false }: { timeout?: number; clock?: boolean } = {},
+): Promise<TrainTab> {
   const { page, errors } = await pages.open(undefined, { viewport: { width: 1400, height: 1000 } })
   const workers: Worker[] = []
   page.on('worker', (w) => workers.push(w))
+  if (clock) await page.clock.install()
   await page.goto(`${env.site.url}?view=train&lang=${lang}`)
   const panel = page.locator('section.ap-train')
   await expect.poll(() => panel.locator('.tr-sentence').inputValue(), { timeout }).not.toBe('')
