@@ -1,6 +1,6 @@
 // The e2e tier's one Chromium (vitest.config.ts, globalSetup of the e2e project): launched once before the test
 // files, its endpoint handed to their workers in AP_CHROMIUM_WS (tests/e2e/harness.mjs launchChromium connects to
-// it), closed after the last file. Each test still gets a fresh browser context (tests/e2e/page-fixture.ts).
+// it), closed after the last file. Each test still gets a browser context of its own (tests/e2e/page-fixture.ts).
 import { chromium } from 'playwright-core'
 import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from './harness.mjs'
 
