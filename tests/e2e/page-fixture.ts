@@ -216,13 +216,12 @@ export type Pages = ReturnType<typeof usePages>
  */
 export function usePages(browser: () => Browser = () => env.session.browser, scope: 'test' | 'suite' = 'test') {
   const opened: { browser: Browser; kept: Kept; unlisten: () => void }[] = []
-  ;(scope === 'test' ? afterEach : afterAll)(async (ctx?: { task?: { result?: { state?: string } } }) => {
-    // a suite's page is not kept: its tests may have failed in between
-    const passed = scope === 'test' && ctx?.task?.result?.state !== 'fail'
-    await Promise.all(
-      opened.splice(0).map(({ browser, kept, unlisten }) => (unlisten(), release(browser, kept, passed))),
-    )
-  })
+  const releaseAll = (keep: boolean) =>
+    Promise.all(opened.splice(0).map(({ browser, kept, unlisten }) => (unlisten(), release(browser, kept, keep))))
+  // A test's page is kept when the test passed; a suite's is not (its tests may have failed in between). Vitest reads
+  // a hook's first parameter as its fixtures: destructured, or none.
+  if (scope === 'test') afterEach(({ task }) => releaseAll(task.result?.state !== 'fail').then(() => undefined))
+  else afterAll(() => releaseAll(false).then(() => undefined))
   return {
     /** Opens `url` (or nothing: then the test sets the page up and navigates itself). */
     async open(url?: string, options: OpenOptions = {}): Promise<Opened> {
