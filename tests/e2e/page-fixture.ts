@@ -124,6 +124,8 @@ interface Kept {
   origins: Set<string>
   /** the fixture's own listeners, taken off after each test */
   listen: (fn: (page: Page) => void) => () => void
+  /** a CDP session on the context's own method, which leaves the page reusable (the release clears storage with it) */
+  cdp: () => ReturnType<BrowserContext['newCDPSession']>
 }
 
 /** Idle pages of this file, by browser and by context options. */
@@ -146,6 +148,7 @@ async function keep(browser: Browser, key: string, options: BrowserContextOption
   const page = await context.newPage()
   const on = context.on.bind(context) as (event: 'page', fn: (page: Page) => void) => void
   const off = context.off.bind(context) as (event: 'page', fn: (page: Page) => void) => void
+  const cdp = context.newCDPSession.bind(context, page)
   const k: Kept = {
     page,
     context,
@@ -154,6 +157,7 @@ async function keep(browser: Browser, key: string, options: BrowserContextOption
     lasting: false,
     origins: new Set(),
     listen: (fn) => (on('page', fn), () => off('page', fn)),
+    cdp,
   }
   markLasting(k, context, LASTING.context)
   markLasting(k, page, LASTING.page)
@@ -183,7 +187,7 @@ async function release(browser: Browser, k: Kept, reuse: boolean): Promise<void>
     )
     await k.page.goto('about:blank')
     // every kind of storage of each origin the test's pages asked for, sessionStorage of this tab included
-    const cdp = await Object.getPrototypeOf(k.context).newCDPSession.call(k.context, k.page)
+    const cdp = await k.cdp()
     for (const origin of k.origins) {
       await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })
     }
@@ -197,7 +201,8 @@ async function release(browser: Browser, k: Kept, reuse: boolean): Promise<void>
   k.origins.clear()
   const byKey = idle.get(browser) ?? new Map<string, Kept[]>()
   idle.set(browser, byKey)
-  byKey.set(k.key, [...(byKey.get(k.key) ?? []), k])
+  byKey.set(k.key, byKey.get(k.key) ?? [])
+  byKey.get(k.key)!.push(k)
 }
 
 afterAll(async () => {
