@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config'
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import LongestFirst from './tests/sequencer.ts'
 
 // The test tiers (docs/building.md, "Tests"), each a folder of tests/ and a Vitest project:
 //   unit         tests/unit/         Node alone: no wasm, no dist/, no browser, no Python (`npm run test:unit`)
@@ -44,6 +45,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    // Longest files first, across the tiers of one run (tests/sequencer.ts, tests/durations.json).
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
