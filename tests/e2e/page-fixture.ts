@@ -128,7 +128,7 @@ interface Kept {
   cdp: () => ReturnType<BrowserContext['newCDPSession']>
 }
 
-/** Idle pages of this file, by browser and by context options. */
+/** Idle pages of the file running, by browser and by context options (closed after its tests). */
 const idle = new Map<Browser, Map<string, Kept[]>>()
 
 function markLasting(k: Kept, target: object, names: readonly string[]): void {
@@ -205,11 +205,12 @@ async function release(browser: Browser, k: Kept, reuse: boolean): Promise<void>
   byKey.get(k.key)!.push(k)
 }
 
-afterAll(async () => {
+/** Closes every idle page (after a file's tests: registered by each usePages(), as files share this module). */
+async function closeIdle(): Promise<void> {
   const all = [...idle.values()].flatMap((m) => [...m.values()].flat())
   idle.clear()
   await Promise.all(all.map((k) => k.context.close().catch(() => undefined)))
-})
+}
 
 /** What usePages() gives: `open`. */
 export type Pages = ReturnType<typeof usePages>
@@ -227,6 +228,7 @@ export function usePages(browser: () => Browser = () => env.session.browser, sco
   // a hook's first parameter as its fixtures: destructured, or none.
   if (scope === 'test') afterEach(({ task }) => releaseAll(task.result?.state !== 'fail').then(() => undefined))
   else afterAll(() => releaseAll(false).then(() => undefined))
+  afterAll(() => closeIdle())
   return {
     /** Opens `url` (or nothing: then the test sets the page up and navigates itself). */
     async open(url?: string, options: OpenOptions = {}): Promise<Opened> {
