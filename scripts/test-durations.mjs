@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // Writes tests/durations.json, the order test files start in (tests/sequencer.ts: longest first), from a Vitest JSON
-// report of a whole run: each file's seconds, by its path from the repository root (a file run in two projects, as
+// report of the tiers that run together: each file's seconds, by its path from the repository root (a file run in two projects, as
 // tests/kernels/ is, keeps the longer). Refresh it when files are added or a file's length changes a lot; a stale
 // entry only moves a file in the order.
-//   bash scripts/test.sh -- --reporter=default --reporter=json --outputFile=/tmp/vitest.json
+//   bash scripts/test.sh engine integration e2e -- --reporter=default --reporter=json --outputFile=/tmp/vitest.json
 //   node scripts/test-durations.mjs /tmp/vitest.json
 import { readFileSync, writeFileSync } from 'node:fs'
 import { relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { ROOT } from './serve.mjs'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 const { positionals } = parseArgs({ allowPositionals: true })
 if (positionals.length !== 1) {
