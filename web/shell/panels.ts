@@ -235,7 +235,11 @@ function renderPlan(p: Panels): RenderPlan {
   return { all, notLong, onlyIn }
 }
 
-/** Draws the panels of the current view; `long` swaps the n×n panels for the long view. */
+/**
+ * Draws the panels of the current view; `long` swaps the n×n panels for the long view. The pipeline's panels wait
+ * while another view is open (they are drawn from the state when the pipeline opens again): drawing them hidden cost
+ * every render on the other views, and a first visit to one of them, its heatmaps' forced layout and all.
+ */
 function renderPanels(c: Ctx, long: LongData | null, p: Panels, els: Layout, plan: RenderPlan): void {
   const view = c.state.view
   showView(view, p, els)
@@ -246,6 +250,7 @@ function renderPanels(c: Ctx, long: LongData | null, p: Panels, els: Layout, pla
   for (const panel of plan.all) {
     const only = plan.onlyIn.get(panel)
     if ((only && view !== only) || (long && plan.notLong.has(panel))) continue
+    if (els.pipeline.hidden && els.pipeline.contains(panel.el)) continue
     panel.render(c)
   }
 }
