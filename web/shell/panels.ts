@@ -63,7 +63,7 @@ export function createPanels(
   const els = buildLayout(panels, trainBox, trainInline, compact)
   const { controls, steps } = panels
   const { pipeline, main, layout, noticeBox, banner } = els
-  const plan = renderPlan(panels)
+  const plan = renderPlan(panels, els.pipeline)
   return {
     controls,
     guided: panels.guided,
@@ -124,6 +124,8 @@ interface RenderPlan {
   notLong: Set<Panel>
   /** Panels drawn only in one view. */
   onlyIn: Map<Panel, View>
+  /** The pipeline's panels: not drawn while another view is open. */
+  inPipeline: Set<Panel>
 }
 
 function buildPanels(ctx: Ctx, engine: Engine, app: () => HTMLElement, compact: boolean): Panels {
@@ -210,7 +212,7 @@ function buildLayout(p: Panels, trainBox: TrainBox, trainInline: boolean, compac
   }
 }
 
-function renderPlan(p: Panels): RenderPlan {
+function renderPlan(p: Panels, pipeline: HTMLElement): RenderPlan {
   const all: Panel[] = [
     p.controls,
     p.weightsNote,
@@ -232,7 +234,8 @@ function renderPlan(p: Panels): RenderPlan {
     ...[...PER_HEAD_STEPS, 'positionBias' as const].map((n) => p.steps.panels.get(n)!),
   ])
   const onlyIn = new Map<Panel, View>(p.views.map((x) => [x.panel, x.view]))
-  return { all, notLong, onlyIn }
+  const inPipeline = new Set(all.filter((panel) => pipeline.contains(panel.el)))
+  return { all, notLong, onlyIn, inPipeline }
 }
 
 /**
@@ -250,7 +253,7 @@ function renderPanels(c: Ctx, long: LongData | null, p: Panels, els: Layout, pla
   for (const panel of plan.all) {
     const only = plan.onlyIn.get(panel)
     if ((only && view !== only) || (long && plan.notLong.has(panel))) continue
-    if (els.pipeline.hidden && els.pipeline.contains(panel.el)) continue
+    if (els.pipeline.hidden && plan.inPipeline.has(panel)) continue
     panel.render(c)
   }
 }
