@@ -222,7 +222,13 @@ function metaOf(md: Record<string, string>): Record<string, unknown> {
       throw new AttentionError(`__metadata__.vocab[${i}]: expected a string, got ${s === null ? 'null' : typeof s}`)
     }
   })
-  const meta: Record<string, unknown> = { heads: intOf('n_head'), vocab }
+  // the strings joined, with each one's length (UTF-16 code units): one crossing into the engine for all of them
+  const meta: Record<string, unknown> = {
+    heads: intOf('n_head'),
+    vocab,
+    vocabText: vocab.join(''),
+    vocabLengths: Uint32Array.from(vocab as string[], (s) => s.length),
+  }
   if (md.positions !== undefined) meta.positions = md.positions
   if (md.rope_base !== undefined) {
     const b = Number(md.rope_base)
@@ -247,8 +253,8 @@ export function loadLanguageModelFor(module: unknown, bytes: ArrayBuffer | Array
   const tensors = [...file.tensors].map(([name, t]) => ({ name, shape: t.shape, data: t.data }))
   const raw = new mod.LanguageModelHandle()
   try {
-    const info = unwrap<{ config: LanguageModelConfig; notes: string[]; vocab: string[] }>(raw.load(tensors, meta))
-    const model = new LiveLanguageModel(raw, info)
+    const info = unwrap<{ config: LanguageModelConfig; notes: string[] }>(raw.load(tensors, meta))
+    const model = new LiveLanguageModel(raw, { ...info, vocab: meta.vocab as string[] })
     if (disposeSymbol !== Symbol.dispose) {
       ;(model as unknown as Record<symbol, () => void>)[disposeSymbol] = () => model.dispose()
     }

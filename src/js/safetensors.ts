@@ -92,16 +92,27 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
 
-function f16(h: number): number {
-  const s = h & 0x8000 ? -1 : 1
-  const e = (h >> 10) & 0x1f
-  const m = h & 0x3ff
-  if (e === 0) return s * m * 2 ** -24
-  if (e === 31) return m ? NaN : s * Infinity
-  return s * (1 + m / 1024) * 2 ** (e - 15)
-}
-
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+
+/** The platform's float16 array (Chromium 135+, Firefox 129+, Safari 18.2+, Node 24+), where there is one. */
+const Float16 = (globalThis as { Float16Array?: new (b: ArrayBuffer) => ArrayLike<number> }).Float16Array
+
+/**
+ * float16 → float32 bits, exactly (every half is a float32): the sign, exponent and mantissa moved into place, the
+ * exponent rebased from 15 to 127; a subnormal half is a normal float32, made by arithmetic; Inf and NaN keep theirs.
+ */
+function f16Bits(src: Uint16Array, out: Float32Array): void {
+  const bits = new Uint32Array(out.buffer, out.byteOffset, out.length)
+  for (let i = 0; i < src.length; i++) {
+    const h = src[i]
+    const sign = (h & 0x8000) << 16
+    const e = (h >> 10) & 0x1f
+    const m = h & 0x3ff
+    if (e === 0) out[i] = (sign ? -m : m) * 2 ** -24
+    else if (e === 31) bits[i] = sign | 0x7f800000 | (m << 13)
+    else bits[i] = sign | ((e + 112) << 23) | (m << 13)
+  }
+}
 
 function decode(dtype: SafetensorsDtype, src: Uint8Array): Float32Array {
   const count = src.length / ITEM_BYTES[dtype]
@@ -109,6 +120,15 @@ function decode(dtype: SafetensorsDtype, src: Uint8Array): Float32Array {
   // ten times faster than a DataView loop on a 20 MiB file.
   if (dtype === 'F32' && LITTLE_ENDIAN) return new Float32Array(src.slice().buffer)
   const out = new Float32Array(count)
+  if (dtype === 'F16' && LITTLE_ENDIAN) {
+    // The platform's conversion where it has Float16Array, else the bits moved by hand. The 540 KB poems sample in
+    // Node 20 (no Float16Array): 13 ms instead of 50 on a fresh process, 1–4 ms instead of 18 warm, against the
+    // per-value formula this replaced.
+    const aligned = src.slice().buffer
+    if (Float16) out.set(new Float16(aligned))
+    else f16Bits(new Uint16Array(aligned), out)
+    return out
+  }
   const dv = new DataView(src.buffer, src.byteOffset, src.byteLength)
   if (dtype === 'F32') {
     for (let i = 0; i < count; i++) out[i] = dv.getFloat32(4 * i, true)
@@ -117,7 +137,9 @@ function decode(dtype: SafetensorsDtype, src: Uint8Array): Float32Array {
     const bits = new Uint32Array(out.buffer)
     for (let i = 0; i < count; i++) bits[i] = dv.getUint16(2 * i, true) << 16
   } else {
-    for (let i = 0; i < count; i++) out[i] = f16(dv.getUint16(2 * i, true))
+    const halves = new Uint16Array(count)
+    for (let i = 0; i < count; i++) halves[i] = dv.getUint16(2 * i, true)
+    f16Bits(halves, out)
   }
   return out
 }

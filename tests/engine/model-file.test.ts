@@ -51,6 +51,29 @@ describe('readSafetensors', () => {
     expect(f.tensors.get('b')!.shape).toEqual([2, 2])
   })
 
+  it('decodes every one of the 65,536 F16 bit patterns to the value IEEE 754 binary16 defines', () => {
+    const all = Uint16Array.from({ length: 65536 }, (_, i) => i)
+    const f = readSafetensors(
+      raw({ h: { dtype: 'F16', shape: [65536], data_offsets: [0, 131072] } }, new Uint8Array(all.buffer)),
+    )
+    const got = f.tensors.get('h')!.data
+    const wrong: string[] = []
+    for (const h of all) {
+      // (-1)^sign × 2^(e − 15) × 1.m, subnormals 2^-14 × 0.m, e = 31: ±Infinity (m = 0) or NaN
+      const sign = h & 0x8000 ? -1 : 1
+      const e = (h >> 10) & 0x1f
+      const m = h & 0x3ff
+      const want =
+        e === 31
+          ? m
+            ? NaN
+            : sign * Infinity
+          : sign * (e === 0 ? (m / 1024) * 2 ** -14 : (1 + m / 1024) * 2 ** (e - 15))
+      if (!Object.is(got[h], want)) wrong.push(`0x${h.toString(16)}: ${got[h]} ≠ ${want}`)
+    }
+    expect(wrong.slice(0, 5)).toEqual([])
+  })
+
   it('round-trips writeSafetensors, metadata included; the data are copies', () => {
     const src = new Float32Array([1, 2, 3, 4, 5, 6])
     const bytes = writeSafetensors({ x: { data: src, shape: [2, 3] } }, { note: '我' })
