@@ -108,6 +108,15 @@ export function tokLabel(tok: string): string {
   return tok.replace(/ /g, '␣').replace(/\n/g, '⏎').replace(/\t/g, '⇥')
 }
 
+/**
+ * Runs `fn` in a task after the next frame is painted (a frame callback, then a task): work that can wait for the
+ * screen, such as a trace or a measurement after the first poem, stays out of that frame. A hidden tab paints no
+ * frame, and runs `fn` when shown again.
+ */
+export function afterPaint(fn: () => void): void {
+  requestAnimationFrame(() => setTimeout(fn, 0))
+}
+
 export function prefersReducedMotion(): boolean {
   return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches
 }

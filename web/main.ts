@@ -10,6 +10,7 @@ import { BOOT } from './i18n/boot'
 import { loadFailureText } from './engine-errors'
 import { errorMessage } from './format'
 import { isolateIfAsked } from './isolate'
+import { prefetchSampleModel } from './compute/poems-sample'
 
 /** The page's own code did not load (the engine did, or has not failed yet): the message names its URL. */
 class CodeLoadError extends Error {}
@@ -34,6 +35,8 @@ if (await isolateIfAsked(search)) await new Promise(() => {})
 
 try {
   performance.mark('ap-init-start')
+  // The page opens on "Write a poem" with its sample model: that file downloads beside the engine and the code.
+  if (state.view === 'generate' && !state.src) prefetchSampleModel()
   // The engine (its glue and wasm fetched, compiled, initialised) and the page's code (every view, KaTeX, the
   // strings: most of the page's script) load side by side.
   const [engine, { startPage }] = await Promise.all([

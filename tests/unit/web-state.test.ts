@@ -6,7 +6,7 @@ import { baseRunOptions, resolveScale, scaleIsOn } from '../../web/compute/optio
 import { engineMask } from '../../web/compute/masks'
 import { applyEdits, toggleCell, withEdit } from '../../web/compute/changes'
 import { PRESETS, matchingPreset } from '../../web/presets'
-import { fmt, parseShown, productShape } from '../../web/format'
+import { fmt, grouped, parseShown, productShape } from '../../web/format'
 
 describe('URL state', () => {
   it('a changed state survives toParams -> parseParams', () => {
@@ -160,5 +160,26 @@ describe('presets and formatting', () => {
     expect(parseShown('1e3')).toBe(1000)
     expect(parseShown('abc')).toBeNull()
     expect(productShape([4, 16], [16, 24], [4, 24])).toBe('(4,16)·(16,24) → (4,24)')
+  })
+
+  it('whole numbers grouped by thousands exactly as Intl writes them in en-US', () => {
+    const values = [
+      0,
+      -0,
+      7,
+      999,
+      1000,
+      -1000,
+      2401,
+      65504,
+      999_999,
+      1_000_000,
+      536_870_912,
+      2 ** 53 - 1,
+      -(2 ** 53 - 1),
+    ]
+    for (let k = 0; k < 2000; k++) values.push(Math.round((Math.random() - 0.5) * 10 ** (k % 16)))
+    values.push(1.5, 12345.678, 2 ** 60, NaN, Infinity)
+    for (const v of values) expect(grouped(v), String(v)).toBe(v.toLocaleString('en-US'))
   })
 })

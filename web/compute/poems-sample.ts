@@ -23,6 +23,35 @@ export function setPoemsSample(s: PoemsSample | null): void {
   sample = s && { ...s }
 }
 
+/** The sample model's bytes, fetched at boot when the page opens on the view (web/main.ts), for the view to take. */
+let early: { url: string; bytes: Promise<Uint8Array> } | null = null
+
+/**
+ * Starts fetching the sample model now, beside the engine and the page's code, so that the view opening on it does
+ * not wait for the download after it mounts (issue 38: the first poem within a second of navigation).
+ */
+export function prefetchSampleModel(): void {
+  if (!sample || early) return
+  const url = sample.model
+  const bytes = fetch(new URL(url, document.baseURI).href).then(async (res) => {
+    if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText} for ${res.url}`)
+    return new Uint8Array(await res.arrayBuffer())
+  })
+  bytes.catch(() => undefined) // not taken, or taken later: the view reads the file again itself on a failure
+  early = { url, bytes }
+}
+
+/**
+ * The early fetch of `url` (prefetchSampleModel), once; null if there is none. On a failure the caller reads the file
+ * its usual way, so the learner sees that read's message.
+ */
+export function takeSampleModel(url: string): Promise<Uint8Array> | null {
+  if (!early || early.url !== url) return null
+  const { bytes } = early
+  early = null
+  return bytes
+}
+
 /** The validation poems' text (fetched once per URL and kept: the head scores of every model read it). */
 const poems = new Map<string, Promise<string>>()
 

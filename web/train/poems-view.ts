@@ -2,7 +2,7 @@
 // learns — the model's shape (trainer.config), the loss curves with the share of sampled poems in the form, the
 // latest sample poem laid out in its lines (and the same prompt's earlier poems), the heads' scores (named only at
 // the threshold, and saying so when none specialises), and "look inside". Text goes in through textContent.
-import { oneBased } from '../format'
+import { grouped, oneBased } from '../format'
 import { Labels, translate, type Lang, type T } from '../i18n/core'
 import { TRAIN_POEMS, type TrainPoemsKey } from '../i18n/train-poems'
 import type { PoemShot, PoemsInfo, PoemsSnapshot } from './protocol'
@@ -239,7 +239,7 @@ export class PoemsView {
   private shapeText(): string {
     const c = this.info?.config
     if (!c) return ''
-    const fmt = (n: number) => n.toLocaleString('en-US')
+    const fmt = grouped
     return this.tp('shape', {
       layers: c.layers,
       heads: c.heads,

@@ -5,7 +5,7 @@
 import type { Ctx, Panel } from '../context'
 import type { Engine } from 'attention-playground'
 import { h, labelled, setText, tokLabel, viewSection } from '../dom'
-import { fmt } from '../format'
+import { fmt, grouped } from '../format'
 import { engineErrorText } from '../engine-errors'
 import { StepPlayer } from './player'
 import {
@@ -167,7 +167,7 @@ export class FlashView implements Panel {
     const mem = flashMemory(m.n, m.nk, m.dv, m.br, m.bc)
     const kb = m.kernelBlockRows
     const kdv = KERNEL_FIGURE_D
-    const kernelFloats = kernelTileFloats(kb, m.kernelBlockCols, kdv).toLocaleString('en-US')
+    const kernelFloats = grouped(kernelTileFloats(kb, m.kernelBlockCols, kdv))
     setText(
       this.memory,
       tx('flashMemory', {

@@ -4,6 +4,7 @@
 
 import type { LanguageModel } from 'attention-playground'
 import { h, labelled, setText, viewSection } from '../dom'
+import { grouped } from '../format'
 import type { Labels, T } from '../i18n'
 import type { GenerateKey } from '../i18n/generate'
 import { POEM_DEFAULTS, kvCacheAt, poemText, residualAt, type HeadMeasure, type Poem } from '../compute/generate'
@@ -185,7 +186,7 @@ export function drawStep(
   out.poem.replaceChildren(...poemGrid(poem, k + 1, position, t, choose))
   out.poem.dataset.poem = poemText(poem, k + 1)
   out.poem.dataset.written = String(k + 1)
-  setText(out.barsLead, t('genBarsLead', { vocab: model.config.vocabSize.toLocaleString('en-US') }))
+  setText(out.barsLead, t('genBarsLead', { vocab: grouped(model.config.vocabSize) }))
   out.bars.replaceChildren(...barsFor(st, poem, t))
   setText(out.scores, heads ? scoresSentence(heads, t) : headsNote)
   out.heads.replaceChildren(...headFigures(poem, st, heads, t))
@@ -198,7 +199,7 @@ export function drawStep(
       layers: kv.layers,
       heads: kv.heads,
       d: kv.dModel,
-      bytes: `${kv.bytes.toLocaleString('en-US')} B`,
+      bytes: `${grouped(kv.bytes)} B`,
     }),
   )
   setText(out.residualTitle, t('genResidualTitle', { char: charLabel(poem.tokens[position]), pos: position }))

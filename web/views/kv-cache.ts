@@ -6,7 +6,7 @@
 import type { Ctx } from '../context'
 import type { Tensor } from 'attention-playground'
 import { h, setText, tokLabel } from '../dom'
-import { fmt } from '../format'
+import { fmt, grouped } from '../format'
 import type { DecodeModel } from '../compute/decode'
 import { KV_MODELS, kvCacheBytes, kvStepCost } from '../compute/kv-cache'
 import { isTouchScreen, Labels, translate, type T } from '../i18n'
@@ -101,8 +101,8 @@ export class KvCachePanel {
         'tr',
         { 'data-kv-counter': attr },
         h('th', { scope: 'row', text: tx(label) }),
-        h('td', { 'data-with': a, text: a.toLocaleString('en-US') }),
-        h('td', { 'data-without': b, text: b.toLocaleString('en-US') }),
+        h('td', { 'data-with': a, text: grouped(a) }),
+        h('td', { 'data-without': b, text: grouped(b) }),
       )
     return h(
       'table',

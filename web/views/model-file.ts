@@ -4,6 +4,7 @@
 
 import { readAttentionFile, safetensorsHeaderLength } from 'attention-playground/files'
 import type { AttentionFile, AttentionFileLayer } from 'attention-playground'
+import { grouped } from '../format'
 
 export type { AttentionFile, AttentionFileLayer }
 
@@ -12,9 +13,7 @@ export const MODEL_FILE_BYTES = 512 * 1024 * 1024
 
 function checkSize(bytes: number): void {
   if (bytes > MODEL_FILE_BYTES) {
-    throw new Error(
-      `file: ${bytes.toLocaleString('en-US')} bytes, over the limit of ${MODEL_FILE_BYTES.toLocaleString('en-US')} (512 MiB)`,
-    )
+    throw new Error(`file: ${grouped(bytes)} bytes, over the limit of ${grouped(MODEL_FILE_BYTES)} (512 MiB)`)
   }
 }
 
@@ -48,7 +47,7 @@ export interface DownloadProgress {
   total: number | null
 }
 
-const bytesText = (n: number) => n.toLocaleString('en-US')
+const bytesText = grouped
 
 /** A download stopped at MODEL_DOWNLOAD_BYTES (the view puts its own sentence in the page's language before it). */
 export class DownloadLimitError extends Error {
