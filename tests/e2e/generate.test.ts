@@ -148,9 +148,13 @@ async function phoneChecks(page: Page, root: Page | Locator): Promise<void> {
 describe('the generate view on the page', () => {
   for (const { device, lang } of CASES)
     it(`writes the reference sampler's poem at once (${device}, ${lang})`, async () => {
-      const { page, errors } = await pages.open(`${env.site.url}?view=generate&lang=${lang}`, DEVICES[device])
+      const { page, errors, requests } = await pages.open(`${env.site.url}?view=generate&lang=${lang}`, DEVICES[device])
       expect(await waitPoem(page)).toBe(referencePoem())
       expect(pkg.ids).toEqual(reference)
+      // fetched once, at boot beside the engine (web/main.ts), before the page's code: the view takes those bytes
+      const model = requests.filter((r) => r.endsWith('/samples/poems.safetensors'))
+      expect(model).toHaveLength(1)
+      expect(requests.indexOf(model[0])).toBeLessThan(requests.findIndex((r) => /\/assets\/app-[\w-]+\.js$/.test(r)))
       expectStep(await shown(page), pkg.steps.length - 1)
       expect(await page.locator('[role="tab"][aria-selected="true"]').getAttribute('data-view')).toBe('generate')
       // what you need first: the views it builds on
