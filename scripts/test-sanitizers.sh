@@ -44,7 +44,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # ap::fmt's sampled values (tests/native/test_fmt.cpp): a tenth of the plain run's, which has checked each one's text.
 # Their glibc reference costs ~0.5 ms a value under ASan: the full samples took 74 of the run's ~200 test-seconds.
 export AP_FMT_TYPED=${AP_FMT_TYPED:-2000} AP_FMT_RANDOM=${AP_FMT_RANDOM:-5000}
-# The learning tests train hundreds of steps to check what the steps learn (52 of the run's ~110 test-seconds); the plain
+# The learning tests train hundreds of steps to check what the steps learn (52 of the run's ~136 test-seconds); the plain
 # run checks that. Here Train.EveryTaskAndPositionStepsEvaluatesAndTraces runs the same loop for every task and
 # position encoding, under the sanitizers, in a second.
 LEARNING='^Train\.(ReverseLearns|CoreferenceLearnsToPointAtTheReferent|NextCharLearnsWithCausalMask)$|^TrainPositions\.ReverseNeedsPositions$'

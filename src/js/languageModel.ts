@@ -193,8 +193,15 @@ function idsOf(name: string, v: unknown): unknown {
   throw new AttentionError(`${name}: expected an array of token ids, got ${v === null ? 'null' : typeof v}`)
 }
 
-/** `__metadata__` as the engine reads it: n_head, vocab, positions, rope_base, context. */
-function metaOf(md: Record<string, string>): Record<string, unknown> {
+/** A UTF-16 surrogate without its pair: not text, and it would join the next entry's first character in UTF-8. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * `__metadata__` as the engine reads it (n_head, positions, rope_base, context, and the vocabulary as one joined
+ * string with each entry's length in UTF-16 code units: one crossing into the engine for all of them), and the
+ * vocabulary itself, which the model keeps on this side.
+ */
+function metaOf(md: Record<string, string>): { meta: Record<string, unknown>; vocab: string[] } {
   const intOf = (key: string) => {
     const s = md[key]
     if (!/^[0-9]{1,9}$/.test(s)) {
@@ -221,13 +228,15 @@ function metaOf(md: Record<string, string>): Record<string, unknown> {
     if (typeof s !== 'string') {
       throw new AttentionError(`__metadata__.vocab[${i}]: expected a string, got ${s === null ? 'null' : typeof s}`)
     }
+    if (LONE_SURROGATE.test(s)) {
+      throw new AttentionError(`__metadata__.vocab[${i}]: not well-formed text (a UTF-16 surrogate without its pair)`)
+    }
   })
-  // the strings joined, with each one's length (UTF-16 code units): one crossing into the engine for all of them
+  const words = vocab as string[]
   const meta: Record<string, unknown> = {
     heads: intOf('n_head'),
-    vocab,
-    vocabText: vocab.join(''),
-    vocabLengths: Uint32Array.from(vocab as string[], (s) => s.length),
+    vocabText: words.join(''),
+    vocabLengths: Uint32Array.from(words, (s) => s.length),
   }
   if (md.positions !== undefined) meta.positions = md.positions
   if (md.rope_base !== undefined) {
@@ -240,7 +249,7 @@ function metaOf(md: Record<string, string>): Record<string, unknown> {
     meta.ropeBase = b
   }
   if (md.context !== undefined) meta.context = intOf('context')
-  return meta
+  return { meta, vocab: words }
 }
 
 export function loadLanguageModelFor(module: unknown, bytes: ArrayBuffer | ArrayBufferView): LanguageModel {
@@ -249,12 +258,12 @@ export function loadLanguageModelFor(module: unknown, bytes: ArrayBuffer | Array
     throw new AttentionError('loadLanguageModel: this engine build has no language model (LanguageModelHandle missing)')
   }
   const file = readSafetensors(bytes)
-  const meta = metaOf(file.metadata)
+  const { meta, vocab } = metaOf(file.metadata)
   const tensors = [...file.tensors].map(([name, t]) => ({ name, shape: t.shape, data: t.data }))
   const raw = new mod.LanguageModelHandle()
   try {
     const info = unwrap<{ config: LanguageModelConfig; notes: string[] }>(raw.load(tensors, meta))
-    const model = new LiveLanguageModel(raw, { ...info, vocab: meta.vocab as string[] })
+    const model = new LiveLanguageModel(raw, { ...info, vocab })
     if (disposeSymbol !== Symbol.dispose) {
       ;(model as unknown as Record<symbol, () => void>)[disposeSymbol] = () => model.dispose()
     }

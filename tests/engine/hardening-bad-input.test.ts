@@ -1133,6 +1133,17 @@ const rows: Record<string, [string, () => void]> = {
         () => ap.loadLanguageModel(lmFile({ vocab: '[]' })),
         '__metadata__.vocab: expected 13 strings (one per row of transformer.wte.weight [13, 16]), got 0',
       )
+      // The vocabulary reaches the engine as one joined string: a lone surrogate would join the next entry in UTF-8.
+      const words = ['😀', 'é', '中', '\n', 'ab', '𝑥', 'z', '', 'q', 'r', 's', 't', 'u']
+      expectError(
+        () => ap.loadLanguageModel(lmFile({ vocab: JSON.stringify(['x\ud800', ...words.slice(1)]) })),
+        '__metadata__.vocab[0]: not well-formed text (a UTF-16 surrogate without its pair)',
+      )
+      // 1-, 2-, 3- and 4-byte characters and an empty entry split back where they were joined
+      using m = ap.loadLanguageModel(lmFile({ vocab: JSON.stringify(words) }))
+      expect(m.vocab).toEqual(words)
+      expect(m.decode(words.map((_, i) => i))).toBe(words.join(''))
+      expect(m.encode('中😀𝑥é')).toEqual([2, 0, 5, 1])
       expectError(
         () => ap.loadLanguageModel(lmFile({ positions: 'alibi' })),
         /^__metadata__\.positions: "learned" or "rope"/,

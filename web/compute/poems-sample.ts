@@ -23,6 +23,13 @@ export function setPoemsSample(s: PoemsSample | null): void {
   sample = s && { ...s }
 }
 
+/** A file beside the page (relative to it), as a response whose status was OK; else the status in the error. */
+async function fetchOk(url: string): Promise<Response> {
+  const res = await fetch(new URL(url, document.baseURI).href)
+  if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText} for ${res.url}`)
+  return res
+}
+
 /** The sample model's bytes, fetched at boot when the page opens on the view (web/main.ts), for the view to take. */
 let early: { url: string; bytes: Promise<Uint8Array> } | null = null
 
@@ -33,10 +40,7 @@ let early: { url: string; bytes: Promise<Uint8Array> } | null = null
 export function prefetchSampleModel(): void {
   if (!sample || early) return
   const url = sample.model
-  const bytes = fetch(new URL(url, document.baseURI).href).then(async (res) => {
-    if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText} for ${res.url}`)
-    return new Uint8Array(await res.arrayBuffer())
-  })
+  const bytes = fetchOk(url).then(async (res) => new Uint8Array(await res.arrayBuffer()))
   bytes.catch(() => undefined) // not taken, or taken later: the view reads the file again itself on a failure
   early = { url, bytes }
 }
@@ -58,10 +62,7 @@ const poems = new Map<string, Promise<string>>()
 export function fetchPoems(url: string): Promise<string> {
   let p = poems.get(url)
   if (!p) {
-    p = fetch(new URL(url, document.baseURI).href).then(async (res) => {
-      if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText} for ${res.url}`)
-      return res.text()
-    })
+    p = fetchOk(url).then((res) => res.text())
     p.catch(() => poems.delete(url)) // a failed fetch may be tried again
     poems.set(url, p)
   }

@@ -239,18 +239,17 @@ export class PoemsView {
   private shapeText(): string {
     const c = this.info?.config
     if (!c) return ''
-    const fmt = grouped
     return this.tp('shape', {
       layers: c.layers,
       heads: c.heads,
       dModel: c.dModel,
       headSize: c.dModel / c.heads,
       mlp: 4 * c.dModel,
-      vocab: fmt(c.vocabSize),
+      vocab: grouped(c.vocabSize),
       context: c.context,
       batch: c.batch,
       positions: this.tp(c.positions === 'rope' ? 'posRope' : 'posLearned'),
-      parameters: fmt(c.parameters),
+      parameters: grouped(c.parameters),
       lr: c.lr,
       warmup: c.warmup,
       minLr: Number(c.minLr.toPrecision(3)),

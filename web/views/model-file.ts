@@ -47,13 +47,11 @@ export interface DownloadProgress {
   total: number | null
 }
 
-const bytesText = grouped
-
 /** A download stopped at MODEL_DOWNLOAD_BYTES (the view puts its own sentence in the page's language before it). */
 export class DownloadLimitError extends Error {
   constructor(seen: string) {
     super(
-      `src: ${seen}, over the download limit of ${bytesText(MODEL_DOWNLOAD_BYTES)} bytes (64 MiB); download stopped. Save the file and open it from disk (up to 512 MiB)`,
+      `src: ${seen}, over the download limit of ${grouped(MODEL_DOWNLOAD_BYTES)} bytes (64 MiB); download stopped. Save the file and open it from disk (up to 512 MiB)`,
     )
     this.name = 'DownloadLimitError'
   }
@@ -83,7 +81,7 @@ export async function readResponseBytes(
   const total = Number.isFinite(declared) && !encoded ? declared : null
   if (Number.isFinite(declared) && declared > MODEL_DOWNLOAD_BYTES) {
     res.body?.cancel().catch(() => {}) // the connection is closed: nothing of the body is read
-    throw downloadLimitError(`the server declares ${bytesText(declared)} bytes (Content-Length)`)
+    throw downloadLimitError(`the server declares ${grouped(declared)} bytes (Content-Length)`)
   }
   if (!res.body) {
     const all = new Uint8Array(await res.arrayBuffer())
@@ -102,9 +100,9 @@ export async function readResponseBytes(
       got += value.length
       if (got > MODEL_DOWNLOAD_BYTES) {
         const lie = Number.isFinite(declared)
-          ? ` where the server declared ${bytesText(declared)} (Content-Length${encoded ? ', of compressed bytes' : ''})`
+          ? ` where the server declared ${grouped(declared)} (Content-Length${encoded ? ', of compressed bytes' : ''})`
           : ''
-        throw downloadLimitError(`${bytesText(got)} bytes received${lie}`)
+        throw downloadLimitError(`${grouped(got)} bytes received${lie}`)
       }
       if (!checked && got >= 8) {
         checked = true
