@@ -193,7 +193,10 @@ function idsOf(name: string, v: unknown): unknown {
   throw new AttentionError(`${name}: expected an array of token ids, got ${v === null ? 'null' : typeof v}`)
 }
 
-/** A UTF-16 surrogate without its pair: not text, and it would join the next entry's first character in UTF-8. */
+/**
+ * A UTF-16 surrogate without its pair: not text, and it would join the next entry's first character in UTF-8. A pattern
+ * rather than `String.prototype.isWellFormed`, which needs Chrome 111 / Firefox 119 while the SIMD engines run on older.
+ */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /**
