@@ -13,9 +13,6 @@ namespace ap::lm {
 
 namespace {
 
-In in(const Mat& m) { return {m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), m.cols()}; }
-Out out(Mat& m) { return {m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), m.cols()}; }
-
 // Y = X·Wᵀ (+ b): every Linear of the model and the unembedding.
 void linear(const Mat& X, const Mat& W, const Mat& b, Mat& Y) {
   Y.resize(X.rows(), W.rows());

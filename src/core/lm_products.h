@@ -19,6 +19,17 @@ struct Out {
   long stride;
 };
 
+// The view of a dense row-major matrix (the model's Mat; any type with data(), rows() and cols()): its row pitch
+// is its width. Templates, so this header stays free of Eigen (lm_products.cpp is built without it).
+template <class M>
+In in(const M& m) {
+  return {m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), static_cast<long>(m.cols())};
+}
+template <class M>
+Out out(M& m) {
+  return {m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), static_cast<long>(m.cols())};
+}
+
 // C [m, n] (+)= A [m, k] · B [n, k]ᵀ        (a Linear's forward with B its weight [out, in]; the scores)
 void mm_nt(Out C, In A, In B, bool accumulate);
 // C [m, n] (+)= A [m, k] · B [k, n]         (a Linear's input gradient: dX = dY · W)

@@ -11,9 +11,6 @@ namespace ap::lm {
 
 namespace {
 
-In in(const Mat& m) { return {m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), m.cols()}; }
-Out out(Mat& m) { return {m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), m.cols()}; }
-
 // db += Σ_rows dY (when the layer has a bias): a plain loop (this file is built at -Os, where Eigen's colwise().sum()
 // made a call per element).
 void add_column_sums(const Mat& dY, Mat* db) {
