@@ -39,9 +39,6 @@ const SCREENS = {
   'phone 360 × 640': { ...PHONE, viewport: { width: 360, height: 640 } },
 } as const
 
-// The views built after they are shown (the Train panel, the model file's views, scaling's measurements) have drawn.
-const LAZY = new Set(['train', 'model', 'scaling'])
-
 describe('every view', () => {
   for (const [screen, device] of Object.entries(SCREENS)) {
     const phone = device.isMobile
@@ -55,7 +52,6 @@ describe('every view', () => {
           const tab = page.locator(`[role="tab"][data-view="${view}"]`)
           await (phone ? tab.tap() : tab.click())
           await viewReady(page, view)
-          if (LAZY.has(view)) await page.waitForTimeout(1500)
           const what = `${screen}, ${lang}, view ${view}`
           await expectAxeClean(page, what)
           expect(await smallControls(page, CONTROLS, 24), `${what}: under 24 px`).toEqual([])

@@ -6,11 +6,26 @@ import { expect } from 'vitest'
 import type { Locator, Page } from 'playwright-core'
 import { axeViolations, settled } from './harness.mjs'
 
-/** Waits for what a view loads lazily (the Train tab's module, the poem sample, a model file) and its first draw. */
+/**
+ * Waits for what a view loads or measures after it is shown, and its first draw: the Train tab's module and its
+ * worker's first snapshot (the watched sentence filled in), the poem sample, the model view's sample file, the
+ * scaling view's measurements. Locators reach into the widget's shadow roots.
+ */
 export async function viewReady(page: Page, view: string): Promise<void> {
-  if (view === 'train') await page.waitForSelector('[data-view-box="train"] button', { timeout: 30_000 })
+  const wait = { timeout: 30_000 }
+  if (view === 'train') {
+    await page.waitForSelector('[data-view-box="train"] button', wait)
+    const sentences = page.locator('.ap-train .tr-sentence')
+    await expect
+      .poll(() => sentences.evaluateAll((els) => els.every((e) => (e as HTMLInputElement).value !== '')), wait)
+      .toBe(true)
+  }
   // The poem's panels (bars, heads, residual stream) exist once the sample has written.
-  if (view === 'generate') await page.waitForSelector('[data-poem]:not([data-poem=""])', { timeout: 30_000 })
+  if (view === 'generate') await page.waitForSelector('[data-poem]:not([data-poem=""])', wait)
+  // The page opens its sample model file there (web/app.ts); the widget has none to open.
+  if (view === 'model' && (await page.evaluate(() => '__apPlayground' in window)))
+    await page.waitForSelector('.model-sample-note:not([hidden])', wait)
+  if (view === 'scaling') await page.waitForSelector('[data-step="scaling"][data-scaling-done="true"]', wait)
   await page.waitForLoadState('networkidle')
   await settled(page)
 }
