@@ -39,14 +39,14 @@ clang-format --dry-run --Werror "${formatted[@]}" || status=1
 if ! units=$(node scripts/tidy-unit.mjs build/native/compile_commands.json build/native/tidy src/core/*.cpp src/kernels/*.cpp); then
   status=1
 else
-  pids=()
+  pids=() ran=()
   while read -r config unit flags; do
     # shellcheck disable=SC2086 # the flags are words
     clang-tidy --quiet --warnings-as-errors='*' --config-file="$config" "$unit" -- $flags >"$unit.log" 2>&1 &
-    pids+=($!)
+    pids+=($!) ran+=("$unit")
   done <<<"$units"
   for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-  for unit in build/native/tidy-*.cpp; do grep -Ev '^[0-9]+ warnings? (and [0-9]+ errors? )?generated\.$' "$unit.log" || true; done
+  for unit in "${ran[@]}"; do grep -Ev '^[0-9]+ warnings? (and [0-9]+ errors? )?generated\.$' "$unit.log" || true; done
 fi
 
 # No function over 80 lines outside the two it allows (src/, tests/, bench/).
