@@ -669,7 +669,8 @@ class TrainPanel {
       loss: snap.steps === 0 ? (snap.test?.loss ?? NaN) : snap.train.loss,
       trainAcc: snap.steps === 0 ? (snap.test?.accuracy ?? NaN) : snap.train.accuracy,
       testAcc: snap.test?.accuracy ?? NaN,
-      grads: snap.gradNorms.map((g) => g.norm),
+      // a point of the norms' chart only where they were measured (every few chunks)
+      grads: snap.gradNormsAt === snap.steps ? snap.gradNorms.map((g) => g.norm) : [],
     })
     if (h.length > 2000) h.splice(0, h.length - 2000)
   }

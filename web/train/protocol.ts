@@ -71,8 +71,13 @@ export interface Snapshot {
   restAccuracy?: number
   /** induction only: every layer's and head's attention on the watched sequence, and the heads' scores. */
   induction?: InductionSnapshot
-  /** ‖dL/dW‖ (Frobenius) of the last layer's W_q, W_k, W_v, W_o and of the embeddings, on a training batch. */
+  /**
+   * ‖dL/dW‖ (Frobenius) of the last layer's W_q, W_k, W_v, W_o and of the embeddings, on a training batch: measured
+   * with the held-out numbers (every few chunks while playing; after every Step and pause).
+   */
   gradNorms: Array<{ name: string; norm: number }>
+  /** The step count `gradNorms` were measured at. */
+  gradNormsAt: number
 }
 
 export interface InductionSnapshot {

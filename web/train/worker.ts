@@ -24,12 +24,15 @@ let lastTest: Snapshot['test'] = null
 let lastRest: number | undefined
 let lastScores: HeadScores | null = null
 let scoresAt = 0
+let lastGrads: Snapshot['gradNorms'] = []
+let gradsAt = 0
 let lastTrain = { loss: NaN, accuracy: NaN }
 let chunksSinceEval = 0
 let timer: ReturnType<typeof setTimeout> | null = null
 
 // A chunk is a few optimizer steps (~20–40 ms); evaluating the held-out set costs about as much as
-// ten steps, so it runs every few chunks.
+// ten steps, so it runs every few chunks, and the gradient norms (a forward and backward pass on a batch: a fifth of
+// a chunk, measured for the induction task) are measured with it.
 const CHUNK_STEPS = 5
 const EVAL_EVERY = 4
 
@@ -78,7 +81,8 @@ function snapshot(tr: Trainer): Snapshot {
   return {
     restAccuracy: lastRest,
     induction: tr.info.task === 'induction' ? inductionMaps(tr) : undefined,
-    gradNorms: gradNorms(tr),
+    gradNorms: lastGrads,
+    gradNormsAt: gradsAt,
     steps: tr.steps,
     lrInUse: tr.lrInUse,
     train: lastTrain,
@@ -118,6 +122,8 @@ function evaluate(tr: Trainer, limit?: number) {
   const r = tr.evaluate(n === undefined ? undefined : { limit: n })
   lastTest = { loss: r.loss, accuracy: r.accuracy }
   lastRest = r.restAccuracy
+  lastGrads = gradNorms(tr)
+  gradsAt = tr.steps
   if (tr.info.task === 'induction') {
     lastScores = tr.headScores({ limit: SCORE_SAMPLE })
     scoresAt = tr.steps
@@ -262,8 +268,10 @@ async function handle(m: Exclude<ToWorker, { type: 'ping' }>) {
       break
     case 'step':
       playing = false
-      train(tr, Math.max(1, Math.min(10_000, Math.floor(m.n))))
+      // measured once, after the steps (train() would measure again when a chunk's evaluation falls due)
+      lastTrain = tr.step(Math.max(1, Math.min(10_000, Math.floor(m.n))))
       evaluate(tr, EVAL_SAMPLE)
+      chunksSinceEval = 0
       send(tr)
       break
     case 'lr':
