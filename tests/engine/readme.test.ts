@@ -1,12 +1,12 @@
 // The README is read by people: short, its developer quick start runs as written (against the built package)
 // and prints what its comments say, and every document it links to exists.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { ROOT } from '../support/packed'
+import { scratchDir } from '../support/scratch-dir'
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
 
@@ -28,7 +28,7 @@ describe('README.md', () => {
 
   it("the developers' quick start runs and prints what its comments say", () => {
     const code = block('Quick start: developers', 'js')
-    const dir = mkdtempSync(join(tmpdir(), 'readme-'))
+    const dir = scratchDir('readme-')
     const file = join(dir, 'quick-start.mjs')
     const index = pathToFileURL(join(ROOT, 'dist/index.js')).href
     writeFileSync(file, code.replace("from 'attention-playground'", `from '${index}'`))

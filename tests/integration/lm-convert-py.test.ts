@@ -4,12 +4,12 @@
 // saved as nanoGPT's train.py does (_orig_mod. names, torch < 2 attn.bias buffers, tied lm_head, model_args), and
 // its meta.pkl; the model opened must give the logits torch computed from that checkpoint (nanogpt-ref.json).
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { readSafetensors } from '../../dist/index.js'
 import { ap, expectTensorClose, loadFixture, useEngine } from '../support/helpers'
+import { scratchDir } from '../support/scratch-dir'
 
 const PY = '/usr/bin/python3'
 const FIX = new URL('../fixtures/lm/', import.meta.url).pathname
@@ -41,7 +41,7 @@ function opensWithTorchLogits(file: string): void {
 
 describe('python/attention_playground/nanogpt.py', () => {
   it("converts ckpt.pt + meta.pkl: nanoGPT's names without the prefix, the buffers or the tied lm_head; torch's logits", () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ap-lm-'))
+    const dir = scratchDir('ap-lm-')
     const out = join(dir, 'model.safetensors')
     const r = JSON.parse(
       execFileSync(
@@ -76,7 +76,7 @@ describe('python/attention_playground/nanogpt.py', () => {
         encoding: 'utf8',
       })
     expect(run(['-o', '/dev/null']).stderr).toMatch(/give meta= \(nanoGPT's meta\.pkl\) or vocab=/)
-    const dir = mkdtempSync(join(tmpdir(), 'ap-lm-'))
+    const dir = scratchDir('ap-lm-')
     writeFileSync(join(dir, 'v.json'), '["a", "b"]')
     expect(run(['--vocab', join(dir, 'v.json'), '-o', join(dir, 'x.safetensors')]).stderr).toMatch(
       /the vocabulary has 2 strings but transformer\.wte\.weight has 18 rows/,
@@ -89,7 +89,7 @@ describe('docs/your-model.md: the torch snippet', () => {
     const doc = readFileSync(new URL('../../docs/your-model.md', import.meta.url), 'utf8')
     const m = /<!-- nanogpt-snippet -->\s*```python\n([\s\S]*?)```/.exec(doc)
     expect(m, 'docs/your-model.md has the snippet after <!-- nanogpt-snippet -->').not.toBeNull()
-    const dir = mkdtempSync(join(tmpdir(), 'ap-lm-'))
+    const dir = scratchDir('ap-lm-')
     mkdirSync(join(dir, 'out'))
     mkdirSync(join(dir, 'data', 'shakespeare_char'), { recursive: true })
     copyFileSync(join(FIX, 'nanogpt-ckpt.pt'), join(dir, 'out', 'ckpt.pt'))

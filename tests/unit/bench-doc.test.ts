@@ -1,10 +1,10 @@
 // docs/benchmarks.md is generated: the committed page must be exactly what scripts/bench-doc.mjs writes from
 // the committed bench/results/*.json (so no number in it is typed by hand, and a new run rewrites all of it).
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { benchDoc, num } from '../../scripts/bench-doc.mjs'
+import { scratchDir } from '../support/scratch-dir'
 
 const root = new URL('../../', import.meta.url)
 const read = (f: string) => readFileSync(new URL(f, root), 'utf8')
@@ -15,7 +15,7 @@ describe('docs/benchmarks.md', () => {
   })
 
   it('shows the JSON medians: a changed median changes the page', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-doc-'))
+    const dir = scratchDir('bench-doc-')
     const chromium = JSON.parse(read('bench/results/chromium.json'))
     const cell = chromium.results.find((c: { n: number; threads: number }) => c.n === 2048 && c.threads === 1)
     const row = cell.rows[0]
