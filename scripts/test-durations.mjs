@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes tests/durations.json, the order test files start in (tests/sequencer.ts: longest first), from a Vitest JSON
+// Writes tests/durations.json, the order test files start in (tests/sequencer.ts: tier by tier, longest first), from a Vitest JSON
 // report of the tiers that run together: each file's seconds, by its path from the repository root (a file run in two projects, as
 // tests/kernels/ is, keeps the longer). Refresh it when files are added or a file's length changes a lot; a stale
 // entry only moves a file in the order.

@@ -1,23 +1,35 @@
-// The order test files start in: longest first, across the tiers that run together (engine, integration, e2e), by
-// the seconds each took in a whole run (tests/durations.json, written by scripts/test-durations.mjs). Two workers
-// end together only when the long files start early. Vitest's own order runs tier after tier, larger files first
-// (a clean clone has no timing cache), so the 78 s training run of tests/integration/poems-train.test.ts started
-// last and ran alone on one core for its last 54 s (2026-12-05). A file missing from the table starts first (it may
-// be long); a stale entry only moves a file in the order, never what runs.
+// The order test files start in: tier by tier as Vitest runs them (engine and kernels, then integration, then e2e),
+// longest first within each tier, by the seconds each took in a whole run (tests/durations.json, written by
+// scripts/test-durations.mjs). Two workers end together only when the long files start early: Vitest's own order
+// (larger files first, a clean clone having no timing cache) left e2e's 50-s files to the end, one running alone.
+// Longest first across all tiers instead paired the heaviest browser files with each other and with the 76-s
+// training run of tests/integration/poems-train.test.ts: the last tier took 797 and 810 s in two clean clones
+// against 765 s before, with 1–1.5 min more CPU, the files slower beside each other (2026-12-05, docs/building.md).
+// Tier by tier, the Node-only files run beside each other first. A file missing from the table starts first in its
+// tier (it may be long); a stale entry only moves a file in the order, never what runs.
 import { readFileSync } from 'node:fs'
 import { relative } from 'node:path'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 const TABLE = new URL('./durations.json', import.meta.url)
+/** The tiers in the order Vitest's projects run them (vitest.config.ts); a file of no tier here goes last. */
+const TIERS = ['engine', 'kernels', 'integration', 'e2e']
+const tierOf = (path: string) => {
+  const i = TIERS.indexOf(path.split(/[\\/]/)[1] ?? '')
+  // engine and kernels are one tier (the engine projects)
+  return i < 0 ? TIERS.length : Math.max(0, i - 1)
+}
 
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const seconds = JSON.parse(readFileSync(TABLE, 'utf8')) as Record<string, number>
     const root = this.ctx.config.root
-    const expected = (f: TestSpecification) => seconds[relative(root, f.moduleId)] ?? Number.POSITIVE_INFINITY
     return files
-      .map((f, i) => ({ f, i, s: expected(f) }))
-      .sort((a, b) => (a.s === b.s ? a.i - b.i : b.s > a.s ? 1 : -1))
+      .map((f, i) => {
+        const path = relative(root, f.moduleId)
+        return { f, i, tier: tierOf(path), s: seconds[path] ?? Number.POSITIVE_INFINITY }
+      })
+      .sort((a, b) => a.tier - b.tier || (a.s === b.s ? a.i - b.i : b.s > a.s ? 1 : -1))
       .map(({ f }) => f)
   }
 }

@@ -1,4 +1,4 @@
-// The order the engine, integration and e2e files start in (tests/sequencer.ts, longest first, from
+// The order the engine, integration and e2e files start in (tests/sequencer.ts: tier by tier, longest first, from
 // tests/durations.json). A table whose paths name no file orders nothing: every file then starts in Vitest's order
 // and the long ones may start last (a table written from a clean clone's report, keyed `../../tmp/cc22/tests/…`,
 // did that for three runs of `npm test`).
@@ -25,13 +25,18 @@ describe('tests/durations.json', () => {
     }
   })
 
-  it('starts a file missing from it first, then the others longest first', async () => {
-    const [[long], [short]] = Object.entries(table).sort((a, b) => b[1] - a[1])
-    const files = [short, 'tests/e2e/not-in-the-table.test.ts', long].map(
-      (p) => ({ moduleId: join(ROOT, p) }) as unknown as TestSpecification,
-    )
+  it('runs tier by tier (engine, integration, e2e), each one longest first, a file missing from it first', async () => {
+    const longest = (tier: string) =>
+      Object.entries(table)
+        .filter(([p]) => p.startsWith(`tests/${tier}/`))
+        .sort((a, b) => b[1] - a[1])
+    const [[e2eLong], [e2eShort]] = [longest('e2e')[0], longest('e2e').at(-1)!]
+    const [[integration]] = longest('integration')
+    const [[engine]] = longest('engine')
+    const given = [e2eShort, 'tests/e2e/not-in-the-table.test.ts', e2eLong, integration, engine]
+    const files = given.map((p) => ({ moduleId: join(ROOT, p) }) as unknown as TestSpecification)
     const sequencer = new LongestFirst({ config: { root: ROOT } } as unknown as Vitest)
     const order = (await sequencer.sort(files)).map((f) => f.moduleId.slice(ROOT.length))
-    expect(order).toEqual(['tests/e2e/not-in-the-table.test.ts', long, short])
+    expect(order).toEqual([engine, integration, 'tests/e2e/not-in-the-table.test.ts', e2eLong, e2eShort])
   })
 })
