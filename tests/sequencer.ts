@@ -2,9 +2,9 @@
 // longest first within each tier, by the seconds each took in a whole run (tests/durations.json, written by
 // scripts/test-durations.mjs). Two workers end together only when the long files start early: Vitest's own order
 // (larger files first, a clean clone having no timing cache) left e2e's 50-s files to the end, one running alone.
-// Longest first across all tiers instead paired the heaviest browser files with each other and with the 76-s
-// training run of tests/integration/poems-train.test.ts: the last tier took 797 and 810 s in two clean clones
-// against 765 s before, with 1–1.5 min more CPU, the files slower beside each other (2026-12-05, docs/building.md).
+// Longest first across all tiers paired the heaviest browser files with each other and the 76-s training run of
+// tests/integration/poems-train.test.ts with them (95–100 s beside them). Whether that made the tier slower, two
+// clean clones could not tell: the machine itself ran 10–20 % slower over those runs (docs/building.md, 2026-12-05).
 // Tier by tier, the Node-only files run beside each other first. A file missing from the table starts first in its
 // tier (it may be long); a stale entry only moves a file in the order, never what runs.
 import { readFileSync } from 'node:fs'
