@@ -30,7 +30,8 @@ describe('tests/durations.json', () => {
       Object.entries(table)
         .filter(([p]) => p.startsWith(`tests/${tier}/`))
         .sort((a, b) => b[1] - a[1])
-    const [[e2eLong], [e2eShort]] = [longest('e2e')[0], longest('e2e').at(-1)!]
+    const e2e = longest('e2e')
+    const [[e2eLong], [e2eShort]] = [e2e[0], e2e.at(-1)!]
     const [[integration]] = longest('integration')
     const [[engine]] = longest('engine')
     const given = [e2eShort, 'tests/e2e/not-in-the-table.test.ts', e2eLong, integration, engine]
