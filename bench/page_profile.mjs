@@ -4,7 +4,7 @@
 // For function names, profile an unminified build of the site (an absolute outDir: Vite's root is web/):
 //   node node_modules/vite/bin/vite.js build --minify false --outDir $PWD/build/site-profile && SITE_DIR=$PWD/build/site-profile node bench/page_profile.mjs
 import { fileURLToPath } from 'node:url'
-import { launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
+import { CHROMIUM, launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
 import { cli } from './inputs.mjs'
 
 const args = cli(
@@ -19,7 +19,7 @@ const sentence = (n, salt) =>
 
 export async function profileUpdates(n = N, runs = RUNS) {
   const server = await serveStatic(process.env.SITE_DIR || undefined)
-  const session = await launchChromium()
+  const session = await launchChromium(process.env.CHROMIUM ?? CHROMIUM)
   try {
     const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 } })
     await page.goto(`${server.url}?tokenizer=word&text=${encodeURIComponent(sentence(n, 0))}`)

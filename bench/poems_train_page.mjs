@@ -18,7 +18,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
-import { launchChromium, ROOT, serveRoot, serveStatic, SITE } from '../tests/e2e/harness.mjs'
+import { CHROMIUM, launchChromium, ROOT, serveRoot, serveStatic, SITE } from '../tests/e2e/harness.mjs'
 import { formShare, POEMS_TARGET as TARGET } from '../scripts/poem-form.mjs'
 import { cli, median } from './inputs.mjs'
 
@@ -54,7 +54,7 @@ const nodeTrainer = ap.createTrainer({
 
 // ---- Chromium: the worker page
 const server = await serveRoot()
-const { browser } = await launchChromium()
+const { browser } = await launchChromium(process.env.CHROMIUM ?? CHROMIUM)
 const page = await browser.newPage()
 const ready = new Promise((resolve) => page.on('worker', resolve))
 await page.goto(`${server.url}/bench/pages/poems-train.html`)

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Installs what `npm start` / `npm test` / `npm run bench` need and is missing: Debian packages (as root) and
 # the npm devDependencies. Safe to run again: it only acts on what is absent.
-#   --test  also the packages only the tests use (GoogleTest, ccache for the native builds, Chromium, clang for
-#           fuzzing, wabt, PyTorch, poppler-utils: pdftotext reads the printed PDF; Sphinx and MkDocs build
-#           docs/docs-sites.md's recipes).
+#   --test  also the packages only the tests and the benchmarks use (GoogleTest, ccache for the native builds,
+#           Chromium for the benchmarks and its headless shell for the tests, clang for fuzzing, wabt, PyTorch,
+#           poppler-utils: pdftotext reads the printed PDF; Sphinx and MkDocs build docs/docs-sites.md's recipes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # clang-16 + lld-16: the relaxed-SIMD engines (Emscripten 3.1.6's clang 14 predates the final relaxed opcodes).
 want=(cmake make g++ libeigen3-dev emscripten clang-16 lld-16)
 if [[ "${1:-}" == "--test" ]]; then
-  want+=(libgtest-dev ccache chromium fonts-noto-cjk clang libclang-rt-14-dev wabt python3-torch poppler-utils clang-format clang-tidy
+  want+=(libgtest-dev ccache chromium chromium-headless-shell fonts-noto-cjk clang libclang-rt-14-dev wabt python3-torch poppler-utils clang-format clang-tidy
     python3-sphinx mkdocs mkdocs-material)
   # the notebook helper's tests: a Jupyter Notebook server, nbconvert, a kernel, pip (pip install ./python), html5lib
   want+=(jupyter-notebook python3-nbconvert python3-ipykernel python3-pip python3-setuptools python3-html5lib)

@@ -2,10 +2,10 @@
 // docs/decode-zh.png: the decode view in Chinese, for the README. Needs the built site
 // (node scripts/build.mjs --site) and Debian's Chromium. Usage: node scripts/screenshot-decode.mjs
 import { join } from 'node:path'
-import { ROOT, launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
+import { CHROMIUM, ROOT, launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
 
 const server = await serveStatic()
-const session = await launchChromium()
+const session = await launchChromium(process.env.CHROMIUM ?? CHROMIUM)
 try {
   const page = await session.browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'zh-CN' })
   const q = new URLSearchParams({

@@ -3,10 +3,10 @@
 // panels), in English and in Chinese, taken from the built site in the tests' Chromium.
 // Usage: node scripts/build.mjs --site && node scripts/screenshots.mjs   → docs/screenshot-en.png, docs/screenshot-zh.png
 import { join } from 'node:path'
-import { ROOT, launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
+import { CHROMIUM, ROOT, launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
 
 const server = await serveStatic()
-const session = await launchChromium()
+const session = await launchChromium(process.env.CHROMIUM ?? CHROMIUM)
 try {
   for (const [lang, locale] of [
     ['en', 'en-US'],

@@ -1,12 +1,12 @@
-// The e2e tier's one Chromium (vitest.config.ts, globalSetup of the e2e project): launched once before the test
+// The e2e tier's one Chromium (TEST_CHROMIUM: the headless shell) (vitest.config.ts, globalSetup of the e2e project): launched once before the test
 // files, its endpoint handed to their workers in AP_CHROMIUM_WS (tests/e2e/harness.mjs launchChromium connects to
 // it), closed after the last file. Each test still gets a browser context of its own (tests/e2e/page-fixture.ts).
 import { chromium } from 'playwright-core'
-import { CHROMIUM, CHROMIUM_ARGS, droppedFeatures, requireChromium } from './harness.mjs'
+import { CHROMIUM_ARGS, droppedFeatures, requireChromium, TEST_CHROMIUM } from './harness.mjs'
 
 export default async function setup(): Promise<() => Promise<void>> {
   requireChromium()
-  const server = await chromium.launchServer({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  const server = await chromium.launchServer({ executablePath: TEST_CHROMIUM, args: CHROMIUM_ARGS })
   const dropped = droppedFeatures(server.process().spawnargs)
   if (dropped.length > 0) {
     await server.close()

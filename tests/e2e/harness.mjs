@@ -9,7 +9,17 @@ import { serve } from '../../scripts/serve.mjs'
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const SITE = join(ROOT, 'site')
 export const ARTIFACTS = join(ROOT, 'tests/e2e/artifacts')
+/** The browser a learner runs: Debian's Chromium. The benchmarks and the screenshot scripts measure and draw in it. */
 export const CHROMIUM = '/usr/bin/chromium'
+
+/**
+ * The tests' browser: Chromium's headless shell from the same Debian source and version (Blink, V8, the same flags),
+ * without the full browser's window and UI layers, which is what Playwright launches for headless Chromium by
+ * default. The e2e tier's files took 12-13 % less wall clock and CPU on it than on /usr/bin/chromium (every-view,
+ * a11y, tour, page and print; two rounds interleaved: 180 and 177 s against 162 and 151 s; docs/design.md, "Tests").
+ * `AP_TEST_CHROMIUM=/usr/bin/chromium npm run test:e2e` runs the same tests in the full browser.
+ */
+export const TEST_CHROMIUM = process.env.AP_TEST_CHROMIUM || '/usr/bin/chromium-headless-shell'
 
 /**
  * How long the test servers let a browser keep a file: ten minutes, as GitHub Pages sends (`max-age=600`). A tab
@@ -91,27 +101,30 @@ export function droppedFeatures(argv) {
   return lists[0].filter((f) => f && !ours.has(f))
 }
 
-/** A missing browser fails the real-browser tests by name; they are never skipped. */
-export function requireChromium(executablePath = CHROMIUM) {
-  if (!existsSync(executablePath))
+/** A missing browser fails the real-browser tests by name, with its Debian package; they are never skipped. */
+export function requireChromium(executablePath = TEST_CHROMIUM) {
+  if (!existsSync(executablePath)) {
+    const pkg = executablePath.startsWith('/usr/bin/') ? executablePath.slice(9) : 'chromium-headless-shell'
     throw new Error(
-      `Chromium is required by the real-browser tests and ${executablePath} is missing; install it: apt-get install -y chromium`,
+      `Chromium is required by the real-browser tests and ${executablePath} is missing; install it: apt-get install -y ${pkg}`,
     )
+  }
 }
 
 /**
- * Headless Chromium with CHROMIUM_ARGS. In the e2e tier one Chromium serves every test file: tests/e2e/chromium.setup.ts
- * launches it before the files and names it in AP_CHROMIUM_WS, and a file connects to it (~1.4 s against ~6.5 s for
- * a launch of its own, docs/design.md "Tests"); every test still opens its own context. Elsewhere (a benchmark, a
- * script, another tier) this launches a browser with a fresh temporary profile (playwright-core refuses
- * --user-data-dir here). close() disconnects, or ends the browser this call launched.
+ * Headless Chromium with CHROMIUM_ARGS: by default the tests' (TEST_CHROMIUM); the benchmarks and scripts name
+ * CHROMIUM. In the e2e tier one Chromium serves every test file: tests/e2e/chromium.setup.ts launches TEST_CHROMIUM
+ * before the files and names it in AP_CHROMIUM_WS, and a file connects to it (~1.4 s against ~6.5 s for a launch of
+ * its own, docs/design.md "Tests"); every test still opens its own context. Elsewhere (a benchmark, a script, another
+ * tier) this launches a browser with a fresh temporary profile (playwright-core refuses --user-data-dir here).
+ * close() disconnects, or ends the browser this call launched.
  * @param {string} [executablePath] the browser binary (the benchmarks honour $CHROMIUM)
  * @returns {Promise<{ browser: import('playwright-core').Browser, close(): Promise<void> }>}
  */
-export async function launchChromium(executablePath = CHROMIUM) {
+export async function launchChromium(executablePath = TEST_CHROMIUM) {
   const shared = process.env.AP_CHROMIUM_WS
   const browser =
-    shared && executablePath === CHROMIUM
+    shared && executablePath === TEST_CHROMIUM
       ? await chromium.connect(shared)
       : (requireChromium(executablePath), await chromium.launch({ executablePath, args: CHROMIUM_ARGS }))
   return {
