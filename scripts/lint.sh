@@ -29,9 +29,15 @@ bash scripts/lint-cpp.sh >"$logs/cpp" 2>&1 &
 cpp=$!
 "$bin/eslint" --max-warnings 0 src/js web tests bench scripts ./*.config.ts eslint.config.js >"$logs/eslint" 2>&1 &
 eslint=$!
-# A finding in this lane ends this script at once: the other lanes go with it (and a lane that has ended already
-# is no failure: under set -e a failing command in the trap would be the exit status).
-trap 'kill "$cpp" "$eslint" 2>/dev/null || true; rm -rf "$logs"' EXIT
+# A finding in this lane ends this script at once: the other lanes go with it, with what they started (clang-tidy,
+# clang-format; children first, so none is left to finish on its own), and a lane that has ended already is no
+# failure (under set -e a failing command in the trap would be the exit status).
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" || true); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+trap 'kill_tree "$cpp"; kill_tree "$eslint"; rm -rf "$logs"' EXIT
 
 echo "== tsc --noEmit"
 for project in tsconfig.json web/tsconfig.json tests/tsconfig.json bench/tsconfig.json; do

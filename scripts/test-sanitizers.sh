@@ -62,7 +62,16 @@ shard() {
 export -f shard
 seq 0 $((SHARDS - 1)) | xargs -P 2 -I '{}' bash -c 'shard "$@"' _ '{}' "$@" || true
 
-expected=$("$BIN" --gtest_list_tests --gtest_filter="$FILTER" "$@" | grep -c '^  ' || true)
+# What the shards should have passed: the tests listed under the same filter (an argument's --gtest_filter replaces
+# FILTER), as many times as --gtest_repeat asks; the other arguments do not change the list.
+filter=$FILTER repeat=1
+for arg in "$@"; do
+  case $arg in
+    --gtest_filter=*) filter=${arg#--gtest_filter=} ;;
+    --gtest_repeat=*) repeat=${arg#--gtest_repeat=} ;;
+  esac
+done
+expected=$(("$("$BIN" --gtest_list_tests --gtest_filter="$filter" | grep -c '^  ' || true)" * repeat))
 passed=0 failed=0
 for ((i = 0; i < SHARDS; i++)); do
   n=$(grep -c '^\[       OK \]' "$LOGS/$i.log" || true)

@@ -196,28 +196,33 @@ export async function viewsOf(root) {
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']
 
 /**
- * axe-core (node_modules/axe-core, injected into the page) over the whole document, shadow roots included,
- * with the WCAG 2.0/2.1 A and AA rules, WCAG 2.2 AA (target-size) and the best practices. Returns the violations, one line per node.
+ * axe-core (node_modules/axe-core, injected into the page) over the whole document, shadow roots included, or over
+ * the elements `include` selects, with the WCAG 2.0/2.1 A and AA rules, WCAG 2.2 AA (target-size) and the best
+ * practices. Returns the violations, one line per node.
  * @param {import('playwright-core').Page} page
+ * @param {string[]} [include] CSS selectors: only these elements and what they hold are checked
  * @returns {Promise<string[]>}
  */
-export async function axeViolations(page) {
+export async function axeViolations(page, include) {
   const src = join(ROOT, 'node_modules/axe-core/axe.min.js')
   if (!existsSync(src)) throw new Error(`${src} is missing: run npm ci (axe-core is a devDependency)`)
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: readFileSync(src, 'utf8') })
-  return page.evaluate(async (tags) => {
-    // axe was injected above: the page's own types do not know it.
-    const r = await /** @type {any} */ (window).axe.run(document, {
-      runOnly: { type: 'tag', values: tags },
-      resultTypes: ['violations'],
-    })
-    return r.violations.flatMap((/** @type {any} */ v) =>
-      v.nodes.map(
-        (/** @type {any} */ n) =>
-          `${v.id} (${v.impact}): ${JSON.stringify(n.target)} ${String(n.failureSummary).replace(/\s+/g, ' ').slice(0, 300)}`,
-      ),
-    )
-  }, AXE_TAGS)
+  return page.evaluate(
+    async ({ tags, include }) => {
+      // axe was injected above: the page's own types do not know it.
+      const r = await /** @type {any} */ (window).axe.run(include ? { include: include.map((s) => [s]) } : document, {
+        runOnly: { type: 'tag', values: tags },
+        resultTypes: ['violations'],
+      })
+      return r.violations.flatMap((/** @type {any} */ v) =>
+        v.nodes.map(
+          (/** @type {any} */ n) =>
+            `${v.id} (${v.impact}): ${JSON.stringify(n.target)} ${String(n.failureSummary).replace(/\s+/g, ' ').slice(0, 300)}`,
+        ),
+      )
+    },
+    { tags: AXE_TAGS, include },
+  )
 }
 
 /**

@@ -5,7 +5,7 @@
 // model actually trained in the browser.
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { settled } from './harness.mjs'
+import { axeViolations, settled } from './harness.mjs'
 import { env, useEnv } from './env'
 import { traced, usePages, type Opened } from './page-fixture'
 import { init } from '../../dist/index.js'
@@ -14,14 +14,8 @@ import type { Engine } from 'attention-playground'
 import type { PlaygroundHandle } from '../../web/playground'
 import type { AttentionPlaygroundElement as WidgetEl } from '../../web/widget'
 
-/** What the page puts on window for tests, and the axe-core call the accessibility test makes. */
+/** What the page puts on window for tests. */
 type Win = { __apPlayground: PlaygroundHandle }
-type Axe = {
-  run(
-    context: unknown,
-    options: unknown,
-  ): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }>
-}
 
 let engine: Engine
 
@@ -681,26 +675,22 @@ describe('accessibility of the lesson views', () => {
   // and zh). What only this page state shows is checked here: a question of the quiz answered (one component on
   // every view), the rule notes open and the lesson's 我/爱/中国 example.
   it('the quiz answered, the rule notes and the lesson example: no axe-core violations, zh and en', async () => {
-    const { readFileSync } = await import('node:fs')
-    const axe = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8')
     const found: Record<string, string[]> = {}
     for (const lang of ['en', 'zh']) {
       const { page } = await openPage(`?lang=${lang}&view=pipeline&text=我爱中国&tokenizer=char`)
       await page.locator('[data-quiz] button').first().click()
       await page.locator('details.lesson-kinds summary').click()
-      await page.addScriptTag({ content: axe })
-      const { checked, v } = await page.evaluate(async () => {
-        const include = ['[data-panel="quiz"]', '[data-panel="lessonExample"]', '.rule-notes']
-          .filter((s) => {
-            const e = document.querySelector(s) as HTMLElement | null
+      const include = ['[data-panel="quiz"]', '[data-panel="lessonExample"]', '.rule-notes']
+      const shown = await page.evaluate(
+        (sels) =>
+          sels.filter((s) => {
+            const e = document.querySelector(s)
             return e && !e.closest('[hidden]')
-          })
-          .map((s) => [s])
-        const r = await (window as unknown as { axe: Axe }).axe.run({ include }, {})
-        const v = r.violations.map((x) => `${x.id}: ${x.nodes.map((n) => n.target.join(' ')).join(' | ')}`)
-        return { checked: include.length, v }
-      })
-      expect(checked, `${lang}: the quiz, the lesson example and the rule notes on screen`).toBe(3)
+          }),
+        include,
+      )
+      expect(shown, `${lang}: the quiz, the lesson example and the rule notes on screen`).toEqual(include)
+      const v = await axeViolations(page, include)
       if (v.length) found[lang] = v
     }
     expect(found).toEqual({})
