@@ -1,6 +1,7 @@
-// The e2e tier's one Chromium (TEST_CHROMIUM: the headless shell) (vitest.config.ts, globalSetup of the e2e project): launched once before the test
-// files, its endpoint handed to their workers in AP_CHROMIUM_WS (tests/e2e/harness.mjs launchChromium connects to
-// it), closed after the last file. Each test still gets a browser context of its own (tests/e2e/page-fixture.ts).
+// The e2e tier's one Chromium, TEST_CHROMIUM (the headless shell; vitest.config.ts, globalSetup of the e2e project):
+// launched once before the test files, its endpoint handed to their workers in AP_CHROMIUM_WS (tests/e2e/harness.mjs
+// launchChromium connects to it), closed after the last file. Each test still gets a browser context of its own
+// (tests/e2e/page-fixture.ts).
 import { chromium } from 'playwright-core'
 import { CHROMIUM_ARGS, droppedFeatures, requireChromium, TEST_CHROMIUM } from './harness.mjs'
 
