@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { launchChromium } from '../tests/e2e/harness.mjs'
+import { CHROMIUM, launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
 import { cli, median, rand } from './inputs.mjs'
 
@@ -52,7 +52,7 @@ window.__ready = true
 mkdirSync(join(root, 'build/bench'), { recursive: true })
 writeFileSync(join(root, 'build/bench/ab.html'), PAGE)
 const server = await serve({ root })
-const { browser } = await launchChromium(process.env.CHROMIUM ?? '/usr/bin/chromium')
+const { browser } = await launchChromium(CHROMIUM)
 try {
   const page = await browser.newPage()
   await page.goto(`http://127.0.0.1:${server.port}/build/bench/ab.html`)

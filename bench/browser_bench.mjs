@@ -21,7 +21,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { launchChromium } from '../tests/e2e/harness.mjs'
+import { CHROMIUM, launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
 import { cli } from './inputs.mjs'
 /** The bench page's globals (build/bench/browser.html). */
@@ -192,7 +192,7 @@ export async function runBrowserBench() {
   writeFileSync(join(root, 'build/bench/browser.html'), PAGE)
   const server = await serve({ root })
   const base = `http://127.0.0.1:${server.port}`
-  const { browser } = await launchChromium(process.env.CHROMIUM ?? '/usr/bin/chromium')
+  const { browser } = await launchChromium(CHROMIUM)
   // what docs/benchmarks.md (scripts/bench-doc.mjs) says the numbers were measured on
   const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, runtime: `Chromium ${browser.version()}` }
   const results = []

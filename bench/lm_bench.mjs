@@ -22,7 +22,7 @@ import os from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { launchChromium } from '../tests/e2e/harness.mjs'
+import { CHROMIUM, launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
 import { harnessBuild } from './kernel_harness.mjs'
 import { cli, median } from './inputs.mjs'
@@ -234,7 +234,7 @@ export async function runLmBench() {
   const isolation = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }
   const server = await serve({ root, port: 0, headers: isolation })
   const base = server.url.replace(/\/$/, '')
-  const { browser } = await launchChromium(process.env.CHROMIUM ?? '/usr/bin/chromium')
+  const { browser } = await launchChromium(CHROMIUM)
   const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, runtime: `Chromium ${browser.version()}` }
   const torch = args['no-torch'] ? null : torchPeer()
   const train = []

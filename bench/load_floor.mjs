@@ -10,9 +10,7 @@
 // A diagnostic, not part of `npm run bench` (bench/page_bench.mjs measures the goal); docs/perf-notes.md has a run.
 //
 //   node scripts/build.mjs --site && node bench/load_floor.mjs [--rounds 15]
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
-import { join } from 'node:path'
 import { CHROMIUM, ROOT, SITE, launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
 import { cli, median } from './inputs.mjs'
@@ -20,42 +18,53 @@ import { cli, median } from './inputs.mjs'
 const args = cli({ rounds: { type: 'string', default: '15' } }, 'node bench/load_floor.mjs [--rounds 15]')
 const rounds = Number(args.rounds)
 
-const dir = join(ROOT, 'build/bench/load-floor')
-rmSync(dir, { recursive: true, force: true })
-mkdirSync(dir, { recursive: true })
-cpSync(join(ROOT, 'dist'), join(dir, 'pkg'), { recursive: true, filter: (f) => !f.includes('/widget') })
-const WASM = '/pkg/attention-relaxed.wasm'
-const head = (extra = '') =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>load floor</title>${extra}</head><body>`
+const WASM = '/dist/attention-relaxed.wasm'
+const html = (head, body) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>load floor</title>${head}</head><body>${body}</body></html>`
 const preload = `<link rel="preload" href="${WASM}" as="fetch" type="application/wasm" crossorigin>`
-writeFileSync(join(dir, 'blank.html'), `${head()}<script>performance.mark('first-script')</script></body></html>`)
-writeFileSync(
-  join(dir, 'compile.html'),
-  `${head(preload)}<script>performance.mark('first-script')
+/** The floor's pages (answered at /NAME.html beside the repository's files) and the marks each ends with. */
+const FLOOR = {
+  blank: { marks: ['first-script'], html: html('', "<script>performance.mark('first-script')</script>") },
+  compile: {
+    marks: ['first-script', 'compiled'],
+    html: html(
+      preload,
+      `<script>performance.mark('first-script')
 WebAssembly.compileStreaming(fetch('${WASM}', { credentials: 'same-origin' })).then(() => performance.mark('compiled'))
-</script></body></html>`,
-)
-writeFileSync(
-  join(dir, 'package.html'),
-  `${head(`<link rel="modulepreload" href="/pkg/index.js"><link rel="modulepreload" href="/pkg/attention-relaxed.js">${preload}`)}
-<script type="module">performance.mark('first-script')
-import { init } from '/pkg/index.js'
+</script>`,
+    ),
+  },
+  package: {
+    marks: ['first-script', 'ready'],
+    html: html(
+      `<link rel="modulepreload" href="/dist/index.js"><link rel="modulepreload" href="/dist/attention-relaxed.js">${preload}`,
+      `<script type="module">performance.mark('first-script')
+import { init } from '/dist/index.js'
 init().then(() => performance.mark('ready'))
-</script></body></html>`,
-)
-
-/** Each page and the marks it ends with (the last one is waited for). */
+</script>`,
+    ),
+  },
+}
+/** Every page and its marks (the last one is waited for). */
 const PAGES = {
-  blank: ['first-script'],
-  compile: ['first-script', 'compiled'],
-  package: ['first-script', 'ready'],
+  ...Object.fromEntries(Object.entries(FLOOR).map(([name, p]) => [name, p.marks])),
   page: ['ap-init-start', 'ap-init-end', 'ap-mounted'],
 }
 // A plain static host (no headers), as bench/page_bench.mjs: with the site's COOP/COEP every navigation moves to a
 // cross-origin-isolated renderer of its own, and a blank page's first script ran at 123–140 ms instead of 50–56.
-const floor = await serve({ root: dir, headers: {}, cacheControl: 'no-store' })
+const floor = await serve({
+  root: ROOT,
+  headers: {},
+  cacheControl: 'no-store',
+  handle(_, res, path) {
+    const page = FLOOR[/** @type {keyof typeof FLOOR} */ (path.slice(1, -'.html'.length))]
+    if (!page || !path.endsWith('.html')) return false
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page.html)
+    return true
+  },
+})
 const site = await serve({ root: SITE, headers: {}, cacheControl: 'no-store', requireIndex: true })
-const { browser, close } = await launchChromium(process.env.CHROMIUM ?? CHROMIUM)
+const { browser, close } = await launchChromium(CHROMIUM)
 /** @type {Record<string, Record<string, number[]>>} */
 const at = {}
 try {

@@ -260,7 +260,7 @@ export async function runPageBench(opts = {}) {
   const SIZES = opts.sizes ?? [8, 32, 128, 2000]
   const LM_RUNS = opts.lmRuns ?? 7
   const server = await serveSiteAndPackage()
-  const session = await launchChromium(process.env.CHROMIUM ?? CHROMIUM)
+  const session = await launchChromium(CHROMIUM)
   const rows = []
   let lm = null
   let view = null
@@ -390,7 +390,7 @@ export async function runPageBench(opts = {}) {
   const table = lines.join('\n')
   opts.log?.(table)
   if (opts.json) {
-    const browserVersion = await launchChromium(process.env.CHROMIUM ?? CHROMIUM).then(async (s) => {
+    const browserVersion = await launchChromium(CHROMIUM).then(async (s) => {
       const v = s.browser.version()
       await s.close()
       return v

@@ -19,7 +19,7 @@ const sentence = (n, salt) =>
 
 export async function profileUpdates(n = N, runs = RUNS) {
   const server = await serveStatic(process.env.SITE_DIR || undefined)
-  const session = await launchChromium(process.env.CHROMIUM ?? CHROMIUM)
+  const session = await launchChromium(CHROMIUM)
   try {
     const page = await session.browser.newPage({ viewport: { width: 1400, height: 1000 } })
     await page.goto(`${server.url}?tokenizer=word&text=${encodeURIComponent(sentence(n, 0))}`)

@@ -54,7 +54,7 @@ const nodeTrainer = ap.createTrainer({
 
 // ---- Chromium: the worker page
 const server = await serveRoot()
-const { browser } = await launchChromium(process.env.CHROMIUM ?? CHROMIUM)
+const { browser } = await launchChromium(CHROMIUM)
 const page = await browser.newPage()
 const ready = new Promise((resolve) => page.on('worker', resolve))
 await page.goto(`${server.url}/bench/pages/poems-train.html`)

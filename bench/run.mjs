@@ -168,13 +168,13 @@ function maxRelDiff(a, b) {
 // The page a user's browser would load: dist/ over HTTP from 127.0.0.1, a fresh context (empty
 // cache) each time, timed from navigation start to init() resolved.
 async function chromiumLoadInit() {
-  const exe = process.env.CHROMIUM ?? '/usr/bin/chromium'
   if (!existsSync(join(distDir, 'index.js'))) return null
   try {
     require.resolve('playwright-core')
   } catch {
     return { error: 'playwright-core not installed' }
   }
+  const { CHROMIUM: exe, launchChromium } = await import('../tests/e2e/harness.mjs')
   if (!existsSync(exe)) return { error: `${exe} missing` }
   const page = `<!doctype html><meta charset="utf-8"><script type="module">
 const t0 = performance.now();
@@ -193,7 +193,6 @@ window.__apTimes = { sinceNavigationMs: performance.now(), importInitMs: perform
   const base = server.url
   let browser
   try {
-    const { launchChromium } = await import('../tests/e2e/harness.mjs')
     ;({ browser } = await launchChromium(exe))
     const nav = [],
       imp = []

@@ -18,7 +18,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statS
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { launchChromium } from '../tests/e2e/harness.mjs'
+import { CHROMIUM, launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
 import { cli, median, rand } from './inputs.mjs'
 import { EMCMAKE_FLAGS, plainPath, relaxedEnv, threadGlue } from '../scripts/toolchain.mjs'
@@ -218,7 +218,7 @@ function printTraces(lines, ms2) {
 mkdirSync(join(root, 'build/bench'), { recursive: true })
 writeFileSync(join(root, 'build/bench/threads.html'), PAGE.replace('__DIST__', trace ? traceDist() : 'dist'))
 const server = await serve({ root })
-const { browser } = await launchChromium(process.env.CHROMIUM ?? '/usr/bin/chromium')
+const { browser } = await launchChromium(CHROMIUM)
 try {
   const load0 = os.loadavg()
   const page = await browser.newPage()

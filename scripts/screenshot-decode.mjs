@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { CHROMIUM, ROOT, launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
 
 const server = await serveStatic()
-const session = await launchChromium(process.env.CHROMIUM ?? CHROMIUM)
+const session = await launchChromium(CHROMIUM)
 try {
   const page = await session.browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'zh-CN' })
   const q = new URLSearchParams({

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { CHROMIUM, ROOT, launchChromium, serveStatic, settled } from '../tests/e2e/harness.mjs'
 
 const server = await serveStatic()
-const session = await launchChromium(process.env.CHROMIUM ?? CHROMIUM)
+const session = await launchChromium(CHROMIUM)
 try {
   for (const [lang, locale] of [
     ['en', 'en-US'],

@@ -9,15 +9,17 @@ import { serve } from '../../scripts/serve.mjs'
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const SITE = join(ROOT, 'site')
 export const ARTIFACTS = join(ROOT, 'tests/e2e/artifacts')
-/** The browser a learner runs: Debian's Chromium. The benchmarks and the screenshot scripts measure and draw in it. */
-export const CHROMIUM = '/usr/bin/chromium'
+/**
+ * The browser a learner runs: Debian's Chromium, or the one $CHROMIUM names. The benchmarks and the screenshot scripts
+ * measure and draw in it (`launchChromium(CHROMIUM)`).
+ */
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium'
 
 /**
- * The tests' browser: Chromium's headless shell from the same Debian source and version (Blink, V8, the same flags),
- * without the full browser's window and UI layers, which is what Playwright launches for headless Chromium by
- * default. The e2e tier's files took 12-13 % less wall clock and CPU on it than on /usr/bin/chromium (every-view,
- * a11y, tour, page and print; two rounds interleaved: 180 and 177 s against 162 and 151 s; docs/design.md, "Tests").
- * `AP_TEST_CHROMIUM=/usr/bin/chromium npm run test:e2e` runs the same tests in the full browser.
+ * The tests' browser: Chromium's headless shell, the same Debian source and version without the full browser's
+ * window and UI layers (what Playwright launches for headless Chromium by default; why and what it saves:
+ * docs/design.md, "Which Chromium"). `AP_TEST_CHROMIUM=/usr/bin/chromium npm run test:e2e` runs the tests in the full
+ * browser.
  */
 export const TEST_CHROMIUM = process.env.AP_TEST_CHROMIUM || '/usr/bin/chromium-headless-shell'
 
@@ -104,10 +106,11 @@ export function droppedFeatures(argv) {
 /** A missing browser fails the real-browser tests by name, with its Debian package; they are never skipped. */
 export function requireChromium(executablePath = TEST_CHROMIUM) {
   if (!existsSync(executablePath)) {
-    const pkg = executablePath.startsWith('/usr/bin/') ? executablePath.slice(9) : 'chromium-headless-shell'
-    throw new Error(
-      `Chromium is required by the real-browser tests and ${executablePath} is missing; install it: apt-get install -y ${pkg}`,
-    )
+    // Debian's packages install their browser as /usr/bin/<package>
+    const install = executablePath.startsWith('/usr/bin/')
+      ? `install it: apt-get install -y ${executablePath.slice('/usr/bin/'.length)}`
+      : 'give the path of an installed Chromium'
+    throw new Error(`Chromium is required by the real-browser tests and ${executablePath} is missing; ${install}`)
   }
 }
 
@@ -118,7 +121,7 @@ export function requireChromium(executablePath = TEST_CHROMIUM) {
  * its own, docs/design.md "Tests"); every test still opens its own context. Elsewhere (a benchmark, a script, another
  * tier) this launches a browser with a fresh temporary profile (playwright-core refuses --user-data-dir here).
  * close() disconnects, or ends the browser this call launched.
- * @param {string} [executablePath] the browser binary (the benchmarks honour $CHROMIUM)
+ * @param {string} [executablePath] the browser binary (the benchmarks give CHROMIUM)
  * @returns {Promise<{ browser: import('playwright-core').Browser, close(): Promise<void> }>}
  */
 export async function launchChromium(executablePath = TEST_CHROMIUM) {
