@@ -18,7 +18,10 @@ const ENGINE_CALLS =
 // A file of web/ in no layer fails too: a new file takes its place here.
 const WEB_LAYERS = [
   { layer: 'strings', files: ['i18n/'] },
-  { layer: 'helpers', files: ['format.ts', 'formula.ts', 'palette.ts', 'chart-frame.ts', 'styles.ts', 'isolate.ts'] },
+  {
+    layer: 'helpers',
+    files: ['format.ts', 'formula.ts', 'palette.ts', 'chart-frame.ts', 'styles.ts', 'isolate.ts', 'early-engine.ts'],
+  },
   { layer: 'state', files: ['params.ts', 'view-table.ts'] },
   { layer: 'compute', files: ['compute/'] },
   { layer: 'url', files: ['state.ts'] },

@@ -2,8 +2,38 @@ import { defineConfig, type Plugin } from 'vite'
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { RELAXED_PROBE } from './src/js/relaxedProbe'
+import { earlyEngineScript } from './web/early-engine'
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
+
+/**
+ * The engine started from the page's head (web/early-engine.ts): an inline script, right after the charset, that
+ * names the build's hashed relaxed-SIMD .wasm and its glue's chunk. A build without either is an error, not a page
+ * that quietly starts later.
+ */
+function startTheEngineEarly(): Plugin {
+  return {
+    name: 'ap-early-engine',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, ctx) {
+        const files = Object.values(ctx.bundle ?? {})
+        const wasm = files.find((f) => f.type === 'asset' && /(^|\/)attention-relaxed-[^/]*\.wasm$/.test(f.fileName))
+        const glue = files.find(
+          (f) => f.type === 'chunk' && /\/dist\/attention-relaxed\.js$/.test(f.facadeModuleId ?? ''),
+        )
+        if (!wasm || !glue)
+          throw new Error('ap-early-engine: the bundle has no attention-relaxed .wasm asset or glue chunk')
+        const charset = '<meta charset="utf-8">'
+        if (!html.includes(charset)) throw new Error(`ap-early-engine: web/index.html has no ${charset}`)
+        const script = earlyEngineScript(`./${wasm.fileName}`, `./${glue.fileName}`, RELAXED_PROBE)
+        return html.replace(charset, `${charset}\n  <script>${script}</script>`)
+      },
+    },
+  }
+}
 
 /**
  * The widget served by the site itself, so that the Embed box's <attention-playground> snippet works as given:
@@ -37,7 +67,7 @@ export default defineConfig({
   root: here('./web'),
   base: './',
   publicDir: here('./public'),
-  plugins: [serveTheWidget()],
+  plugins: [startTheEngineEarly(), serveTheWidget()],
   resolve: {
     alias: [
       { find: /^attention-playground$/, replacement: here('./dist/index.js') },

@@ -11,6 +11,21 @@ import { loadFailureText } from './engine-errors'
 import { errorMessage } from './format'
 import { isolateIfAsked } from './isolate'
 import { prefetchSampleModel } from './compute/poems-sample'
+import { takeEarlyEngine } from './early-engine'
+
+/**
+ * The engine: the one index.html's inline script has been compiling since the head was read (web/early-engine.ts), or
+ * init()'s own. Should the early one fail (say, a host that serves .wasm as another type), init() loads the engine
+ * again its own way, and its error is the one the page shows.
+ */
+function startEngine() {
+  const early = takeEarlyEngine()
+  if (!early) return init()
+  return init({ backend: early.backend, wasmModule: early.module }).catch((e: unknown) => {
+    console.warn('the engine started by the page’s head did not load; loading it again:', e)
+    return init()
+  })
+}
 
 /** The page's own code did not load (the engine did, or has not failed yet): the message names its URL. */
 class CodeLoadError extends Error {}
@@ -40,7 +55,7 @@ try {
   // The engine (its glue and wasm fetched, compiled, initialised) and the page's code (every view, KaTeX, the
   // strings: most of the page's script) load side by side.
   const [engine, { startPage }] = await Promise.all([
-    init().then((e) => (performance.mark('ap-init-end'), e)),
+    startEngine().then((e) => (performance.mark('ap-init-end'), e)),
     import('./app').catch((cause: unknown) => Promise.reject(new CodeLoadError('the page’s code', { cause }))),
   ])
   status.remove()

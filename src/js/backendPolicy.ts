@@ -35,6 +35,14 @@ export interface InitOptions {
    * when a trainer is first wanted. `locateFile` is asked for its file too.
    */
   trainer?: boolean
+  /**
+   * The engine already compiled, or its compilation under way: what a page's inline script started with
+   * `WebAssembly.compileStreaming(fetch(url))` while its modules were still loading (the site does so,
+   * web/early-engine.ts). It must be compiled from the file of the engine `backend` names (`attention-relaxed.wasm`
+   * for 'relaxed-simd', `attention.wasm` for 'simd128'), and `backend` must be given with it; one thread. A promise
+   * that rejects fails init() with its reason.
+   */
+  wasmModule?: WebAssembly.Module | PromiseLike<WebAssembly.Module>
 }
 
 export const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined'
@@ -43,6 +51,14 @@ export function pickBackend(options: InitOptions): Backend {
   const wanted = options.backend
   if (wanted !== undefined && wanted !== 'relaxed-simd' && wanted !== 'simd128') {
     throw new AttentionError(`init: backend must be 'relaxed-simd' or 'simd128', got ${JSON.stringify(wanted)}`)
+  }
+  if (options.wasmModule !== undefined) {
+    if (options.wasmBinary) throw new AttentionError('init: give wasmModule or wasmBinary, not both')
+    if (!wanted) {
+      throw new AttentionError(
+        "init: wasmModule needs backend: the engine it was compiled from ('relaxed-simd' or 'simd128')",
+      )
+    }
   }
   if (wanted === 'relaxed-simd' && !supportsRelaxedSimd()) {
     throw new AttentionError(
@@ -70,6 +86,11 @@ export function pickThreads(options: InitOptions, backend: Backend): { threads: 
           'Cross-Origin-Embedder-Policy: require-corp); this one is not',
       )
     }
+    if (t > 1 && options.wasmModule !== undefined) {
+      throw new AttentionError(
+        `init: threads: ${t} cannot run a wasmModule (the threaded engine is a file of its own); pass threads: 1`,
+      )
+    }
     if (t > 1 && backend !== 'relaxed-simd') {
       throw new AttentionError(
         `init: threads: ${t} needs the 'relaxed-simd' engine, and this runtime runs '${backend}'`,
@@ -84,6 +105,7 @@ export function pickThreads(options: InitOptions, backend: Backend): { threads: 
   if (!isolated) return one('not cross-origin isolated')
   if (backend !== 'relaxed-simd') return one('the threaded engine needs relaxed SIMD')
   if (options.wasmBinary) return one('init({ wasmBinary })')
+  if (options.wasmModule !== undefined) return one('init({ wasmModule })')
   const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1
   return { threads: Math.max(1, Math.min(4, cores)), why: 'cross-origin isolated' }
 }

@@ -253,6 +253,7 @@ export function init(options?: InitOptions): Promise<Engine> {
   if (
     options &&
     (options.wasmBinary ||
+      options.wasmModule !== undefined ||
       options.locateFile ||
       options.backend ||
       options.threads !== undefined ||

@@ -1,7 +1,6 @@
 // The loader of init(): finds each engine's files (beside this module, through `locateFile`, or the bytes given),
 // instantiates the engine picked by the policy (backendPolicy.ts) and, when wanted, its trainer module; a file that
 // cannot be loaded is a WasmLoadError saying what was tried (load-error.ts).
-import createAttentionModule from './attention.js'
 import type { MemoryStats } from './types.js'
 import { isNode, pickBackend, pickThreads } from './backendPolicy.js'
 import type { Backend, InitOptions } from './backendPolicy.js'
@@ -98,17 +97,16 @@ async function readWasm(url: URL, name: string): Promise<Uint8Array> {
 
 /**
  * The engine's wasm fetched and compiled (streaming: off the main thread) while its glue is still being imported, so the
- * two requests go out together instead of one after the other; the glue instantiates the compiled module through its
- * `instantiateWasm` hook. `failed` rejects when the file cannot be fetched or compiled: the glue, handed the hook,
- * would otherwise wait for it forever.
+ * two requests go out together instead of one after the other, or compiled already (init({ wasmModule })); the glue
+ * instantiates the compiled module through its `instantiateWasm` hook. `failed` rejects when the file cannot be
+ * fetched or compiled: the glue, handed the hook, would otherwise wait for it forever.
  */
 interface EarlyWasm {
   hook(imports: WebAssembly.Imports, receive: (i: WebAssembly.Instance, m: WebAssembly.Module) => void): object
   failed: Promise<never>
 }
 
-function compileEarly(url: string): EarlyWasm {
-  const compiled = compileWasm(url)
+function compileEarly(compiled: Promise<WebAssembly.Module>): EarlyWasm {
   compiled.catch(() => {}) // a glue that did not load never asks for it
   let fail: (e: unknown) => void = () => {}
   const failed = new Promise<never>((_, reject) => (fail = reject))
@@ -120,6 +118,21 @@ function compileEarly(url: string): EarlyWasm {
     },
     failed,
   }
+}
+
+/** init({ wasmModule }): the module given, or what its promise gives; anything else, or a rejection, named. */
+async function givenModule(given: NonNullable<InitOptions['wasmModule']>): Promise<WebAssembly.Module> {
+  let m: unknown
+  try {
+    m = await given
+  } catch (e) {
+    throw new AttentionError(`init: wasmModule was rejected: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  if (!(m instanceof WebAssembly.Module)) {
+    const got = m === null ? 'null' : typeof m === 'object' ? (m.constructor?.name ?? 'an object') : typeof m
+    throw new AttentionError(`init: wasmModule must be a WebAssembly.Module or a promise of one, got ${got}`)
+  }
+  return m
 }
 
 /** As the glue fetches (credentials for the same origin, CORS for another); another type than application/wasm is
@@ -147,9 +160,12 @@ async function loaded<T>(
   moduleArgs: Record<string, unknown>,
   url: string,
   file: string,
+  given?: InitOptions['wasmModule'],
 ): Promise<T> {
-  // A browser fetching the wasm from an address: the fetch starts now, beside the glue's import (compileEarly).
-  const early = url && !isNode ? compileEarly(url) : undefined
+  // The module given (init({ wasmModule })), or a browser fetching the wasm from an address: the fetch starts now,
+  // beside the glue's import.
+  const early =
+    given !== undefined ? compileEarly(givenModule(given)) : url && !isNode ? compileEarly(compileWasm(url)) : undefined
   // A glue that cannot be imported fails as it did (the browser's words name its address).
   const factory = await glue
   let held: unknown[][] | null = []
@@ -162,6 +178,10 @@ async function loaded<T>(
     return m
   } catch (e) {
     if (e instanceof AttentionError) throw e
+    if (given !== undefined)
+      throw new AttentionError(
+        `init: wasmModule could not be instantiated as ${file} (compile the module from that file): ${String(e)}`,
+      )
     throw url ? await wasmLoadFailure(url, file, e) : wasmBytesFailure('', file, e)
   } finally {
     held = null
@@ -181,7 +201,10 @@ export async function instantiate(options: InitOptions): Promise<Loaded> {
   const moduleArgs: Record<string, unknown> = {}
   /** The address the glue fetches the wasm from (none when the bytes are given or read from disk). */
   let url = ''
-  if (options.wasmBinary) {
+  if (options.wasmModule !== undefined) {
+    // Compiled already: the glue reads no file (nor its URL, as with wasmBinary below).
+    moduleArgs.locateFile = (f: string) => f
+  } else if (options.wasmBinary) {
     moduleArgs.wasmBinary = options.wasmBinary
     // The glue would otherwise resolve its file's URL against import.meta.url, which fails for a module
     // imported from a blob: or data: URL (a notebook's inlined widget); with the bytes given, no URL is read.
@@ -209,13 +232,18 @@ export async function instantiate(options: InitOptions): Promise<Loaded> {
       ? import('./attention-threads.js').then((m) => m.default)
       : backend === 'relaxed-simd'
         ? import('./attention-relaxed.js').then((m) => m.default)
-        : Promise.resolve(createAttentionModule)
+        : import('./attention.js').then((m) => m.default)
   ) as Promise<Factory>
   const wantTrainer = options.trainer ?? isNode
   const [module, trainer] = await Promise.all([
-    loaded(glue, moduleArgs, url, file.name),
+    loaded(glue, moduleArgs, url, file.name, options.wasmModule),
     wantTrainer ? instantiateTrainer(options, backend) : undefined,
   ])
   if (threads > 1) module.setThreads(threads)
+  if (options.wasmModule !== undefined && module.backend() !== backend) {
+    throw new AttentionError(
+      `init: wasmModule is the '${module.backend()}' engine, not '${backend}' (backend): compile ${file.name}`,
+    )
+  }
   return { module: withTensorOf(module), why, trainer, options }
 }

@@ -6,7 +6,7 @@ const TYPES = [0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b] // on
 const FUNCTIONS = [0x03, 0x02, 0x01, 0x00] // one function of that type
 // Its code: no locals, local.get 0, 1, 2, f32x4.relaxed_madd (0xfd 0x85 0x02), end.
 const CODE = [0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, 0x85, 0x02, 0x0b]
-const RELAXED_PROBE = new Uint8Array([...MAGIC, ...TYPES, ...FUNCTIONS, ...CODE])
+export const RELAXED_PROBE = new Uint8Array([...MAGIC, ...TYPES, ...FUNCTIONS, ...CODE])
 
 /** Does this runtime run relaxed SIMD (checked by validating a tiny module)? */
 export function supportsRelaxedSimd(): boolean {

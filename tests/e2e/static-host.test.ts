@@ -1,8 +1,10 @@
 // A static host without COOP/COEP (GitHub Pages, most course platforms): the built site served as plain files
 // (env.site, no headers) runs the page on one thread with no error, shows the course's numbers in zh and en,
-// and says why in `backendInfo` (the page's handle and the widget's `backend`). The isolated case (the headers
-// sent) is tests/e2e/threads.test.ts. The site's `_headers` file (Netlify, Cloudflare Pages) applied as such a
-// host applies it makes the page isolated and threaded.
+// and says why in `backendInfo` (the page's handle and the widget's `backend`). There the page's head starts the
+// engine's compilation before the page's modules run (web/early-engine.ts), and init({ backend, wasmModule }) takes it:
+// the engine is fetched once. The isolated case (the headers sent) is tests/e2e/threads.test.ts. The site's `_headers`
+// file (Netlify, Cloudflare Pages) applied as such a host applies it makes the page isolated and threaded, and the
+// head then starts nothing (the threaded engine is another file).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -32,6 +34,17 @@ describe('the built site on a host that sends no COOP/COEP', () => {
         info: 'relaxed-simd, 1 thread: not cross-origin isolated',
         lang: lang === 'zh' ? 'zh-CN' : 'en',
       })
+      // The engine was requested by the head's script, before the page's first module ran, and only then.
+      const early = await page.evaluate(() => ({
+        left: '__apEarlyEngine' in window,
+        wasm: performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.wasm')),
+        moduleRan: performance.getEntriesByName('ap-init-start')[0].startTime,
+      }))
+      expect(early.left).toBe(false)
+      expect(early.wasm.map((e) => e.name.replace(/^.*\/assets\//, '').replace(/-[\w]+\.wasm$/, ''))).toEqual([
+        'attention-relaxed',
+      ])
+      expect(early.wasm[0].startTime).toBeLessThan(early.moduleRan)
       const expected = courseWeights()
       const shown = (await readPanel(page as Page, 'weights')).values.flat()
       expect(shown.length).toBe(16)
@@ -71,6 +84,14 @@ describe('site/_headers, applied as Netlify or Cloudflare Pages apply it', () =>
       }))
       expect(got.isolated).toBe(true)
       expect(got.info).toMatch(/^relaxed-simd, [2-4] threads: cross-origin isolated$/)
+      // The head's script left the one-thread engine alone: only the threaded one was fetched.
+      const wasm = await page.evaluate(() =>
+        performance
+          .getEntriesByType('resource')
+          .filter((e) => e.name.endsWith('.wasm'))
+          .map((e) => e.name.replace(/^.*\/assets\//, '').replace(/-[\w]+\.wasm$/, '')),
+      )
+      expect(wasm).toEqual(['attention-threads'])
       expect(errors).toEqual([])
       expect(failed).toEqual([])
     } finally {
@@ -122,4 +143,49 @@ describe('?isolate=1: our service worker makes the page isolated on a host witho
     // a request still in flight when the page reloads itself (the icon) is cancelled: not a failure
     expect(failed.filter((f) => !f.startsWith('net::ERR_ABORTED '))).toEqual([])
   }, 90_000)
+})
+
+/** A blank page's module script (outside Vite's transform): init({ backend, wasmModule }) two ways, and init(). */
+const WASM_MODULE_PAGE = `<!doctype html><meta charset="utf-8"><title>wasmModule</title><script type="module">
+import { init } from '/dist/index.js'
+const compile = (file) => WebAssembly.compileStreaming(fetch('/dist/' + file))
+try {
+  const given = await init({ backend: 'relaxed-simd', wasmModule: compile('attention-relaxed.wasm') })
+  const own = await init()
+  const other = await init({ backend: 'relaxed-simd', wasmModule: compile('attention.wasm') }).then(
+    () => 'loaded',
+    (e) => e.name + ': ' + e.message,
+  )
+  const a = given.run().output
+  const b = own.run().output
+  window.got = {
+    info: given.backendInfo,
+    same: a.data.length === b.data.length && a.data.every((x, i) => Object.is(x, b.data[i])),
+    shapes: [a.shape, b.shape],
+    other,
+    afterwards: (await init()).run().output.shape,
+  }
+} catch (e) {
+  window.got = { error: String(e && e.stack || e) }
+}
+</script>`
+
+describe("init({ backend, wasmModule }) in Chromium, as the site's head uses it", () => {
+  it("runs a module compiled by the page, with the same numbers as init(); the other engine's module is named", async () => {
+    // A blank page beside the package's dist/ (the repository's server), on a plain host.
+    const { page, errors } = await pages.open(undefined)
+    const blank = `${env.widgets.url}/wasm-module.html`
+    await page.route(blank, (r) => r.fulfill({ contentType: 'text/html', body: WASM_MODULE_PAGE }))
+    await page.goto(blank)
+    const got = await (await page.waitForFunction(() => (window as { got?: unknown }).got)).jsonValue()
+    const { shapes, other, afterwards, ...rest } = got as Record<string, unknown>
+    expect(rest).toEqual({ info: 'relaxed-simd, 1 thread: not cross-origin isolated', same: true })
+    expect((shapes as number[][])[0]).toEqual((shapes as number[][])[1])
+    expect(afterwards).toEqual((shapes as number[][])[0])
+    // The other engine's module does not fit this engine's glue (each build's own bindings).
+    expect(other).toMatch(
+      /^AttentionError: init: wasmModule could not be instantiated as attention-relaxed\.wasm \(compile the module from that file\): /,
+    )
+    expect(errors).toEqual([])
+  }, 60_000)
 })

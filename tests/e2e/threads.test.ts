@@ -23,6 +23,7 @@ type ThreadsWindow = Window & {
   ready?: boolean
   info?: () => Promise<{ isolated: boolean; threaded: boolean; backend: string; backendInfo: string; threads: number }>
   runCase?: (c: { causal: boolean; needWeights: boolean }) => Promise<CaseResult>
+  givenModule?: () => Promise<{ backendInfo: string; two: string }>
 }
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>threads</title><script type="module">
@@ -66,6 +67,16 @@ function check(Q, K, V, causal, r) {
   }
   return { maxDiff, weightsRowSumMaxError: rowSum, hasWeights: r.weights !== undefined }
 }
+// init({ backend, wasmModule }) on an isolated page: one thread, and why; more threads asked for is named.
+window.givenModule = async () => {
+  const compiled = WebAssembly.compileStreaming(fetch('/dist/attention-relaxed.wasm'))
+  const ap = await init({ backend: 'relaxed-simd', wasmModule: compiled })
+  const two = await init({ backend: 'relaxed-simd', wasmModule: compiled, threads: 2 }).then(
+    () => 'loaded',
+    (e) => e.name + ': ' + e.message,
+  )
+  return { backendInfo: ap.backendInfo, two }
+}
 window.runCase = async ({ causal, needWeights }) => {
   const threaded = await init({ threads: 2 })
   const single = await init({ backend: 'relaxed-simd', threads: 1 })
@@ -107,6 +118,13 @@ describe('threads on a cross-origin isolated page', () => {
     expect(rest).toEqual({ isolated: true, threaded: true, backend: 'relaxed-simd' })
     // said in words too (ap.backendInfo), with why
     expect(backendInfo).toBe(`relaxed-simd, ${threads} threads: cross-origin isolated`)
+  })
+
+  it('init({ backend, wasmModule }) runs that module on one thread, and says why; threads: 2 with it is named', async () => {
+    expect(await page.evaluate(() => (window as ThreadsWindow).givenModule?.())).toEqual({
+      backendInfo: 'relaxed-simd, 1 thread: init({ wasmModule })',
+      two: 'AttentionError: init: threads: 2 cannot run a wasmModule (the threaded engine is a file of its own); pass threads: 1',
+    })
   })
 
   for (const needWeights of [false, true])
