@@ -4,18 +4,26 @@
 //   blank    an empty page's first (inline) script: what Chromium takes before any script of ours can run;
 //   compile  the same, then WebAssembly.compileStreaming of the relaxed-SIMD engine's .wasm (preloaded): the
 //            earliest an engine could be compiled;
+//   engine   the same, and the relaxed engine's glue (modulepreload) imported by that script, which instantiates the
+//            compiled module through it: the earliest an engine can be ready, with none of the package around it;
 //   package  the package from dist/ (its ES modules as published, modulepreload for the facade and the glue, the
 //            wasm preloaded) imported by a module script, then init();
-//   page     the built site (site/, `?lang=en`): ap-init-start, ap-init-end (load + init()), ap-mounted.
-// A diagnostic, not part of `npm run bench` (bench/page_bench.mjs measures the goal); docs/perf-notes.md has a run.
+//   page     the built site (site/, `?lang=en`): ap-init-start, ap-init-end (load + init()), ap-mounted;
+//   against  with --against DIR, another build of the site (e.g. a copy of site/ from before a change), the same marks.
+// The goal is measured by bench/page_bench.mjs; this says where its floor is. `npm run bench` runs it with --json
+// (bench/results/load-floor.json), and docs/benchmarks.md states the floor beside the goal; docs/perf-notes.md has runs.
 //
-//   node scripts/build.mjs --site && node bench/load_floor.mjs [--rounds 15]
+//   node scripts/build.mjs --site && node bench/load_floor.mjs [--rounds 15] [--against DIR] [--json FILE]
+import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { CHROMIUM, ROOT, SITE, launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
 import { cli, median } from './inputs.mjs'
 
-const args = cli({ rounds: { type: 'string', default: '15' } }, 'node bench/load_floor.mjs [--rounds 15]')
+const args = cli(
+  { rounds: { type: 'string', default: '15' }, against: { type: 'string' }, json: { type: 'string' } },
+  'node bench/load_floor.mjs [--rounds 15] [--against DIR] [--json FILE]',
+)
 const rounds = Number(args.rounds)
 
 const WASM = '/dist/attention-relaxed.wasm'
@@ -34,6 +42,23 @@ WebAssembly.compileStreaming(fetch('${WASM}', { credentials: 'same-origin' })).t
 </script>`,
     ),
   },
+  engine: {
+    marks: ['first-script', 'instantiated'],
+    html: html(
+      `<link rel="modulepreload" href="/dist/attention-relaxed.js">${preload}`,
+      `<script>performance.mark('first-script')
+const compiled = WebAssembly.compileStreaming(fetch('${WASM}', { credentials: 'same-origin' }))
+import('/dist/attention-relaxed.js')
+  .then((glue) => glue.default({
+    instantiateWasm(imports, receive) {
+      compiled.then((m) => WebAssembly.instantiate(m, imports).then((i) => receive(i, m)))
+      return {}
+    },
+  }))
+  .then(() => performance.mark('instantiated'))
+</script>`,
+    ),
+  },
   package: {
     marks: ['first-script', 'ready'],
     html: html(
@@ -49,6 +74,7 @@ init().then(() => performance.mark('ready'))
 const PAGES = {
   ...Object.fromEntries(Object.entries(FLOOR).map(([name, p]) => [name, p.marks])),
   page: ['ap-init-start', 'ap-init-end', 'ap-mounted'],
+  ...(args.against ? { against: ['ap-init-start', 'ap-init-end', 'ap-mounted'] } : {}),
 }
 // A plain static host (no headers), as bench/page_bench.mjs: with the site's COOP/COEP every navigation moves to a
 // cross-origin-isolated renderer of its own, and a blank page's first script ran at 123–140 ms instead of 50–56.
@@ -64,6 +90,9 @@ const floor = await serve({
   },
 })
 const site = await serve({ root: SITE, headers: {}, cacheControl: 'no-store', requireIndex: true })
+const against = args.against
+  ? await serve({ root: args.against, headers: {}, cacheControl: 'no-store', requireIndex: true })
+  : null
 const { browser, close } = await launchChromium(CHROMIUM)
 /** @type {Record<string, Record<string, number[]>>} */
 const at = {}
@@ -75,7 +104,9 @@ try {
       const marks = PAGES[/** @type {keyof typeof PAGES} */ (name)]
       const context = await browser.newContext()
       const page = await context.newPage()
-      await page.goto(name === 'page' ? `${site.url}?lang=en` : `${floor.url}${name}.html`)
+      const sites = { page: site, against }
+      const server = sites[/** @type {keyof typeof sites} */ (name)]
+      await page.goto(server ? `${server.url}?lang=en` : `${floor.url}${name}.html`)
       await page.waitForFunction((m) => performance.getEntriesByName(m).length > 0, marks[marks.length - 1], {
         timeout: 30_000,
       })
@@ -91,6 +122,20 @@ try {
   await close()
   await floor.close()
   await site.close()
+  await against?.close()
+}
+/** @type {Record<string, Record<string, number>>} */
+const medians = Object.fromEntries(
+  Object.entries(at).map(([name, marks]) => [
+    name,
+    Object.fromEntries(Object.entries(marks).map(([m, xs]) => [m, median(xs)])),
+  ]),
+)
+if (args.json) {
+  const cpus = os.cpus()
+  const machine = { cpu: cpus[0]?.model, cores: cpus.length, runtime: `Chromium ${browser.version()}` }
+  const result = { date: new Date().toISOString(), machine, loadavg: os.loadavg(), rounds, pages: medians }
+  writeFileSync(args.json, JSON.stringify(result, null, 1) + '\n')
 }
 console.log(
   `Chromium ${browser.version()}, ${rounds} rounds of fresh contexts, ms from navigation start (medians); load average ${os
@@ -98,9 +143,9 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(', ')}`,
 )
-for (const [name, marks] of Object.entries(at))
+for (const [name, marks] of Object.entries(medians))
   console.log(
     `  ${name.padEnd(8)} ${Object.entries(marks)
-      .map(([m, xs]) => `${m} ${median(xs).toFixed(1)}`)
+      .map(([m, x]) => `${m} ${x.toFixed(1)}`)
       .join(', ')}`,
   )

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Page benchmark, in Debian's Chromium over the built site/:
 //   load: navigation start → engine ready (wasm fetched, compiled, init()); init: the page's init() call → ready
-//         (glue and wasm fetched side by side, beside the page's own code);
+//         (the compile under way since the page's head, web/early-engine.ts; the glue imported, beside the page's code);
 //   first render: mounting the playground with all panels for n tokens (n = 2000: pasting the text
 //                 into the page, since a link holds at most 4,000 characters);
 //   update: an input change (one word of the sentence replaced) → engine run + every panel redrawn

@@ -287,7 +287,7 @@ const PAGE_ENGINES = ['attention.wasm', 'attention-relaxed.wasm', 'attention-thr
 
 // bench/page_bench.mjs → bench/results/page.json: the page in Chromium, the language model's first poem and the
 // size of every engine in dist/; each goal met or not, by how much.
-function pageSection(j, node) {
+function pageSection(j, node, floor) {
   if (!j) return ''
   const by = (v, goal, unit) =>
     !Number.isFinite(v)
@@ -310,8 +310,9 @@ function pageSection(j, node) {
     '## The page (issue 38 item 4)',
     '',
     `\`bench/page_bench.mjs --json\` → \`bench/results/page.json\`: ${machine(j)}. Milliseconds, medians; load + \`init()\` is`,
-    "from navigation start to the engine ready (fresh page, cold cache); `init()` alone is the page's call to it resolving",
-    "(its glue and wasm fetched side by side, beside the page's own code); update = the engine run and every panel redrawn.",
+    "from navigation start to the engine ready (fresh page, cold cache, a plain host); `init()` alone is the page's call to",
+    "it resolving (the engine's compile under way since the page's head, web/early-engine.ts; its glue imported and the",
+    'module instantiated, beside the page\'s own code); update = the engine run and every panel redrawn.',
     '',
   ]
   if (rows.length)
@@ -357,6 +358,20 @@ function pageSection(j, node) {
             `navigation at load ${node.loadavg?.[0]?.toFixed(1) ?? '?'} (${node.date.slice(0, 10)}, above).`
           : ''),
     )
+    const p = floor?.pages
+    if (p?.blank && p.compile && p.engine)
+      goals.push(
+        `  - The floor (\`bench/load_floor.mjs --json\` → \`bench/results/load-floor.json\`, ${floor.rounds} rounds of ` +
+          `fresh contexts, the pages in turn, ${floor.date.slice(0, 10)}, load average ` +
+          `${floor.loadavg?.[0]?.toFixed(1) ?? '?'}): a blank page's first script runs at ` +
+          `${num(p.blank['first-script'])} ms; the relaxed engine's .wasm, compiled by an inline script, is ready at ` +
+          `${num(p.compile.compiled)}; the engine alone (its .wasm and glue preloaded, instantiated by that script, ` +
+          `none of the package or the page) at ${num(p.engine.instantiated)} ms` +
+          (p.engine.instantiated > PAGE_LOAD_GOAL_MS
+            ? `, ${num(p.engine.instantiated - PAGE_LOAD_GOAL_MS)} ms over the goal by itself.`
+            : '.') +
+          (p.page ? ` The site on the same pages: the engine ready at ${num(p.page['ap-init-end'])} ms.` : ''),
+      )
   }
   const view = j.generateView
   const lm = j.languageModel
@@ -604,7 +619,7 @@ function poemsSection(j, sample) {
 
 const METHOD = `## Method
 
-\`npm run bench\` builds what is stale, then runs six benchmarks (about 30 minutes; Chromium for the browser
+\`npm run bench\` builds what is stale, then runs eight benchmarks (about 30 minutes; Chromium for the browser
 parts) and ends by writing this page:
 
 - \`bench/run.mjs\` (Node): attention with d ∈ {64, 128}, n ∈ {128, 512, 2048, 8192}, causal off and on —
@@ -621,6 +636,9 @@ parts) and ends by writing this page:
 - \`bench/train_bench.mjs\`: time to the coreference target, steps to the induction target (seeds 0–4; \`--induction-only\` runs that part alone) and training steps per second (printed).
 - \`bench/page_bench.mjs\`: the page in Chromium — load, first render, input → updated panels; the generate
   view's first poem, and the package's on a page of its own; every engine's gzipped size (\`--json\` → \`bench/results/page.json\`).
+- \`bench/load_floor.mjs\`: where load + \`init()\` cannot go below on this machine, fresh contexts in turn: a blank
+  page's first script, the engine's .wasm compiled by an inline script, the engine alone instantiated, the package on
+  a bare page, the site (\`--json\` → \`bench/results/load-floor.json\`).
 - \`bench/products_bench.mjs\` (Node, the kernel harness): the language model's matrix products at the poems shapes,
   each as a fraction of the register tile's ceiling measured round by round; its other steps in ms.
 - \`bench/lm_bench.mjs\` (headless Chromium, Web Workers): the poems model's training step against tfjs-backend-wasm
@@ -665,7 +683,7 @@ export function benchDoc(dir = join(root, 'bench/results')) {
     '',
     nodeSection(node),
     '',
-    ...(page ? [pageSection(page, node), ''] : []),
+    ...(page ? [pageSection(page, node, optional('load-floor.json')), ''] : []),
     productsSection(optional('products.json')),
     '',
     lmSection(optional('lm.json')),
