@@ -312,7 +312,7 @@ function pageSection(j, node, floor) {
     `\`bench/page_bench.mjs --json\` → \`bench/results/page.json\`: ${machine(j)}. Milliseconds, medians; load + \`init()\` is`,
     "from navigation start to the engine ready (fresh page, cold cache, a plain host); `init()` alone is the page's call to",
     "it resolving (the engine's compile under way since the page's head, web/early-engine.ts; its glue imported and the",
-    'module instantiated, beside the page\'s own code); update = the engine run and every panel redrawn.',
+    "module instantiated, beside the page's own code); update = the engine run and every panel redrawn.",
     '',
   ]
   if (rows.length)
