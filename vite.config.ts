@@ -9,8 +9,8 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
 
 /**
  * The engine started from the page's head (web/early-engine.ts): an inline script, right after the charset, that
- * names the build's hashed relaxed-SIMD .wasm and its glue's chunk. A build without either is an error, not a page
- * that quietly starts later.
+ * names the build's hashed files of both one-thread engines (each .wasm and its glue's chunk). A build without them is
+ * an error, not a page that quietly starts later.
  */
 function startTheEngineEarly(): Plugin {
   return {
@@ -20,15 +20,16 @@ function startTheEngineEarly(): Plugin {
       order: 'post',
       handler(html, ctx) {
         const files = Object.values(ctx.bundle ?? {})
-        const wasm = files.find((f) => f.type === 'asset' && /(^|\/)attention-relaxed-[^/]*\.wasm$/.test(f.fileName))
-        const glue = files.find(
-          (f) => f.type === 'chunk' && /\/dist\/attention-relaxed\.js$/.test(f.facadeModuleId ?? ''),
-        )
-        if (!wasm || !glue)
-          throw new Error('ap-early-engine: the bundle has no attention-relaxed .wasm asset or glue chunk')
+        const engine = (name: string) => {
+          const wasm = files.find((f) => f.type === 'asset' && f.names.includes(`${name}.wasm`))
+          const glue = files.find((f) => f.type === 'chunk' && (f.facadeModuleId ?? '').endsWith(`/dist/${name}.js`))
+          if (!wasm || !glue)
+            throw new Error(`ap-early-engine: the bundle has no ${name}.wasm asset or ${name}.js chunk`)
+          return { wasm: `./${wasm.fileName}`, glue: `./${glue.fileName}` }
+        }
         const charset = '<meta charset="utf-8">'
         if (!html.includes(charset)) throw new Error(`ap-early-engine: web/index.html has no ${charset}`)
-        const script = earlyEngineScript(`./${wasm.fileName}`, `./${glue.fileName}`, RELAXED_PROBE)
+        const script = earlyEngineScript(RELAXED_PROBE, engine('attention-relaxed'), engine('attention'))
         return html.replace(charset, `${charset}\n  <script>${script}</script>`)
       },
     },

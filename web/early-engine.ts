@@ -1,13 +1,14 @@
 // The page's engine, started before the page's modules arrive (issue 38 item 4: load + init()). vite.config.ts writes
 // earlyEngineScript() into the head of index.html as a classic inline script. It runs while the parser reads the head,
 // before the page's first module has been fetched, and starts two things side by side: WebAssembly.compileStreaming
-// of the relaxed-SIMD engine's hashed .wasm, and a modulepreload of its glue. web/main.ts takes the compilation with
-// takeEarlyEngine() and hands it to init({ backend, wasmModule }).
-// It does this only where init() would pick that same engine on one thread:
-// - relaxed SIMD validates (the same probe as the package's policy, src/js/relaxedProbe.ts);
-// - the page is not cross-origin isolated (there the threaded engine runs, which is a file of its own);
-// - the page is not about to reload to become isolated (?isolate=1, web/isolate.ts).
-// Anywhere else it does nothing, and the page calls init() as any other page would.
+// of the hashed .wasm of the engine init() would pick, and a modulepreload of its glue. web/main.ts takes the
+// compilation with takeEarlyEngine() and hands it to init({ backend, wasmModule }).
+// The engine is the one-thread engine that the package's policy (src/js/backendPolicy.ts) would pick:
+// - 'relaxed-simd' where relaxed SIMD validates (the same probe bytes, src/js/relaxedProbe.ts);
+// - 'simd128' elsewhere (Safari, for one).
+// It starts nothing in two cases, and the page then calls init() as any other page would:
+// - relaxed SIMD on a cross-origin isolated page (there the threaded engine runs, which is a file of its own);
+// - a page about to reload to become isolated (?isolate=1, web/isolate.ts).
 
 import type { Backend } from 'attention-playground'
 
@@ -19,24 +20,32 @@ export interface EarlyEngine {
 
 const KEY = '__apEarlyEngine'
 
+/** One engine's files in the build, as URLs relative to the page. */
+export interface EngineFiles {
+  wasm: string
+  glue: string
+}
+
 /**
- * The inline script's text: its URLs are the build's hashed files, relative to the page, and `probe` is the bytes
- * of the relaxed-SIMD probe module.
+ * The inline script's text. `probe` is the bytes of the relaxed-SIMD probe module; `relaxed` and `simd128` are each
+ * engine's hashed files.
  */
-export function earlyEngineScript(wasmUrl: string, glueUrl: string, probe: ArrayLike<number>): string {
+export function earlyEngineScript(probe: ArrayLike<number>, relaxed: EngineFiles, simd128: EngineFiles): string {
   // JSON in a script element: a "<" could end the element, so it is written as \u003c.
   const json = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c')
+  const engine = (backend: Backend, f: EngineFiles) => json([backend, f.wasm, f.glue])
   return (
     `(function(){try{` +
-    `if(self.crossOriginIsolated||typeof WebAssembly!=='object'||typeof WebAssembly.compileStreaming!=='function'` +
-    `||new URLSearchParams(location.search).get('isolate')==='1'` +
-    `||!WebAssembly.validate(new Uint8Array(${json(Array.from(probe))})))return;` +
-    `var l=document.createElement('link');l.rel='modulepreload';l.crossOrigin='';l.href=${json(glueUrl)};` +
+    `if(typeof WebAssembly!=='object'||typeof WebAssembly.compileStreaming!=='function')return;` +
+    `var relaxed=WebAssembly.validate(new Uint8Array(${json(Array.from(probe))}));` +
+    `if(self.crossOriginIsolated?relaxed:new URLSearchParams(location.search).get('isolate')==='1')return;` +
+    `var e=relaxed?${engine('relaxed-simd', relaxed)}:${engine('simd128', simd128)};` +
+    `var l=document.createElement('link');l.rel='modulepreload';l.crossOrigin='';l.href=e[2];` +
     `document.head.appendChild(l);` +
-    `var m=WebAssembly.compileStreaming(fetch(${json(wasmUrl)},{credentials:'same-origin'}));` +
+    `var m=WebAssembly.compileStreaming(fetch(e[1],{credentials:'same-origin'}));` +
     `m.catch(function(){});` +
-    `self[${json(KEY)}]={backend:'relaxed-simd',module:m}` +
-    `}catch(e){}})()`
+    `self[${json(KEY)}]={backend:e[0],module:m}` +
+    `}catch(x){}})()`
   )
 }
 

@@ -14,6 +14,7 @@ import { env, useEnv } from './env'
 import { traced, usePages } from './page-fixture'
 import { courseWeights } from '../support/packed'
 import type { PlaygroundHandle } from '../../web/playground'
+import { RELAXED_PROBE } from '../../src/js/relaxedProbe'
 
 type PageWindow = Window & { __apPlayground: PlaygroundHandle }
 
@@ -35,16 +36,9 @@ describe('the built site on a host that sends no COOP/COEP', () => {
         lang: lang === 'zh' ? 'zh-CN' : 'en',
       })
       // The engine was requested by the head's script, before the page's first module ran, and only then.
-      const early = await page.evaluate(() => ({
-        left: '__apEarlyEngine' in window,
-        wasm: performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.wasm')),
-        moduleRan: performance.getEntriesByName('ap-init-start')[0].startTime,
-      }))
-      expect(early.left).toBe(false)
-      expect(early.wasm.map((e) => e.name.replace(/^.*\/assets\//, '').replace(/-[\w]+\.wasm$/, ''))).toEqual([
-        'attention-relaxed',
-      ])
-      expect(early.wasm[0].startTime).toBeLessThan(early.moduleRan)
+      await expectStartedByTheHead(page as Page)
+      expect(await fetched(page as Page, '.wasm')).toEqual(['attention-relaxed'])
+      expect(await fetched(page as Page, '.js')).toEqual(['attention-relaxed'])
       const expected = courseWeights()
       const shown = (await readPanel(page as Page, 'weights')).values.flat()
       expect(shown.length).toBe(16)
@@ -53,6 +47,58 @@ describe('the built site on a host that sends no COOP/COEP', () => {
       expect(failed).toEqual([])
     }, 60_000)
   }
+})
+
+/** The engine was requested by the head's script, before the page's first module ran, and taken by it. */
+async function expectStartedByTheHead(page: Page): Promise<void> {
+  const early = await page.evaluate(() => ({
+    left: '__apEarlyEngine' in window,
+    wasmStart: performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'))?.startTime,
+    moduleRan: performance.getEntriesByName('ap-init-start')[0].startTime,
+  }))
+  expect(early.left).toBe(false)
+  expect(early.wasmStart).toBeLessThan(early.moduleRan)
+}
+
+/** The engines' files the page fetched, by name without the hash ('attention-relaxed', 'attention', …). */
+function fetched(page: Page, ext: '.wasm' | '.js'): Promise<string[]> {
+  return page.evaluate(
+    (ext) =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => e.name.replace(/^.*\/assets\//, ''))
+        .filter((n) => n.startsWith('attention') && n.endsWith(ext))
+        .map((n) => n.replace(/-[\w]+\.(wasm|js)$/, '')),
+    ext,
+  )
+}
+
+describe('a browser without relaxed SIMD (Safari), on the same host', () => {
+  it("the head starts the SIMD128 engine instead: fetched once, one thread, the course's weights", async () => {
+    const { page, errors, failed } = await pages.open(undefined)
+    // This Chromium validates relaxed SIMD; the page is made to see a runtime that rejects the probe module, as
+    // Safari's does (src/js/relaxedProbe.ts), before any of its scripts runs.
+    await page.addInitScript((probe: number[]) => {
+      const validate = WebAssembly.validate.bind(WebAssembly)
+      WebAssembly.validate = (bytes) => {
+        const b = new Uint8Array(ArrayBuffer.isView(bytes) ? bytes.buffer : bytes)
+        return !(b.length === probe.length && b.every((x, i) => x === probe[i])) && validate(bytes)
+      }
+    }, Array.from(RELAXED_PROBE))
+    await page.goto(`${env.site.url}?lang=en`)
+    await traced(page)
+    expect(await page.evaluate(() => (window as unknown as PageWindow).__apPlayground.backend())).toBe(
+      'simd128, 1 thread: not cross-origin isolated',
+    )
+    await expectStartedByTheHead(page)
+    expect(await fetched(page, '.wasm')).toEqual(['attention'])
+    expect(await fetched(page, '.js')).toEqual(['attention'])
+    const expected = courseWeights()
+    const shown = (await readPanel(page, 'weights')).values.flat()
+    shown.forEach((v, i) => expect(Math.abs(v - expected[i]), `weights[${i}]`).toBeLessThan(5e-3))
+    expect(errors).toEqual([])
+    expect(failed).toEqual([])
+  }, 60_000)
 })
 
 /** site/_headers (Netlify's format: a path pattern, then its headers indented), the headers for every path. */
@@ -85,13 +131,7 @@ describe('site/_headers, applied as Netlify or Cloudflare Pages apply it', () =>
       expect(got.isolated).toBe(true)
       expect(got.info).toMatch(/^relaxed-simd, [2-4] threads: cross-origin isolated$/)
       // The head's script left the one-thread engine alone: only the threaded one was fetched.
-      const wasm = await page.evaluate(() =>
-        performance
-          .getEntriesByType('resource')
-          .filter((e) => e.name.endsWith('.wasm'))
-          .map((e) => e.name.replace(/^.*\/assets\//, '').replace(/-[\w]+\.wasm$/, '')),
-      )
-      expect(wasm).toEqual(['attention-threads'])
+      expect(await fetched(page as Page, '.wasm')).toEqual(['attention-threads'])
       expect(errors).toEqual([])
       expect(failed).toEqual([])
     } finally {
