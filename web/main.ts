@@ -1,7 +1,7 @@
-// The page's first script: reads the state from the URL, starts loading the engine at once, and mounts the
-// playground (web/app.ts) when both have loaded. It imports only what the page shows before then (the title,
-// "Loading", and why something did not load: web/i18n/boot.ts), so the engine's glue and wasm are requested as soon
-// as this small file has run, not after the page's strings and views (most of its script) have been parsed.
+// The page's first module: reads the state from the URL, takes the engine that the page's head has been compiling
+// (web/early-engine.ts) or starts loading it, and mounts the playground (web/app.ts) when both have loaded. It imports
+// only what the page shows before then (the title, "Loading", and why something did not load: web/i18n/boot.ts), so
+// it runs as soon as this small file has arrived, not after the page's strings and views (most of its script).
 
 import { init } from 'attention-playground'
 import { browserLang, defaultState, parseParams } from './state'

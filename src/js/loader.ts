@@ -106,7 +106,7 @@ interface EarlyWasm {
   failed: Promise<never>
 }
 
-function compileEarly(compiled: Promise<WebAssembly.Module>): EarlyWasm {
+function earlyWasm(compiled: Promise<WebAssembly.Module>): EarlyWasm {
   compiled.catch(() => {}) // a glue that did not load never asks for it
   let fail: (e: unknown) => void = () => {}
   const failed = new Promise<never>((_, reject) => (fail = reject))
@@ -165,7 +165,7 @@ async function loaded<T>(
   // The module given (init({ wasmModule })), or a browser fetching the wasm from an address: the fetch starts now,
   // beside the glue's import.
   const early =
-    given !== undefined ? compileEarly(givenModule(given)) : url && !isNode ? compileEarly(compileWasm(url)) : undefined
+    given !== undefined ? earlyWasm(givenModule(given)) : url && !isNode ? earlyWasm(compileWasm(url)) : undefined
   // A glue that cannot be imported fails as it did (the browser's words name its address).
   const factory = await glue
   let held: unknown[][] | null = []
