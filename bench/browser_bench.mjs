@@ -23,7 +23,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CHROMIUM, launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
-import { cli } from './inputs.mjs'
+import { cli, machine } from './inputs.mjs'
 /** The bench page's globals (build/bench/browser.html). */
 /** @typedef {Window & { __ready?: boolean, setup?: (threads: number, alone?: boolean) => Promise<unknown>, runCase?: (c: { n: number, d: number, causal: boolean, rounds: number }) => Promise<Array<Record<string, any>>> }} BenchWindow */
 
@@ -194,7 +194,7 @@ export async function runBrowserBench() {
   const base = `http://127.0.0.1:${server.port}`
   const { browser } = await launchChromium(CHROMIUM)
   // what docs/benchmarks.md (scripts/bench-doc.mjs) says the numbers were measured on
-  const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, runtime: `Chromium ${browser.version()}` }
+  const machineInfo = machine(`Chromium ${browser.version()}`)
   const results = []
   const pages = {}
   try {
@@ -249,7 +249,15 @@ export async function runBrowserBench() {
   writeFileSync(
     jsonOut,
     JSON.stringify(
-      { date: new Date().toISOString(), browser: 'chromium', machine, quick, loadavg: os.loadavg(), results, goals },
+      {
+        date: new Date().toISOString(),
+        browser: 'chromium',
+        machine: machineInfo,
+        quick,
+        loadavg: os.loadavg(),
+        results,
+        goals,
+      },
       null,
       1,
     ),

@@ -1,6 +1,7 @@
 // The benchmarks' inputs (xorshift32, so every implementation and every run gets the same numbers) and the small
 // helpers every bench script shares. rand and median are plain function declarations: pages inject them with
 // `${f.toString()}`.
+import os from 'node:os'
 import { parseArgs } from 'node:util'
 
 /** `len` floats in [-1, 1) from `seed`. */
@@ -21,6 +22,12 @@ export function rand(len, seed) {
 /** The median of `a` (for an even count, the upper of the two middle values, as the benchmarks have always read it). */
 export function median(a) {
   return [...a].sort((x, y) => x - y)[a.length >> 1]
+}
+
+/** The machine a result was measured on, as every results JSON records it: the CPU, its logical cores, the runtime. */
+export function machine(runtime) {
+  const cpus = os.cpus()
+  return { cpu: cpus[0]?.model, cores: cpus.length, runtime }
 }
 
 /**

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url'
 import { CHROMIUM, launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
 import { harnessBuild } from './kernel_harness.mjs'
-import { cli, median } from './inputs.mjs'
+import { cli, median, machine } from './inputs.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const args = cli(
@@ -235,7 +235,7 @@ export async function runLmBench() {
   const server = await serve({ root, port: 0, headers: isolation })
   const base = server.url.replace(/\/$/, '')
   const { browser } = await launchChromium(CHROMIUM)
-  const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, runtime: `Chromium ${browser.version()}` }
+  const machineInfo = machine(`Chromium ${browser.version()}`)
   const torch = args['no-torch'] ? null : torchPeer()
   const train = []
   const generate = []
@@ -256,7 +256,7 @@ export async function runLmBench() {
   }
   const out = {
     date: new Date().toISOString(),
-    machine,
+    machine: machineInfo,
     loadavg: os.loadavg(),
     quick: args.quick,
     goals: LM_GOALS,

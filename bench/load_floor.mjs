@@ -18,7 +18,7 @@ import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { CHROMIUM, ROOT, SITE, launchChromium } from '../tests/e2e/harness.mjs'
 import { serve } from '../scripts/serve.mjs'
-import { cli, median } from './inputs.mjs'
+import { cli, median, machine } from './inputs.mjs'
 
 const args = cli(
   { rounds: { type: 'string', default: '15' }, against: { type: 'string' }, json: { type: 'string' } },
@@ -93,6 +93,8 @@ const site = await serve({ root: SITE, headers: {}, cacheControl: 'no-store', re
 const against = args.against
   ? await serve({ root: args.against, headers: {}, cacheControl: 'no-store', requireIndex: true })
   : null
+/** The pages that are a build of the site, by name; the others are the floor's. */
+const sites = { page: site, against }
 const { browser, close } = await launchChromium(CHROMIUM)
 /** @type {Record<string, Record<string, number[]>>} */
 const at = {}
@@ -104,7 +106,6 @@ try {
       const marks = PAGES[/** @type {keyof typeof PAGES} */ (name)]
       const context = await browser.newContext()
       const page = await context.newPage()
-      const sites = { page: site, against }
       const server = sites[/** @type {keyof typeof sites} */ (name)]
       await page.goto(server ? `${server.url}?lang=en` : `${floor.url}${name}.html`)
       await page.waitForFunction((m) => performance.getEntriesByName(m).length > 0, marks[marks.length - 1], {
@@ -132,9 +133,13 @@ const medians = Object.fromEntries(
   ]),
 )
 if (args.json) {
-  const cpus = os.cpus()
-  const machine = { cpu: cpus[0]?.model, cores: cpus.length, runtime: `Chromium ${browser.version()}` }
-  const result = { date: new Date().toISOString(), machine, loadavg: os.loadavg(), rounds, pages: medians }
+  const result = {
+    date: new Date().toISOString(),
+    machine: machine(`Chromium ${browser.version()}`),
+    loadavg: os.loadavg(),
+    rounds,
+    pages: medians,
+  }
   writeFileSync(args.json, JSON.stringify(result, null, 1) + '\n')
 }
 console.log(

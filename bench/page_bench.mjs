@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { CHROMIUM, ROOT, SITE, launchChromium, settled } from '../tests/e2e/harness.mjs'
 import { TYPES, serve } from '../scripts/serve.mjs'
-import { cli } from './inputs.mjs'
+import { cli, machine } from './inputs.mjs'
 
 /** @typedef {Window & { __apPlayground?: import('../web/playground').PlaygroundHandle }} PageWindow */
 
@@ -400,7 +400,7 @@ export async function runPageBench(opts = {}) {
       JSON.stringify(
         {
           date: new Date().toISOString(),
-          machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, runtime: `Chromium ${browserVersion}` },
+          machine: machine(`Chromium ${browserVersion}`),
           loadavg: os.loadavg(),
           page: rows,
           generateView: view,

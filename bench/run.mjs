@@ -25,7 +25,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { attentionModel } from './onnx_model.mjs'
-import { cli, rand } from './inputs.mjs'
+import { cli, rand, machine } from './inputs.mjs'
 import { ceilingFractions, phaseProfile, tileCeilings } from './kernel_limits.mjs'
 import { WASM_GZIP_BUDGET } from '../scripts/bench-doc.mjs'
 
@@ -549,7 +549,7 @@ async function main() {
       {
         date: new Date().toISOString(),
         // what docs/benchmarks.md (scripts/bench-doc.mjs) says the numbers were measured on
-        machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, runtime: `Node ${process.version}` },
+        machine: machine(`Node ${process.version}`),
         quick,
         loadavg: os.loadavg(),
         results,

@@ -240,10 +240,5 @@ export async function instantiate(options: InitOptions): Promise<Loaded> {
     wantTrainer ? instantiateTrainer(options, backend) : undefined,
   ])
   if (threads > 1) module.setThreads(threads)
-  if (options.wasmModule !== undefined && module.backend() !== backend) {
-    throw new AttentionError(
-      `init: wasmModule is the '${module.backend()}' engine, not '${backend}' (backend): compile ${file.name}`,
-    )
-  }
   return { module: withTensorOf(module), why, trainer, options }
 }

@@ -68,7 +68,8 @@ function fetched(page: Page, ext: '.wasm' | '.js'): Promise<string[]> {
         .getEntriesByType('resource')
         .map((e) => e.name.replace(/^.*\/assets\//, ''))
         .filter((n) => n.startsWith('attention') && n.endsWith(ext))
-        .map((n) => n.replace(/-[\w]+\.(wasm|js)$/, '')),
+        // Vite's content hash: 8 characters of base64url, '-' among them
+        .map((n) => n.replace(/-[\w-]{8}\.(wasm|js)$/, '')),
     ext,
   )
 }
